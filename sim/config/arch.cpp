@@ -1,0 +1,101 @@
+#include "sim/config/arch.hpp"
+
+#include <filesystem>
+
+#include "sim/config/embedded_configs.hpp"
+#include "sim/config/yaml_reader.hpp"
+
+namespace normsim::config {
+
+namespace {
+
+core::FixedFormat parse_format(YamlReader m, core::Rounding def_round, core::Overflow def_ovf) {
+  core::FixedFormat f;
+  const auto bits = m.get_int("bits", 1, core::kMaxFixedBits);
+  if (!bits) m.fail("bits", "missing", "1..64");
+  f.total_bits = static_cast<int>(*bits);
+  const auto frac = m.get_int("frac", -1024, 1024);
+  if (!frac) m.fail("frac", "missing", "0..bits");
+  if (*frac < 0 || *frac > f.total_bits)
+    m.fail("frac", "fraction bits " + std::to_string(*frac) + " impossible with " + std::to_string(f.total_bits) +
+                       " total bits", "0.." + std::to_string(f.total_bits));
+  f.frac_bits = static_cast<int>(*frac);
+  f.is_signed = m.get_bool("signed").value_or(true);
+  if (f.is_signed && f.total_bits < 2) m.fail("bits", "a signed format needs at least 2 bits", "2..64");
+  if (auto r = m.get_choice("rounding", {"truncate", "half-even", "half-away"})) f.rounding = *core::parse_rounding(*r);
+  else f.rounding = def_round;
+  if (auto o = m.get_choice("overflow", {"saturate", "wrap"})) f.overflow = *core::parse_overflow(*o);
+  else f.overflow = def_ovf;
+  m.finish({"bits", "frac", "signed", "rounding", "overflow"});
+  return f;
+}
+
+std::vector<std::string> stage_names() {
+  std::vector<std::string> v;
+  for (int s = 0; s < core::kStageCount; ++s) v.emplace_back(core::to_string(static_cast<core::Stage>(s)));
+  return v;
+}
+
+}  // namespace
+
+Arch parse_arch_text(const std::string& text, const std::string& file, const std::vector<Override>& overrides) {
+  YamlReader r = YamlReader::from_text(text, file);
+  for (const auto& o : overrides)
+    if (o.target == "arch") r.apply(o);
+  Arch a;
+  a.source = file;
+  a.name = r.get_string("name").value_or(std::filesystem::path(file).stem().string());
+  a.lanes = static_cast<int>(r.get_int("lanes", 1, 4096).value_or(16));
+  if ((a.lanes & (a.lanes - 1)) != 0)
+    r.fail("lanes", "value " + std::to_string(a.lanes) + " is not a power of two (the Chan merge tree has log2 L levels)",
+           "1, 2, 4, ..., 4096");
+  if (auto alg = r.get_choice("algorithm", {"welford", "two-pass", "single-pass"}))
+    a.algorithm = *core::parse_variance_algorithm(*alg);
+  a.variance_clamp = r.get_bool("variance_clamp").value_or(true);
+  const auto arith = r.get_choice("arithmetic", {"fp32", "fixed"}).value_or("fp32");
+  a.arithmetic = arith == "fixed" ? core::Arithmetic::fixed : core::Arithmetic::fp32;
+
+  if (a.arithmetic == core::Arithmetic::fixed) {
+    auto fm = r.get_map("formats");
+    if (!fm) r.fail("formats", "missing: a fixed-point datapath needs a format per stage", std::string(core::kStageNames));
+    core::Rounding def_round = core::Rounding::half_even;
+    core::Overflow def_ovf = core::Overflow::saturate;
+    if (auto d = fm->get_map("defaults")) {
+      if (auto ro = d->get_choice("rounding", {"truncate", "half-even", "half-away"})) def_round = *core::parse_rounding(*ro);
+      if (auto ov = d->get_choice("overflow", {"saturate", "wrap"})) def_ovf = *core::parse_overflow(*ov);
+      d->finish({"rounding", "overflow"});
+    }
+    for (int s = 0; s < core::kStageCount; ++s) {
+      const std::string name(core::to_string(static_cast<core::Stage>(s)));
+      auto sm = fm->get_map(name);
+      if (!sm) fm->fail(name, "missing format for stage '" + name + "'", "a mapping {bits, frac, signed, rounding, overflow}");
+      a.formats[s] = parse_format(*sm, def_round, def_ovf);
+    }
+    auto allowed = stage_names();
+    allowed.push_back("defaults");
+    fm->finish(allowed);
+    if (auto rs = r.get_map("rsqrt")) {
+      a.rsqrt.table_bits = static_cast<int>(rs->get_int("table_bits", 1, 16).value_or(a.rsqrt.table_bits));
+      a.rsqrt.iterations = static_cast<int>(rs->get_int("iterations", 0, 4).value_or(a.rsqrt.iterations));
+      a.rsqrt.nr_frac_bits = static_cast<int>(rs->get_int("nr_frac_bits", 4, 60).value_or(a.rsqrt.nr_frac_bits));
+      rs->finish({"table_bits", "iterations", "nr_frac_bits"});
+    }
+  } else {
+    for (const char* k : {"formats", "rsqrt"})
+      if (r.has(k)) r.fail(k, "only applies to 'arithmetic: fixed'");
+  }
+  r.finish({"name", "lanes", "algorithm", "variance_clamp", "arithmetic", "formats", "rsqrt"});
+  return a;
+}
+
+Arch load_arch(const std::string& path, const std::vector<Override>& overrides) {
+  return parse_arch_text(read_config_file(path), path, overrides);
+}
+
+Arch default_arch(const std::vector<Override>& overrides) {
+  Arch a = parse_arch_text(embedded::kDefaultArchYaml, embedded::kDefaultArchPath, overrides);
+  a.source = std::string("<embedded default: ") + embedded::kDefaultArchPath + ">";
+  return a;
+}
+
+}  // namespace normsim::config

@@ -1,0 +1,31 @@
+// A datapath architecture: lanes, variance algorithm, arithmetic and, for a
+// fixed-point datapath, the format of every stage and the RSQRT unit
+// (schema documented in workloads/arch/README.md).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "sim/config/yaml_reader.hpp"
+
+#include "sim/core/norm_datapath.hpp"
+
+namespace normsim::config {
+
+struct Arch {
+  std::string name;
+  std::string source;
+  int lanes = 16;
+  core::VarianceAlgorithm algorithm = core::VarianceAlgorithm::welford;
+  bool variance_clamp = true;
+  core::Arithmetic arithmetic = core::Arithmetic::fp32;
+  core::StageFormats formats{};
+  core::RsqrtConfig rsqrt{};
+};
+
+Arch parse_arch_text(const std::string& text, const std::string& file, const std::vector<Override>& overrides = {});
+Arch load_arch(const std::string& path, const std::vector<Override>& overrides = {});
+/// The built-in default (workloads/arch/fixed16.yaml, embedded at build time).
+Arch default_arch(const std::vector<Override>& overrides = {});
+
+}  // namespace normsim::config

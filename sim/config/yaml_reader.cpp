@@ -1,0 +1,201 @@
+#include "sim/config/yaml_reader.hpp"
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace normsim::config {
+
+std::string format_config_error(const std::string& file, int line, const std::string& key, const std::string& problem,
+                                const std::string& allowed) {
+  std::string s = file;
+  if (line > 0) s += ":" + std::to_string(line);
+  s += ": ";
+  if (!key.empty()) s += "key '" + key + "': ";
+  s += problem;
+  if (!allowed.empty()) s += " (allowed: " + allowed + ")";
+  return s;
+}
+
+YamlReader::YamlReader(YAML::Node node, std::string file, std::string path)
+    : node_(std::move(node)), file_(std::move(file)), path_(std::move(path)) {}
+
+YamlReader YamlReader::from_text(const std::string& text, const std::string& file) {
+  YAML::Node root;
+  try {
+    root = YAML::Load(text);
+  } catch (const YAML::ParserException& e) {
+    throw ConfigError(format_config_error(file, e.mark.line + 1, "", "malformed YAML: " + e.msg));
+  }
+  if (!root.IsMap()) throw ConfigError(format_config_error(file, 1, "", "expected a mapping of keys at the top level"));
+  return YamlReader(root, file, "");
+}
+
+std::string read_config_file(const std::string& path) {
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) throw ConfigError(format_config_error(path, 0, "", "no such file"));
+  if (std::filesystem::is_directory(path, ec))
+    throw ConfigError(format_config_error(path, 0, "", "is a directory, expected a YAML file"));
+  std::ifstream in(path);
+  if (!in) throw ConfigError(format_config_error(path, 0, "", "cannot open file"));
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+YamlReader YamlReader::from_file(const std::string& path) { return from_text(read_config_file(path), path); }
+
+Override parse_override(const std::string& text) {
+  const auto eq = text.find('=');
+  auto bad = [&](const std::string& why) {
+    return ConfigError(format_config_error("--set", 0, text, why, "workload.KEY[.KEY]=VALUE, arch.KEY[.KEY]=VALUE"));
+  };
+  if (eq == std::string::npos || eq == 0) throw bad("expected KEY=VALUE");
+  Override o;
+  o.text = text;
+  o.value = text.substr(eq + 1);
+  std::string key = text.substr(0, eq);
+  size_t start = 0;
+  while (true) {
+    const size_t dot = key.find('.', start);
+    const std::string part = key.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
+    if (part.empty()) throw bad("empty key in path");
+    if (o.target.empty()) o.target = part;
+    else o.path.push_back(part);
+    if (dot == std::string::npos) break;
+    start = dot + 1;
+  }
+  if (o.target != "workload" && o.target != "arch") throw bad("the key must start with workload. or arch.");
+  if (o.path.empty()) throw bad("no key after '" + o.target + "'");
+  return o;
+}
+
+void YamlReader::apply(const Override& o) {
+  YAML::Node value;
+  try {
+    value = YAML::Load(o.value);
+  } catch (const YAML::Exception& e) {
+    throw ConfigError(format_config_error("--set", 0, o.text, "value is not valid YAML: " + e.msg));
+  }
+  // Walk with fresh handles: yaml-cpp's operator= on a handle would rebind, not assign.
+  std::vector<YAML::Node> chain{node_};
+  for (size_t i = 0; i + 1 < o.path.size(); ++i) {
+    YAML::Node next = chain.back()[o.path[i]];
+    if (next && !next.IsMap())
+      throw ConfigError(format_config_error("--set", 0, o.text, "'" + o.path[i] + "' is not a mapping in " + file_));
+    if (!next) chain.back()[o.path[i]] = YAML::Node(YAML::NodeType::Map);
+    chain.push_back(chain.back()[o.path[i]]);
+  }
+  chain.back()[o.path.back()] = value;
+}
+
+bool YamlReader::has(const std::string& key) const { return static_cast<bool>(node_[key]); }
+
+int YamlReader::line_of(const std::string& key) const {
+  const YAML::Node n = node_[key];
+  if (n) return n.Mark().line + 1;
+  return node_.Mark().line + 1;
+}
+
+void YamlReader::fail(const std::string& key, const std::string& problem, const std::string& allowed) const {
+  throw ConfigError(format_config_error(file_, line_of(key), key.empty() ? path_ : key_path(key), problem, allowed));
+}
+
+YAML::Node YamlReader::scalar(const std::string& key) const {
+  read_.insert(key);
+  const YAML::Node n = node_[key];
+  if (n && !n.IsScalar()) fail(key, "expected a single value, found a " + std::string(n.IsMap() ? "mapping" : "list"));
+  return n;
+}
+
+std::optional<int64_t> YamlReader::get_int(const std::string& key, int64_t lo, int64_t hi) {
+  const YAML::Node n = scalar(key);
+  if (!n) return std::nullopt;
+  const std::string text = n.Scalar();
+  int64_t v = 0;
+  // Integers only: "1.5", "true", "1e3" are wrong types, not silently converted.
+  size_t used = 0;
+  try {
+    v = std::stoll(text, &used, 0);
+  } catch (...) {
+    used = 0;
+  }
+  if (used == 0 || used != text.size())
+    fail(key, "expected an integer, got '" + text + "'", std::to_string(lo) + ".." + std::to_string(hi));
+  if (v < lo || v > hi)
+    fail(key, "value " + std::to_string(v) + " out of range", std::to_string(lo) + ".." + std::to_string(hi));
+  return v;
+}
+
+std::optional<double> YamlReader::get_double(const std::string& key) {
+  const YAML::Node n = scalar(key);
+  if (!n) return std::nullopt;
+  const std::string text = n.Scalar();
+  size_t used = 0;
+  double v = 0;
+  try {
+    v = std::stod(text, &used);
+  } catch (...) {
+    used = 0;
+  }
+  if (used == 0 || used != text.size() || !std::isfinite(v))
+    fail(key, "expected a finite number, got '" + text + "'");
+  return v;
+}
+
+std::optional<bool> YamlReader::get_bool(const std::string& key) {
+  const YAML::Node n = scalar(key);
+  if (!n) return std::nullopt;
+  const std::string t = n.Scalar();
+  if (t == "true") return true;
+  if (t == "false") return false;
+  fail(key, "expected a boolean, got '" + t + "'", "true, false");
+}
+
+std::optional<std::string> YamlReader::get_string(const std::string& key) {
+  const YAML::Node n = scalar(key);
+  if (!n) return std::nullopt;
+  return n.Scalar();
+}
+
+std::optional<std::string> YamlReader::get_choice(const std::string& key, const std::vector<std::string>& allowed) {
+  auto s = get_string(key);
+  if (!s) return std::nullopt;
+  for (const auto& a : allowed)
+    if (*s == a) return s;
+  std::string list;
+  for (const auto& a : allowed) list += (list.empty() ? "" : ", ") + a;
+  fail(key, "unknown value '" + *s + "'", list);
+}
+
+bool YamlReader::is_map(const std::string& key) const {
+  const YAML::Node n = node_[key];
+  return n && n.IsMap();
+}
+
+std::optional<YamlReader> YamlReader::get_map(const std::string& key) {
+  read_.insert(key);
+  const YAML::Node n = node_[key];
+  if (!n) return std::nullopt;
+  if (!n.IsMap()) fail(key, "expected a mapping of keys");
+  return YamlReader(n, file_, key_path(key));
+}
+
+std::vector<std::string> YamlReader::keys() const {
+  std::vector<std::string> k;
+  for (const auto& kv : node_) k.push_back(kv.first.as<std::string>());
+  return k;
+}
+
+void YamlReader::finish(const std::vector<std::string>& allowed_keys) const {
+  for (const auto& kv : node_) {
+    const std::string k = kv.first.as<std::string>();
+    if (read_.count(k)) continue;
+    std::string list;
+    for (const auto& a : allowed_keys) list += (list.empty() ? "" : ", ") + a;
+    throw ConfigError(format_config_error(file_, kv.first.Mark().line + 1, key_path(k), "unknown key", list));
+  }
+}
+
+}  // namespace normsim::config

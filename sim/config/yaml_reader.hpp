@@ -1,0 +1,67 @@
+// Strict typed access to one YAML mapping: every key read is remembered, and
+// `finish()` rejects keys nobody read (typos fail loudly instead of being
+// ignored). Errors carry the file, the line and the full key path.
+#pragma once
+
+#include <yaml-cpp/yaml.h>
+
+#include <cstdint>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "sim/config/config_error.hpp"
+
+namespace normsim::config {
+
+/// A command-line override `--set workload.rows=64` / `--set arch.formats.sum.bits=24`.
+struct Override {
+  std::string target;              ///< "workload" or "arch"
+  std::vector<std::string> path;  ///< keys below the top mapping
+  std::string value;               ///< YAML text of the new value
+  std::string text;                ///< as given, for messages
+};
+/// Parses "target.key.key=value"; ConfigError naming --set on a malformed one.
+Override parse_override(const std::string& text);
+
+/// The whole text of a config file; ConfigError naming the path if unreadable.
+std::string read_config_file(const std::string& path);
+
+class YamlReader {
+ public:
+  YamlReader(YAML::Node node, std::string file, std::string path);
+
+  /// Parses a whole document (file contents) into a reader of its top mapping.
+  static YamlReader from_text(const std::string& text, const std::string& file);
+  static YamlReader from_file(const std::string& path);
+  /// Sets one key path (creating mappings as needed) before anything is read.
+  void apply(const Override& o);
+
+  bool has(const std::string& key) const;
+  std::optional<int64_t> get_int(const std::string& key, int64_t lo, int64_t hi);
+  std::optional<double> get_double(const std::string& key);
+  std::optional<bool> get_bool(const std::string& key);
+  std::optional<std::string> get_string(const std::string& key);
+  /// A string that must be one of `allowed` (listed in the error).
+  std::optional<std::string> get_choice(const std::string& key, const std::vector<std::string>& allowed);
+  std::optional<YamlReader> get_map(const std::string& key);
+  bool is_map(const std::string& key) const;
+  std::vector<std::string> keys() const;
+
+  [[noreturn]] void fail(const std::string& key, const std::string& problem, const std::string& allowed = {}) const;
+  /// Rejects unread keys, naming `allowed_keys`.
+  void finish(const std::vector<std::string>& allowed_keys) const;
+
+  const std::string& file() const { return file_; }
+  std::string key_path(const std::string& key) const { return path_.empty() ? key : path_ + "." + key; }
+
+ private:
+  YAML::Node node_;
+  std::string file_, path_;
+  mutable std::set<std::string> read_;
+  int line_of(const std::string& key) const;
+  YAML::Node scalar(const std::string& key) const;
+};
+
+}  // namespace normsim::config

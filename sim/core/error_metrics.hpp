@@ -1,0 +1,30 @@
+// Output error against the fp64 reference, accumulated row by row in O(1)
+// memory: max abs, RMS, relative L2, max ULP and the fraction within 1 ULP.
+#pragma once
+
+#include <cstdint>
+#include <span>
+
+namespace normsim::core {
+
+class ErrorMetrics {
+ public:
+  /// `ulp[i]` is the output format's spacing at the reference value.
+  void add(std::span<const double> out, std::span<const double> ref, std::span<const double> ulp);
+  void merge(const ErrorMetrics& o);
+
+  uint64_t elements() const { return n_; }
+  uint64_t nonfinite() const { return nonfinite_; }  ///< NaN/Inf outputs (their error is infinite)
+  double max_abs() const;      ///< +inf when any output is non-finite
+  double rms() const;          ///< sqrt(mean (out - ref)^2), +inf when non-finite
+  double rel_l2() const;       ///< ||out - ref||_2 / ||ref||_2
+  double max_ulp() const;      ///< max |out - ref| / ulp
+  double frac_within_1ulp() const;
+
+ private:
+  uint64_t n_ = 0, nonfinite_ = 0, within_ = 0;
+  long double sq_err_ = 0, sq_ref_ = 0;
+  double max_abs_ = 0, max_ulp_ = 0;
+};
+
+}  // namespace normsim::core

@@ -1,0 +1,240 @@
+#include "sim/core/fixed_point.hpp"
+
+#include <bit>
+#include <cmath>
+#include <cstring>
+#include <stdexcept>
+
+namespace normsim::core {
+
+std::string_view to_string(Rounding r) {
+  switch (r) {
+    case Rounding::truncate: return "truncate";
+    case Rounding::half_even: return "half-even";
+    case Rounding::half_away: return "half-away";
+  }
+  return "?";
+}
+std::string_view to_string(Overflow o) { return o == Overflow::saturate ? "saturate" : "wrap"; }
+
+std::optional<Rounding> parse_rounding(std::string_view s) {
+  if (s == "truncate") return Rounding::truncate;
+  if (s == "half-even") return Rounding::half_even;
+  if (s == "half-away") return Rounding::half_away;
+  return std::nullopt;
+}
+std::optional<Overflow> parse_overflow(std::string_view s) {
+  if (s == "saturate") return Overflow::saturate;
+  if (s == "wrap") return Overflow::wrap;
+  return std::nullopt;
+}
+
+double FixedFormat::lsb() const { return std::ldexp(1.0, -frac_bits); }
+i128 FixedFormat::max_raw() const {
+  return is_signed ? (i128(1) << (total_bits - 1)) - 1 : (i128(1) << total_bits) - 1;
+}
+i128 FixedFormat::min_raw() const { return is_signed ? -(i128(1) << (total_bits - 1)) : 0; }
+double FixedFormat::max_value() const { return std::ldexp(static_cast<double>(max_raw()), -frac_bits); }
+double FixedFormat::min_value() const { return std::ldexp(static_cast<double>(min_raw()), -frac_bits); }
+
+std::string FixedFormat::validate() const {
+  if (total_bits < 1 || total_bits > kMaxFixedBits)
+    return "total bits " + std::to_string(total_bits) + " outside 1..64";
+  if (frac_bits < 0 || frac_bits > total_bits)
+    return "fraction bits " + std::to_string(frac_bits) + " outside 0..total bits (" +
+           std::to_string(total_bits) + ")";
+  if (is_signed && total_bits < 2) return "a signed format needs at least 2 bits";
+  return {};
+}
+
+std::string FixedFormat::describe() const {
+  return std::string(is_signed ? "s" : "u") + std::to_string(total_bits) + "." + std::to_string(frac_bits) +
+         " " + std::string(to_string(rounding)) + " " + std::string(to_string(overflow));
+}
+
+namespace {
+int bit_length(u128 v) {
+  const uint64_t hi = static_cast<uint64_t>(v >> 64);
+  if (hi) return 128 - std::countl_zero(hi);
+  return 64 - std::countl_zero(static_cast<uint64_t>(v));
+}
+
+u128 checked_shl(u128 v, int n) {
+  if (v == 0 || n == 0) return v;
+  if (n >= 128 || bit_length(v) + n > 128)
+    throw std::overflow_error("fixed point: exact intermediate exceeds 128 bits");
+  return v << n;
+}
+
+Exact normalized(Exact e) {
+  if (e.mag == 0) e.neg = false;
+  return e;
+}
+
+// Aligns two exact values to the larger fraction count.
+void align(Exact& a, Exact& b) {
+  if (a.frac < b.frac) {
+    a.mag = checked_shl(a.mag, b.frac - a.frac);
+    a.frac = b.frac;
+  } else if (b.frac < a.frac) {
+    b.mag = checked_shl(b.mag, a.frac - b.frac);
+    b.frac = a.frac;
+  }
+}
+}  // namespace
+
+Exact exact(Fx v) {
+  Exact e;
+  e.neg = v.raw < 0;
+  e.mag = e.neg ? static_cast<u128>(-v.raw) : static_cast<u128>(v.raw);
+  e.frac = v.frac;
+  return e;
+}
+
+Exact exact_from_int(int64_t v) { return exact(Fx{v, 0}); }
+
+Exact exact_from_double(double v) {
+  if (!std::isfinite(v)) throw std::domain_error("fixed point: cannot represent NaN or Inf exactly");
+  Exact e;
+  if (v == 0.0) return e;
+  int exp = 0;
+  const double m = std::frexp(std::fabs(v), &exp);  // v = m * 2^exp, m in [0.5, 1)
+  e.neg = v < 0;
+  e.mag = static_cast<u128>(static_cast<uint64_t>(std::ldexp(m, 53)));  // exact: 53-bit mantissa
+  e.frac = 53 - exp;
+  // Strip trailing zeros so large/small doubles need fewer bits when aligned.
+  while (e.mag != 0 && (e.mag & 1) == 0) { e.mag >>= 1; --e.frac; }
+  return e;
+}
+
+Exact add(const Exact& a0, const Exact& b0) {
+  Exact a = a0, b = b0;
+  align(a, b);
+  Exact r;
+  r.frac = a.frac;
+  if (a.neg == b.neg) {
+    r.neg = a.neg;
+    r.mag = a.mag + b.mag;
+    if (r.mag < a.mag) throw std::overflow_error("fixed point: exact sum exceeds 128 bits");
+  } else if (a.mag >= b.mag) {
+    r.neg = a.neg;
+    r.mag = a.mag - b.mag;
+  } else {
+    r.neg = b.neg;
+    r.mag = b.mag - a.mag;
+  }
+  return normalized(r);
+}
+
+Exact negate(Exact a) {
+  a.neg = !a.neg;
+  return normalized(a);
+}
+
+Exact sub(const Exact& a, const Exact& b) { return add(a, negate(b)); }
+
+Exact mul(const Exact& a, const Exact& b) {
+  if (a.mag == 0 || b.mag == 0) return Exact{false, 0, a.frac + b.frac};
+  if (bit_length(a.mag) + bit_length(b.mag) > 128)
+    throw std::overflow_error("fixed point: exact product exceeds 128 bits");
+  return normalized(Exact{a.neg != b.neg, a.mag * b.mag, a.frac + b.frac});
+}
+
+Exact shift(Exact a, int n) {
+  a.frac -= n;
+  return a;
+}
+
+int compare(const Exact& a0, const Exact& b0) {
+  const Exact d = sub(a0, b0);
+  if (d.mag == 0) return 0;
+  return d.neg ? -1 : 1;
+}
+
+double to_double(const Exact& a) {
+  const double hi = static_cast<double>(static_cast<uint64_t>(a.mag >> 64));
+  const double lo = static_cast<double>(static_cast<uint64_t>(a.mag));
+  const double m = std::ldexp(hi, 64) + lo;
+  const double v = std::ldexp(m, -a.frac);
+  return a.neg ? -v : v;
+}
+
+double to_double(Fx v) { return to_double(exact(v)); }
+
+Fx quantize(const Exact& v, const FixedFormat& f, QuantFlags* flags) {
+  QuantFlags fl;
+  const int s = v.frac - f.frac_bits;  // bits to drop (>0) or append (<0)
+  u128 q = 0;
+  bool too_big = false;  // magnitude does not even fit 127 bits
+  if (s <= 0) {
+    const int n = -s;
+    if (v.mag != 0 && (n >= 128 || bit_length(v.mag) + n > 127)) {
+      too_big = true;
+      q = n >= 128 ? 0 : v.mag << n;  // low bits still right for wrap
+    } else {
+      q = v.mag << n;
+    }
+  } else {
+    u128 rem, half;
+    if (s >= 128) {
+      q = 0;
+      rem = v.mag;
+      half = s == 128 ? (u128(1) << 127) : 0;  // s > 128: rem < half always
+      const bool above_half = s > 128 ? false : rem > half;
+      const bool at_half = s > 128 ? false : rem == half;
+      fl.inexact = rem != 0;
+      switch (f.rounding) {
+        case Rounding::truncate: if (v.neg && rem != 0) q = 1; break;
+        case Rounding::half_away: if (above_half || at_half) q = 1; break;
+        case Rounding::half_even: if (above_half) q = 1; break;
+      }
+    } else {
+      q = v.mag >> s;
+      rem = v.mag & ((u128(1) << s) - 1);
+      half = u128(1) << (s - 1);
+      fl.inexact = rem != 0;
+      switch (f.rounding) {
+        // Floor of a negative value: the magnitude rounds up.
+        case Rounding::truncate: if (v.neg && rem != 0) ++q; break;
+        case Rounding::half_away: if (rem >= half) ++q; break;
+        case Rounding::half_even: if (rem > half || (rem == half && (q & 1))) ++q; break;
+      }
+    }
+    if (bit_length(q) > 127) too_big = true;
+  }
+
+  // Two's complement value (exact unless too_big, where only low bits matter).
+  i128 val = v.neg ? -static_cast<i128>(q) : static_cast<i128>(q);
+  const i128 lo = f.min_raw(), hi = f.max_raw();
+  if (too_big || val < lo || val > hi) {
+    fl.overflow = true;
+    if (f.overflow == Overflow::saturate) {
+      val = v.neg ? lo : hi;
+    } else {
+      // Keep the low total_bits bits, then reinterpret with the format's sign.
+      const u128 mask = (u128(1) << f.total_bits) - 1;
+      u128 bits = (v.neg ? (~q + 1) : q) & mask;
+      if (f.is_signed && (bits >> (f.total_bits - 1)) & 1) {
+        val = static_cast<i128>(bits) - (i128(1) << f.total_bits);
+      } else {
+        val = static_cast<i128>(bits);
+      }
+    }
+  }
+  if (flags) *flags = fl;
+  return Fx{val, f.frac_bits};
+}
+
+Fx quantize(double v, const FixedFormat& f, QuantFlags* flags) {
+  if (std::isnan(v)) {
+    if (flags) *flags = QuantFlags{true, true};
+    return Fx{0, f.frac_bits};
+  }
+  if (std::isinf(v)) {
+    if (flags) *flags = QuantFlags{true, true};
+    return Fx{v > 0 ? f.max_raw() : f.min_raw(), f.frac_bits};
+  }
+  return quantize(exact_from_double(v), f, flags);
+}
+
+}  // namespace normsim::core

@@ -1,0 +1,96 @@
+// Fixed-point numbers with formats chosen at run time.
+//
+// A FixedFormat is (total bits, fraction bits, signedness, rounding mode,
+// overflow mode) -- the five parameters of SystemC's sc_fix/sc_ufix
+// (wl, iwl = wl - fwl, q_mode, o_mode). Arithmetic is done exactly on a
+// sign-magnitude 128-bit intermediate (`Exact`) and rounded once, when the
+// result is quantised into the destination format, exactly as sc_fix does
+// for `c = a op b`. The mapping of modes to SystemC is:
+//   truncate   -> SC_TRN      (towards -inf, i.e. drop bits of a two's complement word)
+//   half_even  -> SC_RND_CONV (round half to even)
+//   half_away  -> SC_RND_INF  (round half away from zero)
+//   saturate   -> SC_SAT,  wrap -> SC_WRAP (n_bits = 0)
+// Every quantisation that overflows is counted, never silent.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace normsim::core {
+
+using i128 = __int128;
+using u128 = unsigned __int128;
+
+enum class Rounding : uint8_t { truncate, half_even, half_away };
+enum class Overflow : uint8_t { saturate, wrap };
+
+std::string_view to_string(Rounding r);
+std::string_view to_string(Overflow o);
+std::optional<Rounding> parse_rounding(std::string_view s);
+std::optional<Overflow> parse_overflow(std::string_view s);
+inline constexpr std::string_view kRoundingNames = "truncate, half-even, half-away";
+inline constexpr std::string_view kOverflowNames = "saturate, wrap";
+
+inline constexpr int kMaxFixedBits = 64;
+
+struct FixedFormat {
+  int total_bits = 32;
+  int frac_bits = 16;
+  bool is_signed = true;
+  Rounding rounding = Rounding::half_even;
+  Overflow overflow = Overflow::saturate;
+
+  int int_bits() const { return total_bits - frac_bits; }  ///< includes the sign bit
+  double lsb() const;                                       ///< value of one raw step
+  i128 max_raw() const;
+  i128 min_raw() const;
+  double max_value() const;
+  double min_value() const;
+  /// Empty when valid, else why not (1 <= total <= 64, 0 <= frac <= total).
+  std::string validate() const;
+  std::string describe() const;  ///< e.g. "s24.16 half-even saturate"
+  bool operator==(const FixedFormat&) const = default;
+};
+
+/// A quantised value of some format: value = raw * 2^-frac.
+struct Fx {
+  i128 raw = 0;
+  int frac = 0;
+};
+
+/// An exact intermediate: value = (neg ? -1 : 1) * mag * 2^-frac.
+struct Exact {
+  bool neg = false;
+  u128 mag = 0;
+  int frac = 0;
+};
+
+/// Result flags of one quantisation.
+struct QuantFlags {
+  bool overflow = false;  ///< value was outside the format's range
+  bool inexact = false;   ///< rounding discarded non-zero bits
+};
+
+Exact exact(Fx v);
+Exact exact_from_int(int64_t v);
+/// Exact value of a finite double; throws std::domain_error on NaN/Inf.
+Exact exact_from_double(double v);
+Exact add(const Exact& a, const Exact& b);
+Exact sub(const Exact& a, const Exact& b);
+Exact mul(const Exact& a, const Exact& b);
+Exact negate(Exact a);
+/// Multiplies by 2^n (n may be negative): exact, only the binary point moves.
+Exact shift(Exact a, int n);
+int compare(const Exact& a, const Exact& b);  ///< -1, 0, 1
+double to_double(const Exact& a);
+double to_double(Fx v);
+
+/// Rounds and range-limits an exact value into `f`.
+Fx quantize(const Exact& v, const FixedFormat& f, QuantFlags* flags = nullptr);
+/// Quantises a double (NaN saturates to 0 and is flagged as overflow; +-Inf saturate).
+Fx quantize(double v, const FixedFormat& f, QuantFlags* flags = nullptr);
+
+}  // namespace normsim::core

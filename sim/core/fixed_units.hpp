@@ -1,0 +1,68 @@
+// Arithmetic of each fixed-point datapath unit as a pure function over
+// explicit formats. Every product and sum is exact until the unit's output
+// register, where it is rounded once into that stage's format -- the
+// behaviour of the RTL units in rtl_models/ and of sc_fix assignments.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "sim/core/fixed_stage.hpp"
+
+namespace normsim::core {
+
+// --- reciprocal tables -------------------------------------------------------
+
+/// 1/n for n = 1..max_n, quantised into the `recip` stage format: the
+/// count-indexed table a Welford lane reads instead of dividing
+/// (seed 001 section 36: "precompute reciprocals for a fixed row length").
+std::vector<Fx> make_recip_table(int64_t max_n, const FixedFormat& recip);
+
+/// Multiplication by 1/n as the datapath performs it: an exact shift when n is
+/// a power of two, otherwise the quantised table value `recip_n`.
+Exact times_recip(const Exact& v, int64_t n, Fx recip_n);
+
+// --- Welford lane and Chan merge -------------------------------------------
+
+struct FxWelford {
+  int64_t count = 0;
+  Fx mean;  ///< in the `mean` stage format
+  Fx m2;    ///< in the `m2` stage format
+};
+
+/// One Welford update with the table reciprocal r = 1/(n+1):
+/// d = x - mu; mu' = q_mean(mu + d r); M2' = q_m2(M2 + d (x - mu')).
+FxWelford welford_update(const FxWelford& s, Fx x, Fx recip_next, const StageFormats& f, StageCounters& c);
+
+/// Chan merge of two lane states. Equal counts reduce to shifts:
+/// mu = (mu_a + mu_b)/2, M2 = M2_a + M2_b + d^2 n_a/2 (exact, no table);
+/// otherwise the coefficient n_b/n comes from the `recip` format.
+FxWelford chan_merge(const FxWelford& a, const FxWelford& b, const StageFormats& f, StageCounters& c);
+
+// --- RSQRT unit -------------------------------------------------------------
+
+struct RsqrtConfig {
+  int table_bits = 8;     ///< seed table index width (1 parity bit + table_bits-1 mantissa bits)
+  int iterations = 2;     ///< Newton-Raphson steps y' = y (3 - m y^2) / 2
+  int nr_frac_bits = 24;  ///< fraction bits of the Newton iterate registers
+  std::string validate() const;
+};
+
+/// Seed table: entry (p, j) = 1/sqrt(midpoint of [1 + j/2^(b-1), 1 + (j+1)/2^(b-1)) * 2^p),
+/// rounded to nr_frac_bits.
+std::vector<Fx> make_rsqrt_table(const RsqrtConfig& cfg);
+
+/// 1/sqrt(v): leading-zero normalise v = m 2^k (k even, m in [1,4)), seed from
+/// the table, `iterations` Newton steps at nr_frac_bits, then 2^(-k/2) and
+/// one rounding into `out`. v <= 0 saturates `out` (flagged as overflow).
+Fx rsqrt_nr(Fx v, const RsqrtConfig& cfg, const std::vector<Fx>& table, const FixedFormat& out,
+            QuantFlags* flags = nullptr);
+
+// --- normalise / affine -----------------------------------------------------
+
+/// x_hat = q_xhat((x - mean) rstd); y = q_out(x_hat gamma + beta). RMSNorm
+/// passes mean = 0 and, with no beta, beta = 0.
+Fx normalize_affine(Fx x, Fx mean, Fx rstd, Fx gamma, Fx beta, const StageFormats& f, StageCounters& c);
+
+}  // namespace normsim::core

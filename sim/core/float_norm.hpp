@@ -1,0 +1,80 @@
+// Floating-point normalisation algorithms: the fp64 reference and the fp32
+// datapaths of seed 000/001, each with its arithmetic order written out so
+// that the rounding is exactly that of the hardware it stands for
+// (built with -ffp-contract=off: no silent FMA).
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "sim/core/norm_types.hpp"
+
+namespace normsim::core {
+
+/// Welford state (seed 001 section 6): count, running mean, sum of squared deviations.
+template <typename T>
+struct WelfordState {
+  int64_t count = 0;
+  T mean = 0;
+  T m2 = 0;
+};
+
+/// One Welford update: n' = n+1, d = x - mu, mu' = mu + d/n', M2' = M2 + d (x - mu').
+template <typename T>
+WelfordState<T> welford_update(WelfordState<T> s, T x) {
+  s.count += 1;
+  const T delta = x - s.mean;
+  s.mean = s.mean + delta / static_cast<T>(s.count);
+  const T delta2 = x - s.mean;
+  s.m2 = s.m2 + delta * delta2;
+  return s;
+}
+
+/// Chan's merge (Chan, Golub, LeVeque 1979; seed 001 section 8):
+/// d = mu_b - mu_a, mu = mu_a + d n_b/n, M2 = M2_a + M2_b + d^2 n_a n_b / n.
+template <typename T>
+WelfordState<T> chan_merge(const WelfordState<T>& a, const WelfordState<T>& b) {
+  if (a.count == 0) return b;
+  if (b.count == 0) return a;
+  WelfordState<T> r;
+  r.count = a.count + b.count;
+  const T n = static_cast<T>(r.count);
+  const T delta = b.mean - a.mean;
+  r.mean = a.mean + delta * (static_cast<T>(b.count) / n);
+  r.m2 = a.m2 + b.m2 + delta * delta * (static_cast<T>(a.count) * static_cast<T>(b.count) / n);
+  return r;
+}
+
+/// Lane-parallel Welford: element i goes to lane i mod L, then a binary tree
+/// merges lanes (2k, 2k+1), then (4k, 4k+2), ... (L a power of two).
+template <typename T, typename X>
+WelfordState<T> welford_lanes(std::span<const X> x, int lanes) {
+  std::vector<WelfordState<T>> lane(static_cast<size_t>(lanes));
+  for (size_t i = 0; i < x.size(); ++i) lane[i % lanes] = welford_update(lane[i % lanes], static_cast<T>(x[i]));
+  for (int stride = 1; stride < lanes; stride *= 2)
+    for (int k = 0; k + stride < lanes; k += 2 * stride) lane[k] = chan_merge(lane[k], lane[k + stride]);
+  return lane[0];
+}
+
+/// fp64 reference statistics (two-pass in double) of the stored input values.
+RowStats reference_stats(std::span<const double> x, NormKind kind, double eps);
+/// fp64 reference output y_i = gamma_i (x_i - mu) rstd + beta_i (beta empty: none).
+void reference_output(std::span<const double> x, const RowStats& s, std::span<const float> gamma,
+                      std::span<const float> beta, std::span<double> y);
+
+struct Fp32Options {
+  NormKind kind = NormKind::layernorm;
+  VarianceAlgorithm algorithm = VarianceAlgorithm::welford;
+  int lanes = 1;                ///< Welford lanes (power of two)
+  bool variance_clamp = true;   ///< single-pass: var = max(var, 0) (seed 001 section 39)
+  float eps = 1e-5f;
+};
+
+/// fp32 statistics of one row; `clamped` is set when the clamp fired.
+RowStats fp32_stats(std::span<const float> x, const Fp32Options& o, bool* clamped);
+/// fp32 normalise + affine: y = ((x - mean) * rstd) * gamma + beta, each op rounded.
+void fp32_normalize(std::span<const float> x, float mean, float rstd, std::span<const float> gamma,
+                    std::span<const float> beta, std::span<float> y);
+
+}  // namespace normsim::core

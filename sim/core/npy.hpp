@@ -1,0 +1,40 @@
+// NumPy .npy files (format version 1.0, little-endian, C order): enough to
+// exchange tensors with NumPy and with the golden data of gpu_ref.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace normsim::core {
+
+struct NpyArray {
+  std::string dtype;             ///< NumPy descr: "<f4", "<f8", "<u2", "<i1", ...
+  std::vector<int64_t> shape;
+  std::vector<uint8_t> bytes;    ///< raw little-endian data, C order
+
+  int64_t elements() const;
+  template <typename T>
+  std::vector<T> as() const;     ///< copies the data out; throws if sizeof(T) differs
+};
+
+/// Throws std::runtime_error with the path and the reason.
+NpyArray read_npy(const std::string& path);
+void write_npy(const std::string& path, const std::string& dtype, const std::vector<int64_t>& shape,
+               const void* data, size_t bytes);
+
+void write_npy(const std::string& path, const std::vector<float>& v, const std::vector<int64_t>& shape);
+void write_npy(const std::string& path, const std::vector<double>& v, const std::vector<int64_t>& shape);
+
+template <typename T>
+std::vector<T> NpyArray::as() const {
+  if (bytes.size() % sizeof(T) != 0) throw std::runtime_error("npy: element size mismatch");
+  std::vector<T> out(bytes.size() / sizeof(T));
+  std::memcpy(out.data(), bytes.data(), bytes.size());
+  return out;
+}
+
+}  // namespace normsim::core
+

@@ -1,0 +1,217 @@
+#include "sim/report/run_report.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <map>
+#include <sstream>
+
+#include "sim/core/npy.hpp"
+#include "sim/report/atomic_file.hpp"
+
+namespace normsim::report {
+
+using nlohmann::json;
+
+json json_number(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
+
+namespace {
+
+json distribution_json(const rng::Distribution& d) {
+  switch (d.kind) {
+    case rng::Distribution::kNormal: return {{"kind", "normal"}, {"mean", d.a}, {"sigma", d.b}};
+    case rng::Distribution::kCancellation: return {{"kind", "cancellation"}, {"mean", d.a}, {"sigma", d.b}};
+    case rng::Distribution::kUniform: return {{"kind", "uniform"}, {"low", d.a}, {"high", d.b}};
+    case rng::Distribution::kInt8: return {{"kind", "int8"}, {"low", d.a}, {"high", d.b}};
+    case rng::Distribution::kConstant: return {{"kind", "constant"}, {"value", d.a}};
+  }
+  return {};
+}
+
+json tensor_json(const config::TensorSpec& t) {
+  json j = {{"dtype", std::string(core::to_string(t.dtype))}};
+  if (t.dtype == core::ElemType::int8) j["scale"] = t.scale.scale;
+  return j;
+}
+
+json format_json(const core::FixedFormat& f) {
+  return {{"bits", f.total_bits}, {"frac", f.frac_bits}, {"signed", f.is_signed},
+          {"rounding", std::string(core::to_string(f.rounding))}, {"overflow", std::string(core::to_string(f.overflow))}};
+}
+
+// Units of the report's leaves, for the CSV header.
+std::string unit_of(const std::string& path) {
+  static const std::map<std::string, std::string> units = {
+      {"workload.rows", "rows"}, {"workload.hidden", "elements"}, {"workload.elements", "elements"},
+      {"workload.eps", "1"}, {"workload.seed", "1"}, {"arch.lanes", "lanes"},
+      {"numerics.rel_l2_error", "1"}, {"numerics.max_abs_error", "output units"},
+      {"numerics.rms_error", "output units"}, {"numerics.max_ulp_error", "ulp"},
+      {"numerics.frac_within_1ulp", "fraction"}, {"numerics.negative_variance_clamps", "rows"},
+      {"numerics.nonfinite_outputs", "elements"}, {"numerics.elements", "elements"},
+      {"numerics.mean_max_abs_error", "input units"}, {"numerics.rstd_max_rel_error", "1"},
+      {"numerics.input_saturations", "elements"}};
+  if (auto it = units.find(path); it != units.end()) return it->second;
+  if (path.rfind("numerics.overflow.", 0) == 0) return "count";
+  if (path.rfind("numerics.quantizations.", 0) == 0) return "count";
+  if (path.find(".bits") != std::string::npos || path.find(".frac") != std::string::npos) return "bits";
+  return "";
+}
+
+void flatten(const json& j, const std::string& prefix, std::vector<std::pair<std::string, std::string>>& out) {
+  if (j.is_object()) {
+    for (auto it = j.begin(); it != j.end(); ++it) flatten(it.value(), prefix.empty() ? it.key() : prefix + "." + it.key(), out);
+    return;
+  }
+  std::string v;
+  if (j.is_array()) {
+    for (const auto& e : j) v += (v.empty() ? "" : "; ") + (e.is_string() ? e.get<std::string>() : e.dump());
+  } else if (j.is_string()) v = j.get<std::string>();
+  else if (j.is_null()) v = "inf";
+  else v = j.dump();
+  out.emplace_back(prefix, v);
+}
+
+std::string csv_escape(const std::string& s) {
+  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string r = "\"";
+  for (char c : s) r += (c == '"') ? std::string("\"\"") : std::string(1, c);
+  return r + "\"";
+}
+
+std::string fmt_g(double v, const char* f = "%.4g") {
+  if (!std::isfinite(v)) return std::isnan(v) ? "nan" : "inf";
+  char b[64];
+  std::snprintf(b, sizeof b, f, v);
+  return b;
+}
+
+}  // namespace
+
+json run_report_json(const run::RunResult& r) {
+  const auto& w = r.workload;
+  const auto& a = r.arch;
+  const auto& n = r.numerics;
+  json wj = {{"name", w.name}, {"source", w.source}, {"norm", std::string(core::to_string(w.norm))},
+             {"rows", w.rows}, {"hidden", w.hidden}, {"elements", w.elements()}, {"eps", w.eps},
+             {"seed", w.seed}, {"input", tensor_json(w.input)}, {"output", tensor_json(w.output)},
+             {"input_distribution", distribution_json(w.input_dist)}, {"gamma", distribution_json(w.gamma)},
+             {"beta", w.beta ? distribution_json(*w.beta) : json("none")}};
+  json aj = {{"name", a.name}, {"source", a.source}, {"lanes", a.lanes},
+             {"algorithm", std::string(core::to_string(a.algorithm))}, {"variance_clamp", a.variance_clamp},
+             {"arithmetic", a.arithmetic == core::Arithmetic::fixed ? "fixed" : "fp32"}};
+  json overflow = json::object(), quant = json::object();
+  if (a.arithmetic == core::Arithmetic::fixed) {
+    json formats = json::object();
+    for (int s = 0; s < core::kStageCount; ++s) {
+      const std::string name(core::to_string(static_cast<core::Stage>(s)));
+      formats[name] = format_json(a.formats[s]);
+      overflow[name] = n.counters.overflows[s];
+      quant[name] = n.counters.quantizations[s];
+    }
+    aj["formats"] = formats;
+    aj["rsqrt"] = {{"table_bits", a.rsqrt.table_bits}, {"iterations", a.rsqrt.iterations},
+                   {"nr_frac_bits", a.rsqrt.nr_frac_bits}};
+  }
+  const auto& e = n.output_error;
+  json nj = {{"algorithm", n.algorithm_name},
+             {"elements", e.elements()},
+             {"rel_l2_error", json_number(e.rel_l2())},
+             {"max_abs_error", json_number(e.max_abs())},
+             {"rms_error", json_number(e.rms())},
+             {"max_ulp_error", json_number(e.max_ulp())},
+             {"frac_within_1ulp", e.frac_within_1ulp()},
+             {"ulp_unit", n.ulp_unit},
+             {"nonfinite_outputs", e.nonfinite()},
+             {"mean_max_abs_error", json_number(n.mean_max_abs_error)},
+             {"rstd_max_rel_error", json_number(n.rstd_max_rel_error)},
+             {"overflow", overflow},
+             {"quantizations", quant},
+             {"negative_variance_clamps", n.counters.negative_variance_clamps},
+             {"input_saturations", n.input_saturations},
+             {"warnings", n.warnings}};
+  return {{"workload", wj}, {"arch", aj}, {"numerics", nj}};
+}
+
+std::string run_report_csv(const json& report) {
+  std::vector<std::pair<std::string, std::string>> cols;
+  flatten(report, "", cols);
+  std::ostringstream h, v;
+  for (size_t i = 0; i < cols.size(); ++i) {
+    const std::string u = unit_of(cols[i].first);
+    h << (i ? "," : "") << csv_escape(u.empty() ? cols[i].first : cols[i].first + " [" + u + "]");
+    v << (i ? "," : "") << csv_escape(cols[i].second);
+  }
+  return h.str() + "\n" + v.str() + "\n";
+}
+
+std::string run_summary_table(const run::RunResult& r) {
+  const auto& w = r.workload;
+  const auto& a = r.arch;
+  const auto& n = r.numerics;
+  const auto& e = n.output_error;
+  std::ostringstream o;
+  o << "normsim run: " << w.name << " (" << core::to_string(w.norm) << ", " << w.rows << " rows x " << w.hidden
+    << " hidden, " << core::to_string(w.input.dtype) << " -> " << core::to_string(w.output.dtype) << ")\n";
+  o << "arch: " << a.name << " (" << (a.arithmetic == core::Arithmetic::fixed ? "fixed point" : "fp32") << ", "
+    << a.lanes << " lanes, variance: " << n.algorithm_name << ")\n\n";
+  auto row = [&](const std::string& k, const std::string& v, const std::string& unit) {
+    char b[160];
+    std::snprintf(b, sizeof b, "  %-28s %16s  %s\n", k.c_str(), v.c_str(), unit.c_str());
+    o << b;
+  };
+  row("elements", std::to_string(e.elements()), "elements");
+  row("relative L2 error", fmt_g(e.rel_l2()), "(||y - ref|| / ||ref||, fp64 reference)");
+  row("max abs error", fmt_g(e.max_abs()), "output units");
+  row("RMS error", fmt_g(e.rms()), "output units");
+  row("max ULP error", fmt_g(e.max_ulp()), "ulp, " + n.ulp_unit);
+  row("within 1 ULP", fmt_g(100.0 * e.frac_within_1ulp(), "%.4f"), "% of elements");
+  row("mean max abs error", fmt_g(n.mean_max_abs_error), "input units");
+  row("rstd max rel error", fmt_g(n.rstd_max_rel_error), "(relative)");
+  row("negative variance clamps", std::to_string(n.counters.negative_variance_clamps), "rows");
+  if (e.nonfinite()) row("non-finite outputs", std::to_string(e.nonfinite()), "elements");
+  for (const auto& wmsg : n.warnings) o << "  warning: " << wmsg << "\n";
+  if (a.arithmetic == core::Arithmetic::fixed) {
+    o << "\n  overflow per stage (saturated or wrapped results / quantisations):\n";
+    for (int s = 0; s < core::kStageCount; ++s) {
+      const std::string name(core::to_string(static_cast<core::Stage>(s)));
+      if (n.counters.quantizations[s] == 0) continue;
+      char b[200];
+      std::snprintf(b, sizeof b, "    %-10s %-28s %12llu / %llu\n", name.c_str(), a.formats[s].describe().c_str(),
+                    static_cast<unsigned long long>(n.counters.overflows[s]),
+                    static_cast<unsigned long long>(n.counters.quantizations[s]));
+      o << b;
+    }
+  }
+  return o.str();
+}
+
+void write_run_outputs(const std::string& dir, const run::RunResult& r, const json& report) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) throw std::runtime_error(dir + ": cannot create directory: " + ec.message());
+  if (!r.y.empty()) {
+    const auto& w = r.workload;
+    const std::vector<int64_t> shape = {w.rows, w.hidden};
+    write_atomic_with(dir + "/y.npy", [&](const std::string& p) {
+      if (w.output.dtype == core::ElemType::int8) {
+        std::vector<int8_t> codes(r.y.size());
+        for (size_t i = 0; i < r.y.size(); ++i) codes[i] = core::quantize_int8(r.y[i], w.output.scale);
+        core::write_npy(p, "|i1", shape, codes.data(), codes.size());
+      } else if (w.output.dtype == core::ElemType::fp16) {
+        std::vector<uint16_t> h(r.y.size());
+        for (size_t i = 0; i < r.y.size(); ++i) h[i] = core::fp32_to_fp16_bits(static_cast<float>(r.y[i]));
+        core::write_npy(p, "<f2", shape, h.data(), h.size() * 2);
+      } else {
+        // fp32 and bf16 values are exact in float32 (NumPy has no bf16).
+        std::vector<float> f(r.y.begin(), r.y.end());
+        core::write_npy(p, f, shape);
+      }
+    });
+    write_atomic_with(dir + "/mean.npy", [&](const std::string& p) { core::write_npy(p, r.mean, {w.rows}); });
+    write_atomic_with(dir + "/rstd.npy", [&](const std::string& p) { core::write_npy(p, r.rstd, {w.rows}); });
+  }
+  write_file_atomic(dir + "/report.csv", run_report_csv(report));
+  write_file_atomic(dir + "/report.json", report.dump(2) + "\n");
+}
+
+}  // namespace normsim::report

@@ -1,0 +1,24 @@
+// The `run` report: JSON (the command contract of DESIGN.md), a one-line CSV
+// with units in its column names, and the console summary table.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "sim/run/functional_run.hpp"
+
+namespace normsim::report {
+
+nlohmann::json run_report_json(const run::RunResult& r);
+/// Header + one row; columns are the JSON leaves, each with its unit in brackets.
+std::string run_report_csv(const nlohmann::json& report);
+std::string run_summary_table(const run::RunResult& r);
+
+/// Writes report.json, report.csv and (when kept) y.npy, mean.npy, rstd.npy
+/// into `dir`, each atomically.
+void write_run_outputs(const std::string& dir, const run::RunResult& r, const nlohmann::json& report);
+
+/// JSON number, or null when not finite (JSON has no Inf/NaN).
+nlohmann::json json_number(double v);
+
+}  // namespace normsim::report

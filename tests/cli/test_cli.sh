@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# The CLI as a user runs it: exit codes, one-line errors, the JSON contract,
+# atomic reports, and the seed's cancellation claim end to end.
+set -uo pipefail
+N=${NORMSIM:?}
+S=${NORMSIM_SOURCE_DIR:?}
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+fails=0; passes=0
+ok()   { passes=$((passes+1)); }
+bad()  { echo "FAIL: $*"; fails=$((fails+1)); }
+
+# expect_exit CODE PATTERN -- ARGS...: exit code, and (for 2) a single stderr line matching PATTERN
+expect_exit() {
+  local code=$1 pat=$2; shift 3
+  "$N" "$@" >"$T/out" 2>"$T/err"; local rc=$?
+  if [ "$rc" != "$code" ]; then bad "normsim $* -> exit $rc, want $code: $(cat "$T/err")"; return; fi
+  if [ "$code" = 2 ]; then
+    [ "$(wc -l <"$T/err")" = 1 ] || { bad "normsim $*: stderr is not one line: $(cat "$T/err")"; return; }
+    grep -q -- "$pat" "$T/err" || { bad "normsim $*: '$pat' not in: $(cat "$T/err")"; return; }
+  fi
+  ok
+}
+
+W=$S/workloads; A=$S/workloads/arch
+printf 'norm: layernorm\nrows: 2\nhidden: 8\nlanes: 4\n' >"$T/unknown.yaml"
+printf 'norm: layernorm\nrows: two\nhidden: 8\n' >"$T/type.yaml"
+printf 'norm: layernorm\nrows: 0\nhidden: 8\n' >"$T/zero.yaml"
+printf 'norm: layernorm\nrows: [2\n' >"$T/malformed.yaml"
+printf 'lanes: 0\n' >"$T/zerolanes.yaml"
+printf 'arithmetic: fixed\nformats:\n  input: {bits: 8, frac: 12}\n' >"$T/width.yaml"
+
+expect_exit 2 "unknown.yaml:4: key 'lanes': unknown key" -- run "$T/unknown.yaml" -q
+expect_exit 2 "type.yaml:2: key 'rows': expected an integer" -- run "$T/type.yaml" -q
+expect_exit 2 "zero.yaml:2: key 'rows': value 0 out of range" -- run "$T/zero.yaml" -q
+expect_exit 2 "malformed.yaml:.*malformed YAML" -- run "$T/malformed.yaml" -q
+expect_exit 2 "zerolanes.yaml:1: key 'lanes'.*allowed: 1..4096" -- run --arch "$T/zerolanes.yaml" -q
+expect_exit 2 "width.yaml:3: key 'formats.input.frac'.*allowed: 0..8" -- run --arch "$T/width.yaml" -q
+expect_exit 2 "nope.yaml: no such file" -- run "$T/nope.yaml" -q
+expect_exit 2 "allowed: welford, two-pass, single-pass" -- run --algorithm kahan -q
+expect_exit 2 "rmsnorm workload" -- run "$W/llama2-7b.yaml" --algorithm welford -q
+expect_exit 2 "needs --out" -- run --save-outputs -q
+expect_exit 2 "unknown-flag" -- run --unknown-flag
+expect_exit 2 "key 'formats.sumsq.bitz': unknown key" -- run --set arch.formats.sumsq.bitz=3 -q
+expect_exit 2 "must start with workload. or arch." -- run --set rows=3 -q
+expect_exit 0 "" -- --version
+expect_exit 0 "" -- --help
+
+# A failed run leaves a previous good report untouched.
+"$N" run "$W/bert-large.yaml" --arch "$A/fp32.yaml" --out "$T/rep" -q >/dev/null || bad "good run failed"
+cp "$T/rep/report.json" "$T/good.json"
+"$N" run "$T/zero.yaml" --out "$T/rep" -q 2>/dev/null; [ $? = 2 ] || bad "bad run did not exit 2"
+cmp -s "$T/rep/report.json" "$T/good.json" && ok || bad "failed run touched report.json"
+ls "$T/rep" | grep -q tmp && bad "temporary file left behind" || ok
+head -1 "$T/rep/report.csv" | grep -q "numerics.max_ulp_error \[ulp\]" && ok || bad "CSV header lacks units"
+
+# --json prints exactly one JSON object with the contract's keys.
+"$N" run "$W/cancellation.yaml" --arch "$A/fp32.yaml" --algorithm single-pass --json -q >"$T/sp.json" || bad "single-pass run"
+"$N" run "$W/cancellation.yaml" --arch "$A/fp32.yaml" --algorithm welford --json -q >"$T/wf.json" || bad "welford run"
+if /usr/bin/python3 -c 'import json' 2>/dev/null; then
+  /usr/bin/python3 - "$T/sp.json" "$T/wf.json" <<'PY' && ok || bad "JSON contract / cancellation claim"
+import json, sys
+sp, wf = (json.load(open(p)) for p in sys.argv[1:3])
+for r in (sp, wf):
+    for k in ("workload", "arch", "numerics"):
+        assert k in r, k
+    for k in ("name", "norm", "rows", "hidden"):
+        assert k in r["workload"], k
+    for k in ("algorithm", "rel_l2_error", "max_abs_error", "max_ulp_error", "frac_within_1ulp",
+              "overflow", "negative_variance_clamps"):
+        assert k in r["numerics"], k
+e_sp, e_wf = sp["numerics"]["rel_l2_error"], wf["numerics"]["rel_l2_error"]
+assert e_sp >= 1000 * e_wf, (e_sp, e_wf)
+PY
+fi
+
+# Seed 001 section 38 through --set: a 24-bit square-sum accumulator overflows
+# on int8 rows of 4096, the shipped 26-bit one does not.
+ovf() { "$N" run "$W/int8.yaml" --arch "$A/int8-fixed.yaml" --set workload.rows=8 --set "arch.formats.sumsq.bits=$1" --json -q |
+        sed 's/.*"overflow":{[^}]*"sumsq":\([0-9]*\).*/\1/'; }
+[ "$(ovf 26)" = 0 ] && ok || bad "26-bit sumsq overflowed"
+[ "$(ovf 24)" -gt 0 ] && ok || bad "24-bit sumsq did not overflow"
+
+# --save-outputs writes .npy files NumPy can load.
+"$N" run "$W/bert-large.yaml" --out "$T/npy" --save-outputs -q >/dev/null || bad "save-outputs run"
+if /usr/bin/python3 -c 'import numpy' 2>/dev/null; then
+  /usr/bin/python3 -c "
+import numpy as n
+y = n.load('$T/npy/y.npy'); m = n.load('$T/npy/mean.npy'); r = n.load('$T/npy/rstd.npy')
+assert y.shape == (4096, 1024) and m.shape == (4096,) and r.shape == (4096,), (y.shape, m.shape)
+assert abs(float(y.std()) - 1.0) < 0.1
+" && ok || bad "numpy cannot load the outputs"
+fi
+
+echo "$passes passed, $fails failed"
+[ "$fails" = 0 ]

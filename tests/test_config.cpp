@@ -1,0 +1,122 @@
+// Every class of bad input yields a ConfigError whose one line names the
+// file, the key and what is allowed.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "sim/config/arch.hpp"
+#include "sim/config/config_error.hpp"
+#include "sim/config/workload.hpp"
+
+using namespace normsim::config;
+
+namespace {
+const char* kGoodWorkload = R"(name: t
+norm: layernorm
+rows: 4
+hidden: 64
+input: {dtype: fp32, distribution: {kind: normal, mean: 0, sigma: 1}}
+)";
+
+std::string workload_error(const std::string& text) {
+  try {
+    parse_workload_text(text, "w.yaml");
+  } catch (const ConfigError& e) {
+    return e.what();
+  }
+  return "";
+}
+std::string arch_error(const std::string& text) {
+  try {
+    parse_arch_text(text, "a.yaml");
+  } catch (const ConfigError& e) {
+    return e.what();
+  }
+  return "";
+}
+void expect_has(const std::string& msg, std::initializer_list<const char*> parts) {
+  ASSERT_FALSE(msg.empty()) << "no error raised";
+  EXPECT_EQ(msg.find('\n'), std::string::npos) << msg;
+  for (const char* p : parts) EXPECT_NE(msg.find(p), std::string::npos) << "'" << p << "' missing in: " << msg;
+}
+}  // namespace
+
+TEST(WorkloadConfig, GoodFileParses) {
+  const Workload w = parse_workload_text(kGoodWorkload, "w.yaml");
+  EXPECT_EQ(w.rows, 4);
+  EXPECT_EQ(w.hidden, 64);
+  ASSERT_TRUE(w.beta.has_value());  // LayerNorm default beta = 0
+}
+
+TEST(WorkloadConfig, UnknownKey) {
+  expect_has(workload_error(std::string(kGoodWorkload) + "hiden: 5\n"), {"w.yaml:6", "hiden", "unknown key", "allowed"});
+  expect_has(workload_error("norm: layernorm\nrows: 1\nhidden: 8\ninput: {dtype: fp32, dist: 3}\n"),
+             {"input.dist", "unknown key", "distribution"});
+}
+
+TEST(WorkloadConfig, WrongType) {
+  expect_has(workload_error("norm: layernorm\nrows: many\nhidden: 8\n"), {"w.yaml:2", "rows", "integer", "many"});
+  expect_has(workload_error("norm: layernorm\nrows: 1.5\nhidden: 8\n"), {"rows", "integer"});
+  expect_has(workload_error("norm: layernorm\nrows: 1\nhidden: 8\neps: small\n"), {"eps", "number"});
+  expect_has(workload_error("norm: layernorm\nrows: [1, 2]\nhidden: 8\n"), {"rows", "single value"});
+}
+
+TEST(WorkloadConfig, UnknownChoice) {
+  expect_has(workload_error("norm: batchnorm\nrows: 1\nhidden: 8\n"), {"norm", "batchnorm", "layernorm, rmsnorm"});
+  expect_has(workload_error("norm: layernorm\nrows: 1\nhidden: 8\ninput: {dtype: fp8}\n"), {"input.dtype", "fp8", "bf16"});
+}
+
+TEST(WorkloadConfig, ZeroOrNegativeSizes) {
+  expect_has(workload_error("norm: layernorm\nrows: 0\nhidden: 8\n"), {"rows", "out of range", "1.."});
+  expect_has(workload_error("norm: layernorm\nrows: 4\nhidden: -8\n"), {"hidden", "out of range"});
+  expect_has(workload_error("norm: layernorm\nrows: 4\nhidden: 99999999999\n"), {"hidden", "16777216"});
+  expect_has(workload_error("norm: layernorm\nhidden: 8\n"), {"rows", "missing"});
+}
+
+TEST(WorkloadConfig, BadDistributionAndScale) {
+  expect_has(workload_error("norm: layernorm\nrows: 1\nhidden: 8\ninput: {distribution: {kind: normal, sigma: 0}}\n"),
+             {"input.distribution.sigma", "> 0"});
+  expect_has(workload_error("norm: layernorm\nrows: 1\nhidden: 8\ninput: {dtype: int8}\n"), {"input.scale", "missing"});
+  expect_has(workload_error("norm: layernorm\nrows: 1\nhidden: 8\ninput: {dtype: fp32, scale: 2}\n"),
+             {"input.scale", "int8"});
+}
+
+TEST(WorkloadConfig, MalformedYamlNamesTheLine) {
+  expect_has(workload_error("norm: layernorm\nrows: 1\nhidden: [8\n"), {"w.yaml:", "malformed YAML"});
+}
+
+TEST(WorkloadConfig, MissingFile) {
+  try {
+    load_workload("/no/such/workload.yaml");
+    FAIL();
+  } catch (const ConfigError& e) {
+    expect_has(e.what(), {"/no/such/workload.yaml", "no such file"});
+  }
+}
+
+TEST(ArchConfig, ImpossibleWidths) {
+  const std::string head = "arithmetic: fixed\nformats:\n";
+  expect_has(arch_error(head + "  input: {bits: 16, frac: 20}\n"), {"a.yaml:3", "formats.input.frac", "impossible", "0..16"});
+  expect_has(arch_error(head + "  input: {bits: 80, frac: 2}\n"), {"formats.input.bits", "out of range", "1..64"});
+  expect_has(arch_error(head + "  input: {bits: 0, frac: 0}\n"), {"formats.input.bits"});
+  expect_has(arch_error(head + "  input: {bits: 16, frac: 4, rounding: nearest}\n"),
+             {"formats.input.rounding", "nearest", "half-even"});
+  expect_has(arch_error(head + "  input: {bits: 16, frac: 4}\n"), {"formats.sum", "missing"});
+}
+
+TEST(ArchConfig, ZeroAndNonPowerOfTwoLanes) {
+  expect_has(arch_error("lanes: 0\n"), {"a.yaml:1", "lanes", "out of range", "1..4096"});
+  expect_has(arch_error("lanes: 12\n"), {"lanes", "power of two"});
+  expect_has(arch_error("lanes: 8\nformats: {}\n"), {"formats", "arithmetic: fixed"});
+  expect_has(arch_error("lanes: 8\nalgorithm: kahan\n"), {"algorithm", "kahan", "welford, two-pass, single-pass"});
+  expect_has(arch_error("lanes: 8\nvariance_clamp: maybe\n"), {"variance_clamp", "true, false"});
+}
+
+TEST(ArchConfig, ShippedArchesParse) {
+  const std::string src = std::getenv("NORMSIM_SOURCE_DIR") ? std::getenv("NORMSIM_SOURCE_DIR") : ".";
+  for (const char* f : {"fp32", "fixed16", "int8-fixed"}) EXPECT_NO_THROW(load_arch(src + "/workloads/arch/" + f + ".yaml")) << f;
+  for (const char* f : {"gpt2-small", "bert-large", "llama2-7b", "llama3-70b", "long-row", "cancellation", "int8"})
+    EXPECT_NO_THROW(load_workload(src + "/workloads/" + f + ".yaml")) << f;
+  EXPECT_EQ(default_arch().name, "fixed16");
+  EXPECT_EQ(default_workload().name, "gpt2-small");
+}

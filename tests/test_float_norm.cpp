@@ -1,0 +1,90 @@
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <vector>
+
+#include "sim/core/counter_rng.hpp"
+#include "sim/core/float_norm.hpp"
+
+using namespace normsim::core;
+using namespace normsim::rng;
+
+namespace {
+std::vector<float> row(const Distribution& d, int n, uint64_t seed = 1) {
+  std::vector<float> x(n);
+  for (int i = 0; i < n; ++i) x[i] = static_cast<float>(sample(d, seed, kInput, i));
+  return x;
+}
+double var_rel_error(const std::vector<float>& x, const Fp32Options& o) {
+  std::vector<double> xd(x.begin(), x.end());
+  const RowStats ref = reference_stats(xd, NormKind::layernorm, 0.0);
+  return std::fabs(fp32_stats(x, o, nullptr).var - ref.var) / ref.var;
+}
+}  // namespace
+
+TEST(FloatNorm, AlgorithmsAgreeOnWellConditionedRows) {
+  const auto x = row(Distribution::normal(0, 1), 4096);
+  for (auto alg : {VarianceAlgorithm::two_pass, VarianceAlgorithm::single_pass, VarianceAlgorithm::welford}) {
+    Fp32Options o;
+    o.algorithm = alg;
+    o.lanes = 32;
+    EXPECT_LT(var_rel_error(x, o), 1e-5) << to_string(alg);
+  }
+}
+
+TEST(FloatNorm, SinglePassCancelsAndWelfordDoesNot) {
+  // Seed 001 section 5: mean 1e4, sigma 1.
+  const auto x = row(Distribution::cancellation(), 768);
+  Fp32Options sp;
+  sp.algorithm = VarianceAlgorithm::single_pass;
+  Fp32Options wf;
+  wf.algorithm = VarianceAlgorithm::welford;
+  wf.lanes = 16;
+  EXPECT_GT(var_rel_error(x, sp), 0.1);
+  EXPECT_LT(var_rel_error(x, wf), 1e-3);
+}
+
+TEST(FloatNorm, ClampCatchesNegativeVariance) {
+  // A constant row: exact variance 0; single pass in fp32 rounds E[x^2]-E[x]^2 either way.
+  int clamps = 0, negatives = 0;
+  for (uint64_t s = 0; s < 200; ++s) {
+    auto x = row(Distribution::normal(3000.0, 1e-3), 257, s);
+    Fp32Options o;
+    o.algorithm = VarianceAlgorithm::single_pass;
+    bool clamped = false;
+    const RowStats r = fp32_stats(x, o, &clamped);
+    clamps += clamped;
+    EXPECT_GE(r.var, 0.0);
+    EXPECT_TRUE(std::isfinite(r.rstd));
+    o.variance_clamp = false;
+    const RowStats u = fp32_stats(x, o, nullptr);
+    if (u.var < 0) {
+      ++negatives;
+      EXPECT_TRUE(clamped);
+    }
+  }
+  EXPECT_GT(clamps, 0);
+  EXPECT_EQ(clamps, negatives);
+}
+
+TEST(FloatNorm, WelfordLanesMergeToSequential) {
+  const auto x = row(Distribution::normal(1, 2), 1000);
+  const auto seq = welford_lanes<double>(std::span<const float>(x), 1);
+  for (int lanes : {2, 4, 32, 1024}) {
+    const auto par = welford_lanes<double>(std::span<const float>(x), lanes);
+    EXPECT_EQ(par.count, 1000);
+    EXPECT_NEAR(par.mean, seq.mean, 1e-12);
+    EXPECT_NEAR(par.m2, seq.m2, 1e-9 * seq.m2);
+  }
+}
+
+TEST(FloatNorm, RmsNormReference) {
+  std::vector<double> x = {1, 2, 3, 4};
+  const RowStats s = reference_stats(x, NormKind::rmsnorm, 0.0);
+  EXPECT_DOUBLE_EQ(s.var, 7.5);
+  EXPECT_DOUBLE_EQ(s.rstd, 1.0 / std::sqrt(7.5));
+  std::vector<float> g = {1, 1, 1, 2};
+  std::vector<double> y(4);
+  reference_output(x, s, g, {}, y);
+  EXPECT_DOUBLE_EQ(y[3], 8.0 / std::sqrt(7.5));
+}

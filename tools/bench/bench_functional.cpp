@@ -1,0 +1,107 @@
+// Elements per second of the functional pipeline, measured side by side in
+// one run: fp32 Welford datapath, fixed-point datapath, and a plain fp32
+// two-pass LayerNorm loop (the practical limit of any per-element C++ loop).
+// Usage: bench_functional [WORKLOAD] [ROWS]   (default llama3-70b, 1024 rows)
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "sim/config/arch.hpp"
+#include "sim/config/workload.hpp"
+#include "sim/core/float_norm.hpp"
+#include "sim/core/norm_datapath.hpp"
+#include "sim/run/functional_run.hpp"
+
+using namespace normsim;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+std::string source_dir() {
+  const char* s = std::getenv("NORMSIM_SOURCE_DIR");
+  return s ? s : NORMSIM_SOURCE_DIR_DEFAULT;
+}
+
+// Rows are generated once, outside the timed region, so every variant times
+// arithmetic only.
+struct Inputs {
+  std::vector<std::vector<double>> rows;
+  std::vector<float> gamma, beta;
+};
+
+double time_datapath(const config::Workload& w, const config::Arch& a, const Inputs& in, bool layernorm_override) {
+  config::Workload wl = w;
+  if (layernorm_override) wl.norm = core::NormKind::layernorm;
+  const core::DatapathConfig cfg = run::make_datapath_config(wl, a, {});
+  core::NormDatapath dp(cfg, in.gamma, in.beta);
+  std::vector<double> y(static_cast<size_t>(w.hidden));
+  core::StageCounters c;
+  const auto t0 = Clock::now();
+  double sink = 0;
+  for (const auto& x : in.rows) {
+    dp.process_row(x, y, c);
+    sink += y[0];
+  }
+  const double s = std::chrono::duration<double>(Clock::now() - t0).count();
+  if (sink == 12345.678) std::puts("");
+  return static_cast<double>(in.rows.size()) * static_cast<double>(w.hidden) / s;
+}
+
+double time_plain_loop(const config::Workload& w, const Inputs& in) {
+  const size_t C = static_cast<size_t>(w.hidden);
+  std::vector<float> x(C), y(C);
+  double sink = 0;
+  const auto t0 = Clock::now();
+  for (const auto& row : in.rows) {
+    for (size_t i = 0; i < C; ++i) x[i] = static_cast<float>(row[i]);
+    float sum = 0;
+    for (float v : x) sum += v;
+    const float mean = sum / static_cast<float>(C);
+    float m2 = 0;
+    for (float v : x) m2 += (v - mean) * (v - mean);
+    const float rstd = 1.0f / std::sqrt(m2 / static_cast<float>(C) + 1e-5f);
+    for (size_t i = 0; i < C; ++i) y[i] = (x[i] - mean) * rstd * in.gamma[i] + in.beta[i];
+    sink += y[0];
+  }
+  const double s = std::chrono::duration<double>(Clock::now() - t0).count();
+  if (sink == 12345.678) std::puts("");
+  return static_cast<double>(in.rows.size()) * static_cast<double>(C) / s;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::string src = source_dir();
+  const std::string wpath = argc > 1 ? argv[1] : src + "/workloads/llama3-70b.yaml";
+  config::Workload w = config::load_workload(wpath);
+  const int64_t rows = argc > 2 ? std::stoll(argv[2]) : 1024;
+  w.rows = std::min(w.rows, rows);
+  const config::Arch fp32 = config::load_arch(src + "/workloads/arch/fp32.yaml");
+  const config::Arch fixed = config::load_arch(src + "/workloads/arch/fixed16.yaml");
+
+  Inputs in;
+  for (int64_t r = 0; r < w.rows; ++r) {
+    in.rows.emplace_back();
+    run::generate_input_row(w, r, in.rows.back(), nullptr);
+  }
+  run::generate_params(w, in.gamma, in.beta);
+  if (in.beta.empty()) in.beta.assign(in.gamma.size(), 0.0f);
+
+  std::printf("bench_functional: %s, %lld rows x %lld hidden (%s), one run, one core\n", w.name.c_str(),
+              static_cast<long long>(w.rows), static_cast<long long>(w.hidden), std::string(core::to_string(w.norm)).c_str());
+  const double plain = time_plain_loop(w, in);
+  const double f32 = time_datapath(w, fp32, in, true);
+  const double f32_own = time_datapath(w, fp32, in, false);
+  const double fx = time_datapath(w, fixed, in, true);
+  const double fx_own = time_datapath(w, fixed, in, false);
+  std::printf("%-44s %14s %10s\n", "variant", "Melem/s", "vs plain");
+  auto line = [&](const char* n, double v) { std::printf("%-44s %14.2f %9.3fx\n", n, v / 1e6, v / plain); };
+  line("plain fp32 two-pass LayerNorm loop", plain);
+  line("fp32 datapath, Welford 32 lanes (LayerNorm)", f32);
+  line(("fp32 datapath, workload's own norm (" + std::string(core::to_string(w.norm)) + ")").c_str(), f32_own);
+  line("fixed16 datapath, Welford 16 lanes (LayerNorm)", fx);
+  line(("fixed16 datapath, workload's own norm (" + std::string(core::to_string(w.norm)) + ")").c_str(), fx_own);
+  return 0;
+}
