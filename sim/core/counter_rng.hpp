@@ -11,8 +11,17 @@
 // depend on the C library's libm. Compile without FMA contraction.
 #pragma once
 
-#include <cmath>
+#include <math.h>  // ::sqrt, ::frexp, ::fabs: callable from host and CUDA device code
+
 #include <cstdint>
+
+// Host and device: gpu_ref generates inputs on the GPU with this same code
+// (compiled there with -fmad=false) and checks a sample against the host.
+#if defined(__CUDACC__)
+#define NORMSIM_HD __host__ __device__
+#else
+#define NORMSIM_HD
+#endif
 
 namespace normsim::rng {
 
@@ -23,7 +32,7 @@ struct Philox4x32 {
   uint32_t v[4];
 };
 
-inline Philox4x32 philox4x32_10(uint32_t c0, uint32_t c1, uint32_t c2, uint32_t c3, uint32_t k0, uint32_t k1) {
+NORMSIM_HD inline Philox4x32 philox4x32_10(uint32_t c0, uint32_t c1, uint32_t c2, uint32_t c3, uint32_t k0, uint32_t k1) {
   constexpr uint32_t M0 = 0xD2511F53u, M1 = 0xCD9E8D57u;
   constexpr uint32_t W0 = 0x9E3779B9u, W1 = 0xBB67AE85u;
   for (int round = 0; round < 10; ++round) {
@@ -42,23 +51,23 @@ inline Philox4x32 philox4x32_10(uint32_t c0, uint32_t c1, uint32_t c2, uint32_t 
 }
 
 /// 64 random bits for (seed, stream, index).
-inline uint64_t bits64(uint64_t seed, uint32_t stream, uint64_t index) {
+NORMSIM_HD inline uint64_t bits64(uint64_t seed, uint32_t stream, uint64_t index) {
   const Philox4x32 r = philox4x32_10(static_cast<uint32_t>(index), static_cast<uint32_t>(index >> 32), stream, 0u,
                                      static_cast<uint32_t>(seed), static_cast<uint32_t>(seed >> 32));
   return (static_cast<uint64_t>(r.v[0]) << 32) | r.v[1];
 }
 
 /// Uniform in the open interval (0, 1), 53 random bits.
-inline double uniform01(uint64_t seed, uint32_t stream, uint64_t index) {
+NORMSIM_HD inline double uniform01(uint64_t seed, uint32_t stream, uint64_t index) {
   return (static_cast<double>(bits64(seed, stream, index) >> 11) + 0.5) * 0x1.0p-53;
 }
 
 /// Natural logarithm of x > 0 from basic IEEE operations: x = m * 2^e with
 /// m in [sqrt(1/2), sqrt(2)), log m = 2 atanh((m-1)/(m+1)) by its series.
 /// Accurate to a few units in the last place of double.
-inline double portable_log(double x) {
+NORMSIM_HD inline double portable_log(double x) {
   int e = 0;
-  double m = std::frexp(x, &e);  // exact: m in [0.5, 1)
+  double m = ::frexp(x, &e);  // exact: m in [0.5, 1)
   if (m < 0.70710678118654752440) {
     m *= 2.0;
     e -= 1;
@@ -75,9 +84,9 @@ inline double portable_log(double x) {
 
 /// Inverse of the standard normal CDF for p in (0, 1): AS 241 PPND16
 /// (relative accuracy about 1e-16).
-inline double inverse_normal_cdf(double p) {
+NORMSIM_HD inline double inverse_normal_cdf(double p) {
   const double q = p - 0.5;
-  if (std::fabs(q) <= 0.425) {
+  if (::fabs(q) <= 0.425) {
     const double r = 0.180625 - q * q;
     return q *
            (((((((2509.0809287301226727 * r + 33430.575583588128105) * r + 67265.770927008700853) * r +
@@ -88,7 +97,7 @@ inline double inverse_normal_cdf(double p) {
              42.313330701600911252) * r + 1.0);
   }
   double r = q < 0 ? p : 1.0 - p;
-  r = std::sqrt(-portable_log(r));
+  r = ::sqrt(-portable_log(r));
   double v;
   if (r <= 5.0) {
     r -= 1.6;
@@ -110,7 +119,7 @@ inline double inverse_normal_cdf(double p) {
   return q < 0 ? -v : v;
 }
 
-inline double standard_normal(uint64_t seed, uint32_t stream, uint64_t index) {
+NORMSIM_HD inline double standard_normal(uint64_t seed, uint32_t stream, uint64_t index) {
   return inverse_normal_cdf(uniform01(seed, stream, index));
 }
 
@@ -121,7 +130,7 @@ struct Distribution {
   double a = 0.0;  ///< normal/cancellation: mean; uniform/int8: low; constant: value
   double b = 1.0;  ///< normal/cancellation: sigma; uniform/int8: high
 
-  static Distribution normal(double mean, double sigma) { return {kNormal, mean, sigma}; }
+  NORMSIM_HD static Distribution normal(double mean, double sigma) { return {kNormal, mean, sigma}; }
   static Distribution uniform(double lo, double hi) { return {kUniform, lo, hi}; }
   /// Integer codes uniform in [lo, hi] (an int8 tensor's stored codes).
   static Distribution int8_codes(int lo = -128, int hi = 127) { return {kInt8, double(lo), double(hi)}; }
@@ -132,7 +141,7 @@ struct Distribution {
 
 /// The value of element `index` of a tensor drawn from `d` (before rounding
 /// to the tensor's element type).
-inline double sample(const Distribution& d, uint64_t seed, uint32_t stream, uint64_t index) {
+NORMSIM_HD inline double sample(const Distribution& d, uint64_t seed, uint32_t stream, uint64_t index) {
   switch (d.kind) {
     case Distribution::kNormal:
     case Distribution::kCancellation:
@@ -143,7 +152,11 @@ inline double sample(const Distribution& d, uint64_t seed, uint32_t stream, uint
       const uint64_t span = static_cast<uint64_t>(d.b - d.a) + 1;
       // 64-bit multiply-high maps the bits onto [0, span) with bias < 2^-56.
       const uint64_t r = bits64(seed, stream, index);
+#if defined(__CUDA_ARCH__)
+      const uint64_t k = __umul64hi(r, span);
+#else
       const uint64_t k = static_cast<uint64_t>((static_cast<unsigned __int128>(r) * span) >> 64);
+#endif
       return d.a + static_cast<double>(k);
     }
     case Distribution::kConstant:

@@ -1,0 +1,62 @@
+// Validation of a kernel's outputs against the fp64 reference of sim/core
+// (the same reference the simulator uses), and the harness's JSON writer.
+//
+// Tolerance per output element (documented in gpu_ref/README.md):
+//   |y - ref| <= K * 2^-24 * (|gamma| (|x| + |mean|) rstd + |beta|) + out_ulp(ref)
+// K = 64 (fp32 arithmetic, any summation order); out_ulp is 0 for fp32 output
+// and one bf16 ULP at |ref| for bf16 output. The |mean| rstd term is the
+// conditioning of x - mean: a correct fp32 kernel on the cancellation
+// distribution (mean 1e4, sigma 1) passes, a single-pass one does not.
+// Statistics: |mean - ref| <= K 2^-24 mean|x|, and
+//   |rstd - ref| / ref <= K 2^-24 + (K 2^-24 |mean| ref_rstd)^2  (two-pass and
+// Welford variances are second-order in the mean's error).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "host/normref_args.hpp"
+
+namespace normref {
+
+struct ValidationResult {
+  bool valid = false;
+  int64_t nonfinite = 0;         ///< NaN/Inf outputs: unwritten (poisoned) or broken
+  double max_abs_error = 0;
+  double rel_l2_error = 0;
+  double max_tolerance_ratio = 0;  ///< max |err| / tol over y (<= 1 passes)
+  double mean_max_abs_error = 0;
+  double rstd_max_rel_error = 0;
+  int64_t worst_row = -1, worst_col = -1;
+  std::string reason;            ///< first failed criterion, empty when valid
+};
+
+inline constexpr double kTolK = 64.0;
+
+/// x, y are the stored values as float (bf16 widened); gamma/beta fp32;
+/// mean/rstd per row (mean ignored for RMSNorm).
+ValidationResult validate(const KernelInfo& k, DType dtype, int64_t rows, int64_t hidden, double eps,
+                          const std::vector<float>& x, const std::vector<float>& gamma,
+                          const std::vector<float>& beta, const std::vector<float>& y,
+                          const std::vector<float>& mean, const std::vector<float>& rstd, int threads);
+
+/// Minimal JSON object writer (no dependencies: the GPU machine has none).
+class JsonObject {
+ public:
+  JsonObject& num(const std::string& k, double v);
+  JsonObject& integer(const std::string& k, int64_t v);
+  JsonObject& str(const std::string& k, const std::string& v);
+  JsonObject& boolean(const std::string& k, bool v);
+  JsonObject& raw(const std::string& k, const std::string& json);
+  std::string dump() const;
+
+ private:
+  std::vector<std::pair<std::string, std::string>> items_;
+};
+std::string json_escape(const std::string& s);
+
+double median(std::vector<double> v);
+
+}  // namespace normref

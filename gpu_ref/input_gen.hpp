@@ -1,0 +1,12 @@
+#pragma once
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "sim/core/counter_rng.hpp"
+
+namespace normref {
+/// Fills x[0..n) with element i = round(sample(d, seed, kInput, i)) as fp32 or bf16.
+cudaError_t generate_input(void* x, bool bf16, int64_t n, const normsim::rng::Distribution& d, uint64_t seed,
+                           cudaStream_t stream);
+}  // namespace normref

@@ -1,0 +1,405 @@
+// normref: runs one CUDA LayerNorm/RMSNorm reference kernel on generated
+// inputs, validates every output against the fp64 reference, times it
+// (CUDA events, L2 flushed before every timed run, median), times a copy
+// kernel in the same process, and prints one JSON object.
+//   normref --kernel v6 --rows 32768 --hidden 4096 [--dtype bf16] [--block 256] ...
+// --profile: set up, launch the kernel once, exit (for ncu).
+// Exit codes: 0 ok, 1 validation or CUDA failure, 2 bad arguments.
+#include <cuda_bf16.h>
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "host/normref_args.hpp"
+#include "host/normref_validate.hpp"
+#include "input_gen.hpp"
+#include "kernels/ladder.cuh"
+#include "kernels/welford_rms.cuh"
+#include "sim/core/counter_rng.hpp"
+#include "sim/core/element_format.hpp"
+#include "sim/core/npy.hpp"
+
+#ifndef NORMREF_NVCC_FLAGS
+#define NORMREF_NVCC_FLAGS "unknown"
+#endif
+
+using namespace normref;
+
+namespace {
+
+#define CUDA_OK(call)                                                                               \
+  do {                                                                                              \
+    cudaError_t e_ = (call);                                                                        \
+    if (e_ != cudaSuccess) {                                                                        \
+      std::fprintf(stderr, "normref: CUDA error %s at %s:%d: %s\n", cudaGetErrorName(e_), __FILE__, \
+                   __LINE__, cudaGetErrorString(e_));                                               \
+      std::exit(1);                                                                                 \
+    }                                                                                               \
+  } while (0)
+
+struct Buffers {
+  void* x = nullptr;
+  void* y = nullptr;
+  float* mean = nullptr;
+  float* rstd = nullptr;
+  float* w = nullptr;
+  float* b = nullptr;
+};
+
+struct Launch {
+  std::string ran;       ///< kernel actually launched (v6 may fall back to v5)
+  int grid = 0, block = 0;
+  size_t smem = 0;
+  const void* func = nullptr;  ///< the main kernel, for its attributes
+};
+
+template <int VPT, typename T>
+void launch_wwr(const Buffers& B, int N, int C, int block, cudaStream_t st, Launch& L) {
+  const int warps = block / 32;
+  L.grid = (N + warps - 1) / warps;
+  L.func = reinterpret_cast<const void*>(dev::welford_warp_reg<T, VPT>);
+  dev::welford_warp_reg<T, VPT><<<L.grid, block, 0, st>>>(static_cast<T*>(B.y), B.mean, B.rstd,
+                                                            static_cast<const T*>(B.x), B.w, B.b, N, C);
+}
+
+template <typename T>
+void launch_typed(const Args& a, const Buffers& B, cudaStream_t st, Launch& L) {
+  const int N = static_cast<int>(a.rows), C = static_cast<int>(a.hidden);
+  const int block = effective_block(a, *find_kernel(a.kernel));
+  const int warps = block / 32;
+  T* y = static_cast<T*>(B.y);
+  const T* x = static_cast<const T*>(B.x);
+  L.block = block;
+  L.ran = a.kernel;
+  const std::string& k = a.kernel;
+  if constexpr (sizeof(T) == 4) {
+    if (k == "v1") {
+      L.grid = (N + block - 1) / block;
+      L.func = reinterpret_cast<const void*>(dev::ln_v1);
+      dev::ln_v1<<<L.grid, block, 0, st>>>(y, B.mean, B.rstd, x, B.w, B.b, N, C);
+      return;
+    }
+    if (k == "v2") {
+      L.grid = N;
+      L.smem = block * sizeof(float);
+      L.func = reinterpret_cast<const void*>(dev::ln_v2_mean);
+      dev::ln_v2_mean<<<N, block, L.smem, st>>>(B.mean, x, N, C);
+      dev::ln_v2_rstd<<<N, block, L.smem, st>>>(B.rstd, B.mean, x, N, C);
+      const size_t total = static_cast<size_t>(N) * C;
+      dev::ln_v2_normalize<<<static_cast<unsigned>((total + block - 1) / block), block, 0, st>>>(y, x, B.mean, B.rstd,
+                                                                                                B.w, B.b, N, C);
+      return;
+    }
+    if (k == "v3" || k == "v4") {
+      L.grid = (N + warps - 1) / warps;
+      auto f = k == "v3" ? dev::ln_v3 : dev::ln_v4;
+      L.func = reinterpret_cast<const void*>(f);
+      f<<<L.grid, block, 0, st>>>(y, B.mean, B.rstd, x, B.w, B.b, N, C);
+      return;
+    }
+    if (k == "block_reread") {
+      L.grid = N;
+      L.func = reinterpret_cast<const void*>(dev::block_reread<T>);
+      dev::block_reread<T><<<N, block, 0, st>>>(y, B.mean, B.rstd, x, B.w, B.b, N, C);
+      return;
+    }
+    if (k == "welford_warp_reg") {
+      const int vpt = (C + 31) / 32;
+      if (vpt <= 4) launch_wwr<4, T>(B, N, C, block, st, L);
+      else if (vpt <= 8) launch_wwr<8, T>(B, N, C, block, st, L);
+      else if (vpt <= 16) launch_wwr<16, T>(B, N, C, block, st, L);
+      else if (vpt <= 32) launch_wwr<32, T>(B, N, C, block, st, L);
+      else if (vpt <= 64) launch_wwr<64, T>(B, N, C, block, st, L);
+      else launch_wwr<128, T>(B, N, C, block, st, L);
+      return;
+    }
+  }
+  if (k == "v6") {
+    const size_t smem = 2 * C * sizeof(float) + static_cast<size_t>(warps) * C * sizeof(T);
+    const cudaError_t e = cudaFuncSetAttribute(dev::ln_v6<T>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                               static_cast<int>(smem));
+    if (e == cudaSuccess) {
+      L.grid = (N + warps - 1) / warps;
+      L.smem = smem;
+      L.func = reinterpret_cast<const void*>(dev::ln_v6<T>);
+      dev::ln_v6<T><<<L.grid, block, smem, st>>>(y, B.mean, B.rstd, x, B.w, B.b, N, C);
+      return;
+    }
+    (void)cudaGetLastError();  // the request failed: fall back to v5, as the seed describes
+    L.ran = "v5";
+  }
+  if (k == "v5" || L.ran == "v5") {
+    L.grid = N;
+    L.func = reinterpret_cast<const void*>(dev::ln_v5<T>);
+    dev::ln_v5<T><<<N, block, 0, st>>>(y, B.mean, B.rstd, x, B.w, B.b, N, C);
+    return;
+  }
+  if (k == "welford_block_smem") {
+    L.grid = N;
+    L.smem = C * sizeof(T);
+    CUDA_OK(cudaFuncSetAttribute(dev::welford_block_smem<T>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                 static_cast<int>(L.smem)));
+    L.func = reinterpret_cast<const void*>(dev::welford_block_smem<T>);
+    dev::welford_block_smem<T><<<N, block, L.smem, st>>>(y, B.mean, B.rstd, x, B.w, B.b, N, C);
+    return;
+  }
+  if (k == "rms_warp") {
+    L.grid = (N + warps - 1) / warps;
+    L.func = reinterpret_cast<const void*>(dev::rms_warp<T>);
+    dev::rms_warp<T><<<L.grid, block, 0, st>>>(y, B.rstd, x, B.w, N, C);
+    return;
+  }
+  if (k == "rms_block") {
+    L.grid = N;
+    L.func = reinterpret_cast<const void*>(dev::rms_block<T>);
+    dev::rms_block<T><<<N, block, 0, st>>>(y, B.rstd, x, B.w, N, C);
+    return;
+  }
+  std::fprintf(stderr, "normref: kernel %s has no %s launch\n", k.c_str(), sizeof(T) == 4 ? "fp32" : "bf16");
+  std::exit(2);
+}
+
+Launch launch(const Args& a, const Buffers& B, cudaStream_t st) {
+  Launch L;
+  if (a.dtype == DType::bf16) launch_typed<__nv_bfloat16>(a, B, st, L);
+  else launch_typed<float>(a, B, st, L);
+  return L;
+}
+
+__global__ void copy_kernel(float4* __restrict__ dst, const float4* __restrict__ src, size_t n) {
+  for (size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<size_t>(gridDim.x) * blockDim.x)
+    dst[i] = src[i];
+}
+
+template <typename F>
+std::vector<double> time_runs(F&& run, int warmup, int reps, void* flush, size_t flush_bytes, cudaStream_t st) {
+  cudaEvent_t e0, e1;
+  CUDA_OK(cudaEventCreate(&e0));
+  CUDA_OK(cudaEventCreate(&e1));
+  for (int i = 0; i < warmup; ++i) run();
+  CUDA_OK(cudaStreamSynchronize(st));
+  CUDA_OK(cudaGetLastError());
+  std::vector<double> us;
+  for (int i = 0; i < reps; ++i) {
+    CUDA_OK(cudaMemsetAsync(flush, i & 0xff, flush_bytes, st));  // evict the inputs from L2
+    CUDA_OK(cudaEventRecord(e0, st));
+    run();
+    CUDA_OK(cudaEventRecord(e1, st));
+    CUDA_OK(cudaEventSynchronize(e1));
+    float ms = 0;
+    CUDA_OK(cudaEventElapsedTime(&ms, e0, e1));
+    us.push_back(ms * 1000.0);
+  }
+  CUDA_OK(cudaGetLastError());
+  CUDA_OK(cudaEventDestroy(e0));
+  CUDA_OK(cudaEventDestroy(e1));
+  return us;
+}
+
+std::vector<float> to_floats(const std::vector<uint8_t>& raw, bool bf16) {
+  if (!bf16) {
+    std::vector<float> f(raw.size() / 4);
+    std::memcpy(f.data(), raw.data(), raw.size());
+    return f;
+  }
+  std::vector<float> f(raw.size() / 2);
+  for (size_t i = 0; i < f.size(); ++i) {
+    uint16_t h;
+    std::memcpy(&h, raw.data() + 2 * i, 2);
+    f[i] = normsim::core::bf16_bits_to_fp32(h);
+  }
+  return f;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Args a;
+  if (auto err = parse_args(argc, argv, a)) {
+    std::fprintf(stderr, "%s\n", err->c_str());
+    return 2;
+  }
+  const KernelInfo& ki = *find_kernel(a.kernel);
+  const bool bf16 = a.dtype == DType::bf16;
+  const size_t esize = bf16 ? 2 : 4;
+  const int64_t N = a.rows, C = a.hidden;
+  const size_t n = static_cast<size_t>(N * C);
+
+  int dev_id = 0;
+  cudaDeviceProp prop{};
+  CUDA_OK(cudaGetDevice(&dev_id));
+  CUDA_OK(cudaGetDeviceProperties(&prop, dev_id));
+  size_t free_b = 0, total_b = 0;
+  CUDA_OK(cudaMemGetInfo(&free_b, &total_b));
+  const size_t flush_bytes = std::max<size_t>(4 * static_cast<size_t>(prop.l2CacheSize), 256u << 20);
+  const size_t copy_bytes = size_t(1) << 30;
+  const size_t need = 2 * n * esize + flush_bytes + 2 * copy_bytes + 8 * N + 8 * C + (1 << 20);
+  if (need > free_b) {
+    std::fprintf(stderr, "normref: --rows/--hidden: %lld x %lld needs %zu MiB of device memory, %zu MiB free\n",
+                 static_cast<long long>(N), static_cast<long long>(C), need >> 20, free_b >> 20);
+    return 2;
+  }
+
+  cudaStream_t st;
+  CUDA_OK(cudaStreamCreate(&st));
+  Buffers B;
+  CUDA_OK(cudaMalloc(&B.x, n * esize));
+  CUDA_OK(cudaMalloc(&B.y, n * esize));
+  CUDA_OK(cudaMalloc(&B.mean, N * sizeof(float)));
+  CUDA_OK(cudaMalloc(&B.rstd, N * sizeof(float)));
+  CUDA_OK(cudaMalloc(&B.w, C * sizeof(float)));
+  CUDA_OK(cudaMalloc(&B.b, C * sizeof(float)));
+
+  // Inputs: x on the device with the shared RNG; gamma ~ N(1, 0.1), beta ~ N(0, 0.1) on the host.
+  const normsim::rng::Distribution dist = a.dist == "cancellation"
+                                              ? normsim::rng::Distribution::cancellation(a.dist_mean, a.dist_sigma)
+                                              : normsim::rng::Distribution::normal(a.dist_mean, a.dist_sigma);
+  CUDA_OK(generate_input(B.x, bf16, static_cast<int64_t>(n), dist, a.seed, st));
+  std::vector<float> gamma(C), beta(C);
+  for (int64_t i = 0; i < C; ++i) {
+    gamma[i] = static_cast<float>(normsim::rng::sample(normsim::rng::Distribution::normal(1.0, 0.1), a.seed,
+                                                       normsim::rng::kGamma, static_cast<uint64_t>(i)));
+    beta[i] = static_cast<float>(normsim::rng::sample(normsim::rng::Distribution::normal(0.0, 0.1), a.seed,
+                                                      normsim::rng::kBeta, static_cast<uint64_t>(i)));
+  }
+  CUDA_OK(cudaMemcpyAsync(B.w, gamma.data(), C * sizeof(float), cudaMemcpyHostToDevice, st));
+  CUDA_OK(cudaMemcpyAsync(B.b, beta.data(), C * sizeof(float), cudaMemcpyHostToDevice, st));
+  CUDA_OK(cudaStreamSynchronize(st));
+
+  if (a.mode == Mode::profile) {
+    const Launch L = launch(a, B, st);
+    CUDA_OK(cudaGetLastError());
+    CUDA_OK(cudaStreamSynchronize(st));
+    std::printf("{\"kernel\": \"%s\", \"ran\": \"%s\", \"profile\": true}\n", a.kernel.c_str(), L.ran.c_str());
+    return 0;
+  }
+
+  // The device's inputs must be the host's bits: check 4096 spread elements.
+  {
+    std::vector<uint8_t> raw(n * esize);
+    CUDA_OK(cudaMemcpy(raw.data(), B.x, raw.size(), cudaMemcpyDeviceToHost));
+    const size_t step = std::max<size_t>(1, n / 4096);
+    for (size_t i = 0; i < n; i += step) {
+      const double v = normsim::rng::sample(dist, a.seed, normsim::rng::kInput, i);
+      const float f = static_cast<float>(v);
+      bool same;
+      if (bf16) {
+        uint16_t h;
+        std::memcpy(&h, raw.data() + 2 * i, 2);
+        same = h == normsim::core::fp32_to_bf16_bits(f);
+      } else {
+        float g;
+        std::memcpy(&g, raw.data() + 4 * i, 4);
+        same = std::memcmp(&g, &f, 4) == 0;
+      }
+      if (!same) {
+        std::fprintf(stderr, "normref: device RNG differs from the host at element %zu\n", i);
+        return 1;
+      }
+    }
+  }
+
+  // Poison the outputs (NaN), run once, validate every element.
+  CUDA_OK(cudaMemsetAsync(B.y, 0xff, n * esize, st));
+  CUDA_OK(cudaMemsetAsync(B.mean, 0xff, N * sizeof(float), st));
+  CUDA_OK(cudaMemsetAsync(B.rstd, 0xff, N * sizeof(float), st));
+  const Launch L = launch(a, B, st);
+  CUDA_OK(cudaGetLastError());
+  CUDA_OK(cudaStreamSynchronize(st));
+  std::vector<uint8_t> xraw(n * esize), yraw(n * esize);
+  std::vector<float> mean(N), rstd(N);
+  CUDA_OK(cudaMemcpy(xraw.data(), B.x, xraw.size(), cudaMemcpyDeviceToHost));
+  CUDA_OK(cudaMemcpy(yraw.data(), B.y, yraw.size(), cudaMemcpyDeviceToHost));
+  CUDA_OK(cudaMemcpy(mean.data(), B.mean, N * sizeof(float), cudaMemcpyDeviceToHost));
+  CUDA_OK(cudaMemcpy(rstd.data(), B.rstd, N * sizeof(float), cudaMemcpyDeviceToHost));
+  const std::vector<float> xf = to_floats(xraw, bf16), yf = to_floats(yraw, bf16);
+  const int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  const ValidationResult v = validate(ki, a.dtype, N, C, dev::kEps, xf, gamma, beta, yf, mean, rstd, threads);
+
+  std::string npy_files;
+  if (!a.npy_dir.empty() && static_cast<int64_t>(n) <= a.npy_max_elements) {
+    const std::string stem = a.npy_dir + "/" + a.kernel + "_" + (bf16 ? "bf16" : "fp32") + "_" + std::to_string(N) +
+                             "x" + std::to_string(C) + "_b" + std::to_string(L.block) + "_" + a.dist;
+    if (bf16) normsim::core::write_npy(stem + "_y.npy", "<u2", {N, C}, yraw.data(), yraw.size());  // raw bf16 bits
+    else normsim::core::write_npy(stem + "_y.npy", yf, {N, C});
+    normsim::core::write_npy(stem + "_rstd.npy", rstd, {N});
+    if (ki.layernorm) normsim::core::write_npy(stem + "_mean.npy", mean, {N});
+    npy_files = "\"" + json_escape(stem) + "\"";
+  }
+
+  // Timing: the kernel, then a copy kernel, each with L2 flushed before every run.
+  void* flush = nullptr;
+  void *csrc = nullptr, *cdst = nullptr;
+  CUDA_OK(cudaMalloc(&flush, flush_bytes));
+  CUDA_OK(cudaMalloc(&csrc, copy_bytes));
+  CUDA_OK(cudaMalloc(&cdst, copy_bytes));
+  CUDA_OK(cudaMemsetAsync(csrc, 0x3c, copy_bytes, st));
+  const std::vector<double> kus = time_runs([&] { launch(a, B, st); }, a.warmup, a.reps, flush, flush_bytes, st);
+  const size_t n4 = copy_bytes / 16;
+  const std::vector<double> cus = time_runs(
+      [&] { copy_kernel<<<prop.multiProcessorCount * 8, 512, 0, st>>>(static_cast<float4*>(cdst),
+                                                                     static_cast<const float4*>(csrc), n4); },
+      3, a.reps, flush, flush_bytes, st);
+  const double t_us = median(kus), copy_us = median(cus);
+  const double copy_gbps = 2.0 * copy_bytes / (copy_us * 1e3);
+  // Ideal bytes: x read once, y written once, params read once, stats written once.
+  const int params = ki.layernorm ? 2 : 1, stats = ki.layernorm ? 2 : 1;
+  const double ideal = static_cast<double>(n) * esize * 2 + params * C * 4.0 + stats * N * 4.0;
+
+  cudaFuncAttributes fa{};
+  CUDA_OK(cudaFuncGetAttributes(&fa, L.func));
+  int clock_khz = 0;
+  CUDA_OK(cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, dev_id));
+
+  JsonObject val;
+  val.boolean("valid", v.valid).str("reason", v.reason).num("max_abs_error", v.max_abs_error)
+      .num("rel_l2_error", v.rel_l2_error).num("max_tolerance_ratio", v.max_tolerance_ratio)
+      .num("mean_max_abs_error", v.mean_max_abs_error).num("rstd_max_rel_error", v.rstd_max_rel_error)
+      .integer("nonfinite", v.nonfinite).num("tolerance_k", kTolK);
+  std::string times = "[";
+  for (size_t i = 0; i < kus.size(); ++i) times += (i ? ", " : "") + std::to_string(kus[i]);
+  times += "]";
+  JsonObject j;
+  j.str("kernel", a.kernel).str("ran", L.ran).integer("rows", N).integer("hidden", C)
+      .str("dtype", bf16 ? "bf16" : "fp32").integer("block", L.block).integer("grid", L.grid)
+      .integer("dynamic_smem_bytes", static_cast<int64_t>(L.smem)).integer("registers_per_thread", fa.numRegs)
+      .integer("static_smem_bytes", static_cast<int64_t>(fa.sharedSizeBytes))
+      .str("dist", a.dist).num("dist_mean", a.dist_mean).num("dist_sigma", a.dist_sigma)
+      .integer("seed", static_cast<int64_t>(a.seed)).num("eps", dev::kEps)
+      .num("time_us", t_us).num("time_us_min", *std::min_element(kus.begin(), kus.end()))
+      .num("time_us_max", *std::max_element(kus.begin(), kus.end())).integer("reps", a.reps).raw("times_us", times)
+      .num("copy_gbps", copy_gbps).num("copy_us", copy_us).integer("copy_bytes", static_cast<int64_t>(2 * copy_bytes))
+      .num("ideal_bytes", ideal)
+      .str("bytes_formula", std::string("rows*hidden*") + (bf16 ? "2" : "4") + "*2 + " + std::to_string(params) +
+                                "*hidden*4 + " + std::to_string(stats) + "*rows*4")
+      .num("gbps", ideal / (t_us * 1e3)).num("pct_of_copy", 100.0 * (ideal / (t_us * 1e3)) / copy_gbps)
+      .raw("validation", val.dump()).raw("outputs", npy_files.empty() ? "null" : npy_files)
+      .str("device", prop.name).integer("sms", prop.multiProcessorCount)
+      .integer("l2_bytes", prop.l2CacheSize).integer("sm_clock_khz", clock_khz)
+      .str("nvcc_flags", NORMREF_NVCC_FLAGS)
+      .integer("cuda_runtime", CUDART_VERSION);
+  const std::string out = j.dump() + "\n";
+  if (a.json_path.empty()) {
+    std::fputs(out.c_str(), stdout);
+  } else {
+    FILE* f = std::fopen(a.json_path.c_str(), "w");
+    if (!f) {
+      std::fprintf(stderr, "normref: --json: cannot write %s\n", a.json_path.c_str());
+      return 2;
+    }
+    std::fputs(out.c_str(), f);
+    std::fclose(f);
+  }
+  if (!v.valid) {
+    std::fprintf(stderr, "normref: %s %s %lldx%lld failed validation: %s\n", a.kernel.c_str(), bf16 ? "bf16" : "fp32",
+                 static_cast<long long>(N), static_cast<long long>(C), v.reason.c_str());
+    if (!a.allow_invalid) return 1;
+  }
+  return 0;
+}

@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Prints the golden cases, one per line: "ID ARGS...". Sourced by run_golden.sh.
+shapes="8192x768 32768x4096 4096x8192 1024x65536 1024x4096 8192x1000"
+fp32_kernels="v1 v2 v3 v4 v5 v6 welford_warp_reg welford_block_smem block_reread rms_warp rms_block"
+bf16_kernels="v5 v6 welford_block_smem rms_warp rms_block"
+for s in $shapes; do
+  r=${s%x*}; h=${s#*x}
+  for k in $fp32_kernels; do echo "${k}_fp32_${s}_b256 --kernel $k --rows $r --hidden $h --dtype fp32"; done
+  for k in $bf16_kernels; do echo "${k}_bf16_${s}_b256 --kernel $k --rows $r --hidden $h --dtype bf16"; done
+done
+# Block size changes the picture for the ladder (seed 000).
+for k in v1 v2 v3 v4 v5 v6; do
+  for b in 32 64 128 512 1024; do echo "${k}_fp32_32768x4096_b${b} --kernel $k --rows 32768 --hidden 4096 --block $b"; done
+done
+# Small cases with outputs kept, for bit-exact emulation.
+for k in $fp32_kernels; do echo "${k}_fp32_256x768_b256 --kernel $k --rows 256 --hidden 768 --dtype fp32 --npy"; done
+for k in $bf16_kernels; do echo "${k}_bf16_256x768_b256 --kernel $k --rows 256 --hidden 768 --dtype bf16 --npy"; done
+# Seed 001 section 5: mean 1e4, sigma 1; single pass fails, Welford holds.
+for k in v3 v4 v5 welford_warp_reg welford_block_smem; do
+  echo "${k}_fp32_256x768_b256_cancellation --kernel $k --rows 256 --hidden 768 --dist cancellation --npy"
+  echo "${k}_fp32_8192x768_b256_cancellation --kernel $k --rows 8192 --hidden 768 --dist cancellation"
+done

@@ -1,0 +1,107 @@
+// Host-side logic of the gpu_ref harness: argument checks (exit-2 messages),
+// kernel limits, validation tolerances, JSON. No GPU needed.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <vector>
+
+#include "host/normref_args.hpp"
+#include "host/normref_validate.hpp"
+#include "sim/core/counter_rng.hpp"
+#include "sim/core/float_norm.hpp"
+
+using namespace normref;
+
+namespace {
+std::optional<std::string> parse(std::vector<const char*> argv, Args& a) {
+  argv.insert(argv.begin(), "normref");
+  return parse_args(static_cast<int>(argv.size()), argv.data(), a);
+}
+}  // namespace
+
+TEST(NormrefArgs, GoodArguments) {
+  Args a;
+  EXPECT_FALSE(parse({"--kernel", "v6", "--rows", "8", "--hidden", "1024", "--dtype", "bf16", "--block", "128"}, a));
+  EXPECT_EQ(a.kernel, "v6");
+  EXPECT_EQ(a.dtype, DType::bf16);
+  EXPECT_EQ(effective_block(a, *find_kernel("v6")), 128);
+  Args c;
+  EXPECT_FALSE(parse({"--kernel", "v4", "--rows", "8", "--hidden", "768", "--dist", "cancellation"}, c));
+  EXPECT_EQ(c.dist_mean, 1.0e4);
+}
+
+TEST(NormrefArgs, BadArgumentsGiveOneLine) {
+  auto err = [](std::vector<const char*> v) {
+    Args a;
+    auto e = parse(v, a);
+    EXPECT_TRUE(e.has_value());
+    EXPECT_EQ(e->find('\n'), std::string::npos);
+    return e.value_or("");
+  };
+  EXPECT_NE(err({"--kernel", "v9", "--rows", "1", "--hidden", "8"}).find("allowed: v1, v2"), std::string::npos);
+  EXPECT_NE(err({"--kernel", "v1", "--rows", "0", "--hidden", "8"}).find("--rows"), std::string::npos);
+  EXPECT_NE(err({"--kernel", "v1", "--rows", "x", "--hidden", "8"}).find("integer"), std::string::npos);
+  EXPECT_NE(err({"--kernel", "welford_warp_reg", "--rows", "1", "--hidden", "8192"}).find("1..4096"), std::string::npos);
+  EXPECT_NE(err({"--kernel", "welford_block_smem", "--rows", "1", "--hidden", "65536"}).find("on-chip"), std::string::npos);
+  EXPECT_NE(err({"--kernel", "v6", "--rows", "1", "--hidden", "1001"}).find("multiple of 8"), std::string::npos);
+  EXPECT_NE(err({"--kernel", "v1", "--rows", "1", "--hidden", "8", "--dtype", "bf16"}).find("no bf16"), std::string::npos);
+  EXPECT_NE(err({"--kernel", "v5", "--rows", "1", "--hidden", "8", "--block", "100"}).find("--block"), std::string::npos);
+  EXPECT_NE(err({"--kernel", "v5", "--rows", "1", "--hidden", "8", "--bogus", "1"}).find("unknown option"), std::string::npos);
+  EXPECT_NE(err({"--kernel"}).find("missing value"), std::string::npos);
+}
+
+namespace {
+// A layer norm computed the way an fp32 two-pass kernel would, for validate().
+void fp32_layernorm(const std::vector<float>& x, const std::vector<float>& g, const std::vector<float>& b, int rows,
+                    int C, std::vector<float>& y, std::vector<float>& mean, std::vector<float>& rstd,
+                    normsim::core::VarianceAlgorithm alg) {
+  normsim::core::Fp32Options o;
+  o.algorithm = alg;
+  o.lanes = 32;
+  y.resize(x.size());
+  mean.resize(rows);
+  rstd.resize(rows);
+  for (int r = 0; r < rows; ++r) {
+    std::span<const float> xr(x.data() + r * C, C);
+    const auto s = normsim::core::fp32_stats(xr, o, nullptr);
+    normsim::core::fp32_normalize(xr, static_cast<float>(s.mean), static_cast<float>(s.rstd), g, b,
+                                  std::span<float>(y.data() + r * C, C));
+    mean[r] = static_cast<float>(s.mean);
+    rstd[r] = static_cast<float>(s.rstd);
+  }
+}
+}  // namespace
+
+TEST(NormrefValidate, PassesCorrectKernelsFailsSinglePassOnCancellationAndUnwrittenOutputs) {
+  const int rows = 16, C = 768;
+  for (bool canc : {false, true}) {
+    const auto d = canc ? normsim::rng::Distribution::cancellation() : normsim::rng::Distribution::normal(0, 1);
+    std::vector<float> x(rows * C), g(C), b(C);
+    for (int i = 0; i < rows * C; ++i) x[i] = static_cast<float>(normsim::rng::sample(d, 1, 0, i));
+    for (int i = 0; i < C; ++i) {
+      g[i] = static_cast<float>(normsim::rng::sample(normsim::rng::Distribution::normal(1, 0.1), 1, 1, i));
+      b[i] = static_cast<float>(normsim::rng::sample(normsim::rng::Distribution::normal(0, 0.1), 1, 2, i));
+    }
+    std::vector<float> y, m, r;
+    fp32_layernorm(x, g, b, rows, C, y, m, r, normsim::core::VarianceAlgorithm::welford);
+    const auto ok = validate(*find_kernel("v3"), DType::fp32, rows, C, 1e-5, x, g, b, y, m, r, 2);
+    EXPECT_TRUE(ok.valid) << canc << " " << ok.reason;
+    fp32_layernorm(x, g, b, rows, C, y, m, r, normsim::core::VarianceAlgorithm::single_pass);
+    const auto sp = validate(*find_kernel("v4"), DType::fp32, rows, C, 1e-5, x, g, b, y, m, r, 2);
+    EXPECT_EQ(sp.valid, !canc) << sp.reason;
+    if (!canc) {
+      y[5 * C + 7] = NAN;  // a poisoned element left unwritten
+      const auto un = validate(*find_kernel("v3"), DType::fp32, rows, C, 1e-5, x, g, b, y, m, r, 2);
+      EXPECT_FALSE(un.valid);
+      EXPECT_EQ(un.nonfinite, 1);
+    }
+  }
+}
+
+TEST(NormrefJson, EscapesAndNulls) {
+  JsonObject j;
+  j.str("s", "a\"b\\c\n").num("inf", INFINITY).integer("i", -3).boolean("t", true);
+  EXPECT_EQ(j.dump(), "{\"s\": \"a\\\"b\\\\c\\n\", \"inf\": null, \"i\": -3, \"t\": true}");
+  EXPECT_EQ(median({3, 1, 2}), 2);
+  EXPECT_EQ(median({4, 1, 2, 3}), 2.5);
+}
