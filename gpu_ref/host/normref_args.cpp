@@ -14,7 +14,7 @@ const std::vector<KernelInfo>& kernel_registry() {
       {"v3", "warp per row (cooperative groups), exact two-pass, streaming hints", false, 256, 32, 1024, true, 1, 0, 0,
        true, false},
       {"v4", "warp per row, single-pass sum / sum of squares, rsqrtf", false, 256, 32, 1024, true, 1, 0, 0, true, true},
-      {"v5", "block per row, single pass, warp shuffle then shared-memory reduction", false, 256, 32, 1024, true, 1, 0,
+      {"v5", "block per row, single pass, warp shuffle then shared-memory reduction", true, 256, 32, 1024, true, 1, 0,
        0, true, true},
       {"v6", "warp per row, 128-bit access, weight/bias/row in dynamic shared memory (falls back to v5)", true, 256, 32,
        1024, true, 8, 0, 0, true, false},

@@ -22,7 +22,11 @@ if [ "$what" = timing ]; then
   python3 "$here/scripts/sass_facts.py" "$work/res/normref.sass" >"$work/res/sass_facts.json"
 fi
 
+# DEADLINE_S: stop starting cases after that many seconds (the rest are listed
+# as 'skipped' and can be run by a later call with their IDs as the filter).
+start=$(date +%s)
 bash "$here/scripts/golden_cases.sh" | grep -E "$filter" | while read -r id args; do
+  if [ -n "${DEADLINE_S:-}" ] && [ $(( $(date +%s) - start )) -gt "$DEADLINE_S" ]; then echo "$id skipped"; continue; fi
   npy=""
   case "$args" in *--npy*) args=${args/--npy/}; npy="--npy-dir $work/npy";; esac
   allow=""
