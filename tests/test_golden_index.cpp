@@ -1,0 +1,97 @@
+// The committed golden data is complete and consistent: every kernel at every
+// required shape (or recorded as refused), counters present, outputs on disk,
+// the cancellation story as recorded, and under the size budget.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "sim/core/npy.hpp"
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+fs::path golden() {
+  const char* s = std::getenv("NORMSIM_SOURCE_DIR");
+  return fs::path(s ? s : ".") / "gpu_ref/golden/h200";
+}
+json load(const std::string& f) {
+  std::ifstream in(golden() / f);
+  return json::parse(in);
+}
+}  // namespace
+
+TEST(GoldenIndex, EveryKernelAtEveryRequiredShape) {
+  const json cases = load("index.json");
+  const json env = load("env.json");
+  std::set<std::string> have, refused;
+  for (const auto& c : cases)
+    have.insert(c["kernel"].get<std::string>() + "_" + c["dtype"].get<std::string>() + "_" +
+                std::to_string(c["rows"].get<int64_t>()) + "x" + std::to_string(c["hidden"].get<int64_t>()));
+  for (const auto& u : env["unsupported_cases"]) {
+    std::string id = u["id"];
+    refused.insert(id.substr(0, id.rfind("_b")));
+    EXPECT_NE(u["reason"].get<std::string>().find("on-chip scheme"), std::string::npos) << id;
+  }
+  for (const char* k : {"v1", "v2", "v3", "v4", "v5", "v6", "welford_warp_reg", "welford_block_smem", "block_reread",
+                        "rms_warp", "rms_block"})
+    for (const char* s : {"8192x768", "32768x4096", "4096x8192", "1024x65536", "1024x4096", "8192x1000"}) {
+      const std::string id = std::string(k) + "_fp32_" + s;
+      EXPECT_TRUE(have.count(id) || refused.count(id)) << id;
+    }
+  for (const char* k : {"v6", "welford_block_smem", "rms_warp", "rms_block"})
+    for (const char* s : {"8192x768", "32768x4096", "1024x65536"}) EXPECT_TRUE(have.count(std::string(k) + "_bf16_" + s)) << k << s;
+}
+
+TEST(GoldenIndex, CasesCarryTheContractFields) {
+  const json cases = load("index.json");
+  ASSERT_GT(cases.size(), 100u);
+  for (const auto& c : cases) {
+    for (const char* k : {"kernel", "rows", "hidden", "dtype", "block", "time_us", "copy_gbps", "registers_per_thread",
+                          "seed", "dist"})
+      ASSERT_TRUE(c.contains(k)) << c["id"] << " lacks " << k;
+    ASSERT_TRUE(c["ncu"].is_object()) << c["id"];
+    for (const char* k : {"dram_bytes_read", "dram_bytes_written", "lts_bytes", "duration_us", "sm_cycles"})
+      ASSERT_TRUE(c["ncu"].contains(k)) << c["id"] << " ncu lacks " << k;
+    EXPECT_GT(c["time_us"].get<double>(), 0.0);
+    EXPECT_GT(c["copy_gbps"].get<double>(), 3000.0);  // same-run copy on an H200
+    // Event timing and ncu's duration of the same kernel agree to 25% (launch gaps aside).
+    const double t = c["time_us"], d = c["ncu"]["duration_us"];
+    if (t > 50) EXPECT_NEAR(d / t, 1.0, 0.25) << c["id"];
+    if (c["dist"] == "normal") EXPECT_TRUE(c["valid"].get<bool>()) << c["id"];
+  }
+}
+
+TEST(GoldenIndex, OutputsExistAndMatchShapes) {
+  int with_outputs = 0;
+  for (const auto& c : load("index.json")) {
+    if (c["outputs"].is_null()) continue;
+    ++with_outputs;
+    const auto y = normsim::core::read_npy((golden() / c["outputs"]["y"].get<std::string>()).string());
+    EXPECT_EQ(y.shape, (std::vector<int64_t>{c["rows"], c["hidden"]}));
+    const auto r = normsim::core::read_npy((golden() / c["outputs"]["rstd"].get<std::string>()).string());
+    EXPECT_EQ(r.shape, (std::vector<int64_t>{c["rows"]}));
+  }
+  EXPECT_GE(with_outputs, 16);
+}
+
+TEST(GoldenIndex, CancellationRecordedAsTheSeedsSay) {
+  for (const auto& c : load("index.json")) {
+    if (c["dist"] != "cancellation") continue;
+    const std::string k = c["kernel"];
+    const bool single_pass = k == "v4" || k == "v5";
+    EXPECT_EQ(c["valid"].get<bool>(), !single_pass) << c["id"];
+    if (single_pass) EXPECT_GT(c["validation"]["nonfinite"].get<int64_t>(), 0) << c["id"];
+    else EXPECT_LT(c["validation"]["rel_l2_error"].get<double>(), 1e-3) << c["id"];
+  }
+}
+
+TEST(GoldenIndex, UnderSizeBudget) {
+  uintmax_t bytes = 0;
+  for (const auto& e : fs::recursive_directory_iterator(golden()))
+    if (e.is_regular_file()) bytes += e.file_size();
+  EXPECT_LT(bytes, 40u << 20);
+}
