@@ -1,8 +1,8 @@
 #include "sim/core/norm_datapath.hpp"
 
 #include <bit>
-#include <cstdio>
 #include <cmath>
+#include <cstdio>
 #include <stdexcept>
 
 namespace normsim::core {
@@ -10,6 +10,15 @@ namespace normsim::core {
 namespace {
 const FixedFormat& fmt(const StageFormats& f, Stage s) { return f[static_cast<int>(s)]; }
 bool is_pow2(int64_t n) { return n > 0 && (n & (n - 1)) == 0; }
+
+// Binary tree over lanes: (2k, 2k+1), then (4k, 4k+2), ...; result in lane 0.
+template <typename T, typename Combine>
+T tree(std::vector<T>& lane, Combine&& combine) {
+  const int L = static_cast<int>(lane.size());
+  for (int stride = 1; stride < L; stride *= 2)
+    for (int k = 0; k + stride < L; k += 2 * stride) lane[k] = combine(lane[k], lane[k + stride]);
+  return lane[0];
+}
 }  // namespace
 
 std::string DatapathConfig::validate() const {
@@ -44,16 +53,19 @@ std::vector<std::string> DatapathConfig::warnings() const {
   return w;
 }
 
+RowStats RowState::stats() const {
+  if (fixed) return RowStats{to_double(mean), to_double(var), to_double(rstd)};
+  return RowStats{meanf, varf, rstdf};
+}
+
 NormDatapath::NormDatapath(const DatapathConfig& cfg, std::span<const float> gamma, std::span<const float> beta)
     : cfg_(cfg), gamma_(gamma.begin(), gamma.end()), beta_(beta.begin(), beta.end()) {
   if (auto why = cfg.validate(); !why.empty()) throw std::invalid_argument(why);
-  if (static_cast<int64_t>(gamma.size()) != cfg.hidden || (!beta.empty() && static_cast<int64_t>(beta.size()) != cfg.hidden))
+  if (static_cast<int64_t>(gamma.size()) != cfg.hidden ||
+      (!beta.empty() && static_cast<int64_t>(beta.size()) != cfg.hidden))
     throw std::invalid_argument("gamma/beta length differs from hidden");
-  xf_.resize(static_cast<size_t>(cfg.hidden));
-  yf_.resize(static_cast<size_t>(cfg.hidden));
   if (cfg.arithmetic != Arithmetic::fixed) return;
   const auto& f = cfg.formats;
-  xq_.resize(static_cast<size_t>(cfg.hidden));
   for (float g : gamma_) gamma_q_.push_back(quantize_stage(exact_from_double(g), Stage::gamma, f, param_counters_));
   for (float b : beta_) beta_q_.push_back(quantize_stage(exact_from_double(b), Stage::beta, f, param_counters_));
   // A Welford lane sees at most ceil(C / L) elements.
@@ -71,110 +83,228 @@ double NormDatapath::output_lsb() const {
 RowStats NormDatapath::process_row(std::span<const double> x, std::span<double> y, StageCounters& c) {
   if (static_cast<int64_t>(x.size()) != cfg_.hidden || y.size() != x.size())
     throw std::invalid_argument("row length differs from hidden");
-  return cfg_.arithmetic == Arithmetic::fixed ? fixed_row(x, y, c) : fp32_row(x, y, c);
+  lanes(x, scratch_, c);
+  merge(scratch_, c);
+  rsqrt(scratch_, c);
+  normalize(scratch_, y, c);
+  return scratch_.stats();
 }
 
-RowStats NormDatapath::fp32_row(std::span<const double> x, std::span<double> y, StageCounters& c) {
-  for (size_t i = 0; i < x.size(); ++i) xf_[i] = static_cast<float>(x[i]);
-  Fp32Options o;
-  o.kind = cfg_.kind;
-  o.algorithm = cfg_.algorithm;
-  o.lanes = cfg_.lanes;
-  o.variance_clamp = cfg_.variance_clamp;
-  o.eps = static_cast<float>(cfg_.eps);
-  bool clamped = false;
-  const RowStats s = fp32_stats(xf_, o, &clamped);
-  if (clamped) ++c.negative_variance_clamps;
-  fp32_normalize(xf_, static_cast<float>(s.mean), static_cast<float>(s.rstd), gamma_, beta_, yf_);
-  for (size_t i = 0; i < x.size(); ++i) y[i] = yf_[i];
-  return s;
-}
+// --- lane array ---------------------------------------------------------------
 
-Fx NormDatapath::fixed_variance(std::span<const Fx> xq, Fx& mean, StageCounters& c) {
+void NormDatapath::fixed_lanes(const std::vector<Fx>& xq, RowState& s, StageCounters& c, bool second_pass) const {
   const auto& f = cfg_.formats;
   const int L = cfg_.lanes;
   const int64_t C = cfg_.hidden;
   const Exact zero{};
-  // Lane partial accumulators merged by an adder tree (pairs 2k, 2k+1, ...),
-  // each add rounded into its accumulator's format.
-  auto lane_tree_sum = [&](auto&& term, Stage acc) {
-    std::vector<Fx> lane(static_cast<size_t>(L), quantize(zero, fmt(f, acc)));
+  auto accumulate = [&](std::vector<Fx>& acc, Stage st, auto&& term) {
+    acc.assign(static_cast<size_t>(L), quantize(zero, fmt(f, st)));
     for (int64_t i = 0; i < C; ++i) {
-      Fx& a = lane[static_cast<size_t>(i % L)];
-      a = quantize_stage(add(exact(a), term(i)), acc, f, c);
+      Fx& a = acc[static_cast<size_t>(i % L)];
+      a = quantize_stage(add(exact(a), term(i)), st, f, c);
     }
-    for (int stride = 1; stride < L; stride *= 2)
-      for (int k = 0; k + stride < L; k += 2 * stride)
-        lane[k] = quantize_stage(add(exact(lane[k]), exact(lane[k + stride])), acc, f, c);
-    return lane[0];
   };
-  auto by_c = [&](const Fx& v) { return times_recip(exact(v), C, recip_hidden_); };
-
+  auto square = [&](int64_t i) { return mul(exact(xq[i]), exact(xq[i])); };
   if (cfg_.kind == NormKind::rmsnorm) {
-    mean = Fx{0, fmt(f, Stage::mean).frac_bits};
-    const Fx ss = lane_tree_sum([&](int64_t i) { return mul(exact(xq[i]), exact(xq[i])); }, Stage::sumsq);
-    return quantize_stage(by_c(ss), Stage::variance, f, c);
+    accumulate(s.acc2, Stage::sumsq, square);
+    return;
+  }
+  switch (cfg_.algorithm) {
+    case VarianceAlgorithm::welford:
+      s.wl.assign(static_cast<size_t>(L), FxWelford{0, quantize(zero, fmt(f, Stage::mean)), quantize(zero, fmt(f, Stage::m2))});
+      for (int64_t i = 0; i < C; ++i) {
+        FxWelford& w = s.wl[static_cast<size_t>(i % L)];
+        w = welford_update(w, xq[i], recip_table_[static_cast<size_t>(w.count + 1)], f, c);
+      }
+      return;
+    case VarianceAlgorithm::single_pass:
+      accumulate(s.acc1, Stage::sum, [&](int64_t i) { return exact(xq[i]); });
+      accumulate(s.acc2, Stage::sumsq, square);
+      return;
+    case VarianceAlgorithm::two_pass:
+      if (!second_pass) {
+        accumulate(s.acc1, Stage::sum, [&](int64_t i) { return exact(xq[i]); });
+      } else {
+        const Exact me = exact(s.mean);
+        accumulate(s.acc2, Stage::m2, [&](int64_t i) {
+          const Exact d = sub(exact(xq[i]), me);
+          return mul(d, d);
+        });
+      }
+      return;
+  }
+}
+
+void NormDatapath::fp32_lanes(const std::vector<float>& xf, RowState& s, bool second_pass) const {
+  const int L = cfg_.lanes;
+  const int64_t C = cfg_.hidden;
+  auto accumulate = [&](std::vector<float>& acc, auto&& term) {
+    acc.assign(static_cast<size_t>(L), 0.0f);
+    for (int64_t i = 0; i < C; ++i) {
+      float& a = acc[static_cast<size_t>(i % L)];
+      a = a + term(i);
+    }
+  };
+  auto square = [&](int64_t i) { return xf[i] * xf[i]; };
+  if (cfg_.kind == NormKind::rmsnorm) {
+    accumulate(s.facc2, square);
+    return;
+  }
+  switch (cfg_.algorithm) {
+    case VarianceAlgorithm::welford:
+      s.wlf.assign(static_cast<size_t>(L), WelfordState<float>{});
+      for (int64_t i = 0; i < C; ++i) {
+        auto& w = s.wlf[static_cast<size_t>(i % L)];
+        w = welford_update(w, xf[i]);
+      }
+      return;
+    case VarianceAlgorithm::single_pass:
+      accumulate(s.facc1, [&](int64_t i) { return xf[i]; });
+      accumulate(s.facc2, square);
+      return;
+    case VarianceAlgorithm::two_pass:
+      if (!second_pass) {
+        accumulate(s.facc1, [&](int64_t i) { return xf[i]; });
+      } else {
+        const float m = s.meanf;
+        accumulate(s.facc2, [&](int64_t i) {
+          const float d = xf[i] - m;
+          return d * d;
+        });
+      }
+      return;
+  }
+}
+
+void NormDatapath::lanes(std::span<const double> x, RowState& s, StageCounters& c) const {
+  s.fixed = cfg_.arithmetic == Arithmetic::fixed;
+  s.clamped = false;
+  const size_t C = static_cast<size_t>(cfg_.hidden);
+  if (s.fixed) {
+    s.xq.resize(C);
+    for (size_t i = 0; i < C; ++i) s.xq[i] = quantize_stage(exact_from_double(x[i]), Stage::input, cfg_.formats, c);
+    fixed_lanes(s.xq, s, c, false);
+  } else {
+    s.xf.resize(C);
+    for (size_t i = 0; i < C; ++i) s.xf[i] = static_cast<float>(x[i]);
+    fp32_lanes(s.xf, s, false);
+  }
+}
+
+// --- merge tree ---------------------------------------------------------------
+
+void NormDatapath::merge(RowState& s, StageCounters& c) const {
+  const int64_t C = cfg_.hidden;
+  const bool rms = cfg_.kind == NormKind::rmsnorm;
+  if (s.fixed) {
+    const auto& f = cfg_.formats;
+    auto add_tree = [&](std::vector<Fx>& acc, Stage st) {
+      return tree(acc, [&](const Fx& a, const Fx& b) { return quantize_stage(add(exact(a), exact(b)), st, f, c); });
+    };
+    auto by_c = [&](const Fx& v) { return times_recip(exact(v), C, recip_hidden_); };
+    if (rms) {
+      s.mean = Fx{0, fmt(f, Stage::mean).frac_bits};
+      s.var = quantize_stage(by_c(add_tree(s.acc2, Stage::sumsq)), Stage::variance, f, c);
+      return;
+    }
+    switch (cfg_.algorithm) {
+      case VarianceAlgorithm::welford: {
+        const FxWelford w = tree(s.wl, [&](const FxWelford& a, const FxWelford& b) { return chan_merge(a, b, f, c); });
+        s.mean = w.mean;
+        s.var = quantize_stage(by_c(w.m2), Stage::variance, f, c);
+        return;
+      }
+      case VarianceAlgorithm::single_pass: {
+        const Fx sum = add_tree(s.acc1, Stage::sum);
+        const Fx ss = add_tree(s.acc2, Stage::sumsq);
+        s.mean = quantize_stage(by_c(sum), Stage::mean, f, c);
+        const Fx ex2 = quantize_stage(by_c(ss), Stage::variance, f, c);
+        Exact var = sub(exact(ex2), mul(exact(s.mean), exact(s.mean)));
+        if (var.neg && var.mag != 0 && cfg_.variance_clamp) {
+          ++c.negative_variance_clamps;  // seed 001 section 39: var <- max(var, 0)
+          s.clamped = true;
+          var = Exact{};
+        }
+        s.var = quantize_stage(var, Stage::variance, f, c);
+        return;
+      }
+      case VarianceAlgorithm::two_pass: {
+        s.mean = quantize_stage(by_c(add_tree(s.acc1, Stage::sum)), Stage::mean, f, c);
+        fixed_lanes(s.xq, s, c, true);
+        s.var = quantize_stage(by_c(add_tree(s.acc2, Stage::m2)), Stage::variance, f, c);
+        return;
+      }
+    }
+    return;
+  }
+  const float n = static_cast<float>(C);
+  auto add_tree = [&](std::vector<float>& acc) { return tree(acc, [](float a, float b) { return a + b; }); };
+  if (rms) {
+    s.meanf = 0.0f;
+    s.varf = add_tree(s.facc2) / n;
+    return;
   }
   switch (cfg_.algorithm) {
     case VarianceAlgorithm::welford: {
-      std::vector<FxWelford> lane(static_cast<size_t>(L));
-      for (auto& s : lane) {
-        s.mean = quantize(zero, fmt(f, Stage::mean));
-        s.m2 = quantize(zero, fmt(f, Stage::m2));
-      }
-      for (int64_t i = 0; i < C; ++i) {
-        FxWelford& s = lane[static_cast<size_t>(i % L)];
-        s = welford_update(s, xq[i], recip_table_[static_cast<size_t>(s.count + 1)], f, c);
-      }
-      for (int stride = 1; stride < L; stride *= 2)
-        for (int k = 0; k + stride < L; k += 2 * stride) lane[k] = chan_merge(lane[k], lane[k + stride], f, c);
-      mean = lane[0].mean;
-      return quantize_stage(by_c(lane[0].m2), Stage::variance, f, c);
-    }
-    case VarianceAlgorithm::two_pass: {
-      const Fx sum = lane_tree_sum([&](int64_t i) { return exact(xq[i]); }, Stage::sum);
-      mean = quantize_stage(by_c(sum), Stage::mean, f, c);
-      const Exact me = exact(mean);
-      const Fx m2 = lane_tree_sum(
-          [&](int64_t i) {
-            const Exact d = sub(exact(xq[i]), me);
-            return mul(d, d);
-          },
-          Stage::m2);
-      return quantize_stage(by_c(m2), Stage::variance, f, c);
+      const auto w = tree(s.wlf, [](const WelfordState<float>& a, const WelfordState<float>& b) { return chan_merge(a, b); });
+      s.meanf = w.mean;
+      s.varf = w.m2 / n;
+      return;
     }
     case VarianceAlgorithm::single_pass: {
-      const Fx sum = lane_tree_sum([&](int64_t i) { return exact(xq[i]); }, Stage::sum);
-      const Fx ss = lane_tree_sum([&](int64_t i) { return mul(exact(xq[i]), exact(xq[i])); }, Stage::sumsq);
-      mean = quantize_stage(by_c(sum), Stage::mean, f, c);
-      const Fx ex2 = quantize_stage(by_c(ss), Stage::variance, f, c);
-      Exact var = sub(exact(ex2), mul(exact(mean), exact(mean)));
-      if (var.neg && var.mag != 0 && cfg_.variance_clamp) {
-        ++c.negative_variance_clamps;  // seed 001 section 39: var <- max(var, 0)
-        var = Exact{};
+      s.meanf = add_tree(s.facc1) / n;
+      float var = add_tree(s.facc2) / n - s.meanf * s.meanf;
+      if (cfg_.variance_clamp && var < 0.0f) {
+        ++c.negative_variance_clamps;
+        s.clamped = true;
+        var = 0.0f;
       }
-      return quantize_stage(var, Stage::variance, f, c);
+      s.varf = var;
+      return;
+    }
+    case VarianceAlgorithm::two_pass: {
+      s.meanf = add_tree(s.facc1) / n;
+      fp32_lanes(s.xf, s, true);
+      s.varf = add_tree(s.facc2) / n;
+      return;
     }
   }
-  return Fx{};
 }
 
-RowStats NormDatapath::fixed_row(std::span<const double> x, std::span<double> y, StageCounters& c) {
+// --- RSQRT unit ---------------------------------------------------------------
+
+void NormDatapath::rsqrt(RowState& s, StageCounters& c) const {
+  if (!s.fixed) {
+    s.rstdf = 1.0f / std::sqrt(s.varf + static_cast<float>(cfg_.eps));  // IEEE, as the golden kernels
+    return;
+  }
   const auto& f = cfg_.formats;
-  for (size_t i = 0; i < x.size(); ++i) xq_[i] = quantize_stage(exact_from_double(x[i]), Stage::input, f, c);
-  Fx mean;
-  const Fx var = fixed_variance(xq_, mean, c);
-  const Fx rin = quantize_stage(add(exact(var), exact(eps_q_)), Stage::rsqrt_in, f, c);
+  const Fx rin = quantize_stage(add(exact(s.var), exact(eps_q_)), Stage::rsqrt_in, f, c);
   QuantFlags fl;
-  const Fx rstd = rsqrt_nr(rin, cfg_.rsqrt, rsqrt_table_, fmt(f, Stage::rsqrt_out), &fl);
+  s.rstd = rsqrt_nr(rin, cfg_.rsqrt, rsqrt_table_, fmt(f, Stage::rsqrt_out), &fl);
   ++c.quantizations[static_cast<int>(Stage::rsqrt_out)];
   if (fl.overflow) ++c.overflows[static_cast<int>(Stage::rsqrt_out)];
-  const Fx zero_beta{0, fmt(f, Stage::beta).frac_bits};
-  for (size_t i = 0; i < x.size(); ++i) {
-    const Fx b = beta_q_.empty() ? zero_beta : beta_q_[i];
-    y[i] = to_double(normalize_affine(xq_[i], mean, rstd, gamma_q_[i], b, f, c));
+}
+
+// --- normalise / affine -------------------------------------------------------
+
+void NormDatapath::normalize(const RowState& s, std::span<double> y, StageCounters& c) const {
+  const size_t C = static_cast<size_t>(cfg_.hidden);
+  if (!s.fixed) {
+    for (size_t i = 0; i < C; ++i) {
+      const float xhat = (s.xf[i] - s.meanf) * s.rstdf;
+      float v = xhat * gamma_[i];
+      if (!beta_.empty()) v = v + beta_[i];
+      y[i] = v;
+    }
+    return;
   }
-  return RowStats{to_double(mean), to_double(var), to_double(rstd)};
+  const auto& f = cfg_.formats;
+  const Fx zero_beta{0, fmt(f, Stage::beta).frac_bits};
+  for (size_t i = 0; i < C; ++i) {
+    const Fx b = beta_q_.empty() ? zero_beta : beta_q_[i];
+    y[i] = to_double(normalize_affine(s.xq[i], s.mean, s.rstd, gamma_q_[i], b, f, c));
+  }
 }
 
 }  // namespace normsim::core

@@ -1,8 +1,14 @@
-// One row through the configured normalisation datapath: statistics (by the
-// chosen variance algorithm), RSQRT, normalise + affine. Two arithmetics:
+// One row through the configured normalisation datapath, as the hardware's
+// four stages: the lane array (input register + L accumulating lanes), the
+// merge tree, the RSQRT unit, and the normalise/affine unit. Two arithmetics:
 // fp32 everywhere (the GPU-like pipeline) or fixed point with a format per
-// stage. Pure: no time, no SystemC; the ASIC modules and the RTL cross-check
-// call the same units.
+// stage. Pure: no time, no SystemC; the ASIC modules call these same stage
+// functions (so their outputs are the functional pipeline's, bit for bit).
+//
+// Lanes: element i goes to lane i mod L; lanes are combined by a binary tree
+// (2k, 2k+1), then (4k, 4k+2), ... For Welford the tree is Chan's merge; for
+// sums it is an adder tree. Two-pass runs the lanes and tree twice (it needs
+// the mean before the second pass).
 #pragma once
 
 #include <span>
@@ -33,14 +39,36 @@ struct DatapathConfig {
   std::vector<std::string> warnings() const;
 };
 
+/// Per-row state carried from stage to stage (one row in flight per object).
+struct RowState {
+  // fixed point
+  std::vector<Fx> xq;            ///< input register contents
+  std::vector<FxWelford> wl;     ///< Welford lane states
+  std::vector<Fx> acc1, acc2;    ///< sum / sum-of-squares lane accumulators
+  Fx mean{}, var{}, rstd{};
+  // fp32
+  std::vector<float> xf;
+  std::vector<WelfordState<float>> wlf;
+  std::vector<float> facc1, facc2;
+  float meanf = 0, varf = 0, rstdf = 0;
+  bool clamped = false;
+  RowStats stats() const;  ///< filled by rsqrt()
+  bool fixed = false;
+};
+
 class NormDatapath {
  public:
   /// gamma has `hidden` entries; beta has `hidden` entries or is empty (no beta).
   NormDatapath(const DatapathConfig& cfg, std::span<const float> gamma, std::span<const float> beta);
 
-  /// Normalises one row of stored input values into `y` (the datapath's output
-  /// values, before conversion to the output tensor's element type).
-  /// Counters accumulate into `c`.
+  // The four hardware stages, in order.
+  void lanes(std::span<const double> x, RowState& s, StageCounters& c) const;
+  void merge(RowState& s, StageCounters& c) const;
+  void rsqrt(RowState& s, StageCounters& c) const;
+  void normalize(const RowState& s, std::span<double> y, StageCounters& c) const;
+
+  /// All four stages on one row of stored input values; `y` receives the
+  /// datapath's output values (before conversion to the output tensor type).
   RowStats process_row(std::span<const double> x, std::span<double> y, StageCounters& c);
 
   /// Overflows met while quantising gamma/beta (once, at construction).
@@ -50,20 +78,16 @@ class NormDatapath {
   double output_lsb() const;
 
  private:
-  RowStats fixed_row(std::span<const double> x, std::span<double> y, StageCounters& c);
-  RowStats fp32_row(std::span<const double> x, std::span<double> y, StageCounters& c);
-  Fx fixed_variance(std::span<const Fx> xq, Fx& mean, StageCounters& c);
+  void fixed_lanes(const std::vector<Fx>& xq, RowState& s, StageCounters& c, bool second_pass) const;
+  void fp32_lanes(const std::vector<float>& xf, RowState& s, bool second_pass) const;
 
   DatapathConfig cfg_;
   std::vector<float> gamma_, beta_;
-  // fixed point
   std::vector<Fx> gamma_q_, beta_q_, recip_table_, rsqrt_table_;
   Fx recip_hidden_{};
   Fx eps_q_{};
   StageCounters param_counters_{};
-  // scratch
-  std::vector<float> xf_, yf_;
-  std::vector<Fx> xq_;
+  RowState scratch_;
 };
 
 }  // namespace normsim::core
