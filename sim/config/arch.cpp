@@ -36,6 +36,52 @@ std::vector<std::string> stage_names() {
   return v;
 }
 
+double positive(YamlReader& m, const std::string& key, double def) {
+  const double v = m.get_double(key).value_or(def);
+  if (!(v > 0)) m.fail(key, "must be > 0");
+  return v;
+}
+
+asic::AsicConfig parse_asic(YamlReader m) {
+  asic::AsicConfig c;
+  c.clock_ghz = positive(m, "clock_ghz", c.clock_ghz);
+  if (auto p = m.get_choice("input_path", {"sram-replay", "dram-reread", "partial-replay"})) c.path = *asic::parse_input_path(*p);
+  c.replay_fraction = m.get_double("replay_fraction").value_or(c.replay_fraction);
+  if (!(c.replay_fraction > 0 && c.replay_fraction < 1)) m.fail("replay_fraction", "must be strictly between 0 and 1", "(0, 1)");
+  c.rows_in_flight = static_cast<int>(m.get_int("rows_in_flight", 1, 1024).value_or(c.rows_in_flight));
+  c.write_stats = m.get_bool("write_stats").value_or(c.write_stats);
+  c.transaction_elems = m.get_int("transaction_elems", 1, int64_t(1) << 24).value_or(c.transaction_elems);
+  c.node = m.get_choice("node", {"45nm", "28nm", "16nm", "7nm", "5nm"}).value_or(c.node);
+  if (auto d = m.get_map("dram")) {
+    c.dram.peak_bytes_per_cycle = positive(*d, "peak_bytes_per_cycle", c.dram.peak_bytes_per_cycle);
+    c.dram.latency_cycles = static_cast<int>(d->get_int("latency_cycles", 1, 1000000).value_or(c.dram.latency_cycles));
+    c.dram.max_outstanding = static_cast<int>(d->get_int("max_outstanding", 1, 1 << 20).value_or(c.dram.max_outstanding));
+    c.dram.burst_bytes = static_cast<int>(d->get_int("burst_bytes", 1, 1 << 20).value_or(c.dram.burst_bytes));
+    c.dram.capacity_bytes = static_cast<uint64_t>(d->get_int("capacity_bytes", 1, INT64_MAX).value_or(static_cast<int64_t>(c.dram.capacity_bytes)));
+    c.dram.energy_pj_per_bit = d->get_double("energy_pj_per_bit").value_or(c.dram.energy_pj_per_bit);
+    if (c.dram.energy_pj_per_bit < 0) d->fail("energy_pj_per_bit", "must be >= 0");
+    d->finish({"peak_bytes_per_cycle", "latency_cycles", "max_outstanding", "burst_bytes", "capacity_bytes", "energy_pj_per_bit"});
+  }
+  if (auto s = m.get_map("sram")) {
+    c.sram.capacity_bytes = static_cast<uint64_t>(s->get_int("capacity_bytes", 1, INT64_MAX).value_or(static_cast<int64_t>(c.sram.capacity_bytes)));
+    c.sram.banks = static_cast<int>(s->get_int("banks", 1, 4096).value_or(c.sram.banks));
+    c.sram.ports = static_cast<int>(s->get_int("ports", 1, 2).value_or(c.sram.ports));
+    c.sram.access_bytes = static_cast<int>(s->get_int("access_bytes", 1, 4096).value_or(c.sram.access_bytes));
+    c.sram.latency_cycles = static_cast<int>(s->get_int("latency_cycles", 1, 1000).value_or(c.sram.latency_cycles));
+    s->finish({"capacity_bytes", "banks", "ports", "access_bytes", "latency_cycles"});
+  }
+  if (auto l = m.get_map("latency")) {
+    c.latency.welford_cycles = static_cast<int>(l->get_int("welford_cycles", 1, 10000).value_or(c.latency.welford_cycles));
+    c.latency.merge_level_cycles = static_cast<int>(l->get_int("merge_level_cycles", 1, 10000).value_or(c.latency.merge_level_cycles));
+    c.latency.rsqrt_cycles = static_cast<int>(l->get_int("rsqrt_cycles", 1, 10000).value_or(c.latency.rsqrt_cycles));
+    c.latency.normalize_cycles = static_cast<int>(l->get_int("normalize_cycles", 1, 10000).value_or(c.latency.normalize_cycles));
+    l->finish({"welford_cycles", "merge_level_cycles", "rsqrt_cycles", "normalize_cycles"});
+  }
+  m.finish({"clock_ghz", "input_path", "replay_fraction", "rows_in_flight", "write_stats", "transaction_elems", "node",
+            "dram", "sram", "latency"});
+  return c;
+}
+
 }  // namespace
 
 Arch parse_arch_text(const std::string& text, const std::string& file, const std::vector<Override>& overrides) {
@@ -84,7 +130,8 @@ Arch parse_arch_text(const std::string& text, const std::string& file, const std
     for (const char* k : {"formats", "rsqrt"})
       if (r.has(k)) r.fail(k, "only applies to 'arithmetic: fixed'");
   }
-  r.finish({"name", "lanes", "algorithm", "variance_clamp", "arithmetic", "formats", "rsqrt"});
+  if (auto am = r.get_map("asic")) a.asic = parse_asic(*am);
+  r.finish({"name", "lanes", "algorithm", "variance_clamp", "arithmetic", "formats", "rsqrt", "asic"});
   return a;
 }
 

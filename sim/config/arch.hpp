@@ -8,6 +8,9 @@
 
 #include "sim/config/yaml_reader.hpp"
 
+#include <optional>
+
+#include "sim/asic/asic_config.hpp"
 #include "sim/core/norm_datapath.hpp"
 
 namespace normsim::config {
@@ -21,6 +24,8 @@ struct Arch {
   core::Arithmetic arithmetic = core::Arithmetic::fp32;
   core::StageFormats formats{};
   core::RsqrtConfig rsqrt{};
+  /// Timing and memory system of the ASIC model; absent: numerics only.
+  std::optional<asic::AsicConfig> asic;
 };
 
 Arch parse_arch_text(const std::string& text, const std::string& file, const std::vector<Override>& overrides = {});

@@ -68,49 +68,17 @@ RunResult run_functional(const config::Workload& w, const config::Arch& a, const
   num.algorithm = cfg.algorithm;
   num.algorithm_name = w.norm == core::NormKind::rmsnorm ? "sum-of-squares" : std::string(core::to_string(cfg.algorithm));
   num.counters.add(dp.parameter_counters());
-  const double out_lsb = dp.output_lsb();
-  const std::string dtype_name(core::to_string(w.output.dtype));
-  if (out_lsb > 0 && w.output.dtype == core::ElemType::fp32) {
-    num.ulp_unit = "lsb of the output stage (" + a.formats[static_cast<int>(core::Stage::output)].describe() + ")";
-  } else if (out_lsb > 0) {
-    num.ulp_unit = "max(output-stage lsb, " + dtype_name + " ulp at |ref|)";
-  } else {
-    num.ulp_unit = dtype_name + " ulp at |ref|";
-  }
+  OutputChecker checker(w, a, dp.output_lsb(), gamma, beta, opt.keep_outputs, num);
 
-  const size_t C = static_cast<size_t>(w.hidden);
-  std::vector<double> x, y(C), ref(C), ulp(C);
-  if (opt.keep_outputs) {
-    res.y.reserve(static_cast<size_t>(w.elements()));
-    res.mean.reserve(static_cast<size_t>(w.rows));
-    res.rstd.reserve(static_cast<size_t>(w.rows));
-  }
+  std::vector<double> x, y(static_cast<size_t>(w.hidden));
   for (int64_t r = 0; r < w.rows; ++r) {
     generate_input_row(w, r, x, &num.input_saturations);
     const core::RowStats s = dp.process_row(x, y, num.counters);
-    // The stored output tensor: round the datapath's value to its element type.
-    for (size_t i = 0; i < C; ++i) {
-      if (w.output.dtype == core::ElemType::int8) {
-        const int8_t code = core::quantize_int8(y[i], w.output.scale);
-        y[i] = std::isfinite(y[i]) ? core::dequantize_int8(code, w.output.scale) : y[i];
-      } else {
-        y[i] = core::round_to_elem(y[i], w.output.dtype, w.output.scale);
-      }
-    }
-    const core::RowStats rs = core::reference_stats(x, w.norm, w.eps);
-    core::reference_output(x, rs, gamma, beta, ref);
-    for (size_t i = 0; i < C; ++i)
-      ulp[i] = std::max(out_lsb, core::ulp_of(w.output.dtype, ref[i], w.output.scale));
-    num.output_error.add(y, ref, ulp);
-    num.mean_max_abs_error = std::max(num.mean_max_abs_error, std::fabs(s.mean - rs.mean));
-    const double rstd_rel = std::fabs(s.rstd - rs.rstd) / rs.rstd;
-    num.rstd_max_rel_error = std::isfinite(rstd_rel) ? std::max(num.rstd_max_rel_error, rstd_rel) : rstd_rel;
-    if (opt.keep_outputs) {
-      res.y.insert(res.y.end(), y.begin(), y.end());
-      res.mean.push_back(s.mean);
-      res.rstd.push_back(s.rstd);
-    }
+    checker.check_row(x, y, s);
   }
+  res.y = std::move(checker.y);
+  res.mean = std::move(checker.mean);
+  res.rstd = std::move(checker.rstd);
   return res;
 }
 

@@ -11,24 +11,13 @@
 #include "sim/config/workload.hpp"
 #include "sim/core/error_metrics.hpp"
 #include "sim/core/fixed_stage.hpp"
+#include "sim/run/output_checker.hpp"
 
 namespace normsim::run {
 
 struct RunOptions {
   std::optional<core::VarianceAlgorithm> algorithm;  ///< overrides the arch's
   bool keep_outputs = false;                         ///< keep y, mean, rstd for .npy
-};
-
-struct NumericsResult {
-  core::VarianceAlgorithm algorithm{};
-  std::string algorithm_name;  ///< "welford" ..., or "sum-of-squares" for RMSNorm
-  core::ErrorMetrics output_error;
-  std::string ulp_unit;        ///< what one ULP is (e.g. "bf16 ulp at |ref|", "lsb of s16.11")
-  double mean_max_abs_error = 0;
-  double rstd_max_rel_error = 0;
-  core::StageCounters counters;
-  uint64_t input_saturations = 0;
-  std::vector<std::string> warnings;  ///< from DatapathConfig::warnings()  ///< int8 input codes clipped while generating (none for int8 codes)
 };
 
 struct RunResult {

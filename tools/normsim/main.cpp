@@ -5,12 +5,18 @@
 #include <spdlog/spdlog.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 #include <optional>
 #include <string>
 #include <unistd.h>
 
+#include <sys/wait.h>
+
+#include "sim/asic/asic_run.hpp"
 #include "sim/config/config_error.hpp"
+#include "sim/report/asic_report.hpp"
+#include "sim/report/atomic_file.hpp"
 #include "sim/report/run_report.hpp"
 #include "sim/run/functional_run.hpp"
 
@@ -24,15 +30,114 @@ constexpr int kExitOk = 0;
 constexpr int kExitBadInput = 2;
 
 struct RunArgs {
-  std::string workload, arch, algorithm, out_dir;
+  std::string workload, arch, algorithm, out_dir, path, trace;
   std::vector<std::string> sets;
-  bool json = false, save_outputs = false;
+  bool json = false, save_outputs = false, no_numerics = false;
 };
 
 // Memory a run may use for kept outputs: half the physical memory.
 uint64_t output_memory_budget_bytes() {
   const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
   return pages > 0 && page > 0 ? static_cast<uint64_t>(pages) * static_cast<uint64_t>(page) / 2 : (uint64_t(1) << 32);
+}
+
+std::optional<normsim::asic::InputPath> parse_path_flag(const std::string& p) {
+  if (p.empty()) return std::nullopt;
+  auto ip = normsim::asic::parse_input_path(p);
+  if (!ip)
+    throw normsim::config::ConfigError("--path: unknown value '" + p + "' (allowed: " +
+                                       std::string(normsim::asic::kInputPathNames) + ")");
+  return ip;
+}
+
+normsim::asic::AsicOptions asic_options(const RunArgs& a, const normsim::run::RunOptions& opt) {
+  normsim::asic::AsicOptions o;
+  o.algorithm = opt.algorithm;
+  o.path = parse_path_flag(a.path);
+  o.numerics = !a.no_numerics;
+  o.keep_outputs = opt.keep_outputs;
+  o.trace_file = a.trace;
+  if (a.no_numerics && a.save_outputs)
+    throw normsim::config::ConfigError("--save-outputs: there are no outputs with --no-numerics (allowed: one of them)");
+  return o;
+}
+
+int run_asic_model(const RunArgs& a, const normsim::config::Workload& w, const normsim::config::Arch& arch,
+                   const normsim::run::RunOptions& opt) {
+  using namespace normsim;
+  const asic::AsicOptions o = asic_options(a, opt);
+  (void)asic::resolve_asic_config(w, arch, o);  // bad combinations exit 2 before any work
+  const asic::AsicResult r = asic::run_asic(w, arch, o);
+  const nlohmann::json report = report::asic_report_json(r);
+  if (!a.out_dir.empty()) {
+    report::write_run_outputs(a.out_dir, r.run, report);
+    spdlog::info("run: wrote {}/report.json, report.csv", a.out_dir);
+  }
+  if (!a.trace.empty()) spdlog::info("run: wrote trace {}", a.trace);
+  if (a.json) std::cout << report.dump() << "\n";
+  else std::cout << report::asic_summary_table(r, report);
+  return kExitOk;
+}
+
+// SystemC elaborates once per process: each path of `compare` runs in a child
+// that sends its report back through a pipe.
+int cmd_compare(const RunArgs& a) {
+  using namespace normsim;
+  std::vector<config::Override> ov;
+  for (const auto& s : a.sets) ov.push_back(config::parse_override(s));
+  const config::Workload w = a.workload.empty() ? config::default_workload(ov) : config::load_workload(a.workload, ov);
+  const config::Arch arch = a.arch.empty() ? config::default_arch(ov) : config::load_arch(a.arch, ov);
+  run::RunOptions opt;
+  std::vector<nlohmann::json> reports;
+  for (auto path : {asic::InputPath::sram_replay, asic::InputPath::dram_reread, asic::InputPath::partial_replay}) {
+    asic::AsicOptions o = asic_options(a, opt);
+    o.path = path;
+    (void)asic::resolve_asic_config(w, arch, o);  // exit 2 in the parent, with the path's reason
+    int fds[2];
+    if (pipe(fds) != 0) throw std::runtime_error("compare: pipe failed");
+    std::fflush(nullptr);
+    const pid_t pid = fork();
+    if (pid < 0) throw std::runtime_error("compare: fork failed");
+    if (pid == 0) {
+      close(fds[0]);
+      int rc = 0;
+      try {
+        const std::string text = report::asic_report_json(asic::run_asic(w, arch, o)).dump();
+        size_t off = 0;
+        while (off < text.size()) {
+          const ssize_t n = write(fds[1], text.data() + off, text.size() - off);
+          if (n <= 0) break;
+          off += static_cast<size_t>(n);
+        }
+      } catch (const std::exception& e) {
+        std::fprintf(stderr, "normsim: compare (%s): %s\n", std::string(asic::to_string(path)).c_str(), e.what());
+        rc = 2;
+      }
+      close(fds[1]);
+      _exit(rc);
+    }
+    close(fds[1]);
+    std::string text;
+    char buf[65536];
+    ssize_t n;
+    while ((n = read(fds[0], buf, sizeof buf)) > 0) text.append(buf, static_cast<size_t>(n));
+    close(fds[0]);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+    reports.push_back(nlohmann::json::parse(text));
+    spdlog::info("compare: {} done", std::string(asic::to_string(path)));
+  }
+  const nlohmann::json all = {{"paths", reports}};
+  if (!a.out_dir.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(a.out_dir, ec);
+    report::write_file_atomic(a.out_dir + "/compare.json", all.dump(2) + "\n");
+    report::write_file_atomic(a.out_dir + "/compare.txt", report::compare_table(reports));
+  }
+  if (a.json) std::cout << all.dump() << "\n";
+  else std::cout << report::compare_table(reports);
+  return kExitOk;
 }
 
 int cmd_run(const RunArgs& a) {
@@ -67,6 +172,10 @@ int cmd_run(const RunArgs& a) {
   // Validate the combination before doing any work (exit 2 on a bad pair).
   (void)run::make_datapath_config(w, arch, opt);
 
+  if (arch.asic) return run_asic_model(a, w, arch, opt);
+  if (!a.path.empty() || a.no_numerics || !a.trace.empty())
+    throw config::ConfigError(arch.source + ": key 'asic': missing: --path, --no-numerics and --trace need the timing "
+                                            "model (allowed: an arch with an 'asic' section, e.g. workloads/arch/asic-default.yaml)");
   const run::RunResult r = run::run_functional(w, arch, opt);
   const nlohmann::json report = report::run_report_json(r);
   if (!a.out_dir.empty()) {
@@ -83,7 +192,13 @@ int cmd_run(const RunArgs& a) {
 
 }  // namespace
 
+// libsystemc references sc_main; normsim has its own main and calls
+// sc_start() directly (sc_elab_and_sim only stores argc/argv and calls sc_main).
+int sc_main(int, char**) { return 0; }
+
 int main(int argc, char** argv) {
+  // SystemC prints a banner on stdout when its kernel starts; stdout is for results.
+  setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 1);
   auto logger = spdlog::stderr_color_mt("normsim");
   spdlog::set_default_logger(logger);
   spdlog::set_pattern("[%H:%M:%S.%e] [%^%l%$] %v");
@@ -105,6 +220,19 @@ int main(int argc, char** argv) {
   run->add_option("--set", ra.sets, "override a key: workload.rows=64, arch.formats.sumsq.bits=24 (repeatable)");
   run->add_flag("--json", ra.json, "print the report as one JSON object on stdout");
   run->add_flag("--save-outputs", ra.save_outputs, "also write y.npy, mean.npy, rstd.npy into --out");
+  run->add_option("--path", ra.path, "input path of the ASIC model: sram-replay, dram-reread, partial-replay");
+  run->add_flag("--no-numerics", ra.no_numerics, "timing only: same cycles and traffic, no arithmetic");
+  run->add_option("--trace", ra.trace, "write a VCD of the first rows' handshakes and counters");
+
+  RunArgs ca;
+  auto* compare = app.add_subcommand("compare", "run every input path of the ASIC model on one workload, one table");
+  compare->fallthrough();
+  compare->add_option("workload", ca.workload, "workload YAML (default: the embedded one)");
+  compare->add_option("--arch", ca.arch, "architecture YAML with an asic section (default: the embedded one)");
+  compare->add_option("--set", ca.sets, "override a key (repeatable)");
+  compare->add_option("--out", ca.out_dir, "directory for compare.json and compare.txt");
+  compare->add_flag("--json", ca.json, "print {\"paths\": [report, ...]} on stdout");
+  compare->add_flag("--no-numerics", ca.no_numerics, "timing only");
 
   try {
     app.parse(argc, argv);
@@ -123,6 +251,7 @@ int main(int argc, char** argv) {
 
   try {
     if (*run) return cmd_run(ra);
+    if (*compare) return cmd_compare(ca);
     std::cout << app.help();
     return kExitOk;
   } catch (const normsim::config::ConfigError& e) {

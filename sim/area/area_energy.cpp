@@ -1,0 +1,145 @@
+#include "sim/area/area_energy.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+
+namespace normsim::area {
+
+namespace {
+using core::Stage;
+
+// Horowitz 2014 at 45 nm (um^2): 32b int add 137, 32b int mult 3495, fp32 add 4184, fp32 mult 7700.
+// In GE at NanGate45's 0.798 um^2: per adder bit 137/32/0.798 = 5.36 GE; per multiplier
+// bit-product 3495/1024/0.798 = 4.28 GE; fp32 adder 5243 GE; fp32 multiplier 9649 GE.
+constexpr double kGePerAdderBit = 137.0 / 32 / 0.798;
+constexpr double kGePerMulBitProduct = 3495.0 / 1024 / 0.798;
+constexpr double kGeFp32Add = 4184.0 / 0.798;
+constexpr double kGeFp32Mul = 7700.0 / 0.798;
+// Energy at 45 nm: 32b add 0.1 pJ, 32b mult 3.1 pJ, fp32 add 0.9 pJ, fp32 mult 3.7 pJ.
+constexpr double kPjPerAdderBit = 0.1 / 32;
+constexpr double kPjPerMulBitProduct = 3.1 / 1024;
+constexpr double kPjFp32Add = 0.9, kPjFp32Mul = 3.7;
+
+int bits(const core::DatapathConfig& dp, Stage s) { return dp.formats[static_cast<int>(s)].total_bits; }
+double adder(int w) { return kGePerAdderBit * w; }
+double mult(int a, int b) { return kGePerMulBitProduct * a * b; }
+double regs(int w) { return kGePerFlipFlop * w; }
+int log2i(int v) { return std::countr_zero(static_cast<unsigned>(v)); }
+}  // namespace
+
+std::optional<NodeTable> node_table(const std::string& node) {
+  // Stillmaker & Baas area factors from 45 nm: 32 nm 0.46, 16 nm 0.19.
+  if (node == "45nm")
+    return NodeTable{node, 0.798, "NanGate45 NAND2_X1 (OpenROAD-flow-scripts LEF)", 0.242,
+                     "TSMC 40 nm 6T HD cell (WikiChip), nearest published to 45 nm"};
+  if (node == "28nm")
+    return NodeTable{node, 0.798 * 0.46, "derived: NanGate45 x Stillmaker-Baas 32 nm area factor 0.46", 0.127,
+                     "TSMC 28 nm 6T HD cell (WikiChip)"};
+  if (node == "16nm")
+    return NodeTable{node, 0.798 * 0.19, "derived: NanGate45 x Stillmaker-Baas 16 nm area factor 0.19", 0.072,
+                     "TSMC 16FF 6T HD cell 0.070-0.074 (WikiChip)"};
+  if (node == "7nm")
+    return NodeTable{node, 0.0583, "ASAP7 NAND2xp5 (asap7sc7p5t LEF)", 0.027, "TSMC N7 6T HD cell (WikiChip)"};
+  return std::nullopt;
+}
+
+double sram_array_efficiency(double bytes) {
+  const double lo = std::log2(8.0 * 1024), hi = std::log2(1024.0 * 1024);
+  const double t = std::clamp((std::log2(std::max(bytes, 1.0)) - lo) / (hi - lo), 0.0, 1.0);
+  return 0.15 + t * (0.70 - 0.15);
+}
+
+AreaReport estimate_area(const core::DatapathConfig& dp, double sram_bytes, const std::string& node) {
+  const NodeTable nt = *node_table(node);
+  AreaReport r;
+  r.node = node;
+  const int L = dp.lanes;
+  const bool fixed = dp.arithmetic == core::Arithmetic::fixed;
+  const bool rms = dp.kind == core::NormKind::rmsnorm;
+  const bool welford = !rms && dp.algorithm == core::VarianceAlgorithm::welford;
+  const int64_t per_lane = (dp.hidden + L - 1) / L;
+  auto add_unit = [&](const std::string& name, double ge, double table_bits) {
+    UnitArea u{name, ge, table_bits, 0};
+    u.um2 = ge * nt.nand2_um2 / kUtilisation + table_bits * nt.bitcell_um2 / sram_array_efficiency(table_bits / 8);
+    r.units.push_back(u);
+    r.datapath_um2 += u.um2;
+  };
+  if (fixed) {
+    const int in = bits(dp, Stage::input), mean = bits(dp, Stage::mean), m2 = bits(dp, Stage::m2),
+              rc = bits(dp, Stage::recip), sum = bits(dp, Stage::sum), sq = bits(dp, Stage::sumsq);
+    if (welford) {
+      // d = x - mu; mu += d r; M2 += d (x - mu'): 2 subtractors, 2 multipliers, 2 adders, mean/M2/count registers.
+      const int dw = std::max(in, mean) + 1;
+      const double lane = 2 * adder(dw) + mult(dw, rc) + mult(dw, dw) + adder(mean) + adder(m2) +
+                          regs(mean + m2 + 32);
+      add_unit("welford_lanes", L * lane, static_cast<double>(per_lane) * rc);
+      const double node_ge = adder(dw) + mult(dw, dw) + mult(2 * dw, 32) + mult(dw, rc) + adder(mean) + 2 * adder(m2) +
+                             regs(mean + m2);
+      add_unit("chan_merge_tree", (L - 1) * node_ge, 0);
+    } else {
+      const double lane = (rms ? 0 : adder(sum) + regs(sum)) + mult(in, in) + adder(sq) + regs(sq);
+      add_unit(rms ? "square_sum_lanes" : "sum_lanes", L * lane, 0);
+      add_unit("adder_tree", (L - 1) * ((rms ? 0 : adder(sum)) + adder(sq)), 0);
+    }
+    const int nr = dp.rsqrt.nr_frac_bits + 3;
+    const double rsqrt = bits(dp, Stage::rsqrt_in) * 2 /* leading-zero count + shifter */ +
+                         std::max(1, dp.rsqrt.iterations) * (3 * mult(nr, nr) + adder(nr)) + regs(nr * 2) +
+                         mult(bits(dp, Stage::variance), rc);  // variance = M2 x 1/C
+    add_unit("rsqrt_unit", rsqrt, std::ldexp(1.0, dp.rsqrt.table_bits) * nr);
+    const int xh = bits(dp, Stage::xhat), out = bits(dp, Stage::output), g = bits(dp, Stage::gamma);
+    const double norm_lane = adder(std::max(in, mean) + 1) + mult(std::max(in, mean) + 1, bits(dp, Stage::rsqrt_out)) +
+                             mult(xh, g) + adder(out) + regs(out);
+    add_unit("normalize_affine", L * norm_lane, 0);
+  } else {
+    if (welford) {
+      add_unit("welford_lanes", L * (4 * kGeFp32Add + 2 * kGeFp32Mul + regs(96)), static_cast<double>(per_lane) * 32);
+      add_unit("chan_merge_tree", (L - 1) * (4 * kGeFp32Add + 4 * kGeFp32Mul + regs(64)), 0);
+    } else {
+      add_unit(rms ? "square_sum_lanes" : "sum_lanes", L * ((rms ? 1 : 2) * kGeFp32Add + kGeFp32Mul + regs(64)), 0);
+      add_unit("adder_tree", (L - 1) * (rms ? 1 : 2) * kGeFp32Add, 0);
+    }
+    add_unit("rsqrt_unit", 2 * (3 * kGeFp32Mul + kGeFp32Add) + kGeFp32Mul, 256.0 * 32);
+    add_unit("normalize_affine", L * (2 * kGeFp32Add + 2 * kGeFp32Mul + regs(32)), 0);
+  }
+  r.sram_bytes = sram_bytes;
+  if (sram_bytes > 0) r.sram_um2 = sram_bytes * 8 * nt.bitcell_um2 / sram_array_efficiency(sram_bytes);
+  return r;
+}
+
+EnergyPerOp estimate_op_energy(const core::DatapathConfig& dp) {
+  EnergyPerOp e;
+  const bool rms = dp.kind == core::NormKind::rmsnorm;
+  const bool welford = !rms && dp.algorithm == core::VarianceAlgorithm::welford;
+  if (dp.arithmetic == core::Arithmetic::fixed) {
+    const int in = bits(dp, Stage::input), mean = bits(dp, Stage::mean), m2 = bits(dp, Stage::m2),
+              rc = bits(dp, Stage::recip), sum = bits(dp, Stage::sum), sq = bits(dp, Stage::sumsq);
+    const int dw = std::max(in, mean) + 1;
+    e.lane_op_pj = welford ? 2 * kPjPerAdderBit * dw + kPjPerMulBitProduct * (dw * rc + dw * dw) + kPjPerAdderBit * (mean + m2)
+                           : (rms ? 0 : kPjPerAdderBit * sum) + kPjPerMulBitProduct * in * in + kPjPerAdderBit * sq;
+    const int xh = bits(dp, Stage::xhat), out = bits(dp, Stage::output), g = bits(dp, Stage::gamma);
+    e.normalize_op_pj = kPjPerAdderBit * (dw + out) + kPjPerMulBitProduct * (dw * bits(dp, Stage::rsqrt_out) + xh * g);
+    const int nr = dp.rsqrt.nr_frac_bits + 3;
+    e.row_pj = (dp.lanes - 1) * (welford ? 2 * kPjPerMulBitProduct * dw * dw + 3 * kPjPerAdderBit * m2 : kPjPerAdderBit * (sum + sq)) +
+               dp.rsqrt.iterations * (3 * kPjPerMulBitProduct * nr * nr + kPjPerAdderBit * nr);
+  } else {
+    e.lane_op_pj = welford ? 4 * kPjFp32Add + 2 * kPjFp32Mul : (rms ? 1 : 2) * kPjFp32Add + kPjFp32Mul;
+    e.normalize_op_pj = 2 * kPjFp32Add + 2 * kPjFp32Mul;
+    e.row_pj = (dp.lanes - 1) * (welford ? 4 * (kPjFp32Add + kPjFp32Mul) : 2 * kPjFp32Add) + 2 * (3 * kPjFp32Mul + kPjFp32Add);
+  }
+  return e;
+}
+
+double sram_pj_per_byte(double capacity_bytes) {
+  // 64-bit reads: 8 KB 10 pJ, 32 KB 20 pJ, 1 MB 100 pJ; log-linear between, clamped outside.
+  const double x = std::log2(std::max(capacity_bytes, 1.0));
+  const double pts[3][2] = {{13, 10}, {15, 20}, {20, 100}};
+  double pj64;
+  if (x <= pts[0][0]) pj64 = pts[0][1];
+  else if (x <= pts[1][0]) pj64 = pts[0][1] + (x - pts[0][0]) / (pts[1][0] - pts[0][0]) * (pts[1][1] - pts[0][1]);
+  else if (x <= pts[2][0]) pj64 = pts[1][1] + (x - pts[1][0]) / (pts[2][0] - pts[1][0]) * (pts[2][1] - pts[1][1]);
+  else pj64 = pts[2][1];
+  return pj64 / 8.0;
+}
+
+}  // namespace normsim::area

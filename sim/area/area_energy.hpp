@@ -1,0 +1,67 @@
+// Area and energy of a datapath configuration from documented public tables
+// (sources in sim/area/SOURCES.md, from shared facts/AREA_ENERGY_SOURCES.md).
+//
+// Logic: gate equivalents (GE, NAND2 units) per unit from its widths;
+// um^2 = GE x NAND2 area of the node / placement utilisation.
+// SRAM: bits x bit-cell area / array efficiency(capacity).
+// Energy: per-op and per-access figures at 45 nm (Horowitz, ISSCC 2014), not
+// scaled to the node (no sourced energy scaling is in the tables), and DRAM
+// pJ/bit from the arch.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sim/core/norm_datapath.hpp"
+
+namespace normsim::area {
+
+struct NodeTable {
+  std::string node;
+  double nand2_um2;          ///< one gate equivalent
+  std::string nand2_source;
+  double bitcell_um2;        ///< 6T high-density SRAM cell
+  std::string bitcell_source;
+};
+/// Known nodes: 45nm, 28nm, 16nm, 7nm; nullopt otherwise.
+std::optional<NodeTable> node_table(const std::string& node);
+inline constexpr const char* kNodeNames = "45nm, 28nm, 16nm, 7nm";
+
+inline constexpr double kUtilisation = 0.70;   ///< placed/cell area (ASAP7 closes at 0.76-0.77; 0.70 conservative)
+inline constexpr double kGePerFlipFlop = 5.3;  ///< Sky130 dfxtp_1 20.02 um^2 / nand2_1 3.754 um^2
+
+/// Array efficiency of an SRAM of `bytes`: 0.15 at 8 KiB (CACTI-7, 28 nm),
+/// 0.70 at 1 MiB and above (N5 macro density), log-linear between (derived).
+double sram_array_efficiency(double bytes);
+
+struct UnitArea {
+  std::string unit;
+  double ge = 0;       ///< logic gate equivalents
+  double table_bits = 0;  ///< ROM/table bits, costed as SRAM cells
+  double um2 = 0;
+};
+
+struct AreaReport {
+  std::string node;
+  std::vector<UnitArea> units;
+  double datapath_um2 = 0;
+  double sram_um2 = 0;
+  double sram_bytes = 0;
+  double total_mm2() const { return (datapath_um2 + sram_um2) * 1e-6; }
+};
+
+/// Area of the datapath units at their configured widths plus `sram_bytes` of SRAM.
+AreaReport estimate_area(const core::DatapathConfig& dp, double sram_bytes, const std::string& node);
+
+struct EnergyPerOp {
+  double lane_op_pj = 0;       ///< one element through a lane (statistics)
+  double normalize_op_pj = 0;  ///< one element through the normalise unit
+  double row_pj = 0;           ///< merge tree + RSQRT, once per row
+};
+EnergyPerOp estimate_op_energy(const core::DatapathConfig& dp);
+/// pJ per byte of an SRAM access, by capacity (Horowitz 64-bit reads: 8 KB 10 pJ, 32 KB 20 pJ, 1 MB 100 pJ).
+double sram_pj_per_byte(double capacity_bytes);
+
+}  // namespace normsim::area

@@ -1,0 +1,69 @@
+// What the accelerator's units share: configuration, the memories, the
+// numerics engine (absent in timing-only mode), and the counters they fill.
+// Time: one SystemC nanosecond is one clock cycle.
+#pragma once
+
+#include <systemc.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "sim/asic/asic_config.hpp"
+#include "sim/asic/memory_models.hpp"
+#include "sim/asic/replay_path.hpp"
+#include "sim/asic/row_slot.hpp"
+#include "sim/config/workload.hpp"
+#include "sim/core/norm_datapath.hpp"
+#include "sim/run/output_checker.hpp"
+
+namespace normsim::asic {
+
+/// Stall cycles of one unit, by cause.
+struct StallCounters {
+  double dram_latency = 0;    ///< waiting for data whose request was issued too late to hide DRAM latency
+  double dram_bandwidth = 0;  ///< waiting for data queued behind other DRAM traffic / streaming
+  double row_buffer = 0;      ///< input path had no free row buffer (rows in flight exhausted)
+  double dependency = 0;      ///< waiting for the row's statistics (or the parameters)
+  double sram_port = 0;       ///< waiting for the SRAM replay read
+  double dram_write = 0;      ///< output write buffer full (write bandwidth)
+  double total() const { return dram_latency + dram_bandwidth + row_buffer + dependency + sram_port + dram_write; }
+};
+
+struct AccelContext {
+  const config::Workload* workload = nullptr;
+  AsicConfig cfg;
+  int lanes = 16;
+  int in_bytes = 4, out_bytes = 4;
+  int64_t hidden = 0, rows = 0;
+  int64_t chunk_elems = 0;
+  int chunks = 1;
+  int64_t param_bytes = 0;
+  DramModel* dram = nullptr;
+  SramModel* sram = nullptr;
+  const ReplayPath* path = nullptr;
+  // Numerics (null when timing only).
+  core::NormDatapath* datapath = nullptr;
+  run::OutputChecker* checker = nullptr;
+  run::NumericsResult* numerics = nullptr;
+  // Results.
+  StallCounters lanes_stalls, normalize_stalls;
+  double lanes_busy = 0, normalize_busy = 0;
+  double params_done = 0;
+  double last_output_cycle = 0;
+  double first_stats_cycle = -1;
+  int64_t rows_done = 0;
+  uint64_t param_buffer_reads = 0;  ///< gamma/beta bytes read from their on-chip buffer
+
+  int64_t chunk_begin(int k) const { return k * chunk_elems; }
+  int64_t chunk_end(int k) const { return std::min<int64_t>(hidden, (k + 1) * chunk_elems); }
+  /// Cycles for `elems` elements at one element per lane per cycle.
+  double lane_cycles(int64_t elems) const { return static_cast<double>((elems + lanes - 1) / lanes); }
+};
+
+inline double now_cycles() { return sc_core::sc_time_stamp().to_seconds() * 1e9; }
+inline void wait_until(double t) {
+  const double n = now_cycles();
+  if (t > n) sc_core::wait(sc_core::sc_time(t - n, sc_core::SC_NS));
+}
+
+}  // namespace normsim::asic

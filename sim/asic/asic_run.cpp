@@ -1,0 +1,143 @@
+#include "sim/asic/asic_run.hpp"
+
+#include "sim/asic/norm_accelerator.hpp"
+#include "sim/config/config_error.hpp"
+
+namespace normsim::asic {
+
+namespace {
+int64_t param_bytes(const config::Workload& w) { return w.hidden * 4 * (w.beta ? 2 : 1); }
+int stats_bytes_per_row(const config::Workload& w) { return w.norm == core::NormKind::layernorm ? 8 : 4; }
+std::string fmt_bytes(uint64_t b) { return std::to_string(b) + " B"; }
+}  // namespace
+
+TrafficIdentity traffic_identity(const config::Workload& w, const AsicConfig& c, int lanes) {
+  TrafficIdentity t;
+  const auto path = make_replay_path(c);
+  const uint64_t in = static_cast<uint64_t>(core::elem_bytes(w.input.dtype));
+  const uint64_t out = static_cast<uint64_t>(core::elem_bytes(w.output.dtype));
+  const uint64_t N = static_cast<uint64_t>(w.rows), C = static_cast<uint64_t>(w.hidden);
+  const uint64_t reread = C - static_cast<uint64_t>(path->stored_elems(w.hidden));
+  t.dram_bytes_read = N * C * in + N * reread * in + static_cast<uint64_t>(param_bytes(w));
+  t.dram_bytes_written = N * C * out + (c.write_stats ? N * static_cast<uint64_t>(stats_bytes_per_row(w)) : 0);
+  t.sram_row_buffer_bytes = path->sram_row_bytes(w.hidden, static_cast<int>(in), c.rows_in_flight);
+  const double dram_cycles = static_cast<double>(t.dram_bytes_read + t.dram_bytes_written) / c.dram.sustained_bytes_per_cycle();
+  const double lane_cycles = static_cast<double>(N) * std::ceil(static_cast<double>(C) / lanes);
+  t.lower_bound_cycles = std::max(dram_cycles, lane_cycles);
+  return t;
+}
+
+AsicConfig resolve_asic_config(const config::Workload& w, const config::Arch& a, const AsicOptions& o) {
+  if (!a.asic)
+    throw config::ConfigError(a.source + ": key 'asic': missing: this arch has no timing model (allowed: an arch with an "
+                                         "'asic' section, e.g. workloads/arch/asic-default.yaml)");
+  AsicConfig c = *a.asic;
+  if (o.path) c.path = *o.path;
+  if (auto why = c.validate(); !why.empty()) throw config::ConfigError(a.source + ": key 'asic." + why);
+  const auto alg = o.algorithm.value_or(a.algorithm);
+  if (w.norm == core::NormKind::layernorm && alg == core::VarianceAlgorithm::two_pass)
+    throw config::ConfigError(a.source + ": key 'algorithm': two-pass needs a third pass over x, which the ASIC "
+                                         "datapath does not have (allowed: welford, single-pass)");
+  const auto path = make_replay_path(c);
+  const uint64_t in = static_cast<uint64_t>(core::elem_bytes(w.input.dtype));
+  const uint64_t need = path->sram_row_bytes(w.hidden, static_cast<int>(in), c.rows_in_flight) +
+                        static_cast<uint64_t>(param_bytes(w));
+  if (need > c.sram.capacity_bytes)
+    throw config::ConfigError(
+        a.source + ": key 'asic.sram.capacity_bytes': " + fmt_bytes(c.sram.capacity_bytes) + " is too small for " +
+        std::string(to_string(c.path)) + " of " + w.name + " (hidden " + std::to_string(w.hidden) + ", " +
+        std::string(core::to_string(w.input.dtype)) + "): needs at least " + fmt_bytes(need) + " (" +
+        std::to_string(c.rows_in_flight) + " row buffers of " + fmt_bytes(path->sram_row_bytes(w.hidden, static_cast<int>(in), 1)) +
+        " + " + fmt_bytes(static_cast<uint64_t>(param_bytes(w))) + " of parameters)");
+  const uint64_t footprint = static_cast<uint64_t>(w.elements()) *
+                                 static_cast<uint64_t>(core::elem_bytes(w.input.dtype) + core::elem_bytes(w.output.dtype)) +
+                             static_cast<uint64_t>(param_bytes(w)) + static_cast<uint64_t>(w.rows) * 8;
+  if (footprint > c.dram.capacity_bytes)
+    throw config::ConfigError(w.source + ": key 'rows': the workload needs " + fmt_bytes(footprint) +
+                              " of DRAM (input, output, parameters, statistics), more than " + a.source +
+                              "'s asic.dram.capacity_bytes = " + fmt_bytes(c.dram.capacity_bytes));
+  return c;
+}
+
+AsicResult run_asic(const config::Workload& w, const config::Arch& a, const AsicOptions& o) {
+  AsicResult res;
+  res.cfg = resolve_asic_config(w, a, o);
+  res.numerics = o.numerics;
+  res.run.workload = w;
+  res.run.arch = a;
+
+  AccelContext ctx;
+  ctx.workload = &w;
+  ctx.cfg = res.cfg;
+  ctx.lanes = a.lanes;
+  ctx.in_bytes = core::elem_bytes(w.input.dtype);
+  ctx.out_bytes = core::elem_bytes(w.output.dtype);
+  ctx.hidden = w.hidden;
+  ctx.rows = w.rows;
+  ctx.chunk_elems = std::min<int64_t>(w.hidden, res.cfg.transaction_elems);
+  ctx.chunks = static_cast<int>((w.hidden + ctx.chunk_elems - 1) / ctx.chunk_elems);
+  ctx.param_bytes = param_bytes(w);
+  const auto path = make_replay_path(res.cfg);
+  ctx.path = path.get();
+
+  run::RunOptions ropt;
+  ropt.algorithm = o.algorithm;
+  const core::DatapathConfig dcfg = run::make_datapath_config(w, a, ropt);
+  std::vector<float> gamma, beta;
+  std::unique_ptr<core::NormDatapath> dp;
+  std::unique_ptr<run::OutputChecker> checker;
+  run::NumericsResult& num = res.run.numerics;
+  num.algorithm = dcfg.algorithm;
+  num.algorithm_name = w.norm == core::NormKind::rmsnorm ? "sum-of-squares" : std::string(core::to_string(dcfg.algorithm));
+  if (o.numerics) {
+    run::generate_params(w, gamma, beta);
+    dp = std::make_unique<core::NormDatapath>(dcfg, gamma, beta);
+    num.warnings = dcfg.warnings();
+    num.counters.add(dp->parameter_counters());
+    checker = std::make_unique<run::OutputChecker>(w, a, dp->output_lsb(), gamma, beta, o.keep_outputs, num);
+    ctx.datapath = dp.get();
+    ctx.checker = checker.get();
+    ctx.numerics = &num;
+  }
+
+  sc_core::sc_set_time_resolution(1, sc_core::SC_PS);
+  NormAccelerator top("norm_accelerator", ctx);
+  sc_core::sc_trace_file* tf = nullptr;
+  if (!o.trace_file.empty()) {
+    std::string base = o.trace_file;
+    if (base.size() > 4 && base.substr(base.size() - 4) == ".vcd") base.resize(base.size() - 4);
+    tf = sc_core::sc_create_vcd_trace_file(base.c_str());
+    tf->set_time_unit(1, sc_core::SC_NS);
+    top.trace(tf);
+  }
+  sc_core::sc_start();
+  if (tf) sc_core::sc_close_vcd_trace_file(tf);
+  if (ctx.rows_done != w.rows)
+    throw std::runtime_error("asic model stopped after " + std::to_string(ctx.rows_done) + " of " + std::to_string(w.rows) + " rows");
+
+  res.cycles = ctx.last_output_cycle;
+  res.first_stats_cycle = ctx.first_stats_cycle;
+  res.lanes_stalls = ctx.lanes_stalls;
+  res.normalize_stalls = ctx.normalize_stalls;
+  res.lanes_busy_cycles = ctx.lanes_busy;
+  res.normalize_busy_cycles = ctx.normalize_busy;
+  res.dram_busy_cycles = top.dram.busy_cycles();
+  res.sram_busy_cycles = top.sram.busy_cycles();
+  for (int k = 0; k < kTrafficKinds; ++k) res.dram_bytes[k] = top.dram.bytes(static_cast<Traffic>(k));
+  res.dram_bytes_read = top.dram.bytes_read();
+  res.dram_bytes_written = top.dram.bytes_written();
+  // The parameters are written into their buffer once and read once per row.
+  res.sram_bytes_read = top.sram.bytes_read() + ctx.param_buffer_reads;
+  res.sram_bytes_written = top.sram.bytes_written() + static_cast<uint64_t>(ctx.param_bytes);
+  res.sram_peak_bytes = top.sram.peak_occupancy_bytes();
+  res.param_buffer_read_bytes = ctx.param_buffer_reads;
+  res.expected = traffic_identity(w, res.cfg, a.lanes);
+  if (checker) {
+    res.run.y = std::move(checker->y);
+    res.run.mean = std::move(checker->mean);
+    res.run.rstd = std::move(checker->rstd);
+  }
+  return res;
+}
+
+}  // namespace normsim::asic

@@ -1,0 +1,56 @@
+// Elaborates the ASIC model for a workload + arch, simulates it, and
+// collects cycles, stalls, traffic and numerics. SystemC elaborates once per
+// process: call run_asic() once (normsim compare runs each path in a child).
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "sim/asic/accel_context.hpp"
+#include "sim/config/arch.hpp"
+#include "sim/config/workload.hpp"
+#include "sim/run/functional_run.hpp"
+
+namespace normsim::asic {
+
+struct AsicOptions {
+  std::optional<core::VarianceAlgorithm> algorithm;
+  std::optional<InputPath> path;
+  bool numerics = true;      ///< false: timing only (no arithmetic, same cycles and traffic)
+  bool keep_outputs = false;
+  std::string trace_file;    ///< VCD of the first rows' handshakes and counters
+};
+
+/// The closed forms the model must meet (DESIGN "Exact identities").
+struct TrafficIdentity {
+  uint64_t dram_bytes_read = 0;     ///< (2 - f) N C in_bytes + params
+  uint64_t dram_bytes_written = 0;  ///< N C out_bytes + stats
+  uint64_t sram_row_buffer_bytes = 0;
+  double lower_bound_cycles = 0;    ///< max(DRAM bytes / sustained bytes per cycle, N C / L)
+};
+
+struct AsicResult {
+  run::RunResult run;  ///< workload, arch, numerics, kept outputs
+  AsicConfig cfg;      ///< with the path and algorithm actually simulated
+  bool numerics = true;
+  double cycles = 0;
+  double first_stats_cycle = 0;
+  StallCounters lanes_stalls, normalize_stalls;
+  double lanes_busy_cycles = 0, normalize_busy_cycles = 0, dram_busy_cycles = 0, sram_busy_cycles = 0;
+  std::array<uint64_t, kTrafficKinds> dram_bytes{};
+  uint64_t dram_bytes_read = 0, dram_bytes_written = 0;
+  uint64_t sram_bytes_read = 0, sram_bytes_written = 0, sram_peak_bytes = 0;
+  uint64_t param_buffer_read_bytes = 0;
+  TrafficIdentity expected;
+  double time_us() const { return cycles / (cfg.clock_ghz * 1e3); }
+  double dram_gbps() const { return (dram_bytes_read + dram_bytes_written) / (time_us() * 1e3); }
+};
+
+/// Checks the combination (SRAM large enough, workload fits DRAM, algorithm
+/// the ASIC offers) and returns the config to simulate; ConfigError otherwise.
+AsicConfig resolve_asic_config(const config::Workload& w, const config::Arch& a, const AsicOptions& o);
+TrafficIdentity traffic_identity(const config::Workload& w, const AsicConfig& c, int lanes);
+
+AsicResult run_asic(const config::Workload& w, const config::Arch& a, const AsicOptions& o);
+
+}  // namespace normsim::asic

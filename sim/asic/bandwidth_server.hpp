@@ -1,0 +1,56 @@
+// A pipelined memory port as a FIFO server: a request issued at t sees its
+// first byte after `latency` cycles (or when the port finishes the requests
+// ahead of it, whichever is later) and then streams at `bytes_per_cycle`.
+// Requests are served in issue order; reads and writes that share the port
+// share its bandwidth. Pure timing arithmetic, no SystemC: the DRAM and SRAM
+// modules own one each and turn grants into waits.
+#pragma once
+
+#include <algorithm>
+
+namespace normsim::asic {
+
+struct Grant {
+  double issue = 0;       ///< cycle the request was issued
+  double first_byte = 0;  ///< cycle its first byte moves
+  double done = 0;        ///< cycle its last byte has moved
+};
+
+class BandwidthServer {
+ public:
+  BandwidthServer(double bytes_per_cycle, double latency_cycles)
+      : bytes_per_cycle_(bytes_per_cycle), latency_(latency_cycles) {}
+
+  /// Callers issue in non-decreasing `now` (SystemC time); `not_before`
+  /// holds a request back until its data exists (e.g. a replay read of a row
+  /// still being written).
+  Grant issue(double now, double bytes, double not_before = 0) {
+    Grant g;
+    g.issue = now;
+    g.first_byte = std::max({now + latency_, free_at_, not_before});
+    const double xfer = bytes / bytes_per_cycle_;
+    g.done = g.first_byte + xfer;
+    free_at_ = g.done;
+    busy_cycles_ += xfer;
+    return g;
+  }
+
+  double busy_cycles() const { return busy_cycles_; }
+  double latency() const { return latency_; }
+  double bytes_per_cycle() const { return bytes_per_cycle_; }
+
+  /// Splits a consumer's wait for `g` (from `ready` to g.done) into the part
+  /// due to latency not hidden by issuing early enough, and the rest
+  /// (bandwidth: queueing behind other requests and the transfer itself).
+  static void attribute(const Grant& g, double ready, double latency, double& latency_part, double& bandwidth_part) {
+    const double wait = std::max(0.0, g.done - ready);
+    latency_part = std::clamp(g.issue + latency - ready, 0.0, wait);
+    bandwidth_part = wait - latency_part;
+  }
+
+ private:
+  double bytes_per_cycle_, latency_;
+  double free_at_ = 0, busy_cycles_ = 0;
+};
+
+}  // namespace normsim::asic

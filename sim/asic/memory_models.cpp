@@ -1,0 +1,59 @@
+#include "sim/asic/memory_models.hpp"
+
+namespace normsim::asic {
+
+const char* to_string(Traffic t) {
+  switch (t) {
+    case Traffic::input: return "input";
+    case Traffic::input_reread: return "input_reread";
+    case Traffic::params: return "params";
+    case Traffic::output: return "output";
+    case Traffic::stats: return "stats";
+    case Traffic::count_: break;
+  }
+  return "?";
+}
+
+DramModel::DramModel(sc_core::sc_module_name n, const DramConfig& cfg)
+    : sc_module(n), cfg_(cfg), port_(cfg.sustained_bytes_per_cycle(), cfg.latency_cycles) {}
+
+Grant DramModel::read(double now, double bytes, Traffic kind) {
+  bytes_[static_cast<int>(kind)] += static_cast<uint64_t>(bytes);
+  return port_.issue(now, bytes);
+}
+
+Grant DramModel::write(double now, double bytes, Traffic kind) {
+  bytes_[static_cast<int>(kind)] += static_cast<uint64_t>(bytes);
+  return port_.issue(now, bytes);
+}
+
+uint64_t DramModel::bytes_read() const {
+  return bytes(Traffic::input) + bytes(Traffic::input_reread) + bytes(Traffic::params);
+}
+uint64_t DramModel::bytes_written() const { return bytes(Traffic::output) + bytes(Traffic::stats); }
+
+SramModel::SramModel(sc_core::sc_module_name n, const SramConfig& cfg)
+    : sc_module(n),
+      cfg_(cfg),
+      read_port_(static_cast<double>(cfg.banks) * cfg.access_bytes, cfg.latency_cycles),
+      write_port_(static_cast<double>(cfg.banks) * cfg.access_bytes, cfg.latency_cycles),
+      shared_(cfg.ports == 1) {}
+
+Grant SramModel::read(double now, double bytes, double not_before) {
+  read_bytes_ += static_cast<uint64_t>(bytes);
+  return read_port_.issue(now, bytes, not_before);
+}
+
+Grant SramModel::write(double now, double bytes) {
+  write_bytes_ += static_cast<uint64_t>(bytes);
+  return (shared_ ? read_port_ : write_port_).issue(now, bytes);
+}
+
+void SramModel::hold(int64_t delta) {
+  held_ += delta;
+  if (held_ > static_cast<int64_t>(peak_)) peak_ = static_cast<uint64_t>(held_);
+}
+
+double SramModel::busy_cycles() const { return read_port_.busy_cycles() + (shared_ ? 0.0 : write_port_.busy_cycles()); }
+
+}  // namespace normsim::asic

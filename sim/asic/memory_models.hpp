@@ -1,0 +1,65 @@
+// DRAM and SRAM models: loosely-timed SystemC modules (TLM-LT style, no
+// processes of their own). A caller asks for a transfer at its local time and
+// gets a Grant; it then waits until the grant's time. Bytes are counted by
+// what they carry, so the report can split them and tests can assert the
+// closed forms exactly.
+#pragma once
+
+#include <systemc.h>
+
+#include <array>
+#include <cstdint>
+
+#include "sim/asic/asic_config.hpp"
+#include "sim/asic/bandwidth_server.hpp"
+
+namespace normsim::asic {
+
+enum class Traffic : uint8_t { input, input_reread, params, output, stats, count_ };
+inline constexpr int kTrafficKinds = static_cast<int>(Traffic::count_);
+const char* to_string(Traffic t);
+
+SC_MODULE(DramModel) {
+  explicit DramModel(sc_core::sc_module_name n, const DramConfig& cfg);
+  Grant read(double now, double bytes, Traffic kind);
+  Grant write(double now, double bytes, Traffic kind);
+
+  const DramConfig& config() const { return cfg_; }
+  uint64_t bytes_read() const;
+  uint64_t bytes_written() const;
+  uint64_t bytes(Traffic t) const { return bytes_[static_cast<int>(t)]; }
+  double busy_cycles() const { return port_.busy_cycles(); }
+  double latency() const { return port_.latency(); }
+
+ private:
+  DramConfig cfg_;
+  BandwidthServer port_;  ///< reads and writes share the bandwidth
+  std::array<uint64_t, kTrafficKinds> bytes_{};
+};
+
+SC_MODULE(SramModel) {
+  explicit SramModel(sc_core::sc_module_name n, const SramConfig& cfg);
+  Grant read(double now, double bytes, double not_before = 0);
+  Grant write(double now, double bytes);
+  /// Occupancy bookkeeping (bytes held), for the peak-occupancy counter.
+  void hold(int64_t delta_bytes);
+
+  const SramConfig& config() const { return cfg_; }
+  uint64_t bytes_read() const { return read_bytes_; }
+  uint64_t bytes_written() const { return write_bytes_; }
+  uint64_t peak_occupancy_bytes() const { return peak_; }
+  int64_t held_bytes() const { return held_; }
+  double busy_cycles() const;
+  double latency() const { return cfg_.latency_cycles; }
+
+ private:
+  SramConfig cfg_;
+  // One port per bank: reads and writes share it; two: each has its own.
+  BandwidthServer read_port_, write_port_;
+  bool shared_;
+  uint64_t read_bytes_ = 0, write_bytes_ = 0;
+  int64_t held_ = 0;
+  uint64_t peak_ = 0;
+};
+
+}  // namespace normsim::asic

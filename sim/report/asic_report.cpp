@@ -1,0 +1,158 @@
+#include "sim/report/asic_report.hpp"
+
+#include <cstdio>
+#include <sstream>
+
+#include "sim/area/area_energy.hpp"
+#include "sim/report/run_report.hpp"
+
+namespace normsim::report {
+
+using nlohmann::json;
+
+namespace {
+json stalls_json(const asic::StallCounters& s) {
+  return {{"dram_latency", s.dram_latency}, {"dram_bandwidth", s.dram_bandwidth}, {"row_buffer", s.row_buffer},
+          {"dependency", s.dependency},     {"sram_port", s.sram_port},           {"dram_write", s.dram_write},
+          {"total", s.total()}};
+}
+std::string num(double v, const char* f = "%.4g") {
+  char b[64];
+  std::snprintf(b, sizeof b, f, v);
+  return b;
+}
+}  // namespace
+
+json asic_report_json(const asic::AsicResult& r) {
+  json j = run_report_json(r.run);
+  if (!r.numerics) j.erase("numerics");
+  const auto& c = r.cfg;
+  j["path"] = std::string(asic::to_string(c.path));
+  j["arch"]["asic"] = {{"clock_ghz", c.clock_ghz}, {"input_path", std::string(asic::to_string(c.path))},
+                       {"replay_fraction", c.replay_fraction}, {"rows_in_flight", c.rows_in_flight},
+                       {"write_stats", c.write_stats}, {"transaction_elems", c.transaction_elems}, {"node", c.node},
+                       {"dram", {{"peak_bytes_per_cycle", c.dram.peak_bytes_per_cycle}, {"latency_cycles", c.dram.latency_cycles},
+                                 {"max_outstanding", c.dram.max_outstanding}, {"burst_bytes", c.dram.burst_bytes},
+                                 {"sustained_bytes_per_cycle", c.dram.sustained_bytes_per_cycle()}}},
+                       {"sram", {{"capacity_bytes", c.sram.capacity_bytes}, {"banks", c.sram.banks}, {"ports", c.sram.ports},
+                                 {"access_bytes", c.sram.access_bytes}, {"latency_cycles", c.sram.latency_cycles}}}};
+  const double cyc = r.cycles;
+  json stall_total = {
+      {"dram_latency", r.lanes_stalls.dram_latency + r.normalize_stalls.dram_latency},
+      {"dram_bandwidth", r.lanes_stalls.dram_bandwidth + r.normalize_stalls.dram_bandwidth},
+      {"row_buffer", r.lanes_stalls.row_buffer + r.normalize_stalls.row_buffer},
+      {"dependency", r.lanes_stalls.dependency + r.normalize_stalls.dependency},
+      {"sram_port", r.lanes_stalls.sram_port + r.normalize_stalls.sram_port},
+      {"dram_write", r.lanes_stalls.dram_write + r.normalize_stalls.dram_write}};
+  j["timing"] = {{"cycles", cyc},
+                 {"clock_ghz", c.clock_ghz},
+                 {"time_us", r.time_us()},
+                 {"lower_bound_cycles", r.expected.lower_bound_cycles},
+                 {"cycles_over_lower_bound", cyc / r.expected.lower_bound_cycles},
+                 {"first_stats_cycle", r.first_stats_cycle},
+                 {"stall_cycles", stall_total},
+                 {"stall_cycles_by_unit", {{"welford_lanes", stalls_json(r.lanes_stalls)}, {"normalize", stalls_json(r.normalize_stalls)}}},
+                 {"busy_cycles", {{"welford_lanes", r.lanes_busy_cycles}, {"normalize", r.normalize_busy_cycles},
+                                  {"dram", r.dram_busy_cycles}, {"sram", r.sram_busy_cycles}}},
+                 {"utilization", {{"welford_lanes", r.lanes_busy_cycles / cyc}, {"normalize", r.normalize_busy_cycles / cyc},
+                                  {"dram", r.dram_busy_cycles / cyc}, {"sram", r.sram_busy_cycles / cyc}}}};
+  json by_kind = json::object();
+  for (int k = 0; k < asic::kTrafficKinds; ++k) by_kind[asic::to_string(static_cast<asic::Traffic>(k))] = r.dram_bytes[k];
+  j["traffic"] = {{"dram_bytes_read", r.dram_bytes_read},
+                  {"dram_bytes_written", r.dram_bytes_written},
+                  {"dram_bytes_by_kind", by_kind},
+                  {"dram_gbps", r.dram_gbps()},
+                  {"sram_bytes_read", r.sram_bytes_read},
+                  {"sram_bytes_written", r.sram_bytes_written},
+                  {"sram_peak_occupancy_bytes", r.sram_peak_bytes},
+                  {"sram_row_buffer_bytes", r.expected.sram_row_buffer_bytes},
+                  {"expected_dram_bytes_read", r.expected.dram_bytes_read},
+                  {"expected_dram_bytes_written", r.expected.dram_bytes_written}};
+  // Area: the datapath at its widths + the SRAM it needs (row buffers + parameters).
+  run::RunOptions ro;
+  ro.algorithm = r.run.numerics.algorithm;
+  const core::DatapathConfig dcfg = run::make_datapath_config(r.run.workload, r.run.arch, ro);
+  // The SRAM this path needs (row buffers + gamma/beta), not the configured capacity: what a design would build.
+  const double sram_bytes = static_cast<double>(r.expected.sram_row_buffer_bytes) +
+                            static_cast<double>(r.run.workload.hidden * 4 * (r.run.workload.beta ? 2 : 1));
+  const area::AreaReport ar = area::estimate_area(dcfg, sram_bytes, c.node);
+  json units = json::object();
+  for (const auto& u : ar.units) units[u.unit] = {{"um2", u.um2}, {"gate_equivalents", u.ge}, {"table_bits", u.table_bits}};
+  const auto nt = *area::node_table(c.node);
+  j["area"] = {{"node", c.node}, {"total_mm2", ar.total_mm2()}, {"sram_mm2", ar.sram_um2 * 1e-6},
+               {"datapath_mm2", ar.datapath_um2 * 1e-6}, {"sram_required_bytes", sram_bytes},
+               {"sram_capacity_bytes", c.sram.capacity_bytes},
+               {"units", units}, {"nand2_um2", nt.nand2_um2}, {"bitcell_um2", nt.bitcell_um2},
+               {"sources", {nt.nand2_source, nt.bitcell_source, "sim/area/SOURCES.md"}}};
+  const area::EnergyPerOp eo = area::estimate_op_energy(dcfg);
+  const double elems = static_cast<double>(r.run.workload.elements());
+  const double dram_pj = static_cast<double>(r.dram_bytes_read + r.dram_bytes_written) * 8 * c.dram.energy_pj_per_bit;
+  const double sram_pj = static_cast<double>(r.sram_bytes_read + r.sram_bytes_written) * area::sram_pj_per_byte(sram_bytes);
+  const double op_pj = elems * (eo.lane_op_pj + eo.normalize_op_pj) + static_cast<double>(r.run.workload.rows) * eo.row_pj;
+  j["energy"] = {{"total_uj", (dram_pj + sram_pj + op_pj) * 1e-6}, {"dram_uj", dram_pj * 1e-6}, {"sram_uj", sram_pj * 1e-6},
+                 {"datapath_uj", op_pj * 1e-6}, {"pj_per_element", (dram_pj + sram_pj + op_pj) / elems},
+                 {"basis", "DRAM pJ/bit from the arch; SRAM and arithmetic at 45 nm (Horowitz 2014), unscaled"}};
+  return j;
+}
+
+std::string asic_summary_table(const asic::AsicResult& r, const json& j) {
+  std::ostringstream o;
+  o << "normsim run (asic model): " << r.run.workload.name << " (" << core::to_string(r.run.workload.norm) << ", "
+    << r.run.workload.rows << " rows x " << r.run.workload.hidden << ")\n";
+  o << "arch: " << r.run.arch.name << ", path " << asic::to_string(r.cfg.path) << ", " << r.run.arch.lanes << " lanes, "
+    << r.cfg.rows_in_flight << " rows in flight, " << r.cfg.clock_ghz << " GHz" << (r.numerics ? "" : ", timing only") << "\n\n";
+  auto row = [&](const std::string& k, const std::string& v, const std::string& unit) {
+    char b[200];
+    std::snprintf(b, sizeof b, "  %-30s %16s  %s\n", k.c_str(), v.c_str(), unit.c_str());
+    o << b;
+  };
+  const auto& t = j["timing"];
+  row("cycles", num(r.cycles, "%.0f"), "cycles");
+  row("time", num(r.time_us()), "us");
+  row("lower bound", num(r.expected.lower_bound_cycles, "%.0f"), "cycles (max(DRAM bytes / sustained B/cycle, N*C/L))");
+  row("cycles / lower bound", num(t["cycles_over_lower_bound"].get<double>(), "%.4f"), "");
+  for (const auto& [k, v] : t["stall_cycles"].items()) row("stall: " + k, num(v.get<double>(), "%.0f"), "cycles");
+  row("DRAM bytes read", std::to_string(r.dram_bytes_read), "bytes (expected " + std::to_string(r.expected.dram_bytes_read) + ")");
+  row("DRAM bytes written", std::to_string(r.dram_bytes_written), "bytes (expected " + std::to_string(r.expected.dram_bytes_written) + ")");
+  row("DRAM bandwidth", num(r.dram_gbps()), "GB/s");
+  row("SRAM bytes read / written", std::to_string(r.sram_bytes_read) + " / " + std::to_string(r.sram_bytes_written), "bytes");
+  row("SRAM peak occupancy", std::to_string(r.sram_peak_bytes), "bytes");
+  row("utilization lanes / normalize", num(t["utilization"]["welford_lanes"].get<double>(), "%.3f") + " / " +
+                                          num(t["utilization"]["normalize"].get<double>(), "%.3f"), "(busy / total cycles)");
+  row("area", num(j["area"]["total_mm2"].get<double>()), "mm2 at " + r.cfg.node + " (SRAM " +
+                                                             num(j["area"]["sram_mm2"].get<double>()) + ", datapath " +
+                                                             num(j["area"]["datapath_mm2"].get<double>()) + ")");
+  row("energy", num(j["energy"]["total_uj"].get<double>()), "uJ (" + num(j["energy"]["pj_per_element"].get<double>()) + " pJ/element)");
+  if (r.numerics) {
+    o << "\n" << run_summary_table(r.run).substr(run_summary_table(r.run).find("\n\n") + 2);
+  }
+  return o.str();
+}
+
+std::string compare_table(const std::vector<json>& reps) {
+  std::ostringstream o;
+  if (reps.empty()) return "";
+  const auto& w = reps[0]["workload"];
+  o << "normsim compare: " << w["name"].get<std::string>() << " (" << w["rows"] << " rows x " << w["hidden"] << "), arch "
+    << reps[0]["arch"]["name"].get<std::string>() << "\n\n";
+  char b[512];
+  std::snprintf(b, sizeof b, "%-15s %12s %10s %14s %14s %9s %10s %14s %10s %10s %10s %10s %11s\n", "path", "cycles",
+                "time_us", "dram_rd_bytes", "dram_wr_bytes", "dram_GB/s", "sram_KiB", "sram_rw_bytes", "sram_mm2",
+                "logic_mm2", "total_mm2", "energy_uJ", "rel_l2_err");
+  o << b;
+  for (const auto& r : reps) {
+    const double err = r.contains("numerics") && !r["numerics"]["rel_l2_error"].is_null() ? r["numerics"]["rel_l2_error"].get<double>() : -1;
+    std::snprintf(b, sizeof b, "%-15s %12.0f %10.2f %14llu %14llu %9.1f %10.1f %14llu %10.4f %10.4f %10.4f %10.2f %11s\n",
+                  r["path"].get<std::string>().c_str(), r["timing"]["cycles"].get<double>(), r["timing"]["time_us"].get<double>(),
+                  static_cast<unsigned long long>(r["traffic"]["dram_bytes_read"].get<uint64_t>()),
+                  static_cast<unsigned long long>(r["traffic"]["dram_bytes_written"].get<uint64_t>()),
+                  r["traffic"]["dram_gbps"].get<double>(), r["area"]["sram_required_bytes"].get<double>() / 1024,
+                  static_cast<unsigned long long>(r["traffic"]["sram_bytes_read"].get<uint64_t>() + r["traffic"]["sram_bytes_written"].get<uint64_t>()),
+                  r["area"]["sram_mm2"].get<double>(), r["area"]["datapath_mm2"].get<double>(), r["area"]["total_mm2"].get<double>(),
+                  r["energy"]["total_uj"].get<double>(), err < 0 ? "-" : num(err, "%.3g").c_str());
+    o << b;
+  }
+  return o.str();
+}
+
+}  // namespace normsim::report

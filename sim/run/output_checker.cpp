@@ -1,0 +1,57 @@
+#include "sim/run/output_checker.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "sim/core/element_format.hpp"
+#include "sim/core/float_norm.hpp"
+
+namespace normsim::run {
+
+OutputChecker::OutputChecker(const config::Workload& w, const config::Arch& a, double output_lsb,
+                             std::vector<float> gamma, std::vector<float> beta, bool keep_outputs,
+                             NumericsResult& num)
+    : w_(w), out_lsb_(output_lsb), gamma_(std::move(gamma)), beta_(std::move(beta)), keep_(keep_outputs), num_(num) {
+  const std::string dtype_name(core::to_string(w.output.dtype));
+  if (out_lsb_ > 0 && w.output.dtype == core::ElemType::fp32) {
+    num_.ulp_unit = "lsb of the output stage (" + a.formats[static_cast<int>(core::Stage::output)].describe() + ")";
+  } else if (out_lsb_ > 0) {
+    num_.ulp_unit = "max(output-stage lsb, " + dtype_name + " ulp at |ref|)";
+  } else {
+    num_.ulp_unit = dtype_name + " ulp at |ref|";
+  }
+  ref_.resize(static_cast<size_t>(w.hidden));
+  ulp_.resize(static_cast<size_t>(w.hidden));
+  if (keep_) {
+    y.reserve(static_cast<size_t>(w.elements()));
+    mean.reserve(static_cast<size_t>(w.rows));
+    rstd.reserve(static_cast<size_t>(w.rows));
+  }
+}
+
+void OutputChecker::check_row(std::span<const double> x, std::span<double> yrow, const core::RowStats& s) {
+  const size_t C = yrow.size();
+  // The stored output tensor: round the datapath's value to its element type.
+  for (size_t i = 0; i < C; ++i) {
+    if (w_.output.dtype == core::ElemType::int8) {
+      if (std::isfinite(yrow[i]))
+        yrow[i] = core::dequantize_int8(core::quantize_int8(yrow[i], w_.output.scale), w_.output.scale);
+    } else {
+      yrow[i] = core::round_to_elem(yrow[i], w_.output.dtype, w_.output.scale);
+    }
+  }
+  const core::RowStats rs = core::reference_stats(x, w_.norm, w_.eps);
+  core::reference_output(x, rs, gamma_, beta_, ref_);
+  for (size_t i = 0; i < C; ++i) ulp_[i] = std::max(out_lsb_, core::ulp_of(w_.output.dtype, ref_[i], w_.output.scale));
+  num_.output_error.add(yrow, ref_, ulp_);
+  num_.mean_max_abs_error = std::max(num_.mean_max_abs_error, std::fabs(s.mean - rs.mean));
+  const double rstd_rel = std::fabs(s.rstd - rs.rstd) / rs.rstd;
+  num_.rstd_max_rel_error = std::isfinite(rstd_rel) ? std::max(num_.rstd_max_rel_error, rstd_rel) : rstd_rel;
+  if (keep_) {
+    y.insert(y.end(), yrow.begin(), yrow.end());
+    mean.push_back(s.mean);
+    rstd.push_back(s.rstd);
+  }
+}
+
+}  // namespace normsim::run
