@@ -7,6 +7,7 @@
 #pragma once
 
 #include <algorithm>
+#include <ostream>
 
 namespace normsim::asic {
 
@@ -15,6 +16,9 @@ struct Grant {
   double first_byte = 0;  ///< cycle its first byte moves
   double done = 0;        ///< cycle its last byte has moved
 };
+inline std::ostream& operator<<(std::ostream& os, const Grant& g) {
+  return os << "grant(issue " << g.issue << ", first " << g.first_byte << ", done " << g.done << ")";
+}
 
 class BandwidthServer {
  public:

@@ -3,6 +3,8 @@
 // the replay path keeps into the row buffer as they consume it).
 #pragma once
 
+#include <deque>
+
 #include "sim/asic/accel_context.hpp"
 
 namespace normsim::asic {
@@ -13,6 +15,27 @@ SC_MODULE(InputPathUnit) {
   sc_core::sc_fifo_out<ChunkToken> to_lanes;
 
   InputPathUnit(sc_core::sc_module_name n, AccelContext& ctx);
+
+ private:
+  void run();
+  void retire();
+  AccelContext& ctx_;
+  double window_bytes_;
+  std::deque<std::pair<double, double>> in_flight_;  ///< (done cycle, bytes) of issued reads
+  double in_flight_bytes_ = 0;
+};
+
+/// The re-read stream of the DRAM re-read and partial-replay paths: the part
+/// of each row not kept in SRAM, read again in row order into a FIFO that
+/// the normalise unit drains. It does not wait for the statistics, so DRAM
+/// latency overlaps them; the FIFO (sized to the port's latency-bandwidth
+/// product, max_outstanding x burst_bytes) is the path's on-chip storage.
+SC_MODULE(RereadStream) {
+  SC_HAS_PROCESS(RereadStream);
+  sc_core::sc_fifo_out<Grant> to_normalize;
+  RereadStream(sc_core::sc_module_name n, AccelContext& ctx);
+  /// FIFO depth in transactions for this workload.
+  static int fifo_transactions(const AccelContext& ctx);
 
  private:
   void run();

@@ -15,11 +15,13 @@ NormAccelerator::NormAccelerator(sc_core::sc_module_name n, AccelContext& ctx)
       merge_tree("chan_merge_tree", ctx),
       rsqrt("rsqrt", ctx),
       normalize("normalize", ctx),
+      reread("reread_stream", ctx),
       free_slots_("free_row_buffers", ctx.cfg.rows_in_flight),
       lanes_to_merge_("lanes_to_merge", ctx.cfg.rows_in_flight),
       merge_to_rsqrt_("merge_to_rsqrt", ctx.cfg.rows_in_flight),
       rsqrt_to_normalize_("rsqrt_to_normalize", ctx.cfg.rows_in_flight),
       input_to_lanes_("input_to_lanes", fifo_depth(ctx)),
+      reread_fifo_("reread_fifo", RereadStream::fifo_transactions(ctx)),
       ctx_(ctx) {
   ctx.dram = &dram;
   ctx.sram = &sram;
@@ -38,6 +40,8 @@ NormAccelerator::NormAccelerator(sc_core::sc_module_name n, AccelContext& ctx)
   rsqrt.to_normalize(rsqrt_to_normalize_);
   normalize.from_rsqrt(rsqrt_to_normalize_);
   normalize.free_slots(free_slots_);
+  normalize.reread(reread_fifo_);
+  reread.to_normalize(reread_fifo_);
   ctx.sram->hold(ctx.param_bytes);  // gamma/beta live on chip for the whole run
   SC_THREAD(trace_process);
 }

@@ -24,6 +24,7 @@ SC_MODULE(NormAccelerator) {
   ChanMergeTree merge_tree;
   RsqrtUnit rsqrt;
   NormalizeUnit normalize;
+  RereadStream reread;
 
   /// Adds the handshakes and counters of the first rows to a VCD trace.
   void trace(sc_core::sc_trace_file* tf);
@@ -32,6 +33,7 @@ SC_MODULE(NormAccelerator) {
   void trace_process();
   sc_core::sc_fifo<RowSlot*> free_slots_, lanes_to_merge_, merge_to_rsqrt_, rsqrt_to_normalize_;
   sc_core::sc_fifo<ChunkToken> input_to_lanes_;
+  sc_core::sc_fifo<Grant> reread_fifo_;
   std::vector<std::unique_ptr<RowSlot>> slots_;
   AccelContext& ctx_;
   // Traced signals (sampled every cycle by trace_process while tracing).

@@ -19,16 +19,14 @@ void NormalizeUnit::run() {
       ready = slot->t_ready;
     }
     wait_until(ready);  // requests below are issued at this cycle
-    // Fetch the whole row back: the stored part from SRAM (after it was
-    // written), the rest re-read from DRAM; all issued now, served in order.
+    // The stored part comes back from SRAM once it has been written; the rest
+    // is already streaming in through the re-read FIFO.
     for (int k = 0; k < ctx_.chunks; ++k) {
       const int64_t b = ctx_.chunk_begin(k), e = ctx_.chunk_end(k);
       const int64_t sb = std::max<int64_t>(0, std::min(e, stored) - b);
-      const int64_t db = (e - b) - sb;
       fetch_sram[k] = sb > 0 ? ctx_.sram->read(ready, static_cast<double>(sb * ctx_.in_bytes), slot->sram_write[k].done)
                              : Grant{ready, ready, ready};
-      fetch_dram[k] = db > 0 ? ctx_.dram->read(ready, static_cast<double>(db * ctx_.in_bytes), Traffic::input_reread)
-                             : Grant{ready, ready, ready};
+      fetch_dram[k] = (e - b) - sb > 0 ? reread.read() : Grant{ready, ready, ready};
     }
     double t = ready;
     for (int k = 0; k < ctx_.chunks; ++k) {

@@ -13,6 +13,7 @@ namespace normsim::asic {
 SC_MODULE(NormalizeUnit) {
   SC_HAS_PROCESS(NormalizeUnit);
   sc_core::sc_fifo_in<RowSlot*> from_rsqrt;
+  sc_core::sc_fifo_in<Grant> reread;  ///< the DRAM re-read stream (unused for SRAM replay)
   sc_core::sc_fifo_out<RowSlot*> free_slots;
   NormalizeUnit(sc_core::sc_module_name n, AccelContext& ctx);
 
