@@ -7,7 +7,7 @@
 using namespace normsim;
 
 namespace {
-std::string src() { return std::getenv("NORMSIM_SOURCE_DIR") ? std::getenv("NORMSIM_SOURCE_DIR") : "."; }
+std::string src() { return std::getenv("NORMSIM_SOURCE_DIR") ? std::getenv("NORMSIM_SOURCE_DIR") : NORMSIM_TEST_SOURCE_DIR; }
 config::Workload workload(const std::string& n, int64_t rows = 0) {
   auto w = config::load_workload(src() + "/workloads/" + n + ".yaml");
   if (rows) w.rows = rows;

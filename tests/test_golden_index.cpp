@@ -16,7 +16,7 @@ using nlohmann::json;
 namespace {
 fs::path golden() {
   const char* s = std::getenv("NORMSIM_SOURCE_DIR");
-  return fs::path(s ? s : ".") / "gpu_ref/golden/h200";
+  return fs::path(s ? s : NORMSIM_TEST_SOURCE_DIR) / "gpu_ref/golden/h200";
 }
 json load(const std::string& f) {
   std::ifstream in(golden() / f);

@@ -1,0 +1,176 @@
+// The SystemC model against sim/core and against its own closed forms. Every
+// TEST runs in its own process (SystemC elaborates once); comparisons that
+// need two simulations go through the CLI.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <nlohmann/json.hpp>
+
+#include "sim/asic/asic_run.hpp"
+#include "sim/config/config_error.hpp"
+#include "sim/run/functional_run.hpp"
+
+using namespace normsim;
+using nlohmann::json;
+
+int sc_main(int, char**) { return 0; }  // libsystemc wants one; gtest's main runs the tests
+
+namespace {
+std::string src() { return std::getenv("NORMSIM_SOURCE_DIR") ? std::getenv("NORMSIM_SOURCE_DIR") : NORMSIM_TEST_SOURCE_DIR; }
+std::string bin() { return std::string(std::getenv("NORMSIM_BINARY_DIR") ? std::getenv("NORMSIM_BINARY_DIR") : NORMSIM_TEST_BINARY_DIR) + "/normsim"; }
+config::Arch arch(const std::string& n = "asic-default") {
+  return config::load_arch(src() + "/workloads/arch/" + n + ".yaml");
+}
+config::Workload workload(const std::string& n, int64_t rows) {
+  auto w = config::load_workload(src() + "/workloads/" + n + ".yaml");
+  w.rows = rows;
+  return w;
+}
+json cli(const std::string& args) {
+  const std::string cmd = bin() + " " + args + " --json -q";
+  FILE* p = popen(cmd.c_str(), "r");
+  std::string out;
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
+  EXPECT_EQ(pclose(p), 0) << cmd;
+  return json::parse(out);
+}
+}  // namespace
+
+class AsicMatchesCore : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(AsicMatchesCore, OutputsAreBitIdenticalToTheFunctionalPipeline) {
+  const auto w = workload(GetParam(), 6);
+  auto a = arch();
+  a.asic->sram.capacity_bytes = uint64_t(8) << 20;  // long-row's 256 KiB rows fit
+  run::RunOptions ro;
+  ro.keep_outputs = true;
+  const run::RunResult f = run::run_functional(w, a, ro);
+  asic::AsicOptions ao;
+  ao.keep_outputs = true;
+  ao.path = asic::InputPath::partial_replay;  // SRAM and DRAM sources in the same row
+  const asic::AsicResult s = asic::run_asic(w, a, ao);
+  ASSERT_EQ(s.run.y.size(), f.y.size());
+  for (size_t i = 0; i < f.y.size(); ++i)
+    if (!(std::isnan(f.y[i]) && std::isnan(s.run.y[i]))) ASSERT_EQ(s.run.y[i], f.y[i]) << "element " << i;
+  EXPECT_EQ(s.run.mean, f.mean);
+  EXPECT_EQ(s.run.rstd, f.rstd);
+  for (int st = 0; st < core::kStageCount; ++st) {
+    EXPECT_EQ(s.run.numerics.counters.overflows[st], f.numerics.counters.overflows[st]);
+    EXPECT_EQ(s.run.numerics.counters.quantizations[st], f.numerics.counters.quantizations[st]);
+  }
+  EXPECT_EQ(s.run.numerics.output_error.rel_l2(), f.numerics.output_error.rel_l2());
+}
+
+INSTANTIATE_TEST_SUITE_P(ShippedWorkloads, AsicMatchesCore,
+                         ::testing::Values("gpt2-small", "bert-large", "llama2-7b", "llama3-70b", "long-row",
+                                           "cancellation", "int8"),
+                         [](const auto& info) {
+                           std::string s = info.param;
+                           for (auto& c : s)
+                             if (c == '-') c = '_';
+                           return s;
+                         });
+
+TEST(AsicModel, SinglePassClampsCountedLikeTheCore) {
+  const auto w = workload("cancellation", 16);
+  run::RunOptions ro;
+  ro.algorithm = core::VarianceAlgorithm::single_pass;
+  auto a = arch();
+  a.formats[static_cast<int>(core::Stage::input)].total_bits = 32;  // hold 1e4
+  a.formats[static_cast<int>(core::Stage::mean)].total_bits = 40;
+  const auto f = run::run_functional(w, a, ro);
+  asic::AsicOptions ao;
+  ao.algorithm = core::VarianceAlgorithm::single_pass;
+  const auto s = asic::run_asic(w, a, ao);
+  EXPECT_GT(f.numerics.counters.negative_variance_clamps, 0u);
+  EXPECT_EQ(s.run.numerics.counters.negative_variance_clamps, f.numerics.counters.negative_variance_clamps);
+}
+
+class AsicTrafficIdentity : public ::testing::TestWithParam<asic::InputPath> {};
+
+TEST_P(AsicTrafficIdentity, DramBytesEqualTheClosedFormExactly) {
+  const auto w = workload("llama2-7b", 96);  // bf16 in and out, RMSNorm: params = C*4, stats = N*4
+  asic::AsicOptions o;
+  o.path = GetParam();
+  o.numerics = false;
+  const auto r = asic::run_asic(w, arch(), o);
+  const uint64_t N = 96, C = 4096;
+  const uint64_t f_elems = GetParam() == asic::InputPath::sram_replay ? C : GetParam() == asic::InputPath::dram_reread ? 0 : C / 2;
+  EXPECT_EQ(r.dram_bytes_read, N * C * 2 + N * (C - f_elems) * 2 + C * 4);
+  EXPECT_EQ(r.dram_bytes_written, N * C * 2 + N * 4);
+  EXPECT_EQ(r.dram_bytes_read, r.expected.dram_bytes_read);
+  EXPECT_EQ(r.dram_bytes_written, r.expected.dram_bytes_written);
+  EXPECT_EQ(r.dram_bytes[static_cast<int>(asic::Traffic::input)], N * C * 2);
+  EXPECT_EQ(r.dram_bytes[static_cast<int>(asic::Traffic::input_reread)], N * (C - f_elems) * 2);
+  EXPECT_EQ(r.sram_peak_bytes, C * 4 + 2 * f_elems * 2);  // params + 2 row buffers' stored part
+  EXPECT_GE(r.cycles, r.expected.lower_bound_cycles);
+}
+
+INSTANTIATE_TEST_SUITE_P(Paths, AsicTrafficIdentity,
+                         ::testing::Values(asic::InputPath::sram_replay, asic::InputPath::dram_reread,
+                                           asic::InputPath::partial_replay),
+                         [](const auto& info) { return std::string(info.param == asic::InputPath::sram_replay ? "sram_replay"
+                                                                   : info.param == asic::InputPath::dram_reread ? "dram_reread"
+                                                                                                              : "partial_replay"); });
+
+TEST(AsicModel, SramReplayOnLlama3IsWithinFivePercentOfTheBound) {
+  auto a = arch();
+  a.asic->rows_in_flight = 4;
+  asic::AsicOptions o;
+  o.numerics = false;
+  const auto r = asic::run_asic(config::load_workload(src() + "/workloads/llama3-70b.yaml"), a, o);
+  EXPECT_GE(r.cycles, r.expected.lower_bound_cycles);
+  EXPECT_LE(r.cycles, 1.05 * r.expected.lower_bound_cycles);
+}
+
+TEST(AsicModel, TimingOnlyGivesIdenticalCyclesAndTraffic) {
+  for (const char* path : {"sram-replay", "dram-reread", "partial-replay"}) {
+    const std::string args = "run " + src() + "/workloads/gpt2-small.yaml --arch " + src() +
+                             "/workloads/arch/asic-default.yaml --set workload.batch=1 --set workload.seq=64 --path " + path;
+    const json full = cli(args), fast = cli(args + " --no-numerics");
+    EXPECT_EQ(full["timing"]["cycles"], fast["timing"]["cycles"]) << path;
+    EXPECT_EQ(full["timing"]["stall_cycles"], fast["timing"]["stall_cycles"]) << path;
+    EXPECT_EQ(full["traffic"], fast["traffic"]) << path;
+    EXPECT_TRUE(full.contains("numerics"));
+    EXPECT_FALSE(fast.contains("numerics"));
+  }
+}
+
+TEST(AsicModel, HalvingDramBandwidthDoublesCyclesWhenBandwidthBound) {
+  // 64 lanes outrun a 32 B/cycle port: DRAM-bound.
+  const std::string args = "run " + src() + "/workloads/llama2-7b.yaml --arch " + src() +
+                           "/workloads/arch/asic-default.yaml --set workload.seq=512 --set arch.lanes=64 "
+                           "--set arch.asic.rows_in_flight=8 --no-numerics --set arch.asic.dram.peak_bytes_per_cycle=";
+  const double full = cli(args + "32")["timing"]["cycles"];
+  const double half = cli(args + "16")["timing"]["cycles"];
+  EXPECT_NEAR(half / full, 2.0, 0.1);
+}
+
+TEST(AsicModel, TooFewRowsInFlightExposeDramLatency) {
+  const std::string args = "run " + src() + "/workloads/llama2-7b.yaml --arch " + src() +
+                           "/workloads/arch/asic-default.yaml --set workload.seq=256 --no-numerics --set arch.asic.rows_in_flight=";
+  const json one = cli(args + "1"), four = cli(args + "4");
+  const double lat1 = one["timing"]["stall_cycles"]["dram_latency"], lat4 = four["timing"]["stall_cycles"]["dram_latency"];
+  EXPECT_GT(lat1, 100 * 200.0);  // about a latency per row
+  EXPECT_LT(lat4, 1000.0);       // paid once
+  EXPECT_GT(one["timing"]["cycles"].get<double>(), 1.5 * four["timing"]["cycles"].get<double>());
+}
+
+TEST(AsicModel, SramTooSmallNamesTheMinimumCapacity) {
+  auto a = arch();
+  a.asic->sram.capacity_bytes = 1024;
+  try {
+    asic::resolve_asic_config(workload("llama2-7b", 4), a, {});
+    FAIL();
+  } catch (const config::ConfigError& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("asic.sram.capacity_bytes"), std::string::npos) << m;
+    EXPECT_NE(m.find("needs at least 32768 B"), std::string::npos) << m;  // 2 x 8 KiB rows + 16 KiB gamma
+  }
+  asic::AsicOptions o;
+  o.path = asic::InputPath::dram_reread;  // no row buffers: only the parameters must fit
+  a.asic->sram.capacity_bytes = 16384;
+  EXPECT_NO_THROW(asic::resolve_asic_config(workload("llama2-7b", 4), a, o));
+}
