@@ -104,7 +104,8 @@ TEST_P(AsicTrafficIdentity, DramBytesEqualTheClosedFormExactly) {
   EXPECT_EQ(r.dram_bytes_written, r.expected.dram_bytes_written);
   EXPECT_EQ(r.dram_bytes[static_cast<int>(asic::Traffic::input)], N * C * 2);
   EXPECT_EQ(r.dram_bytes[static_cast<int>(asic::Traffic::input_reread)], N * (C - f_elems) * 2);
-  EXPECT_EQ(r.sram_peak_bytes, C * 4 + 2 * f_elems * 2);  // params + 2 row buffers' stored part
+  const uint64_t rows_in_flight = static_cast<uint64_t>(r.cfg.rows_in_flight);
+  EXPECT_EQ(r.sram_peak_bytes, C * 4 + rows_in_flight * f_elems * 2);  // params + the row buffers' stored part
   EXPECT_GE(r.cycles, r.expected.lower_bound_cycles);
 }
 
@@ -167,7 +168,8 @@ TEST(AsicModel, SramTooSmallNamesTheMinimumCapacity) {
   } catch (const config::ConfigError& e) {
     const std::string m = e.what();
     EXPECT_NE(m.find("asic.sram.capacity_bytes"), std::string::npos) << m;
-    EXPECT_NE(m.find("needs at least 32768 B"), std::string::npos) << m;  // 2 x 8 KiB rows + 16 KiB gamma
+    const uint64_t need = static_cast<uint64_t>(a.asic->rows_in_flight) * 8192 + 16384;  // rows of 8 KiB + gamma
+    EXPECT_NE(m.find("needs at least " + std::to_string(need) + " B"), std::string::npos) << m;
   }
   asic::AsicOptions o;
   o.path = asic::InputPath::dram_reread;  // no row buffers: only the parameters must fit

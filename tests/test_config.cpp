@@ -114,9 +114,9 @@ TEST(ArchConfig, ZeroAndNonPowerOfTwoLanes) {
 
 TEST(ArchConfig, ShippedArchesParse) {
   const std::string src = std::getenv("NORMSIM_SOURCE_DIR") ? std::getenv("NORMSIM_SOURCE_DIR") : NORMSIM_TEST_SOURCE_DIR;
-  for (const char* f : {"fp32", "fixed16", "int8-fixed"}) EXPECT_NO_THROW(load_arch(src + "/workloads/arch/" + f + ".yaml")) << f;
+  for (const char* f : {"fp32", "fixed16", "int8-fixed", "asic-default", "edge-small-sram"}) EXPECT_NO_THROW(load_arch(src + "/workloads/arch/" + f + ".yaml")) << f;
   for (const char* f : {"gpt2-small", "bert-large", "llama2-7b", "llama3-70b", "long-row", "cancellation", "int8"})
     EXPECT_NO_THROW(load_workload(src + "/workloads/" + f + ".yaml")) << f;
-  EXPECT_EQ(default_arch().name, "fixed16");
-  EXPECT_EQ(default_workload().name, "gpt2-small");
+  EXPECT_EQ(default_arch().name, "asic-default");
+  EXPECT_EQ(default_workload().name, "llama2-7b");
 }

@@ -30,7 +30,7 @@ struct Arch {
 
 Arch parse_arch_text(const std::string& text, const std::string& file, const std::vector<Override>& overrides = {});
 Arch load_arch(const std::string& path, const std::vector<Override>& overrides = {});
-/// The built-in default (workloads/arch/fixed16.yaml, embedded at build time).
+/// The built-in default (workloads/arch/asic-default.yaml, embedded at build time).
 Arch default_arch(const std::vector<Override>& overrides = {});
 
 }  // namespace normsim::config

@@ -41,7 +41,7 @@ inline constexpr int64_t kMaxRows = int64_t(1) << 32;
 
 Workload parse_workload_text(const std::string& text, const std::string& file, const std::vector<Override>& overrides = {});
 Workload load_workload(const std::string& path, const std::vector<Override>& overrides = {});
-/// The built-in default (workloads/gpt2-small.yaml, embedded at build time).
+/// The built-in default (workloads/llama2-7b.yaml, embedded at build time).
 Workload default_workload(const std::vector<Override>& overrides = {});
 
 }  // namespace normsim::config

@@ -43,6 +43,16 @@ expect_exit 2 "needs --out" -- run --save-outputs -q
 expect_exit 2 "unknown-flag" -- run --unknown-flag
 expect_exit 2 "key 'formats.sumsq.bitz': unknown key" -- run --set arch.formats.sumsq.bitz=3 -q
 expect_exit 2 "must start with workload. or arch." -- run --set rows=3 -q
+# The ASIC model's own bad inputs.
+AD=$A/asic-default.yaml
+expect_exit 2 "asic.sram.capacity_bytes.*needs at least 32768 B" -- run "$W/llama2-7b.yaml" --arch "$AD" --set arch.asic.rows_in_flight=2 --set arch.asic.sram.capacity_bytes=4096 -q
+expect_exit 2 "asic.dram.peak_bytes_per_cycle': must be > 0" -- run --arch "$AD" --set arch.asic.dram.peak_bytes_per_cycle=0 -q
+expect_exit 2 "asic.dram.latency_cycles': value 0 out of range" -- run --arch "$AD" --set arch.asic.dram.latency_cycles=0 -q
+expect_exit 2 "lanes'.*power of two" -- run --arch "$AD" --set arch.lanes=12 -q
+expect_exit 2 "allowed: sram-replay, dram-reread, partial-replay" -- run --arch "$AD" --path sideways -q
+expect_exit 2 "two-pass needs a third pass" -- run "$W/gpt2-small.yaml" --arch "$AD" --algorithm two-pass -q
+expect_exit 2 "key 'asic': missing" -- run --arch "$A/fp32.yaml" --path sram-replay -q
+expect_exit 2 "more than .*asic.dram.capacity_bytes" -- run "$W/llama3-70b.yaml" --arch "$AD" --set arch.asic.dram.capacity_bytes=1000000 -q
 expect_exit 0 "" -- --version
 expect_exit 0 "" -- --help
 
@@ -91,6 +101,24 @@ assert y.shape == (4096, 1024) and m.shape == (4096,) and r.shape == (4096,), (y
 assert abs(float(y.std()) - 1.0) < 0.1
 " && ok || bad "numpy cannot load the outputs"
 fi
+
+# A VCD trace of the first rows opens as a VCD (header, declared signals, time steps).
+"$N" run "$W/llama2-7b.yaml" --arch "$AD" --set workload.seq=16 --trace "$T/wave.vcd" -q >/dev/null || bad "trace run"
+grep -q '\$enddefinitions' "$T/wave.vcd" && grep -q "dram_bytes_read" "$T/wave.vcd" && grep -q "^#[0-9]" "$T/wave.vcd" && ok || bad "VCD trace malformed"
+
+# compare: one table row per path, and JSON with one report per path.
+"$N" compare "$W/llama2-7b.yaml" --arch "$AD" --set workload.seq=32 -q >"$T/cmp.txt" || bad "compare"
+[ "$(grep -cE '^(sram-replay|dram-reread|partial-replay) ' "$T/cmp.txt")" = 3 ] && ok || bad "compare table: $(cat "$T/cmp.txt")"
+"$N" compare "$W/llama2-7b.yaml" --arch "$AD" --set workload.seq=32 --json -q >"$T/cmp.json" || bad "compare --json"
+/usr/bin/python3 -c "
+import json; j=json.load(open('$T/cmp.json'))
+assert [p['path'] for p in j['paths']] == ['sram-replay', 'dram-reread', 'partial-replay']
+for p in j['paths']:
+    assert p['traffic']['dram_bytes_read'] == p['traffic']['expected_dram_bytes_read']
+    for k in ('cycles', 'clock_ghz', 'time_us', 'stall_cycles'): assert k in p['timing'], k
+    for k in ('node', 'total_mm2', 'sram_mm2', 'datapath_mm2'): assert k in p['area'], k
+    assert p['energy']['total_uj'] > 0
+" && ok || bad "compare JSON"
 
 echo "$passes passed, $fails failed"
 [ "$fails" = 0 ]

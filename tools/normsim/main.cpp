@@ -213,8 +213,8 @@ int main(int argc, char** argv) {
   RunArgs ra;
   auto* run = app.add_subcommand("run", "run a workload through the datapath and report its numerics");
   run->fallthrough();  // -v/-q after the subcommand too
-  run->add_option("workload", ra.workload, "workload YAML (default: the embedded gpt2-small)");
-  run->add_option("--arch", ra.arch, "architecture YAML (default: the embedded fixed16)");
+  run->add_option("workload", ra.workload, "workload YAML (default: the embedded llama2-7b)");
+  run->add_option("--arch", ra.arch, "architecture YAML (default: the embedded asic-default)");
   run->add_option("--algorithm", ra.algorithm, "LayerNorm variance algorithm: welford, two-pass, single-pass");
   run->add_option("--out", ra.out_dir, "directory for report.json, report.csv (and .npy outputs)");
   run->add_option("--set", ra.sets, "override a key: workload.rows=64, arch.formats.sumsq.bits=24 (repeatable)");
