@@ -26,6 +26,7 @@ test: build
 
 bench: build
 	@./$(BUILD_DIR)/bench_functional
+	@bash tools/bench/bench_asic.sh
 
 clean:
 	rm -rf $(BUILD_DIR)

@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# Simulation speed of the ASIC model, measured side by side in one run:
+# the functional pipeline (numerics only), the SystemC model with numerics
+# (bit-accurate + timing) per input path, and the timing-only mode, on one
+# workload (default llama3-70b, 67 M elements), single thread; peak RSS from
+# /usr/bin/time -v. Prints elements/s and the ratios.
+#   tools/bench/bench_asic.sh [WORKLOAD] [ARCH...]
+set -euo pipefail
+here=$(cd "$(dirname "$0")/../.." && pwd)
+N=$here/build/normsim
+W=${1:-$here/workloads/llama3-70b.yaml}
+shift || true
+archs=("$@")
+[ ${#archs[@]} -gt 0 ] || archs=("$here/workloads/arch/asic-default.yaml" "$here/workloads/arch/asic-fp32.yaml")
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+elements=$("$N" run "$W" --arch "${archs[0]}" --no-numerics --json -q | /usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)["workload"]["elements"])')
+
+measure() {  # LABEL ARGS... -> "label seconds rss_mb"
+  local label=$1; shift
+  /usr/bin/time -v "$N" "$@" -q >/dev/null 2>"$tmp/time" || { cat "$tmp/time"; exit 1; }
+  local wall rss
+  wall=$(grep "Elapsed (wall clock)" "$tmp/time" | awk '{print $NF}' | awk -F: '{ if (NF==3) print $1*3600+$2*60+$3; else print $1*60+$2 }')
+  rss=$(grep "Maximum resident set size" "$tmp/time" | awk '{print $NF/1024}')
+  echo "$label $wall $rss"
+}
+
+echo "bench_asic: $(basename "$W") ($elements elements), single thread, $(date -u +%Y-%m-%d)"
+for A in "${archs[@]}"; do
+  name=$(basename "$A" .yaml)
+  # The same arch without its asic section: the functional pipeline alone.
+  sed '/^asic:/,$d' "$A" >"$tmp/$name-functional.yaml"
+  {
+    measure "functional" run "$W" --arch "$tmp/$name-functional.yaml"
+    for p in sram-replay dram-reread partial-replay; do
+      measure "asic:$p" run "$W" --arch "$A" --path "$p"
+      measure "timing-only:$p" run "$W" --arch "$A" --path "$p" --no-numerics
+    done
+  } >"$tmp/$name.txt"
+  echo
+  echo "arch $name"
+  /usr/bin/python3 - "$tmp/$name.txt" "$elements" <<'PY'
+import sys
+rows = [l.split() for l in open(sys.argv[1])]
+n = float(sys.argv[2])
+t = {r[0]: float(r[1]) for r in rows}
+print(f"  {'mode':<28} {'seconds':>9} {'Melem/s':>10} {'peak RSS MB':>12} {'vs functional':>14} {'speed-up of timing-only':>24}")
+for r in rows:
+    label, sec, rss = r[0], float(r[1]), float(r[2])
+    extra = ""
+    if label.startswith("timing-only:"):
+        extra = f"{t['asic:' + label.split(':')[1]] / sec:>23.0f}x"
+    print(f"  {label:<28} {sec:>9.2f} {n / sec / 1e6:>10.1f} {rss:>12.0f} {t['functional'] / sec:>13.2f}x {extra}")
+PY
+done
