@@ -123,10 +123,13 @@ double ulp_of(ElemType t, double ref, Int8Scale s) {
     case ElemType::fp16: mant_bits = 10; min_exp = -14; break;
     case ElemType::int8: return s.scale;
   }
-  const double a = std::fabs(ref);
-  int e = min_exp;
-  if (a > 0 && std::isfinite(a)) e = std::max(std::ilogb(a), min_exp);
-  return std::ldexp(1.0, e - mant_bits);
+  // floor(log2|ref|) from the double's exponent field (subnormal doubles and
+  // zero fall below every min_exp here); 2^(e - mant_bits) built from bits.
+  const uint64_t bits = std::bit_cast<uint64_t>(ref);
+  const int biased = static_cast<int>((bits >> 52) & 0x7ff);
+  int e = biased == 0x7ff ? min_exp : std::max(biased - 1023, min_exp);
+  e -= mant_bits;
+  return std::bit_cast<double>(static_cast<uint64_t>(e + 1023) << 52);
 }
 
 }  // namespace normsim::core

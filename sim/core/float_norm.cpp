@@ -4,35 +4,48 @@
 
 namespace normsim::core {
 
+namespace {
+// Neumaier-compensated sum: the reference must not itself lose bits to
+// rounding (e.g. 65536 terms near 1e4), and double with compensation is
+// as exact as needed at a fraction of long double's cost.
+struct CompensatedSum {
+  double sum = 0, c = 0;
+  void add(double v) {
+    const double t = sum + v;
+    c += std::fabs(sum) >= std::fabs(v) ? (sum - t) + v : (v - t) + sum;
+    sum = t;
+  }
+  double value() const { return sum + c; }
+};
+}  // namespace
+
 RowStats reference_stats(std::span<const double> x, NormKind kind, double eps) {
   RowStats s;
   const double n = static_cast<double>(x.size());
   if (kind == NormKind::layernorm) {
-    // Two passes in long double: the reference must not itself cancel.
-    long double sum = 0;
-    for (double v : x) sum += v;
-    const long double mean = sum / n;
-    long double m2 = 0;
-    for (double v : x) m2 += (v - mean) * (v - mean);
-    s.mean = static_cast<double>(mean);
-    s.var = static_cast<double>(m2 / n);
-    s.rstd = static_cast<double>(1.0L / std::sqrt(m2 / n + eps));
+    CompensatedSum sum;
+    for (double v : x) sum.add(v);
+    const double mean = sum.value() / n;
+    CompensatedSum m2;
+    for (double v : x) m2.add((v - mean) * (v - mean));
+    s.mean = mean;
+    s.var = m2.value() / n;
   } else {
-    long double ss = 0;
-    for (double v : x) ss += static_cast<long double>(v) * v;
-    s.var = static_cast<double>(ss / n);
-    s.rstd = static_cast<double>(1.0L / std::sqrt(ss / n + eps));
+    CompensatedSum ss;
+    for (double v : x) ss.add(v * v);
+    s.var = ss.value() / n;
   }
+  s.rstd = 1.0 / std::sqrt(s.var + eps);
   return s;
 }
 
 void reference_output(std::span<const double> x, const RowStats& s, std::span<const float> gamma,
                       std::span<const float> beta, std::span<double> y) {
   for (size_t i = 0; i < x.size(); ++i) {
-    const long double xhat = (static_cast<long double>(x[i]) - s.mean) * s.rstd;
-    long double v = xhat * gamma[i];
+    const double xhat = (x[i] - s.mean) * s.rstd;
+    double v = xhat * gamma[i];
     if (!beta.empty()) v += beta[i];
-    y[i] = static_cast<double>(v);
+    y[i] = v;
   }
 }
 
