@@ -26,6 +26,9 @@ struct TrafficIdentity {
   uint64_t dram_bytes_read = 0;     ///< (2 - f) N C in_bytes + params
   uint64_t dram_bytes_written = 0;  ///< N C out_bytes + stats
   uint64_t sram_row_buffer_bytes = 0;
+  uint64_t reread_fifo_bytes = 0;   ///< the re-read stream's FIFO (0 for SRAM replay)
+  uint64_t param_bytes = 0;         ///< gamma/beta kept on chip
+  uint64_t onchip_bytes() const { return sram_row_buffer_bytes + reread_fifo_bytes + param_bytes; }
   double lower_bound_cycles = 0;    ///< max(DRAM bytes / sustained bytes per cycle, N C / L)
 };
 

@@ -72,15 +72,17 @@ json asic_report_json(const asic::AsicResult& r) {
   run::RunOptions ro;
   ro.algorithm = r.run.numerics.algorithm;
   const core::DatapathConfig dcfg = run::make_datapath_config(r.run.workload, r.run.arch, ro);
-  // The SRAM this path needs (row buffers + gamma/beta), not the configured capacity: what a design would build.
-  const double sram_bytes = static_cast<double>(r.expected.sram_row_buffer_bytes) +
-                            static_cast<double>(r.run.workload.hidden * 4 * (r.run.workload.beta ? 2 : 1));
+  // The on-chip storage this path needs (row buffers, re-read FIFO, gamma/beta),
+  // not the configured capacity: what a design for this workload would build.
+  const double sram_bytes = static_cast<double>(r.expected.onchip_bytes());
   const area::AreaReport ar = area::estimate_area(dcfg, sram_bytes, c.node);
   json units = json::object();
   for (const auto& u : ar.units) units[u.unit] = {{"um2", u.um2}, {"gate_equivalents", u.ge}, {"table_bits", u.table_bits}};
   const auto nt = *area::node_table(c.node);
   j["area"] = {{"node", c.node}, {"total_mm2", ar.total_mm2()}, {"sram_mm2", ar.sram_um2 * 1e-6},
                {"datapath_mm2", ar.datapath_um2 * 1e-6}, {"sram_required_bytes", sram_bytes},
+               {"sram_required", {{"row_buffers", r.expected.sram_row_buffer_bytes}, {"reread_fifo", r.expected.reread_fifo_bytes},
+                                  {"parameters", r.expected.param_bytes}}},
                {"sram_capacity_bytes", c.sram.capacity_bytes},
                {"units", units}, {"nand2_um2", nt.nand2_um2}, {"bitcell_um2", nt.bitcell_um2},
                {"sources", {nt.nand2_source, nt.bitcell_source, "sim/area/SOURCES.md"}}};
