@@ -49,11 +49,41 @@ std::string unit_of(const std::string& path) {
       {"numerics.frac_within_1ulp", "fraction"}, {"numerics.negative_variance_clamps", "rows"},
       {"numerics.nonfinite_outputs", "elements"}, {"numerics.elements", "elements"},
       {"numerics.mean_max_abs_error", "input units"}, {"numerics.rstd_max_rel_error", "1"},
-      {"numerics.input_saturations", "elements"}};
+      {"numerics.input_saturations", "elements"}, {"arch.asic.dram.max_outstanding", "bursts"},
+      {"arch.asic.replay_fraction", "1"}, {"arch.asic.rows_in_flight", "rows"}, {"arch.asic.sram.banks", "banks"},
+      {"arch.asic.sram.ports", "ports per bank"}, {"arch.asic.transaction_elems", "elements"},
+      {"arch.rsqrt.iterations", "steps"}, {"arch.rsqrt.nr_frac_bits", "bits"}};
   if (auto it = units.find(path); it != units.end()) return it->second;
   if (path.rfind("numerics.overflow.", 0) == 0) return "count";
   if (path.rfind("numerics.quantizations.", 0) == 0) return "count";
   if (path.find(".bits") != std::string::npos || path.find(".frac") != std::string::npos) return "bits";
+  if (path.rfind("workload.", 0) == 0 && (path.find(".mean") != std::string::npos || path.find(".sigma") != std::string::npos ||
+                                          path.find(".value") != std::string::npos || path.find(".low") != std::string::npos ||
+                                          path.find(".high") != std::string::npos))
+    return "value units";
+  // By what the key says it is (timing, traffic, area and energy blocks).
+  auto ends = [&](const char* suffix) {
+    const std::string sfx(suffix);
+    return path.size() >= sfx.size() && path.compare(path.size() - sfx.size(), sfx.size(), sfx) == 0;
+  };
+  if (path.rfind("timing.stall_cycles", 0) == 0 || path.rfind("timing.busy_cycles", 0) == 0 || ends("cycles") ||
+      ends("_cycle") || ends("latency_cycles") || ends("_cycles"))
+    return "cycles";
+  if (path.rfind("timing.utilization", 0) == 0) return "fraction";
+  if (ends("cycles_over_lower_bound")) return "1";
+  if (ends("bytes_per_cycle")) return "bytes/cycle";
+  if (ends("_us")) return "us";
+  if (ends("_ghz")) return "GHz";
+  if (ends("_gbps")) return "GB/s";
+  if (ends("_mm2")) return "mm2";
+  if (ends(".um2") || ends("_um2")) return "um2";
+  if (ends("_uj")) return "uJ";
+  if (ends("pj_per_element")) return "pJ";
+  if (ends("pj_per_bit")) return "pJ/bit";
+  if (ends("gate_equivalents")) return "GE";
+  if (ends("table_bits")) return "bits";
+  if (path.find("bytes") != std::string::npos || ends("row_buffers") || ends("reread_fifo") || ends("parameters"))
+    return "bytes";
   return "";
 }
 
