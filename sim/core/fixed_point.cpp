@@ -97,13 +97,18 @@ Exact exact_from_double(double v) {
   if (!std::isfinite(v)) throw std::domain_error("fixed point: cannot represent NaN or Inf exactly");
   Exact e;
   if (v == 0.0) return e;
-  int exp = 0;
-  const double m = std::frexp(std::fabs(v), &exp);  // v = m * 2^exp, m in [0.5, 1)
-  e.neg = v < 0;
-  e.mag = static_cast<u128>(static_cast<uint64_t>(std::ldexp(m, 53)));  // exact: 53-bit mantissa
-  e.frac = 53 - exp;
+  // Straight from the IEEE fields: v = m * 2^(exp - 1075), m < 2^53.
+  const uint64_t bits = std::bit_cast<uint64_t>(v);
+  const int biased = static_cast<int>((bits >> 52) & 0x7ff);
+  uint64_t m = bits & ((uint64_t(1) << 52) - 1);
+  int exp2 = biased - 1075;
+  if (biased == 0) exp2 = -1074;  // subnormal
+  else m |= uint64_t(1) << 52;
   // Strip trailing zeros so large/small doubles need fewer bits when aligned.
-  while (e.mag != 0 && (e.mag & 1) == 0) { e.mag >>= 1; --e.frac; }
+  const int tz = std::countr_zero(m);
+  e.neg = (bits >> 63) != 0;
+  e.mag = static_cast<u128>(m >> tz);
+  e.frac = -(exp2 + tz);
   return e;
 }
 
@@ -151,11 +156,20 @@ int compare(const Exact& a0, const Exact& b0) {
   return d.neg ? -1 : 1;
 }
 
+namespace {
+// 2^k as a double, exact for normal results; ldexp handles the rest.
+double pow2(int k) {
+  if (k >= -1022 && k <= 1023) return std::bit_cast<double>(static_cast<uint64_t>(k + 1023) << 52);
+  return std::ldexp(1.0, k);
+}
+}  // namespace
+
 double to_double(const Exact& a) {
-  const double hi = static_cast<double>(static_cast<uint64_t>(a.mag >> 64));
-  const double lo = static_cast<double>(static_cast<uint64_t>(a.mag));
-  const double m = std::ldexp(hi, 64) + lo;
-  const double v = std::ldexp(m, -a.frac);
+  const uint64_t hi = static_cast<uint64_t>(a.mag >> 64);
+  // One rounding (u128 -> double), then an exact power-of-two scale.
+  const double m = hi ? static_cast<double>(a.mag) : static_cast<double>(static_cast<uint64_t>(a.mag));
+  const double v = m * pow2(-a.frac);
+  if (v == 0.0 && a.mag != 0) return (a.neg ? -1.0 : 1.0) * std::ldexp(m, -a.frac);  // underflow path
   return a.neg ? -v : v;
 }
 
