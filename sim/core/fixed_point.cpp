@@ -30,10 +30,6 @@ std::optional<Overflow> parse_overflow(std::string_view s) {
 }
 
 double FixedFormat::lsb() const { return std::ldexp(1.0, -frac_bits); }
-i128 FixedFormat::max_raw() const {
-  return is_signed ? (i128(1) << (total_bits - 1)) - 1 : (i128(1) << total_bits) - 1;
-}
-i128 FixedFormat::min_raw() const { return is_signed ? -(i128(1) << (total_bits - 1)) : 0; }
 double FixedFormat::max_value() const { return std::ldexp(static_cast<double>(max_raw()), -frac_bits); }
 double FixedFormat::min_value() const { return std::ldexp(static_cast<double>(min_raw()), -frac_bits); }
 
@@ -52,47 +48,6 @@ std::string FixedFormat::describe() const {
          " " + std::string(to_string(rounding)) + " " + std::string(to_string(overflow));
 }
 
-namespace {
-int bit_length(u128 v) {
-  const uint64_t hi = static_cast<uint64_t>(v >> 64);
-  if (hi) return 128 - std::countl_zero(hi);
-  return 64 - std::countl_zero(static_cast<uint64_t>(v));
-}
-
-u128 checked_shl(u128 v, int n) {
-  if (v == 0 || n == 0) return v;
-  if (n >= 128 || bit_length(v) + n > 128)
-    throw std::overflow_error("fixed point: exact intermediate exceeds 128 bits");
-  return v << n;
-}
-
-Exact normalized(Exact e) {
-  if (e.mag == 0) e.neg = false;
-  return e;
-}
-
-// Aligns two exact values to the larger fraction count.
-void align(Exact& a, Exact& b) {
-  if (a.frac < b.frac) {
-    a.mag = checked_shl(a.mag, b.frac - a.frac);
-    a.frac = b.frac;
-  } else if (b.frac < a.frac) {
-    b.mag = checked_shl(b.mag, a.frac - b.frac);
-    b.frac = a.frac;
-  }
-}
-}  // namespace
-
-Exact exact(Fx v) {
-  Exact e;
-  e.neg = v.raw < 0;
-  e.mag = e.neg ? static_cast<u128>(-v.raw) : static_cast<u128>(v.raw);
-  e.frac = v.frac;
-  return e;
-}
-
-Exact exact_from_int(int64_t v) { return exact(Fx{v, 0}); }
-
 Exact exact_from_double(double v) {
   if (!std::isfinite(v)) throw std::domain_error("fixed point: cannot represent NaN or Inf exactly");
   Exact e;
@@ -110,44 +65,6 @@ Exact exact_from_double(double v) {
   e.mag = static_cast<u128>(m >> tz);
   e.frac = -(exp2 + tz);
   return e;
-}
-
-Exact add(const Exact& a0, const Exact& b0) {
-  Exact a = a0, b = b0;
-  align(a, b);
-  Exact r;
-  r.frac = a.frac;
-  if (a.neg == b.neg) {
-    r.neg = a.neg;
-    r.mag = a.mag + b.mag;
-    if (r.mag < a.mag) throw std::overflow_error("fixed point: exact sum exceeds 128 bits");
-  } else if (a.mag >= b.mag) {
-    r.neg = a.neg;
-    r.mag = a.mag - b.mag;
-  } else {
-    r.neg = b.neg;
-    r.mag = b.mag - a.mag;
-  }
-  return normalized(r);
-}
-
-Exact negate(Exact a) {
-  a.neg = !a.neg;
-  return normalized(a);
-}
-
-Exact sub(const Exact& a, const Exact& b) { return add(a, negate(b)); }
-
-Exact mul(const Exact& a, const Exact& b) {
-  if (a.mag == 0 || b.mag == 0) return Exact{false, 0, a.frac + b.frac};
-  if (bit_length(a.mag) + bit_length(b.mag) > 128)
-    throw std::overflow_error("fixed point: exact product exceeds 128 bits");
-  return normalized(Exact{a.neg != b.neg, a.mag * b.mag, a.frac + b.frac});
-}
-
-Exact shift(Exact a, int n) {
-  a.frac -= n;
-  return a;
 }
 
 int compare(const Exact& a0, const Exact& b0) {
@@ -175,14 +92,76 @@ double to_double(const Exact& a) {
 
 double to_double(Fx v) { return to_double(exact(v)); }
 
+namespace {
+// Range limiting of an exact two's-complement result (shared by both paths).
+Fx limit(i128 val, bool neg, u128 q, bool too_big, const FixedFormat& f, QuantFlags& fl) {
+  const i128 lo = f.min_raw(), hi = f.max_raw();
+  if (too_big || val < lo || val > hi) {
+    fl.overflow = true;
+    if (f.overflow == Overflow::saturate) {
+      val = neg ? lo : hi;
+    } else {
+      // Keep the low total_bits bits, then reinterpret with the format's sign.
+      const u128 mask = (u128(1) << f.total_bits) - 1;
+      const u128 bits = (neg ? (~q + 1) : q) & mask;
+      if (f.is_signed && (bits >> (f.total_bits - 1)) & 1) {
+        val = static_cast<i128>(bits) - (i128(1) << f.total_bits);
+      } else {
+        val = static_cast<i128>(bits);
+      }
+    }
+  }
+  return Fx{val, f.frac_bits};
+}
+// True when the magnitude q with sign `neg` fits the format (64-bit arithmetic).
+inline bool fits(uint64_t q, bool neg, const FixedFormat& f) {
+  if (f.is_signed) {
+    const uint64_t lim = uint64_t(1) << (f.total_bits - 1);  // total_bits <= 64
+    return neg ? q <= lim : q < lim;
+  }
+  if (neg) return q == 0;
+  return f.total_bits == 64 || q < (uint64_t(1) << f.total_bits);
+}
+
+inline Fx fast_result(uint64_t q, bool neg, const FixedFormat& f, QuantFlags& fl) {
+  const i128 val = neg ? -static_cast<i128>(q) : static_cast<i128>(q);
+  if (fits(q, neg, f)) return Fx{val, f.frac_bits};
+  return limit(val, neg, q, false, f, fl);
+}
+}  // namespace
+
 Fx quantize(const Exact& v, const FixedFormat& f, QuantFlags* flags) {
   QuantFlags fl;
   const int s = v.frac - f.frac_bits;  // bits to drop (>0) or append (<0)
+  // Fast path: a magnitude of at most 64 bits losing 1..63 bits (the common
+  // case of every datapath stage); same rules as the general path below.
+  if ((v.mag >> 64) == 0 && s > 0 && s < 64) {
+    const uint64_t m = static_cast<uint64_t>(v.mag);
+    uint64_t q = m >> s;
+    const uint64_t rem = m & ((uint64_t(1) << s) - 1);
+    const uint64_t half = uint64_t(1) << (s - 1);
+    fl.inexact = rem != 0;
+    switch (f.rounding) {
+      case Rounding::truncate: if (v.neg && rem != 0) ++q; break;
+      case Rounding::half_away: if (rem >= half) ++q; break;
+      case Rounding::half_even: if (rem > half || (rem == half && (q & 1))) ++q; break;
+    }
+    const Fx r = fast_result(q, v.neg, f, fl);
+    if (flags) *flags = fl;
+    return r;
+  }
+  if ((v.mag >> 64) == 0 && s <= 0 && s > -64 && (static_cast<uint64_t>(v.mag) >> (63 + s)) == 0) {
+    // Exact: only zeros are appended.
+    const uint64_t q = static_cast<uint64_t>(v.mag) << -s;
+    const Fx r = fast_result(q, v.neg, f, fl);
+    if (flags) *flags = fl;
+    return r;
+  }
   u128 q = 0;
   bool too_big = false;  // magnitude does not even fit 127 bits
   if (s <= 0) {
     const int n = -s;
-    if (v.mag != 0 && (n >= 128 || bit_length(v.mag) + n > 127)) {
+    if (v.mag != 0 && (n >= 128 || detail::bit_length(v.mag) + n > 127)) {
       too_big = true;
       q = n >= 128 ? 0 : v.mag << n;  // low bits still right for wrap
     } else {
@@ -214,29 +193,14 @@ Fx quantize(const Exact& v, const FixedFormat& f, QuantFlags* flags) {
         case Rounding::half_even: if (rem > half || (rem == half && (q & 1))) ++q; break;
       }
     }
-    if (bit_length(q) > 127) too_big = true;
+    if (detail::bit_length(q) > 127) too_big = true;
   }
 
   // Two's complement value (exact unless too_big, where only low bits matter).
-  i128 val = v.neg ? -static_cast<i128>(q) : static_cast<i128>(q);
-  const i128 lo = f.min_raw(), hi = f.max_raw();
-  if (too_big || val < lo || val > hi) {
-    fl.overflow = true;
-    if (f.overflow == Overflow::saturate) {
-      val = v.neg ? lo : hi;
-    } else {
-      // Keep the low total_bits bits, then reinterpret with the format's sign.
-      const u128 mask = (u128(1) << f.total_bits) - 1;
-      u128 bits = (v.neg ? (~q + 1) : q) & mask;
-      if (f.is_signed && (bits >> (f.total_bits - 1)) & 1) {
-        val = static_cast<i128>(bits) - (i128(1) << f.total_bits);
-      } else {
-        val = static_cast<i128>(bits);
-      }
-    }
-  }
+  const i128 val = v.neg ? -static_cast<i128>(q) : static_cast<i128>(q);
+  const Fx r = limit(val, v.neg, q, too_big, f, fl);
   if (flags) *flags = fl;
-  return Fx{val, f.frac_bits};
+  return r;
 }
 
 Fx quantize(double v, const FixedFormat& f, QuantFlags* flags) {

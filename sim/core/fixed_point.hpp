@@ -14,6 +14,8 @@
 #pragma once
 
 #include <array>
+#include <bit>
+#include <stdexcept>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -45,8 +47,10 @@ struct FixedFormat {
 
   int int_bits() const { return total_bits - frac_bits; }  ///< includes the sign bit
   double lsb() const;                                       ///< value of one raw step
-  i128 max_raw() const;
-  i128 min_raw() const;
+  i128 max_raw() const {
+    return is_signed ? (i128(1) << (total_bits - 1)) - 1 : (i128(1) << total_bits) - 1;
+  }
+  i128 min_raw() const { return is_signed ? -(i128(1) << (total_bits - 1)) : 0; }
   double max_value() const;
   double min_value() const;
   /// Empty when valid, else why not (1 <= total <= 64, 0 <= frac <= total).
@@ -74,16 +78,8 @@ struct QuantFlags {
   bool inexact = false;   ///< rounding discarded non-zero bits
 };
 
-Exact exact(Fx v);
-Exact exact_from_int(int64_t v);
 /// Exact value of a finite double; throws std::domain_error on NaN/Inf.
 Exact exact_from_double(double v);
-Exact add(const Exact& a, const Exact& b);
-Exact sub(const Exact& a, const Exact& b);
-Exact mul(const Exact& a, const Exact& b);
-Exact negate(Exact a);
-/// Multiplies by 2^n (n may be negative): exact, only the binary point moves.
-Exact shift(Exact a, int n);
 int compare(const Exact& a, const Exact& b);  ///< -1, 0, 1
 double to_double(const Exact& a);
 double to_double(Fx v);
@@ -92,5 +88,88 @@ double to_double(Fx v);
 Fx quantize(const Exact& v, const FixedFormat& f, QuantFlags* flags = nullptr);
 /// Quantises a double (NaN saturates to 0 and is flagged as overflow; +-Inf saturate).
 Fx quantize(double v, const FixedFormat& f, QuantFlags* flags = nullptr);
+
+// --- exact arithmetic (inline: every datapath stage runs through these) ----
+
+namespace detail {
+inline int bit_length(u128 v) {
+  const uint64_t hi = static_cast<uint64_t>(v >> 64);
+  if (hi) return 128 - std::countl_zero(hi);
+  return 64 - std::countl_zero(static_cast<uint64_t>(v));
+}
+
+inline u128 checked_shl(u128 v, int n) {
+  if (v == 0 || n == 0) return v;
+  if (n >= 128 || bit_length(v) + n > 128)
+    throw std::overflow_error("fixed point: exact intermediate exceeds 128 bits");
+  return v << n;
+}
+
+inline Exact normalized(Exact e) {
+  if (e.mag == 0) e.neg = false;
+  return e;
+}
+
+// Aligns two exact values to the larger fraction count.
+inline void align(Exact& a, Exact& b) {
+  if (a.frac < b.frac) {
+    a.mag = checked_shl(a.mag, b.frac - a.frac);
+    a.frac = b.frac;
+  } else if (b.frac < a.frac) {
+    b.mag = checked_shl(b.mag, a.frac - b.frac);
+    b.frac = a.frac;
+  }
+}
+}  // namespace detail
+
+inline Exact exact(Fx v) {
+  Exact e;
+  e.neg = v.raw < 0;
+  e.mag = e.neg ? static_cast<u128>(-v.raw) : static_cast<u128>(v.raw);
+  e.frac = v.frac;
+  return e;
+}
+
+inline Exact exact_from_int(int64_t v) { return exact(Fx{v, 0}); }
+
+
+/// Multiplies by 2^n (n may be negative): exact, only the binary point moves.
+inline Exact add(const Exact& a0, const Exact& b0) {
+  Exact a = a0, b = b0;
+  detail::align(a, b);
+  Exact r;
+  r.frac = a.frac;
+  if (a.neg == b.neg) {
+    r.neg = a.neg;
+    r.mag = a.mag + b.mag;
+    if (r.mag < a.mag) throw std::overflow_error("fixed point: exact sum exceeds 128 bits");
+  } else if (a.mag >= b.mag) {
+    r.neg = a.neg;
+    r.mag = a.mag - b.mag;
+  } else {
+    r.neg = b.neg;
+    r.mag = b.mag - a.mag;
+  }
+  return detail::normalized(r);
+}
+
+inline Exact negate(Exact a) {
+  a.neg = !a.neg;
+  return detail::normalized(a);
+}
+
+inline Exact sub(const Exact& a, const Exact& b) { return add(a, negate(b)); }
+
+inline Exact mul(const Exact& a, const Exact& b) {
+  if (a.mag == 0 || b.mag == 0) return Exact{false, 0, a.frac + b.frac};
+  if (detail::bit_length(a.mag) + detail::bit_length(b.mag) > 128)
+    throw std::overflow_error("fixed point: exact product exceeds 128 bits");
+  return detail::normalized(Exact{a.neg != b.neg, a.mag * b.mag, a.frac + b.frac});
+}
+
+inline Exact shift(Exact a, int n) {
+  a.frac -= n;
+  return a;
+}
 
 }  // namespace normsim::core
