@@ -34,21 +34,6 @@ int elem_bytes(ElemType t) {
   return 0;
 }
 
-uint32_t fp32_bits(float f) { return std::bit_cast<uint32_t>(f); }
-float fp32_from_bits(uint32_t u) { return std::bit_cast<float>(u); }
-
-uint16_t fp32_to_bf16_bits(float f) {
-  uint32_t u = fp32_bits(f);
-  if ((u & 0x7fffffffu) > 0x7f800000u) return static_cast<uint16_t>((u >> 16) | 0x0040u);  // quiet NaN
-  // Round to nearest even on the 16 discarded bits; a carry into the exponent
-  // correctly produces the next binade or Inf.
-  uint32_t lsb = (u >> 16) & 1u;
-  u += 0x7fffu + lsb;
-  return static_cast<uint16_t>(u >> 16);
-}
-
-float bf16_bits_to_fp32(uint16_t b) { return fp32_from_bits(static_cast<uint32_t>(b) << 16); }
-
 uint16_t fp32_to_fp16_bits(float f) {
   const uint32_t u = fp32_bits(f);
   const uint16_t sign = static_cast<uint16_t>((u >> 16) & 0x8000u);
@@ -102,34 +87,6 @@ int8_t quantize_int8(double value, Int8Scale s, bool* saturated) {
   if (std::isnan(q)) { c = 0.0; sat = true; }
   if (saturated) *saturated = sat;
   return static_cast<int8_t>(c);
-}
-
-double round_to_elem(double value, ElemType t, Int8Scale s) {
-  const float f = static_cast<float>(value);
-  switch (t) {
-    case ElemType::fp32: return f;
-    case ElemType::bf16: return bf16_bits_to_fp32(fp32_to_bf16_bits(f));
-    case ElemType::fp16: return fp16_bits_to_fp32(fp32_to_fp16_bits(f));
-    case ElemType::int8: return dequantize_int8(quantize_int8(value, s), s);
-  }
-  return value;
-}
-
-double ulp_of(ElemType t, double ref, Int8Scale s) {
-  int mant_bits = 23, min_exp = -126;
-  switch (t) {
-    case ElemType::fp32: break;
-    case ElemType::bf16: mant_bits = 7; break;
-    case ElemType::fp16: mant_bits = 10; min_exp = -14; break;
-    case ElemType::int8: return s.scale;
-  }
-  // floor(log2|ref|) from the double's exponent field (subnormal doubles and
-  // zero fall below every min_exp here); 2^(e - mant_bits) built from bits.
-  const uint64_t bits = std::bit_cast<uint64_t>(ref);
-  const int biased = static_cast<int>((bits >> 52) & 0x7ff);
-  int e = biased == 0x7ff ? min_exp : std::max(biased - 1023, min_exp);
-  e -= mant_bits;
-  return std::bit_cast<double>(static_cast<uint64_t>(e + 1023) << 52);
 }
 
 }  // namespace normsim::core

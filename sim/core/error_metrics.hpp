@@ -23,7 +23,8 @@ class ErrorMetrics {
 
  private:
   uint64_t n_ = 0, nonfinite_ = 0, within_ = 0;
-  long double sq_err_ = 0, sq_ref_ = 0;
+  double sq_err_ = 0, sq_ref_ = 0;      // per-row partial sums are added in at row end
+  double sq_err_c_ = 0, sq_ref_c_ = 0;  // Kahan compensation of the running totals
   double max_abs_ = 0, max_ulp_ = 0;
 };
 
