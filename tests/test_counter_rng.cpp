@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "sim/core/counter_rng.hpp"
+#include "sim/core/rng_batch.hpp"
 
 using namespace normsim::rng;
 
@@ -76,5 +77,15 @@ TEST(CounterRng, MomentsOfEachDistribution) {
   for (int i = 0; i < 10000; ++i) {
     const double c = sample(Distribution::int8_codes(-3, 5), 1, kInput, i);
     ASSERT_TRUE(c >= -3 && c <= 5 && c == std::floor(c));
+  }
+}
+
+TEST(CounterRng, BatchIsBitIdenticalToSample) {
+  for (const auto& d : {Distribution::normal(0.5, 2.0), Distribution::cancellation(), Distribution::uniform(-3, 1),
+                        Distribution::int8_codes(-100, 27), Distribution::constant(4.0)}) {
+    std::vector<double> out(5003);
+    const uint64_t first = (uint64_t(1) << 32) - 2000;  // crosses the counter's 32-bit word
+    sample_batch(d, 0x123456789abcull, kInput, first, out.size(), out.data());
+    for (size_t i = 0; i < out.size(); ++i) ASSERT_EQ(out[i], sample(d, 0x123456789abcull, kInput, first + i)) << i;
   }
 }

@@ -6,6 +6,7 @@
 #include "sim/config/config_error.hpp"
 #include "sim/core/float_norm.hpp"
 #include "sim/core/norm_datapath.hpp"
+#include "sim/core/rng_batch.hpp"
 
 namespace normsim::run {
 
@@ -27,8 +28,9 @@ core::DatapathConfig make_datapath_config(const config::Workload& w, const confi
 void generate_input_row(const config::Workload& w, int64_t r, std::vector<double>& x, uint64_t* saturations) {
   x.resize(static_cast<size_t>(w.hidden));
   const uint64_t base = static_cast<uint64_t>(r) * static_cast<uint64_t>(w.hidden);
+  rng::sample_batch(w.input_dist, w.seed, rng::kInput, base, x.size(), x.data());
   for (int64_t i = 0; i < w.hidden; ++i) {
-    const double v = rng::sample(w.input_dist, w.seed, rng::kInput, base + static_cast<uint64_t>(i));
+    const double v = x[i];
     if (w.input.dtype == core::ElemType::int8) {
       if (w.input_dist.kind == rng::Distribution::kInt8) {
         x[i] = v * w.input.scale.scale;  // the codes themselves

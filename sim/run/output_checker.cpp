@@ -29,20 +29,32 @@ OutputChecker::OutputChecker(const config::Workload& w, const config::Arch& a, d
   }
 }
 
-void OutputChecker::check_row(std::span<const double> x, std::span<double> yrow, const core::RowStats& s) {
-  const size_t C = yrow.size();
-  // The stored output tensor: round the datapath's value to its element type.
-  for (size_t i = 0; i < C; ++i) {
-    if (w_.output.dtype == core::ElemType::int8) {
-      if (std::isfinite(yrow[i]))
-        yrow[i] = core::dequantize_int8(core::quantize_int8(yrow[i], w_.output.scale), w_.output.scale);
+namespace {
+// Rounds the datapath's values into the output tensor's type and fills the
+// ULP of each reference value, in one pass; the type test is hoisted.
+template <core::ElemType T>
+void round_and_ulp(std::span<double> y, std::span<const double> ref, std::span<double> ulp, double out_lsb,
+                   core::Int8Scale scale) {
+  for (size_t i = 0; i < y.size(); ++i) {
+    if constexpr (T == core::ElemType::int8) {
+      if (std::isfinite(y[i])) y[i] = core::dequantize_int8(core::quantize_int8(y[i], scale), scale);
     } else {
-      yrow[i] = core::round_to_elem(yrow[i], w_.output.dtype, w_.output.scale);
+      y[i] = core::round_to_elem(y[i], T);
     }
+    ulp[i] = std::max(out_lsb, core::ulp_of(T, ref[i], scale));
   }
+}
+}  // namespace
+
+void OutputChecker::check_row(std::span<const double> x, std::span<double> yrow, const core::RowStats& s) {
   const core::RowStats rs = core::reference_stats(x, w_.norm, w_.eps);
   core::reference_output(x, rs, gamma_, beta_, ref_);
-  for (size_t i = 0; i < C; ++i) ulp_[i] = std::max(out_lsb_, core::ulp_of(w_.output.dtype, ref_[i], w_.output.scale));
+  switch (w_.output.dtype) {
+    case core::ElemType::fp32: round_and_ulp<core::ElemType::fp32>(yrow, ref_, ulp_, out_lsb_, w_.output.scale); break;
+    case core::ElemType::bf16: round_and_ulp<core::ElemType::bf16>(yrow, ref_, ulp_, out_lsb_, w_.output.scale); break;
+    case core::ElemType::fp16: round_and_ulp<core::ElemType::fp16>(yrow, ref_, ulp_, out_lsb_, w_.output.scale); break;
+    case core::ElemType::int8: round_and_ulp<core::ElemType::int8>(yrow, ref_, ulp_, out_lsb_, w_.output.scale); break;
+  }
   num_.output_error.add(yrow, ref_, ulp_);
   num_.mean_max_abs_error = std::max(num_.mean_max_abs_error, std::fabs(s.mean - rs.mean));
   const double rstd_rel = std::fabs(s.rstd - rs.rstd) / rs.rstd;
