@@ -9,8 +9,10 @@ namespace normsim::core {
 
 class ErrorMetrics {
  public:
-  /// `ulp[i]` is the output format's spacing at the reference value.
-  void add(std::span<const double> out, std::span<const double> ref, std::span<const double> ulp);
+  /// `inv_ulp[i]` is 1 / (the output format's spacing at the reference value):
+  /// a power of two for every float and fixed format, so |err| * inv_ulp is
+  /// the exact error in ULPs (and a multiply, not a divide, per element).
+  void add(std::span<const double> out, std::span<const double> ref, std::span<const double> inv_ulp);
   void merge(const ErrorMetrics& o);
 
   uint64_t elements() const { return n_; }

@@ -29,19 +29,27 @@ void generate_input_row(const config::Workload& w, int64_t r, std::vector<double
   x.resize(static_cast<size_t>(w.hidden));
   const uint64_t base = static_cast<uint64_t>(r) * static_cast<uint64_t>(w.hidden);
   rng::sample_batch(w.input_dist, w.seed, rng::kInput, base, x.size(), x.data());
-  for (int64_t i = 0; i < w.hidden; ++i) {
-    const double v = x[i];
-    if (w.input.dtype == core::ElemType::int8) {
+  switch (w.input.dtype) {
+    case core::ElemType::fp32:
+      for (double& v : x) v = core::round_to_elem(v, core::ElemType::fp32);
+      return;
+    case core::ElemType::bf16:
+      for (double& v : x) v = core::round_to_elem(v, core::ElemType::bf16);
+      return;
+    case core::ElemType::fp16:
+      for (double& v : x) v = core::round_to_elem(v, core::ElemType::fp16);
+      return;
+    case core::ElemType::int8:
       if (w.input_dist.kind == rng::Distribution::kInt8) {
-        x[i] = v * w.input.scale.scale;  // the codes themselves
-      } else {
+        for (double& v : x) v *= w.input.scale.scale;  // the codes themselves
+        return;
+      }
+      for (double& v : x) {
         bool sat = false;
-        x[i] = core::dequantize_int8(core::quantize_int8(v, w.input.scale, &sat), w.input.scale);
+        v = core::dequantize_int8(core::quantize_int8(v, w.input.scale, &sat), w.input.scale);
         if (sat && saturations) ++*saturations;
       }
-    } else {
-      x[i] = core::round_to_elem(v, w.input.dtype);
-    }
+      return;
   }
 }
 

@@ -31,7 +31,7 @@ OutputChecker::OutputChecker(const config::Workload& w, const config::Arch& a, d
 
 namespace {
 // Rounds the datapath's values into the output tensor's type and fills the
-// ULP of each reference value, in one pass; the type test is hoisted.
+// inverse ULP of each reference value, in one pass; the type test is hoisted.
 template <core::ElemType T>
 void round_and_ulp(std::span<double> y, std::span<const double> ref, std::span<double> ulp, double out_lsb,
                    core::Int8Scale scale) {
@@ -41,7 +41,7 @@ void round_and_ulp(std::span<double> y, std::span<const double> ref, std::span<d
     } else {
       y[i] = core::round_to_elem(y[i], T);
     }
-    ulp[i] = std::max(out_lsb, core::ulp_of(T, ref[i], scale));
+    ulp[i] = 1.0 / std::max(out_lsb, core::ulp_of(T, ref[i], scale));  // exact: powers of two (int8: 1/scale)
   }
 }
 }  // namespace
