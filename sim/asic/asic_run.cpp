@@ -94,12 +94,10 @@ AsicResult run_asic(const config::Workload& w, const config::Arch& a, const Asic
   std::unique_ptr<core::NormDatapath> dp;
   std::unique_ptr<run::OutputChecker> checker;
   run::NumericsResult& num = res.run.numerics;
-  num.algorithm = dcfg.algorithm;
-  num.algorithm_name = w.norm == core::NormKind::rmsnorm ? "sum-of-squares" : std::string(core::to_string(dcfg.algorithm));
+  run::init_numerics(num, w, dcfg);
   if (o.numerics) {
     run::generate_params(w, gamma, beta);
     dp = std::make_unique<core::NormDatapath>(dcfg, gamma, beta);
-    num.warnings = dcfg.warnings();
     num.counters.add(dp->parameter_counters());
     checker = std::make_unique<run::OutputChecker>(w, a, dp->output_lsb(), gamma, beta, o.keep_outputs, num);
     ctx.datapath = dp.get();

@@ -74,9 +74,7 @@ RunResult run_functional(const config::Workload& w, const config::Arch& a, const
   core::NormDatapath dp(cfg, gamma, beta);
 
   NumericsResult& num = res.numerics;
-  num.warnings = cfg.warnings();
-  num.algorithm = cfg.algorithm;
-  num.algorithm_name = w.norm == core::NormKind::rmsnorm ? "sum-of-squares" : std::string(core::to_string(cfg.algorithm));
+  init_numerics(num, w, cfg);
   num.counters.add(dp.parameter_counters());
   OutputChecker checker(w, a, dp.output_lsb(), gamma, beta, opt.keep_outputs, num);
 

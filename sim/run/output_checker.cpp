@@ -8,6 +8,13 @@
 
 namespace normsim::run {
 
+void init_numerics(NumericsResult& num, const config::Workload& w, const core::DatapathConfig& cfg) {
+  num.algorithm = cfg.algorithm;
+  num.algorithm_name =
+      w.norm == core::NormKind::rmsnorm ? "sum-of-squares" : std::string(core::to_string(cfg.algorithm));
+  num.warnings = cfg.warnings();
+}
+
 OutputChecker::OutputChecker(const config::Workload& w, const config::Arch& a, double output_lsb,
                              std::vector<float> gamma, std::vector<float> beta, bool keep_outputs,
                              NumericsResult& num)

@@ -12,6 +12,7 @@
 #include "sim/config/workload.hpp"
 #include "sim/core/error_metrics.hpp"
 #include "sim/core/fixed_stage.hpp"
+#include "sim/core/norm_datapath.hpp"
 #include "sim/core/norm_types.hpp"
 
 namespace normsim::run {
@@ -27,6 +28,9 @@ struct NumericsResult {
   uint64_t input_saturations = 0;     ///< int8 input codes clipped while generating
   std::vector<std::string> warnings;  ///< from DatapathConfig::warnings()
 };
+
+/// Names the variance algorithm the datapath runs and carries its config warnings.
+void init_numerics(NumericsResult& num, const config::Workload& w, const core::DatapathConfig& cfg);
 
 class OutputChecker {
  public:

@@ -16,13 +16,14 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 elements=$("$N" run "$W" --arch "${archs[0]}" --no-numerics --json -q | /usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)["workload"]["elements"])')
 
-measure() {  # LABEL ARGS... -> "label seconds rss_mb"
+measure() {  # LABEL ARGS... -> "label seconds rss_mb" (wall time in ns resolution, RSS from time -v)
   local label=$1; shift
+  local t0 t1 rss
+  t0=$(date +%s%N)
   /usr/bin/time -v "$N" "$@" -q >/dev/null 2>"$tmp/time" || { cat "$tmp/time"; exit 1; }
-  local wall rss
-  wall=$(grep "Elapsed (wall clock)" "$tmp/time" | awk '{print $NF}' | awk -F: '{ if (NF==3) print $1*3600+$2*60+$3; else print $1*60+$2 }')
+  t1=$(date +%s%N)
   rss=$(grep "Maximum resident set size" "$tmp/time" | awk '{print $NF/1024}')
-  echo "$label $wall $rss"
+  echo "$label $(( (t1 - t0) / 1000 ))e-6 $rss"
 }
 
 echo "bench_asic: $(basename "$W") ($elements elements), single thread, $(date -u +%Y-%m-%d)"

@@ -41,6 +41,20 @@ uint64_t output_memory_budget_bytes() {
   return pages > 0 && page > 0 ? static_cast<uint64_t>(pages) * static_cast<uint64_t>(page) / 2 : (uint64_t(1) << 32);
 }
 
+struct Inputs {
+  normsim::config::Workload workload;
+  normsim::config::Arch arch;
+};
+
+// The workload and arch a command names (or the embedded defaults), with --set applied.
+Inputs load_inputs(const RunArgs& a) {
+  using namespace normsim;
+  std::vector<config::Override> ov;
+  for (const auto& s : a.sets) ov.push_back(config::parse_override(s));
+  return Inputs{a.workload.empty() ? config::default_workload(ov) : config::load_workload(a.workload, ov),
+                a.arch.empty() ? config::default_arch(ov) : config::load_arch(a.arch, ov)};
+}
+
 std::optional<normsim::asic::InputPath> parse_path_flag(const std::string& p) {
   if (p.empty()) return std::nullopt;
   auto ip = normsim::asic::parse_input_path(p);
@@ -83,10 +97,7 @@ int run_asic_model(const RunArgs& a, const normsim::config::Workload& w, const n
 // that sends its report back through a pipe.
 int cmd_compare(const RunArgs& a) {
   using namespace normsim;
-  std::vector<config::Override> ov;
-  for (const auto& s : a.sets) ov.push_back(config::parse_override(s));
-  const config::Workload w = a.workload.empty() ? config::default_workload(ov) : config::load_workload(a.workload, ov);
-  const config::Arch arch = a.arch.empty() ? config::default_arch(ov) : config::load_arch(a.arch, ov);
+  const auto [w, arch] = load_inputs(a);
   run::RunOptions opt;
   std::vector<nlohmann::json> reports;
   for (auto path : {asic::InputPath::sram_replay, asic::InputPath::dram_reread, asic::InputPath::partial_replay}) {
@@ -142,10 +153,7 @@ int cmd_compare(const RunArgs& a) {
 
 int cmd_run(const RunArgs& a) {
   using namespace normsim;
-  std::vector<config::Override> ov;
-  for (const auto& s : a.sets) ov.push_back(config::parse_override(s));
-  const config::Workload w = a.workload.empty() ? config::default_workload(ov) : config::load_workload(a.workload, ov);
-  const config::Arch arch = a.arch.empty() ? config::default_arch(ov) : config::load_arch(a.arch, ov);
+  const auto [w, arch] = load_inputs(a);
   run::RunOptions opt;
   if (!a.algorithm.empty()) {
     const auto alg = core::parse_variance_algorithm(a.algorithm);
