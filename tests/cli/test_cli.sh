@@ -52,6 +52,9 @@ expect_exit 2 "lanes'.*power of two" -- run --arch "$AD" --set arch.lanes=12 -q
 expect_exit 2 "allowed: sram-replay, dram-reread, partial-replay" -- run --arch "$AD" --path sideways -q
 expect_exit 2 "two-pass needs a third pass" -- run "$W/gpt2-small.yaml" --arch "$AD" --algorithm two-pass -q
 expect_exit 2 "key 'asic': missing" -- run --arch "$A/fp32.yaml" --path sram-replay -q
+expect_exit 2 "key 'asic': missing" -- run --arch "$A/fp32.yaml" --trace "$T/x.vcd" -q
+expect_exit 2 "no outputs with --no-numerics" -- run --arch "$AD" --no-numerics --save-outputs --out "$T/nn" -q
+expect_exit 2 "key 'asic': missing" -- compare --arch "$A/fixed16.yaml" -q
 expect_exit 2 "more than .*asic.dram.capacity_bytes" -- run "$W/llama3-70b.yaml" --arch "$AD" --set arch.asic.dram.capacity_bytes=1000000 -q
 expect_exit 0 "" -- --version
 expect_exit 0 "" -- --help
