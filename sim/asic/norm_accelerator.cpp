@@ -11,15 +11,13 @@ NormAccelerator::NormAccelerator(sc_core::sc_module_name n, AccelContext& ctx)
       dram("dram", ctx.cfg.dram),
       sram("sram", ctx.cfg.sram),
       input_path("input_path", ctx),
-      lanes("welford_lanes", ctx),
       merge_tree("chan_merge_tree", ctx),
       rsqrt("rsqrt", ctx),
+      lanes("welford_lanes", ctx, merge_tree, rsqrt),
       normalize("normalize", ctx),
       reread("reread_stream", ctx),
       free_slots_("free_row_buffers", ctx.cfg.rows_in_flight),
-      lanes_to_merge_("lanes_to_merge", ctx.cfg.rows_in_flight),
-      merge_to_rsqrt_("merge_to_rsqrt", ctx.cfg.rows_in_flight),
-      rsqrt_to_normalize_("rsqrt_to_normalize", ctx.cfg.rows_in_flight),
+      stats_to_normalize_("stats_to_normalize", ctx.cfg.rows_in_flight),
       input_to_lanes_("input_to_lanes", fifo_depth(ctx)),
       reread_fifo_("reread_fifo", RereadStream::fifo_transactions(ctx)),
       ctx_(ctx) {
@@ -33,12 +31,8 @@ NormAccelerator::NormAccelerator(sc_core::sc_module_name n, AccelContext& ctx)
   input_path.free_slots(free_slots_);
   input_path.to_lanes(input_to_lanes_);
   lanes.from_input(input_to_lanes_);
-  lanes.to_merge(lanes_to_merge_);
-  merge_tree.from_lanes(lanes_to_merge_);
-  merge_tree.to_rsqrt(merge_to_rsqrt_);
-  rsqrt.from_merge(merge_to_rsqrt_);
-  rsqrt.to_normalize(rsqrt_to_normalize_);
-  normalize.from_rsqrt(rsqrt_to_normalize_);
+  lanes.to_normalize(stats_to_normalize_);
+  normalize.from_rsqrt(stats_to_normalize_);
   normalize.free_slots(free_slots_);
   normalize.reread(reread_fifo_);
   reread.to_normalize(reread_fifo_);
@@ -63,7 +57,7 @@ void NormAccelerator::trace_process() {
   while (ctx_.rows_done < trace_rows) {
     free_row_buffers_.write(free_slots_.num_available());
     rows_in_lanes_.write(input_to_lanes_.num_available());
-    rows_in_normalize_.write(rsqrt_to_normalize_.num_available());
+    rows_in_normalize_.write(stats_to_normalize_.num_available());
     dram_bytes_read_.write(static_cast<double>(dram.bytes_read()));
     dram_bytes_written_.write(static_cast<double>(dram.bytes_written()));
     sram_occupancy_.write(static_cast<double>(sram.held_bytes()));

@@ -20,9 +20,9 @@ SC_MODULE(NormAccelerator) {
   DramModel dram;
   SramModel sram;
   InputPathUnit input_path;
-  WelfordLaneArray lanes;
   ChanMergeTree merge_tree;
   RsqrtUnit rsqrt;
+  WelfordLaneArray lanes;
   NormalizeUnit normalize;
   RereadStream reread;
 
@@ -31,7 +31,7 @@ SC_MODULE(NormAccelerator) {
 
  private:
   void trace_process();
-  sc_core::sc_fifo<RowSlot*> free_slots_, lanes_to_merge_, merge_to_rsqrt_, rsqrt_to_normalize_;
+  sc_core::sc_fifo<RowSlot*> free_slots_, stats_to_normalize_;
   sc_core::sc_fifo<ChunkToken> input_to_lanes_;
   sc_core::sc_fifo<Grant> reread_fifo_;
   std::vector<std::unique_ptr<RowSlot>> slots_;

@@ -4,7 +4,8 @@
 
 namespace normsim::asic {
 
-WelfordLaneArray::WelfordLaneArray(sc_core::sc_module_name n, AccelContext& ctx) : sc_module(n), ctx_(ctx) {
+WelfordLaneArray::WelfordLaneArray(sc_core::sc_module_name n, AccelContext& ctx, ChanMergeTree& tree, RsqrtUnit& rsqrt)
+    : sc_module(n), ctx_(ctx), tree_(tree), rsqrt_(rsqrt) {
   SC_THREAD(run);
 }
 
@@ -42,34 +43,28 @@ void WelfordLaneArray::run() {
       RowSlot* slot = tok.slot;
       if (ctx_.numerics) ctx_.datapath->lanes(slot->x, slot->state, ctx_.numerics->counters);
       slot->t_ready = end + ctx_.cfg.latency.welford_cycles;
-      to_merge.write(slot);
+      tree_.transport(*slot);
+      rsqrt_.transport(*slot);
+      to_normalize.write(slot);
     }
   }
 }
 
-ChanMergeTree::ChanMergeTree(sc_core::sc_module_name n, AccelContext& ctx) : sc_module(n), ctx_(ctx) { SC_THREAD(run); }
+ChanMergeTree::ChanMergeTree(sc_core::sc_module_name n, AccelContext& ctx) : sc_module(n), ctx_(ctx) {}
 
 int ChanMergeTree::levels() const { return std::countr_zero(static_cast<unsigned>(ctx_.lanes)); }
 
-void ChanMergeTree::run() {
-  for (;;) {
-    RowSlot* slot = from_lanes.read();
-    if (ctx_.numerics) ctx_.datapath->merge(slot->state, ctx_.numerics->counters);
-    slot->t_ready += levels() * ctx_.cfg.latency.merge_level_cycles;
-    to_rsqrt.write(slot);
-  }
+void ChanMergeTree::transport(RowSlot& slot) {
+  if (ctx_.numerics) ctx_.datapath->merge(slot.state, ctx_.numerics->counters);
+  slot.t_ready += levels() * ctx_.cfg.latency.merge_level_cycles;
 }
 
-RsqrtUnit::RsqrtUnit(sc_core::sc_module_name n, AccelContext& ctx) : sc_module(n), ctx_(ctx) { SC_THREAD(run); }
+RsqrtUnit::RsqrtUnit(sc_core::sc_module_name n, AccelContext& ctx) : sc_module(n), ctx_(ctx) {}
 
-void RsqrtUnit::run() {
-  for (;;) {
-    RowSlot* slot = from_merge.read();
-    if (ctx_.numerics) ctx_.datapath->rsqrt(slot->state, ctx_.numerics->counters);
-    slot->t_ready += ctx_.cfg.latency.rsqrt_cycles;
-    if (ctx_.first_stats_cycle < 0) ctx_.first_stats_cycle = slot->t_ready;
-    to_normalize.write(slot);
-  }
+void RsqrtUnit::transport(RowSlot& slot) {
+  if (ctx_.numerics) ctx_.datapath->rsqrt(slot.state, ctx_.numerics->counters);
+  slot.t_ready += ctx_.cfg.latency.rsqrt_cycles;
+  if (ctx_.first_stats_cycle < 0) ctx_.first_stats_cycle = slot.t_ready;
 }
 
 }  // namespace normsim::asic
