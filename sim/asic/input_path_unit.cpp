@@ -18,7 +18,6 @@ void InputPathUnit::retire() {
 
 void InputPathUnit::run() {
   const int64_t stored = ctx_.path->stored_elems(ctx_.hidden);
-  (void)stored;
   // gamma/beta first: read once from DRAM into their on-chip buffer.
   ctx_.params_done = ctx_.dram->read(now_cycles(), static_cast<double>(ctx_.param_bytes), Traffic::params).done;
   for (int64_t r = 0; r < ctx_.rows; ++r) {

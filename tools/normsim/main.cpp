@@ -80,7 +80,6 @@ int run_asic_model(const RunArgs& a, const normsim::config::Workload& w, const n
                    const normsim::run::RunOptions& opt) {
   using namespace normsim;
   const asic::AsicOptions o = asic_options(a, opt);
-  (void)asic::resolve_asic_config(w, arch, o);  // bad combinations exit 2 before any work
   const asic::AsicResult r = asic::run_asic(w, arch, o);
   const nlohmann::json report = report::asic_report_json(r);
   if (!a.out_dir.empty()) {
@@ -177,8 +176,6 @@ int cmd_run(const RunArgs& a) {
                                 "--save-outputs, or fewer rows)");
   }
   spdlog::info("run: workload {} ({}), arch {} ({})", w.name, w.source, arch.name, arch.source);
-  // Validate the combination before doing any work (exit 2 on a bad pair).
-  (void)run::make_datapath_config(w, arch, opt);
 
   if (arch.asic) return run_asic_model(a, w, arch, opt);
   if (!a.path.empty() || a.no_numerics || !a.trace.empty())
