@@ -95,3 +95,17 @@ TEST(GoldenIndex, UnderSizeBudget) {
     if (e.is_regular_file()) bytes += e.file_size();
   EXPECT_LT(bytes, 40u << 20);
 }
+
+TEST(GoldenIndex, LatencyLadderIsOrdered) {
+  std::ifstream in(golden() / "latency.jsonl");
+  std::vector<std::pair<int64_t, double>> pts;
+  std::string line;
+  while (std::getline(in, line)) {
+    const json j = json::parse(line);
+    pts.emplace_back(j["footprint_kib"].get<int64_t>(), j["ns_per_load"].get<double>());
+  }
+  ASSERT_GE(pts.size(), 6u);
+  for (size_t i = 1; i < pts.size(); ++i) EXPECT_GE(pts[i].second, 0.95 * pts[i - 1].second);  // never faster when larger
+  EXPECT_LT(pts.front().second, 50.0);  // L1
+  EXPECT_GT(pts.back().second, 250.0);  // DRAM
+}
