@@ -5,6 +5,7 @@
 
 #include "sim/core/counter_rng.hpp"
 #include "sim/core/float_norm.hpp"
+#include "sim/core/norm_datapath.hpp"
 
 using namespace normsim::core;
 using namespace normsim::rng;
@@ -15,33 +16,39 @@ std::vector<float> row(const Distribution& d, int n, uint64_t seed = 1) {
   for (int i = 0; i < n; ++i) x[i] = static_cast<float>(sample(d, seed, kInput, i));
   return x;
 }
-double var_rel_error(const std::vector<float>& x, const Fp32Options& o) {
+// Statistics of one row through the fp32 datapath (lanes, tree, rsqrt).
+RowStats fp32_stats(const std::vector<float>& x, VarianceAlgorithm alg, int lanes, bool clamp, bool* clamped) {
+  DatapathConfig c;
+  c.algorithm = alg;
+  c.lanes = lanes;
+  c.variance_clamp = clamp;
+  c.hidden = static_cast<int64_t>(x.size());
+  const std::vector<float> g(x.size(), 1.0f), b(x.size(), 0.0f);
+  NormDatapath dp(c, g, b);
+  std::vector<double> xd(x.begin(), x.end()), y(x.size());
+  StageCounters counters;
+  const RowStats s = dp.process_row(xd, y, counters);
+  if (clamped) *clamped = counters.negative_variance_clamps > 0;
+  return s;
+}
+double var_rel_error(const std::vector<float>& x, VarianceAlgorithm alg, int lanes) {
   std::vector<double> xd(x.begin(), x.end());
   const RowStats ref = reference_stats(xd, NormKind::layernorm, 0.0);
-  return std::fabs(fp32_stats(x, o, nullptr).var - ref.var) / ref.var;
+  return std::fabs(fp32_stats(x, alg, lanes, true, nullptr).var - ref.var) / ref.var;
 }
 }  // namespace
 
 TEST(FloatNorm, AlgorithmsAgreeOnWellConditionedRows) {
   const auto x = row(Distribution::normal(0, 1), 4096);
-  for (auto alg : {VarianceAlgorithm::two_pass, VarianceAlgorithm::single_pass, VarianceAlgorithm::welford}) {
-    Fp32Options o;
-    o.algorithm = alg;
-    o.lanes = 32;
-    EXPECT_LT(var_rel_error(x, o), 1e-5) << to_string(alg);
-  }
+  for (auto alg : {VarianceAlgorithm::two_pass, VarianceAlgorithm::single_pass, VarianceAlgorithm::welford})
+    EXPECT_LT(var_rel_error(x, alg, 32), 1e-5) << to_string(alg);
 }
 
 TEST(FloatNorm, SinglePassCancelsAndWelfordDoesNot) {
   // Seed 001 section 5: mean 1e4, sigma 1.
   const auto x = row(Distribution::cancellation(), 768);
-  Fp32Options sp;
-  sp.algorithm = VarianceAlgorithm::single_pass;
-  Fp32Options wf;
-  wf.algorithm = VarianceAlgorithm::welford;
-  wf.lanes = 16;
-  EXPECT_GT(var_rel_error(x, sp), 0.1);
-  EXPECT_LT(var_rel_error(x, wf), 1e-3);
+  EXPECT_GT(var_rel_error(x, VarianceAlgorithm::single_pass, 1), 0.1);
+  EXPECT_LT(var_rel_error(x, VarianceAlgorithm::welford, 16), 1e-3);
 }
 
 TEST(FloatNorm, ClampCatchesNegativeVariance) {
@@ -49,15 +56,12 @@ TEST(FloatNorm, ClampCatchesNegativeVariance) {
   int clamps = 0, negatives = 0;
   for (uint64_t s = 0; s < 200; ++s) {
     auto x = row(Distribution::normal(3000.0, 1e-3), 257, s);
-    Fp32Options o;
-    o.algorithm = VarianceAlgorithm::single_pass;
     bool clamped = false;
-    const RowStats r = fp32_stats(x, o, &clamped);
+    const RowStats r = fp32_stats(x, VarianceAlgorithm::single_pass, 1, true, &clamped);
     clamps += clamped;
     EXPECT_GE(r.var, 0.0);
     EXPECT_TRUE(std::isfinite(r.rstd));
-    o.variance_clamp = false;
-    const RowStats u = fp32_stats(x, o, nullptr);
+    const RowStats u = fp32_stats(x, VarianceAlgorithm::single_pass, 1, false, nullptr);
     if (u.var < 0) {
       ++negatives;
       EXPECT_TRUE(clamped);

@@ -8,7 +8,7 @@
 #include "host/normref_args.hpp"
 #include "host/normref_validate.hpp"
 #include "sim/core/counter_rng.hpp"
-#include "sim/core/float_norm.hpp"
+#include "sim/core/norm_datapath.hpp"
 
 using namespace normref;
 
@@ -51,21 +51,24 @@ TEST(NormrefArgs, BadArgumentsGiveOneLine) {
 }
 
 namespace {
-// A layer norm computed the way an fp32 two-pass kernel would, for validate().
+// A layer norm through the fp32 datapath (32 lanes, like a warp), for validate().
 void fp32_layernorm(const std::vector<float>& x, const std::vector<float>& g, const std::vector<float>& b, int rows,
                     int C, std::vector<float>& y, std::vector<float>& mean, std::vector<float>& rstd,
                     normsim::core::VarianceAlgorithm alg) {
-  normsim::core::Fp32Options o;
-  o.algorithm = alg;
-  o.lanes = 32;
+  normsim::core::DatapathConfig c;
+  c.algorithm = alg;
+  c.lanes = 32;
+  c.hidden = C;
+  normsim::core::NormDatapath dp(c, g, b);
+  normsim::core::StageCounters counters;
+  std::vector<double> xd(static_cast<size_t>(C)), yd(static_cast<size_t>(C));
   y.resize(x.size());
   mean.resize(rows);
   rstd.resize(rows);
   for (int r = 0; r < rows; ++r) {
-    std::span<const float> xr(x.data() + r * C, C);
-    const auto s = normsim::core::fp32_stats(xr, o, nullptr);
-    normsim::core::fp32_normalize(xr, static_cast<float>(s.mean), static_cast<float>(s.rstd), g, b,
-                                  std::span<float>(y.data() + r * C, C));
+    for (int i = 0; i < C; ++i) xd[i] = x[static_cast<size_t>(r * C + i)];
+    const auto s = dp.process_row(xd, yd, counters);
+    for (int i = 0; i < C; ++i) y[static_cast<size_t>(r * C + i)] = static_cast<float>(yd[i]);
     mean[r] = static_cast<float>(s.mean);
     rstd[r] = static_cast<float>(s.rstd);
   }

@@ -1,7 +1,7 @@
-// Floating-point normalisation algorithms: the fp64 reference and the fp32
-// datapaths of seed 000/001, each with its arithmetic order written out so
-// that the rounding is exactly that of the hardware it stands for
-// (built with -ffp-contract=off: no silent FMA).
+// Floating-point building blocks: Welford's update and Chan's merge (for any
+// float type, each rounding written out; built with -ffp-contract=off) and the
+// fp64 reference every datapath is measured against. The fp32 datapath that
+// uses them is NormDatapath (norm_datapath.hpp).
 #pragma once
 
 #include <cstdint>
@@ -62,19 +62,5 @@ RowStats reference_stats(std::span<const double> x, NormKind kind, double eps);
 /// fp64 reference output y_i = gamma_i (x_i - mu) rstd + beta_i (beta empty: none).
 void reference_output(std::span<const double> x, const RowStats& s, std::span<const float> gamma,
                       std::span<const float> beta, std::span<double> y);
-
-struct Fp32Options {
-  NormKind kind = NormKind::layernorm;
-  VarianceAlgorithm algorithm = VarianceAlgorithm::welford;
-  int lanes = 1;                ///< Welford lanes (power of two)
-  bool variance_clamp = true;   ///< single-pass: var = max(var, 0) (seed 001 section 39)
-  float eps = 1e-5f;
-};
-
-/// fp32 statistics of one row; `clamped` is set when the clamp fired.
-RowStats fp32_stats(std::span<const float> x, const Fp32Options& o, bool* clamped);
-/// fp32 normalise + affine: y = ((x - mean) * rstd) * gamma + beta, each op rounded.
-void fp32_normalize(std::span<const float> x, float mean, float rstd, std::span<const float> gamma,
-                    std::span<const float> beta, std::span<float> y);
 
 }  // namespace normsim::core
