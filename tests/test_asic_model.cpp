@@ -107,6 +107,10 @@ TEST_P(AsicTrafficIdentity, DramBytesEqualTheClosedFormExactly) {
   const uint64_t rows_in_flight = static_cast<uint64_t>(r.cfg.rows_in_flight);
   EXPECT_EQ(r.sram_peak_bytes, C * 4 + rows_in_flight * f_elems * 2);  // params + the row buffers' stored part
   EXPECT_GE(r.cycles, r.expected.lower_bound_cycles);
+  // Phases: the first statistics need at least a DRAM latency and a row of lanes.
+  EXPECT_GT(r.first_stats_cycle, r.cfg.dram.latency_cycles + C / 16.0);
+  EXPECT_LT(r.first_stats_cycle, r.last_lanes_cycle);
+  EXPECT_LT(r.last_lanes_cycle, r.cycles);
 }
 
 INSTANTIATE_TEST_SUITE_P(Paths, AsicTrafficIdentity,

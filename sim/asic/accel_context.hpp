@@ -51,6 +51,7 @@ struct AccelContext {
   double params_done = 0;
   double last_output_cycle = 0;
   double first_stats_cycle = -1;
+  double last_lanes_cycle = 0;  ///< when the lanes finished the last row
   int64_t rows_done = 0;
   uint64_t param_buffer_reads = 0;  ///< gamma/beta bytes read from their on-chip buffer
 

@@ -122,6 +122,7 @@ AsicResult run_asic(const config::Workload& w, const config::Arch& a, const Asic
 
   res.cycles = ctx.last_output_cycle;
   res.first_stats_cycle = ctx.first_stats_cycle;
+  res.last_lanes_cycle = ctx.last_lanes_cycle;
   res.lanes_stalls = ctx.lanes_stalls;
   res.normalize_stalls = ctx.normalize_stalls;
   res.lanes_busy_cycles = ctx.lanes_busy;

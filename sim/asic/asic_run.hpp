@@ -38,6 +38,7 @@ struct AsicResult {
   bool numerics = true;
   double cycles = 0;
   double first_stats_cycle = 0;
+  double last_lanes_cycle = 0;
   StallCounters lanes_stalls, normalize_stalls;
   double lanes_busy_cycles = 0, normalize_busy_cycles = 0, dram_busy_cycles = 0, sram_busy_cycles = 0;
   std::array<uint64_t, kTrafficKinds> dram_bytes{};

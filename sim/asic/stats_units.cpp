@@ -32,6 +32,7 @@ void WelfordLaneArray::run() {
     }
     ctx_.lanes_busy += work;
     free_at_ = end;
+    ctx_.last_lanes_cycle = end;
     // The stream also fills the row buffer with the part the replay path keeps.
     const int64_t stored = ctx_.path->stored_elems(ctx_.hidden);
     const int64_t sb = std::min(ctx_.chunk_end(tok.chunk), stored) - ctx_.chunk_begin(tok.chunk);

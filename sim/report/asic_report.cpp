@@ -50,6 +50,11 @@ json asic_report_json(const asic::AsicResult& r) {
                  {"lower_bound_cycles", r.expected.lower_bound_cycles},
                  {"cycles_over_lower_bound", cyc / r.expected.lower_bound_cycles},
                  {"first_stats_cycle", r.first_stats_cycle},
+                 // fill: until the first row's statistics; stream: until the lanes finish the last
+                 // row; drain: the last normalise pass and writes.
+                 {"phase_cycles", {{"fill", r.first_stats_cycle},
+                                   {"stream", r.last_lanes_cycle - r.first_stats_cycle},
+                                   {"drain", cyc - r.last_lanes_cycle}}},
                  {"stall_cycles", stall_total},
                  {"stall_cycles_by_unit", {{"welford_lanes", stalls_json(r.lanes_stalls)}, {"normalize", stalls_json(r.normalize_stalls)}}},
                  {"busy_cycles", {{"welford_lanes", r.lanes_busy_cycles}, {"normalize", r.normalize_busy_cycles},

@@ -66,7 +66,8 @@ std::string unit_of(const std::string& path) {
     const std::string sfx(suffix);
     return path.size() >= sfx.size() && path.compare(path.size() - sfx.size(), sfx.size(), sfx) == 0;
   };
-  if (path.rfind("timing.stall_cycles", 0) == 0 || path.rfind("timing.busy_cycles", 0) == 0 || ends("cycles") ||
+  if (path.rfind("timing.stall_cycles", 0) == 0 || path.rfind("timing.busy_cycles", 0) == 0 ||
+      path.rfind("timing.phase_cycles", 0) == 0 || ends("cycles") ||
       ends("_cycle") || ends("latency_cycles") || ends("_cycles"))
     return "cycles";
   if (path.rfind("timing.utilization", 0) == 0) return "fraction";
