@@ -65,6 +65,15 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
+  if (steps < 1) {
+    std::fprintf(stderr, "latency_probe: --steps: must be >= 1 (allowed: 1..2^40)\n");
+    return 2;
+  }
+  for (long kib : sizes_kib)
+    if (kib < 1 || kib > (long(1) << 24)) {
+      std::fprintf(stderr, "latency_probe: --sizes-kib: %ld out of range (allowed: 1..16777216 KiB each)\n", kib);
+      return 2;
+    }
   constexpr long kStride = 128 / sizeof(uint64_t);  // one node per 128-byte line
   uint64_t* out = nullptr;
   CUDA_OK(cudaMalloc(&out, 3 * sizeof(uint64_t)));

@@ -131,7 +131,8 @@ std::string asic_summary_table(const asic::AsicResult& r, const json& j) {
                                                              num(j["area"]["datapath_mm2"].get<double>()) + ")");
   row("energy", num(j["energy"]["total_uj"].get<double>()), "uJ (" + num(j["energy"]["pj_per_element"].get<double>()) + " pJ/element)");
   if (r.numerics) {
-    o << "\n" << run_summary_table(r.run).substr(run_summary_table(r.run).find("\n\n") + 2);
+    const std::string numerics = run_summary_table(r.run);  // its header repeats ours: keep the table
+    o << "\n" << numerics.substr(numerics.find("\n\n") + 2);
   }
   return o.str();
 }

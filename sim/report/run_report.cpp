@@ -67,8 +67,7 @@ std::string unit_of(const std::string& path) {
     return path.size() >= sfx.size() && path.compare(path.size() - sfx.size(), sfx.size(), sfx) == 0;
   };
   if (path.rfind("timing.stall_cycles", 0) == 0 || path.rfind("timing.busy_cycles", 0) == 0 ||
-      path.rfind("timing.phase_cycles", 0) == 0 || ends("cycles") ||
-      ends("_cycle") || ends("latency_cycles") || ends("_cycles"))
+      path.rfind("timing.phase_cycles", 0) == 0 || ends("cycles") || ends("_cycle"))
     return "cycles";
   if (path.rfind("timing.utilization", 0) == 0) return "fraction";
   if (ends("cycles_over_lower_bound")) return "1";

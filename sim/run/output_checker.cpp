@@ -28,7 +28,7 @@ OutputChecker::OutputChecker(const config::Workload& w, const config::Arch& a, d
     num_.ulp_unit = dtype_name + " ulp at |ref|";
   }
   ref_.resize(static_cast<size_t>(w.hidden));
-  ulp_.resize(static_cast<size_t>(w.hidden));
+  inv_ulp_.resize(static_cast<size_t>(w.hidden));
   if (keep_) {
     y.reserve(static_cast<size_t>(w.elements()));
     mean.reserve(static_cast<size_t>(w.rows));
@@ -40,7 +40,7 @@ namespace {
 // Rounds the datapath's values into the output tensor's type and fills the
 // inverse ULP of each reference value, in one pass; the type test is hoisted.
 template <core::ElemType T>
-void round_and_ulp(std::span<double> y, std::span<const double> ref, std::span<double> ulp, double out_lsb,
+void round_and_ulp(std::span<double> y, std::span<const double> ref, std::span<double> inv_ulp, double out_lsb,
                    core::Int8Scale scale) {
   for (size_t i = 0; i < y.size(); ++i) {
     if constexpr (T == core::ElemType::int8) {
@@ -48,7 +48,7 @@ void round_and_ulp(std::span<double> y, std::span<const double> ref, std::span<d
     } else {
       y[i] = core::round_to_elem(y[i], T);
     }
-    ulp[i] = 1.0 / std::max(out_lsb, core::ulp_of(T, ref[i], scale));  // exact: powers of two (int8: 1/scale)
+    inv_ulp[i] = 1.0 / std::max(out_lsb, core::ulp_of(T, ref[i], scale));  // exact: powers of two (int8: 1/scale)
   }
 }
 }  // namespace
@@ -57,12 +57,12 @@ void OutputChecker::check_row(std::span<const double> x, std::span<double> yrow,
   const core::RowStats rs = core::reference_stats(x, w_.norm, w_.eps);
   core::reference_output(x, rs, gamma_, beta_, ref_);
   switch (w_.output.dtype) {
-    case core::ElemType::fp32: round_and_ulp<core::ElemType::fp32>(yrow, ref_, ulp_, out_lsb_, w_.output.scale); break;
-    case core::ElemType::bf16: round_and_ulp<core::ElemType::bf16>(yrow, ref_, ulp_, out_lsb_, w_.output.scale); break;
-    case core::ElemType::fp16: round_and_ulp<core::ElemType::fp16>(yrow, ref_, ulp_, out_lsb_, w_.output.scale); break;
-    case core::ElemType::int8: round_and_ulp<core::ElemType::int8>(yrow, ref_, ulp_, out_lsb_, w_.output.scale); break;
+    case core::ElemType::fp32: round_and_ulp<core::ElemType::fp32>(yrow, ref_, inv_ulp_, out_lsb_, w_.output.scale); break;
+    case core::ElemType::bf16: round_and_ulp<core::ElemType::bf16>(yrow, ref_, inv_ulp_, out_lsb_, w_.output.scale); break;
+    case core::ElemType::fp16: round_and_ulp<core::ElemType::fp16>(yrow, ref_, inv_ulp_, out_lsb_, w_.output.scale); break;
+    case core::ElemType::int8: round_and_ulp<core::ElemType::int8>(yrow, ref_, inv_ulp_, out_lsb_, w_.output.scale); break;
   }
-  num_.output_error.add(yrow, ref_, ulp_);
+  num_.output_error.add(yrow, ref_, inv_ulp_);
   num_.mean_max_abs_error = std::max(num_.mean_max_abs_error, std::fabs(s.mean - rs.mean));
   const double rstd_rel = std::fabs(s.rstd - rs.rstd) / rs.rstd;
   num_.rstd_max_rel_error = std::isfinite(rstd_rel) ? std::max(num_.rstd_max_rel_error, rstd_rel) : rstd_rel;

@@ -49,7 +49,7 @@ class OutputChecker {
   std::vector<float> gamma_, beta_;
   bool keep_;
   NumericsResult& num_;
-  std::vector<double> ref_, ulp_;
+  std::vector<double> ref_, inv_ulp_;  ///< per row: fp64 reference, 1 / ULP
 };
 
 }  // namespace normsim::run

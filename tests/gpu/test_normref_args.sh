@@ -19,6 +19,14 @@ check "on-chip scheme" --kernel welford_block_smem --rows 8 --hidden 65536
 check "no bf16 variant" --kernel v3 --rows 8 --hidden 8 --dtype bf16
 check "multiple of 8" --kernel v6 --rows 8 --hidden 1001
 check "unknown option" --kernel v1 --rows 8 --hidden 8 --frobnicate 1
+# latency_probe checks its arguments before touching the GPU too.
+probe=$(dirname "$bin")/latency_probe
+if [ -x "$probe" ]; then
+  bin=$probe
+  check "unknown option" --frobnicate 1
+  check "sizes-kib: 0 out of range" --sizes-kib 16,0
+  check "steps: must be >= 1" --steps 0
+fi
 rm -f /tmp/normref_err.$$
 echo "$passes passed, $fails failed"
 [ "$fails" = 0 ]
