@@ -1,5 +1,7 @@
 #include "sim/core/norm_datapath.hpp"
 
+#include "sim/core/fixed_kernels.hpp"
+
 #include <bit>
 #include <cmath>
 #include <cstdio>
@@ -74,6 +76,21 @@ NormDatapath::NormDatapath(const DatapathConfig& cfg, std::span<const float> gam
   recip_hidden_ = make_recip_table(cfg.hidden, fmt(f, Stage::recip))[static_cast<size_t>(cfg.hidden)];
   rsqrt_table_ = make_rsqrt_table(cfg.rsqrt);
   eps_q_ = quantize(cfg.eps, fmt(f, Stage::rsqrt_in));
+  if (!cfg.exact_path_only) {
+    for (ElementLoop l : {ElementLoop::lanes, ElementLoop::xhat, ElementLoop::affine})
+      wide_bits_[static_cast<int>(l)] = wide_bits_for(f, cfg.kind, cfg.algorithm, l);
+    // Raw copies for the machine-word loops (wide_fits bounds these formats to 62 bits).
+    auto raws = [](const std::vector<Fx>& v) {
+      std::vector<int64_t> r(v.size());
+      for (size_t i = 0; i < v.size(); ++i) r[i] = static_cast<int64_t>(v[i].raw);
+      return r;
+    };
+    if (wide_bits_[static_cast<int>(ElementLoop::affine)] != 0) {
+      gamma_raw_ = raws(gamma_q_);
+      beta_raw_ = raws(beta_q_);
+    }
+    if (wide_bits_[static_cast<int>(ElementLoop::lanes)] != 0) recip_raw_ = raws(recip_table_);
+  }
 }
 
 double NormDatapath::output_lsb() const {
@@ -92,8 +109,18 @@ RowStats NormDatapath::process_row(std::span<const double> x, std::span<double> 
 
 // --- lane array ---------------------------------------------------------------
 
-void NormDatapath::fixed_lanes(const std::vector<Fx>& xq, RowState& s, StageCounters& c, bool second_pass) const {
+void NormDatapath::fixed_lanes(RowState& s, StageCounters& c, bool second_pass) const {
+  switch (wide_bits(ElementLoop::lanes)) {
+    case 64: return fixed_lanes_wide<int64_t>(s, c, second_pass);
+    case 128: return fixed_lanes_wide<i128>(s, c, second_pass);
+    default: return fixed_lanes_exact(s, c, second_pass);
+  }
+}
+
+// The reference: every operation on the 128-bit sign-magnitude Exact.
+void NormDatapath::fixed_lanes_exact(RowState& s, StageCounters& c, bool second_pass) const {
   const auto& f = cfg_.formats;
+  const std::vector<Fx>& xq = s.xq;
   const int L = cfg_.lanes;
   const int64_t C = cfg_.hidden;
   const Exact zero{};
@@ -129,6 +156,68 @@ void NormDatapath::fixed_lanes(const std::vector<Fx>& xq, RowState& s, StageCoun
         accumulate(s.acc2, Stage::m2, [&](int64_t i) {
           const Exact d = sub(exact(xq[i]), me);
           return mul(d, d);
+        });
+      }
+      return;
+  }
+}
+
+// The same loops on machine integers (fixed_kernels.hpp); the lane states
+// are handed to the merge tree as Fx, as the Exact path leaves them.
+template <class I>
+void NormDatapath::fixed_lanes_wide(RowState& s, StageCounters& c, bool second_pass) const {
+  const auto& f = cfg_.formats;
+  const FixedFormat& fx = fmt(f, Stage::input);
+  const int L = cfg_.lanes;
+  const int64_t C = cfg_.hidden;
+  const std::span<const int64_t> x = s.xraw;
+  auto count = [&](Stage st, int64_t n, uint64_t overflows) {
+    c.quantizations[static_cast<int>(st)] += static_cast<uint64_t>(n);
+    c.overflows[static_cast<int>(st)] += overflows;
+  };
+  // acc = q_st(acc + term) over all elements, lane i mod L; result to `lanes`.
+  auto accumulate = [&](std::vector<Fx>& lanes, Stage st, int term_frac, auto&& term) {
+    s.lane_a.assign(static_cast<size_t>(L), 0);
+    count(st, C, kernels::accumulate_lanes<I>(C, L, s.lane_a, fmt(f, st), term_frac, term));
+    lanes.resize(static_cast<size_t>(L));
+    for (int l = 0; l < L; ++l) lanes[static_cast<size_t>(l)] = Fx{s.lane_a[static_cast<size_t>(l)], fmt(f, st).frac_bits};
+  };
+  auto square = [&](int64_t i) { return kernels::wmul(static_cast<I>(x[i]), static_cast<I>(x[i])); };
+  const int fin = fx.frac_bits;
+  if (cfg_.kind == NormKind::rmsnorm) {
+    accumulate(s.acc2, Stage::sumsq, 2 * fin, square);
+    return;
+  }
+  switch (cfg_.algorithm) {
+    case VarianceAlgorithm::welford: {
+      s.lane_n.assign(static_cast<size_t>(L), 0);
+      s.lane_a.assign(static_cast<size_t>(L), 0);
+      s.lane_b.assign(static_cast<size_t>(L), 0);
+      uint64_t ovf_mean = 0, ovf_m2 = 0;
+      kernels::welford_lanes<I>(x, fx, L, recip_raw_, fmt(f, Stage::recip), fmt(f, Stage::mean), fmt(f, Stage::m2),
+                                s.lane_n, s.lane_a, s.lane_b, ovf_mean, ovf_m2);
+      count(Stage::mean, C, ovf_mean);
+      count(Stage::m2, C, ovf_m2);
+      s.wl.resize(static_cast<size_t>(L));
+      for (size_t l = 0; l < static_cast<size_t>(L); ++l)
+        s.wl[l] = FxWelford{s.lane_n[l], Fx{s.lane_a[l], fmt(f, Stage::mean).frac_bits}, Fx{s.lane_b[l], fmt(f, Stage::m2).frac_bits}};
+      return;
+    }
+    case VarianceAlgorithm::single_pass:
+      accumulate(s.acc1, Stage::sum, fin, [&](int64_t i) { return static_cast<I>(x[i]); });
+      accumulate(s.acc2, Stage::sumsq, 2 * fin, square);
+      return;
+    case VarianceAlgorithm::two_pass:
+      if (!second_pass) {
+        accumulate(s.acc1, Stage::sum, fin, [&](int64_t i) { return static_cast<I>(x[i]); });
+      } else {
+        // d = x - mean at max(fin, mean frac) fraction bits.
+        const int Fd = std::max(fin, s.mean.frac);
+        const I mean_aligned = static_cast<I>(static_cast<int64_t>(s.mean.raw)) << (Fd - s.mean.frac);
+        const int ax = Fd - fin;
+        accumulate(s.acc2, Stage::m2, 2 * Fd, [&](int64_t i) {
+          const I d = (static_cast<I>(x[i]) << ax) - mean_aligned;
+          return kernels::wmul(d, d);
         });
       }
       return;
@@ -181,9 +270,33 @@ void NormDatapath::lanes(std::span<const double> x, RowState& s, StageCounters& 
   s.clamped = false;
   const size_t C = static_cast<size_t>(cfg_.hidden);
   if (s.fixed) {
-    s.xq.resize(C);
-    for (size_t i = 0; i < C; ++i) s.xq[i] = quantize_stage(exact_from_double(x[i]), Stage::input, cfg_.formats, c);
-    fixed_lanes(s.xq, s, c, false);
+    // The input register: raw machine words where the format allows (every
+    // machine-word loop needs them), Fx for any loop on the Exact path.
+    const FixedFormat& in = fmt(cfg_.formats, Stage::input);
+    uint64_t overflows = 0;
+    QuantFlags fl;
+    const bool any_exact = wide_bits(ElementLoop::lanes) == 0 || wide_bits(ElementLoop::xhat) == 0 ||
+                           wide_bits(ElementLoop::affine) == 0;
+    if (!cfg_.exact_path_only && in.total_bits <= 62) {
+      s.xraw.resize(C);
+      for (size_t i = 0; i < C; ++i) {
+        s.xraw[i] = quantize_double_raw(x[i], in, fl);
+        overflows += fl.overflow;
+      }
+      if (any_exact) {
+        s.xq.resize(C);
+        for (size_t i = 0; i < C; ++i) s.xq[i] = Fx{s.xraw[i], in.frac_bits};
+      }
+    } else {
+      s.xq.resize(C);
+      for (size_t i = 0; i < C; ++i) {
+        s.xq[i] = quantize(exact_from_double(x[i]), in, &fl);
+        overflows += fl.overflow;
+      }
+    }
+    c.quantizations[static_cast<int>(Stage::input)] += C;
+    c.overflows[static_cast<int>(Stage::input)] += overflows;
+    fixed_lanes(s, c, false);
   } else {
     s.xf.resize(C);
     for (size_t i = 0; i < C; ++i) s.xf[i] = static_cast<float>(x[i]);
@@ -230,7 +343,7 @@ void NormDatapath::merge(RowState& s, StageCounters& c) const {
       }
       case VarianceAlgorithm::two_pass: {
         s.mean = quantize_stage(by_c(add_tree(s.acc1, Stage::sum)), Stage::mean, f, c);
-        fixed_lanes(s.xq, s, c, true);
+        fixed_lanes(s, c, true);
         s.var = quantize_stage(by_c(add_tree(s.acc2, Stage::m2)), Stage::variance, f, c);
         return;
       }
@@ -299,12 +412,42 @@ void NormDatapath::normalize(const RowState& s, std::span<double> y, StageCounte
     }
     return;
   }
+  // x_hat usually needs more than 64 bits ((x - mean) rstd), the affine
+  // step rarely does: each expression takes the narrowest exact integer.
+  const int xb = wide_bits(ElementLoop::xhat), yb = wide_bits(ElementLoop::affine);
+  if (xb == 128 && yb == 64) return fixed_normalize_wide<i128, int64_t>(s, y, c);
+  if (xb == 64 && yb == 64) return fixed_normalize_wide<int64_t, int64_t>(s, y, c);
+  if (xb == 128 && yb == 128) return fixed_normalize_wide<i128, i128>(s, y, c);
+  if (xb == 64 && yb == 128) return fixed_normalize_wide<int64_t, i128>(s, y, c);
+  fixed_normalize_exact(s, y, c);  // either needs more than 128 bits: the reference path
+}
+
+void NormDatapath::fixed_normalize_exact(const RowState& s, std::span<double> y, StageCounters& c) const {
   const auto& f = cfg_.formats;
   const Fx zero_beta{0, fmt(f, Stage::beta).frac_bits};
-  for (size_t i = 0; i < C; ++i) {
+  for (size_t i = 0; i < s.xq.size(); ++i) {
     const Fx b = beta_q_.empty() ? zero_beta : beta_q_[i];
     y[i] = to_double(normalize_affine(s.xq[i], s.mean, s.rstd, gamma_q_[i], b, f, c));
   }
+}
+
+template <class Ix, class Iy>
+void NormDatapath::fixed_normalize_wide(const RowState& s, std::span<double> y, StageCounters& c) const {
+  const auto& f = cfg_.formats;
+  const FixedFormat& fout = fmt(f, Stage::output);
+  s.yraw.resize(s.xraw.size());
+  uint64_t ovf_xhat = 0, ovf_out = 0;
+  kernels::normalize_row<Ix, Iy>(s.xraw, fmt(f, Stage::input), s.mean, s.rstd, gamma_raw_, fmt(f, Stage::gamma),
+                                 beta_raw_, fmt(f, Stage::beta), fmt(f, Stage::xhat), fout, s.yraw, ovf_xhat, ovf_out);
+  const uint64_t n = s.xraw.size();
+  c.quantizations[static_cast<int>(Stage::xhat)] += n;
+  c.overflows[static_cast<int>(Stage::xhat)] += ovf_xhat;
+  c.quantizations[static_cast<int>(Stage::output)] += n;
+  c.overflows[static_cast<int>(Stage::output)] += ovf_out;
+  // to_double: one rounding of the raw value (none below 2^53), then an
+  // exact power-of-two scale.
+  const double lsb = fout.lsb();
+  for (size_t i = 0; i < n; ++i) y[i] = static_cast<double>(s.yraw[i]) * lsb;
 }
 
 }  // namespace normsim::core

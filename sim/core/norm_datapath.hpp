@@ -11,6 +11,7 @@
 // the mean before the second pass).
 #pragma once
 
+#include <array>
 #include <span>
 #include <string>
 #include <vector>
@@ -33,6 +34,10 @@ struct DatapathConfig {
   Arithmetic arithmetic = Arithmetic::fp32;
   StageFormats formats{};  ///< used when arithmetic == fixed
   RsqrtConfig rsqrt{};     ///< used when arithmetic == fixed
+  /// Fixed point: keep every per-element operation on the 128-bit
+  /// sign-magnitude Exact path even where the formats allow the machine-word
+  /// path (identical results, about 10x slower; the reference in tests).
+  bool exact_path_only = false;
   /// Empty when valid, else the reason (names the offending parameter).
   std::string validate() const;
   /// Legal but noteworthy properties (e.g. eps below the rsqrt_in resolution).
@@ -42,7 +47,10 @@ struct DatapathConfig {
 /// Per-row state carried from stage to stage (one row in flight per object).
 struct RowState {
   // fixed point
-  std::vector<Fx> xq;            ///< input register contents
+  std::vector<Fx> xq;            ///< input register contents (Exact path)
+  std::vector<int64_t> xraw;     ///< input register raw values (machine-word path)
+  std::vector<int64_t> lane_n, lane_a, lane_b;  ///< machine-word lane states (count, mean/sum, M2/sumsq)
+  mutable std::vector<int64_t> yraw;  ///< output register raw values (machine-word path)
   std::vector<FxWelford> wl;     ///< Welford lane states
   std::vector<Fx> acc1, acc2;    ///< sum / sum-of-squares lane accumulators
   Fx mean{}, var{}, rstd{};
@@ -77,15 +85,27 @@ class NormDatapath {
   /// Resolution of the datapath's output register (0 for fp32).
   double output_lsb() const;
 
+  /// Which exact intermediate a per-element fixed-point loop uses: 64 or 128
+  /// (a Wide machine integer, where wide_fits proves it exact) or 0 (Exact).
+  int wide_bits(ElementLoop loop) const { return wide_bits_[static_cast<int>(loop)]; }
+
  private:
-  void fixed_lanes(const std::vector<Fx>& xq, RowState& s, StageCounters& c, bool second_pass) const;
+  void fixed_lanes(RowState& s, StageCounters& c, bool second_pass) const;
+  void fixed_lanes_exact(RowState& s, StageCounters& c, bool second_pass) const;
+  template <class I>
+  void fixed_lanes_wide(RowState& s, StageCounters& c, bool second_pass) const;
+  void fixed_normalize_exact(const RowState& s, std::span<double> y, StageCounters& c) const;
+  template <class Ix, class Iy>
+  void fixed_normalize_wide(const RowState& s, std::span<double> y, StageCounters& c) const;
   void fp32_lanes(const std::vector<float>& xf, RowState& s, bool second_pass) const;
 
   DatapathConfig cfg_;
   std::vector<float> gamma_, beta_;
   std::vector<Fx> gamma_q_, beta_q_, recip_table_, rsqrt_table_;
+  std::vector<int64_t> gamma_raw_, beta_raw_, recip_raw_;  ///< the same, for the machine-word loops
   Fx recip_hidden_{};
   Fx eps_q_{};
+  std::array<int, 3> wide_bits_{};  ///< per ElementLoop
   StageCounters param_counters_{};
   RowState scratch_;
 };

@@ -13,6 +13,7 @@
 #include "sim/core/float_norm.hpp"
 #include "sim/core/norm_datapath.hpp"
 #include "sim/run/functional_run.hpp"
+#include "sim/run/output_checker.hpp"
 
 using namespace normsim;
 using Clock = std::chrono::steady_clock;
@@ -47,6 +48,22 @@ double time_datapath(const config::Workload& w, const config::Arch& a, const Inp
   const double s = std::chrono::duration<double>(Clock::now() - t0).count();
   if (sink == 12345.678) std::puts("");
   return static_cast<double>(in.rows.size()) * static_cast<double>(w.hidden) / s;
+}
+
+// The part of every bit-accurate run that is not the datapath: the fp64
+// reference row, rounding to the output type and the error metrics.
+double time_checker(const config::Workload& w, const config::Arch& a, const Inputs& in) {
+  run::NumericsResult num;
+  run::OutputChecker checker(w, a, 0.0, in.gamma, w.beta ? in.beta : std::vector<float>{}, false, num);
+  std::vector<double> y(static_cast<size_t>(w.hidden));
+  const core::RowStats s{0.0, 1.0, 1.0};
+  const auto t0 = Clock::now();
+  for (const auto& x : in.rows) {
+    std::copy(x.begin(), x.end(), y.begin());
+    checker.check_row(x, y, s);
+  }
+  const double sec = std::chrono::duration<double>(Clock::now() - t0).count();
+  return static_cast<double>(in.rows.size()) * static_cast<double>(w.hidden) / sec;
 }
 
 double time_plain_loop(const config::Workload& w, const Inputs& in) {
@@ -86,12 +103,18 @@ int main(int argc, char** argv) {
     in.rows.emplace_back();
     run::generate_input_row(w, r, in.rows.back(), nullptr);
   }
+  // Generation as a run does it: one reused row buffer.
+  std::vector<double> row;
+  const auto g0 = Clock::now();
+  for (int64_t r = 0; r < w.rows; ++r) run::generate_input_row(w, r, row, nullptr);
+  const double gen = static_cast<double>(w.elements()) / std::chrono::duration<double>(Clock::now() - g0).count();
   run::generate_params(w, in.gamma, in.beta);
   if (in.beta.empty()) in.beta.assign(in.gamma.size(), 0.0f);
 
   std::printf("bench_functional: %s, %lld rows x %lld hidden (%s), one run, one core\n", w.name.c_str(),
               static_cast<long long>(w.rows), static_cast<long long>(w.hidden), std::string(core::to_string(w.norm)).c_str());
   const double plain = time_plain_loop(w, in);
+  const double checker = time_checker(w, fp32, in);
   const double f32 = time_datapath(w, fp32, in, true);
   const double f32_own = time_datapath(w, fp32, in, false);
   const double fx = time_datapath(w, fixed, in, true);
@@ -99,6 +122,8 @@ int main(int argc, char** argv) {
   std::printf("%-44s %14s %10s\n", "variant", "Melem/s", "vs plain");
   auto line = [&](const char* n, double v) { std::printf("%-44s %14.2f %9.3fx\n", n, v / 1e6, v / plain); };
   line("plain fp32 two-pass LayerNorm loop", plain);
+  line(("input generation (" + std::string(core::to_string(w.input.dtype)) + ", counter RNG)").c_str(), gen);
+  line("fp64 reference + error metrics (OutputChecker)", checker);
   line("fp32 datapath, Welford 32 lanes (LayerNorm)", f32);
   line(("fp32 datapath, workload's own norm (" + std::string(core::to_string(w.norm)) + ")").c_str(), f32_own);
   line("fixed16 datapath, Welford 16 lanes (LayerNorm)", fx);

@@ -1,0 +1,166 @@
+// The fast form of the exact fixed-point arithmetic: a two's-complement
+// intermediate held in one machine integer (int64_t or __int128) instead of
+// the 128-bit sign-magnitude `Exact`. It computes the same exact values and
+// rounds them by the same rules, so every result is bit-identical to the
+// Exact path (tests compare them on random operands in every mode and on
+// every shipped datapath).
+//
+// It is only exact while no intermediate outgrows the integer, so a datapath
+// uses it only after `wide_fits` has bounded every per-element expression of
+// its algorithm from the stage formats alone (the widths a synthesis tool
+// would give those wires); otherwise it keeps the Exact path.
+#pragma once
+
+#include <cstdint>
+#include <type_traits>
+
+#include "sim/core/fixed_stage.hpp"
+#include "sim/core/norm_types.hpp"
+
+namespace normsim::core {
+
+/// value = v * 2^-frac, v in two's complement.
+template <class I>
+struct Wide {
+  I v = 0;
+  int frac = 0;
+};
+
+template <class N>
+N lift(Fx x);
+template <>
+inline Exact lift<Exact>(Fx x) { return exact(x); }
+template <>
+inline Wide<int64_t> lift<Wide<int64_t>>(Fx x) { return {static_cast<int64_t>(x.raw), x.frac}; }
+template <>
+inline Wide<i128> lift<Wide<i128>>(Fx x) { return {x.raw, x.frac}; }
+
+namespace detail {
+// Brings both operands to the larger fraction count (a left shift, defined
+// for negative values since C++20: exact within the bound wide_fits checked).
+template <class I>
+inline void align(Wide<I>& a, Wide<I>& b) {
+  if (a.frac < b.frac) {
+    a.v <<= b.frac - a.frac;
+    a.frac = b.frac;
+  } else if (b.frac < a.frac) {
+    b.v <<= a.frac - b.frac;
+    b.frac = a.frac;
+  }
+}
+}  // namespace detail
+
+template <class I>
+inline Wide<I> add(Wide<I> a, Wide<I> b) {
+  detail::align(a, b);
+  return {static_cast<I>(a.v + b.v), a.frac};
+}
+template <class I>
+inline Wide<I> sub(Wide<I> a, Wide<I> b) {
+  detail::align(a, b);
+  return {static_cast<I>(a.v - b.v), a.frac};
+}
+inline Wide<int64_t> mul(Wide<int64_t> a, Wide<int64_t> b) { return {a.v * b.v, a.frac + b.frac}; }
+/// 64 x 64 -> 128: wide_fits also checks that both factors fit 62 bits, so
+/// this is one widening multiply, not a 128 x 128 one.
+inline Wide<i128> mul(Wide<i128> a, Wide<i128> b) {
+  return {static_cast<i128>(static_cast<int64_t>(a.v)) * static_cast<int64_t>(b.v), a.frac + b.frac};
+}
+
+/// Quantisation into one format of values with a fixed number of fraction
+/// bits: the rules of quantize(const Exact&, ...) on a two's-complement
+/// value, with the shift, range and masks computed once for a whole loop.
+/// Drops `shift` bits by an arithmetic shift (floor), then rounds up by the
+/// mode's test on the remainder; see fixed_point.cpp for the sign-magnitude
+/// form these are equal to.
+template <class I>
+class Requant {
+ public:
+  Requant(int from_frac, const FixedFormat& f)
+      : shift_(from_frac - f.frac_bits),
+        lo_(static_cast<I>(f.min_raw())),
+        hi_(static_cast<I>(f.max_raw())),
+        rounding_(f.rounding),
+        wrap_(f.overflow == Overflow::wrap),
+        signed_(f.is_signed),
+        total_bits_(f.total_bits) {
+    if (shift_ > 0) {
+      mask_ = (I(1) << shift_) - 1;
+      half_ = I(1) << (shift_ - 1);
+    }
+  }
+
+  I operator()(I v, QuantFlags& fl) const {
+    I q;
+    if (shift_ > 0) {
+      q = v >> shift_;        // floor
+      const I rem = v & mask_;  // v - floor(v / 2^s) 2^s, in [0, 2^s)
+      fl.inexact = rem != 0;
+      switch (rounding_) {
+        case Rounding::truncate: break;  // towards -inf, as SC_TRN
+        case Rounding::half_even: q += (rem > half_) | ((rem == half_) & static_cast<bool>(q & 1)); break;
+        // Away from zero: a tie rounds up only for a non-negative value.
+        case Rounding::half_away: q += (rem > half_) | ((rem == half_) & (v >= 0)); break;
+      }
+    } else {
+      q = v << -shift_;  // appends zeros, exact within the bound wide_fits checked
+      fl.inexact = false;
+    }
+    fl.overflow = q < lo_ || q > hi_;
+    if (fl.overflow) [[unlikely]] q = limit(q);
+    return q;
+  }
+
+ private:
+  I limit(I q) const {
+    if (!wrap_) return q < lo_ ? lo_ : hi_;
+    using U = std::make_unsigned_t<I>;
+    const U bits = static_cast<U>(q) & ((U(1) << total_bits_) - 1);  // total_bits < bits of I (wide_fits)
+    return (signed_ && ((bits >> (total_bits_ - 1)) & 1)) ? static_cast<I>(bits) - (I(1) << total_bits_)
+                                                          : static_cast<I>(bits);
+  }
+
+  int shift_;
+  I lo_, hi_;
+  I mask_ = 0, half_ = 0;
+  Rounding rounding_;
+  bool wrap_, signed_;
+  int total_bits_;
+};
+
+template <class I>
+inline Fx quantize(const Wide<I>& w, const FixedFormat& f, QuantFlags& fl) {
+  return Fx{static_cast<i128>(Requant<I>(w.frac, f)(w.v, fl)), f.frac_bits};
+}
+
+template <class I>
+inline Fx quantize_stage(const Wide<I>& v, Stage s, const StageFormats& f, StageCounters& c) {
+  QuantFlags fl;
+  const Fx r = quantize(v, f[static_cast<int>(s)], fl);
+  ++c.quantizations[static_cast<int>(s)];
+  c.overflows[static_cast<int>(s)] += fl.overflow;
+  return r;
+}
+
+/// quantize(exact_from_double(x), f) without the 128-bit detour, for the
+/// input register: x 2^frac is exact in a double, its integer part and
+/// remainder are exact, and the mode decides from the remainder. Falls back
+/// to the exact path for |x 2^frac| >= 2^62 or a format of 63+ bits.
+Fx quantize_double_fast(double x, const FixedFormat& f, QuantFlags& fl);
+
+/// The raw value of quantize_double_fast for a format of at most 62 bits.
+int64_t quantize_double_raw(double x, const FixedFormat& f, QuantFlags& fl);
+
+/// The per-element expressions of the datapath: the lane update (of the
+/// configured algorithm), x_hat = (x - mean) rstd, and y = x_hat gamma + beta.
+enum class ElementLoop { lanes, xhat, affine };
+
+/// True when every per-element expression of `loop` for (kind, algorithm)
+/// fits a `bits`-bit two's-complement integer (64 or 128) for every value
+/// the stage formats can hold; then Wide<intN> gives the Exact path's results.
+bool wide_fits(const StageFormats& f, NormKind kind, VarianceAlgorithm algorithm, ElementLoop loop, int bits);
+
+/// The narrowest of 64 and 128 that wide_fits allows, else 0 (Exact).
+int wide_bits_for(const StageFormats& f, NormKind kind, VarianceAlgorithm algorithm, ElementLoop loop);
+
+}  // namespace normsim::core
