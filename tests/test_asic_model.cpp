@@ -52,8 +52,11 @@ TEST_P(AsicMatchesCore, OutputsAreBitIdenticalToTheFunctionalPipeline) {
   ao.path = asic::InputPath::partial_replay;  // SRAM and DRAM sources in the same row
   const asic::AsicResult s = asic::run_asic(w, a, ao);
   ASSERT_EQ(s.run.y.size(), f.y.size());
-  for (size_t i = 0; i < f.y.size(); ++i)
-    if (!(std::isnan(f.y[i]) && std::isnan(s.run.y[i]))) ASSERT_EQ(s.run.y[i], f.y[i]) << "element " << i;
+  for (size_t i = 0; i < f.y.size(); ++i) {
+    if (!(std::isnan(f.y[i]) && std::isnan(s.run.y[i]))) {
+      ASSERT_EQ(s.run.y[i], f.y[i]) << "element " << i;
+    }
+  }
   EXPECT_EQ(s.run.mean, f.mean);
   EXPECT_EQ(s.run.rstd, f.rstd);
   for (int st = 0; st < core::kStageCount; ++st) {

@@ -25,7 +25,6 @@ int bits(const core::DatapathConfig& dp, Stage s) { return dp.formats[static_cas
 double adder(int w) { return kGePerAdderBit * w; }
 double mult(int a, int b) { return kGePerMulBitProduct * a * b; }
 double regs(int w) { return kGePerFlipFlop * w; }
-int log2i(int v) { return std::countr_zero(static_cast<unsigned>(v)); }
 }  // namespace
 
 std::optional<NodeTable> node_table(const std::string& node) {

@@ -59,14 +59,16 @@ void welford_lanes(std::span<const int64_t> x, const FixedFormat& fx, int L, std
   for (size_t i = 0; i < x.size(); ++i) {
     const size_t l = static_cast<size_t>(static_cast<int64_t>(i) & mask);
     const int64_t n = ++count[l];
-    const I xa = static_cast<I>(x[i]) << ax;
-    const I delta = xa - (static_cast<I>(mean[l]) << am);
+    // delta and delta2 are factors of 64 x 64 multiplies: 62 bits at most.
+    const int64_t xa = x[i] << ax;
+    const int64_t delta = xa - (mean[l] << am);
     const I mu = (static_cast<I>(mean[l]) << (F2 - fmean.frac_bits)) +
-                 (wmul(delta, static_cast<I>(recip_raw[static_cast<size_t>(n)])) << (F2 - Fp));
+                 (wmul(static_cast<I>(delta), static_cast<I>(recip_raw[static_cast<size_t>(n)])) << (F2 - Fp));
     mean[l] = static_cast<int64_t>(rq_mean(mu, fl));
     ovf_mean += fl.overflow;
-    const I delta2 = xa - (static_cast<I>(mean[l]) << am);
-    const I acc = (static_cast<I>(m2[l]) << (F3 - fm2.frac_bits)) + (wmul(delta, delta2) << (F3 - 2 * F1));
+    const int64_t delta2 = xa - (mean[l] << am);
+    const I acc = (static_cast<I>(m2[l]) << (F3 - fm2.frac_bits)) +
+                  (wmul(static_cast<I>(delta), static_cast<I>(delta2)) << (F3 - 2 * F1));
     m2[l] = static_cast<int64_t>(rq_m2(acc, fl));
     ovf_m2 += fl.overflow;
   }
@@ -82,7 +84,8 @@ void normalize_row(std::span<const int64_t> x, const FixedFormat& fx, Fx mean, F
                    uint64_t& ovf_xhat, uint64_t& ovf_out) {
   const int F1 = std::max(fx.frac_bits, mean.frac);
   const int ax = F1 - fx.frac_bits;
-  const Ix mean_aligned = static_cast<Ix>(static_cast<int64_t>(mean.raw)) << (F1 - mean.frac);
+  // x - mean is a factor of a 64 x 64 multiply: 62 bits at most (wide_fits).
+  const int64_t mean_aligned = static_cast<int64_t>(mean.raw) << (F1 - mean.frac);
   const Ix r = static_cast<Ix>(static_cast<int64_t>(rstd.raw));
   const Requant<Ix> rq_xhat(F1 + rstd.frac, fxhat);
   const int Fp = fxhat.frac_bits + fg.frac_bits;
@@ -91,8 +94,8 @@ void normalize_row(std::span<const int64_t> x, const FixedFormat& fx, Fx mean, F
   const Requant<Iy> rq_out(F2, fout);
   QuantFlags fl;
   for (size_t i = 0; i < x.size(); ++i) {
-    const Ix d = (static_cast<Ix>(x[i]) << ax) - mean_aligned;
-    const Iy xh = static_cast<Iy>(rq_xhat(wmul(d, r), fl));
+    const int64_t d = (x[i] << ax) - mean_aligned;
+    const Iy xh = static_cast<Iy>(rq_xhat(wmul(static_cast<Ix>(d), r), fl));
     ovf_xhat += fl.overflow;
     const Iy b = beta.empty() ? Iy(0) : static_cast<Iy>(beta[i]);
     out[i] = static_cast<int64_t>(rq_out((wmul(xh, static_cast<Iy>(gamma[i])) << sp) + (b << sb), fl));

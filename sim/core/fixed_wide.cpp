@@ -5,24 +5,8 @@
 
 namespace normsim::core {
 
-int64_t quantize_double_raw(double x, const FixedFormat& f, QuantFlags& fl) {
-  // Exact: a scale up by 2^frac (frac <= 62), not a libm call.
-  const double scaled = x * static_cast<double>(int64_t(1) << f.frac_bits);
-  if (!(std::fabs(scaled) < 0x1.0p62)) [[unlikely]]
-    return static_cast<int64_t>(quantize(exact_from_double(x), f, &fl).raw);  // fits: <= 62 bits
-  int64_t q = static_cast<int64_t>(scaled);         // towards zero, exact
-  const double r = scaled - static_cast<double>(q);  // exact, in (-1, 1)
-  switch (f.rounding) {
-    case Rounding::truncate: q -= r < 0.0; break;
-    case Rounding::half_even:
-      q += (r > 0.5) | ((r == 0.5) & (q & 1));
-      q -= (r < -0.5) | ((r == -0.5) & (q & 1));
-      break;
-    case Rounding::half_away: q += r >= 0.5; q -= r <= -0.5; break;
-  }
-  q = Requant<int64_t>(f.frac_bits, f)(q, fl);  // range only: no bits to drop
-  fl.inexact = r != 0.0;
-  return q;
+int64_t DoubleQuantizer::slow(double x, QuantFlags& fl) const {
+  return static_cast<int64_t>(quantize(exact_from_double(x), f_, &fl).raw);  // fits: <= 62 bits
 }
 
 Fx quantize_double_fast(double x, const FixedFormat& f, QuantFlags& fl) {

@@ -11,6 +11,7 @@
 // would give those wires); otherwise it keeps the Exact path.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <type_traits>
 
@@ -93,14 +94,17 @@ class Requant {
   I operator()(I v, QuantFlags& fl) const {
     I q;
     if (shift_ > 0) {
-      q = v >> shift_;        // floor
-      const I rem = v & mask_;  // v - floor(v / 2^s) 2^s, in [0, 2^s)
-      fl.inexact = rem != 0;
-      switch (rounding_) {
-        case Rounding::truncate: break;  // towards -inf, as SC_TRN
-        case Rounding::half_even: q += (rem > half_) | ((rem == half_) & static_cast<bool>(q & 1)); break;
-        // Away from zero: a tie rounds up only for a non-negative value.
-        case Rounding::half_away: q += (rem > half_) | ((rem == half_) & (v >= 0)); break;
+      q = v >> shift_;  // floor
+      // The remainder v - floor(v / 2^s) 2^s in [0, 2^s): the low s bits,
+      // one machine word whenever s < 64.
+      if constexpr (sizeof(I) > 8) {
+        if (shift_ < 64) {
+          round_up(q, static_cast<uint64_t>(v) & static_cast<uint64_t>(mask_), static_cast<uint64_t>(half_), v >= 0, fl);
+        } else {
+          round_up(q, v & mask_, half_, v >= 0, fl);
+        }
+      } else {
+        round_up(q, v & mask_, half_, v >= 0, fl);
       }
     } else {
       q = v << -shift_;  // appends zeros, exact within the bound wide_fits checked
@@ -112,6 +116,17 @@ class Requant {
   }
 
  private:
+  template <class R>
+  void round_up(I& q, R rem, R half, bool non_negative, QuantFlags& fl) const {
+    fl.inexact = rem != 0;
+    switch (rounding_) {
+      case Rounding::truncate: break;  // towards -inf, as SC_TRN
+      case Rounding::half_even: q += (rem > half) | ((rem == half) & static_cast<bool>(q & 1)); break;
+      // Away from zero: a tie rounds up only for a non-negative value.
+      case Rounding::half_away: q += (rem > half) | ((rem == half) & non_negative); break;
+    }
+  }
+
   I limit(I q) const {
     if (!wrap_) return q < lo_ ? lo_ : hi_;
     using U = std::make_unsigned_t<I>;
@@ -148,8 +163,40 @@ inline Fx quantize_stage(const Wide<I>& v, Stage s, const StageFormats& f, Stage
 /// to the exact path for |x 2^frac| >= 2^62 or a format of 63+ bits.
 Fx quantize_double_fast(double x, const FixedFormat& f, QuantFlags& fl);
 
+/// quantize_double_fast's raw value for one format of at most 62 bits, with
+/// the scale and range computed once (the input register's loop).
+class DoubleQuantizer {
+ public:
+  explicit DoubleQuantizer(const FixedFormat& f)
+      : f_(f), scale_(static_cast<double>(int64_t(1) << f.frac_bits)), range_(f.frac_bits, f) {}
+
+  int64_t operator()(double x, QuantFlags& fl) const {
+    const double scaled = x * scale_;  // exact: a scale up by 2^frac
+    if (!(std::fabs(scaled) < 0x1.0p62)) [[unlikely]] return slow(x, fl);
+    int64_t q = static_cast<int64_t>(scaled);         // towards zero, exact
+    const double r = scaled - static_cast<double>(q);  // exact, in (-1, 1)
+    switch (f_.rounding) {
+      case Rounding::truncate: q -= r < 0.0; break;
+      case Rounding::half_even:
+        q += (r > 0.5) | ((r == 0.5) & (q & 1));
+        q -= (r < -0.5) | ((r == -0.5) & (q & 1));
+        break;
+      case Rounding::half_away: q += r >= 0.5; q -= r <= -0.5; break;
+    }
+    q = range_(q, fl);  // range only: no bits to drop
+    fl.inexact = r != 0.0;
+    return q;
+  }
+
+ private:
+  int64_t slow(double x, QuantFlags& fl) const;  ///< the Exact path (NaN/Inf or |x 2^frac| >= 2^62)
+  FixedFormat f_;
+  double scale_;
+  Requant<int64_t> range_;
+};
+
 /// The raw value of quantize_double_fast for a format of at most 62 bits.
-int64_t quantize_double_raw(double x, const FixedFormat& f, QuantFlags& fl);
+inline int64_t quantize_double_raw(double x, const FixedFormat& f, QuantFlags& fl) { return DoubleQuantizer(f)(x, fl); }
 
 /// The per-element expressions of the datapath: the lane update (of the
 /// configured algorithm), x_hat = (x - mean) rstd, and y = x_hat gamma + beta.

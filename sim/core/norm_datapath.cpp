@@ -213,11 +213,12 @@ void NormDatapath::fixed_lanes_wide(RowState& s, StageCounters& c, bool second_p
       } else {
         // d = x - mean at max(fin, mean frac) fraction bits.
         const int Fd = std::max(fin, s.mean.frac);
-        const I mean_aligned = static_cast<I>(static_cast<int64_t>(s.mean.raw)) << (Fd - s.mean.frac);
+        // d is a factor of a 64 x 64 multiply: 62 bits at most (wide_fits).
+        const int64_t mean_aligned = static_cast<int64_t>(s.mean.raw) << (Fd - s.mean.frac);
         const int ax = Fd - fin;
         accumulate(s.acc2, Stage::m2, 2 * Fd, [&](int64_t i) {
-          const I d = (static_cast<I>(x[i]) << ax) - mean_aligned;
-          return kernels::wmul(d, d);
+          const int64_t d = (x[i] << ax) - mean_aligned;
+          return kernels::wmul(static_cast<I>(d), static_cast<I>(d));
         });
       }
       return;
@@ -279,8 +280,9 @@ void NormDatapath::lanes(std::span<const double> x, RowState& s, StageCounters& 
                            wide_bits(ElementLoop::affine) == 0;
     if (!cfg_.exact_path_only && in.total_bits <= 62) {
       s.xraw.resize(C);
+      const DoubleQuantizer q(in);
       for (size_t i = 0; i < C; ++i) {
-        s.xraw[i] = quantize_double_raw(x[i], in, fl);
+        s.xraw[i] = q(x[i], fl);
         overflows += fl.overflow;
       }
       if (any_exact) {

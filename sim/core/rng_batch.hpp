@@ -1,7 +1,8 @@
 // Many consecutive elements of one tensor at once: the same values as
-// rng::sample(d, seed, stream, first + i), bit for bit, but with the Philox
-// rounds written as a loop over elements that the compiler vectorises (an
-// AVX2 clone is chosen at run time where the CPU has it).
+// rng::sample(d, seed, stream, first + i), bit for bit, but vectorised: the
+// Philox rounds sixteen counters at a time (AVX-512 where the CPU has it,
+// else an AVX2 or plain clone of the scalar loop), and the AS 241 central
+// and tail branches as separate branch-free passes.
 #pragma once
 
 #include <cstddef>
