@@ -49,7 +49,7 @@ YamlReader YamlReader::from_file(const std::string& path) { return from_text(rea
 Override parse_override(const std::string& text) {
   const auto eq = text.find('=');
   auto bad = [&](const std::string& why) {
-    return ConfigError(format_config_error("--set", 0, text, why, "workload.KEY[.KEY]=VALUE, arch.KEY[.KEY]=VALUE"));
+    return ConfigError(format_config_error("--set", 0, text, why, "workload.KEY[.KEY]=VALUE, arch.KEY[.KEY]=VALUE, gpu.KEY[.KEY]=VALUE"));
   };
   if (eq == std::string::npos || eq == 0) throw bad("expected KEY=VALUE");
   Override o;
@@ -66,7 +66,8 @@ Override parse_override(const std::string& text) {
     if (dot == std::string::npos) break;
     start = dot + 1;
   }
-  if (o.target != "workload" && o.target != "arch") throw bad("the key must start with workload. or arch.");
+  if (o.target != "workload" && o.target != "arch" && o.target != "gpu")
+    throw bad("the key must start with workload., arch. or gpu.");
   if (o.path.empty()) throw bad("no key after '" + o.target + "'");
   return o;
 }

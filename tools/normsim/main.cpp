@@ -19,6 +19,7 @@
 #include "sim/report/atomic_file.hpp"
 #include "sim/report/run_report.hpp"
 #include "sim/run/functional_run.hpp"
+#include "sim/simt/regress.hpp"
 
 #ifndef NORMSIM_VERSION
 #define NORMSIM_VERSION "0.0.0"
@@ -197,6 +198,101 @@ int cmd_run(const RunArgs& a) {
 
 }  // namespace
 
+struct SimtArgs {
+  std::string kernel, workload, dtype = "fp32", gpu;
+  int64_t rows = 0, hidden = 0;
+  int block = 0;
+  bool json = false;
+  std::vector<std::string> sets;
+};
+
+normsim::simt::GpuArch load_gpu(const std::string& path, const std::vector<std::string>& sets) {
+  std::vector<normsim::config::Override> ov;
+  for (const auto& s : sets) ov.push_back(normsim::config::parse_override(s));
+  return path.empty() ? normsim::simt::default_gpu_arch(ov) : normsim::simt::load_gpu_arch(path, ov);
+}
+
+int cmd_simt(const SimtArgs& a) {
+  using namespace normsim;
+  if (a.kernel.empty())
+    throw config::ConfigError("simt: --kernel: missing (allowed: " + [] {
+      std::string n;
+      for (const auto& k : simt::simt_kernel_names()) n += (n.empty() ? "" : ", ") + k;
+      return n;
+    }() + ")");
+  int64_t rows = a.rows, hidden = a.hidden;
+  std::string dtype = a.dtype;
+  if (!a.workload.empty()) {
+    if (a.rows || a.hidden) throw config::ConfigError("simt: --workload and --rows/--hidden: give one of them");
+    const config::Workload w = config::load_workload(a.workload);
+    rows = w.rows;
+    hidden = w.hidden;
+    dtype = std::string(core::to_string(w.input.dtype));
+    const bool rms_kernel = a.kernel.rfind("rms_", 0) == 0;
+    if (rms_kernel != (w.norm == core::NormKind::rmsnorm))
+      throw config::ConfigError("simt: --kernel " + a.kernel + " computes " + (rms_kernel ? "RMSNorm" : "LayerNorm") +
+                                " but " + a.workload + " is " + std::string(core::to_string(w.norm)) +
+                                " (allowed: " + (rms_kernel ? "v1..v6, welford_warp_reg, welford_block_smem, block_reread" : "rms_warp, rms_block") + ")");
+  } else if (!rows || !hidden) {
+    throw config::ConfigError("simt: give --workload W or both --rows N and --hidden C");
+  }
+  const simt::GpuArch gpu = load_gpu(a.gpu, a.sets);
+  const simt::Prediction p = simt::predict(simt::plan_launch(a.kernel, rows, hidden, dtype, a.block, gpu), gpu);
+  if (a.json) {
+    nlohmann::json launches = nlohmann::json::array();
+    for (const auto& l : p.launches)
+      launches.push_back({{"name", l.name}, {"blocks_per_sm", l.occ.blocks_per_sm}, {"occupancy_limiter", l.occ.limiter},
+                          {"warps_per_sm", l.occ.warps_per_sm}, {"rows_in_flight", l.occ.rows_in_flight},
+                          {"waves", l.occ.waves}, {"reuse_distance_bytes", l.reuse_distance_bytes},
+                          {"l1_hit", l.l1_hit}, {"l2_hit", l.l2_hit}, {"dram_bytes_read", l.dram_bytes_read},
+                          {"dram_bytes_written", l.dram_bytes_written}, {"l2_bytes", l.l2_bytes},
+                          {"bounds_us", {{"dram", l.dram_us}, {"latency", l.latency_us}, {"issue", l.issue_us},
+                                         {"l1_miss_requests", l.request_us}}},
+                          {"bound", l.bound}, {"duration_us", l.duration_us}});
+    nlohmann::json j = {{"kernel", a.kernel}, {"ran", p.plan.ran}, {"rows", rows}, {"hidden", hidden}, {"dtype", dtype},
+                        {"block", p.plan.block}, {"gpu", gpu.name},
+                        {"prediction", {{"dram_bytes_read", p.dram_bytes_read}, {"dram_bytes_written", p.dram_bytes_written},
+                                        {"l2_bytes", p.l2_bytes}, {"duration_us", p.duration_us}, {"cycles", p.cycles}}},
+                        {"launches", launches}};
+    std::cout << j.dump(2) << "\n";
+    return kExitOk;
+  }
+  std::printf("normsim simt: %s%s on %s, %lld rows x %lld %s, block %d\n", a.kernel.c_str(),
+              p.plan.ran != a.kernel ? (" (runs " + p.plan.ran + ": its shared memory does not fit)").c_str() : "",
+              gpu.name.c_str(), static_cast<long long>(rows), static_cast<long long>(hidden), dtype.c_str(), p.plan.block);
+  for (const auto& l : p.launches) {
+    std::printf("\n  launch %s\n", l.name.c_str());
+    std::printf("    occupancy            %d blocks/SM (%d warps, limited by %s), %lld rows in flight, %.2f waves\n",
+                l.occ.blocks_per_sm, l.occ.warps_per_sm, l.occ.limiter.c_str(), static_cast<long long>(l.occ.rows_in_flight),
+                l.occ.waves);
+    std::printf("    re-read hit fraction L1 %.3f, L2 %.3f (reuse distance %.1f MB)\n", l.l1_hit, l.l2_hit,
+                l.reuse_distance_bytes / 1e6);
+    std::printf("    bounds               DRAM %.1f us, latency %.1f us, issue %.1f us, L1-miss requests %.1f us -> %s\n",
+                l.dram_us, l.latency_us, l.issue_us, l.request_us, l.bound.c_str());
+  }
+  std::printf("\n  DRAM bytes read       %16.0f  bytes\n", p.dram_bytes_read);
+  std::printf("  DRAM bytes written    %16.0f  bytes\n", p.dram_bytes_written);
+  std::printf("  L2 bytes              %16.0f  bytes\n", p.l2_bytes);
+  std::printf("  duration              %16.2f  us (%.0f SM cycles at %.0f MHz)\n", p.duration_us, p.cycles, gpu.sm_clock_mhz);
+  return kExitOk;
+}
+
+struct RegressArgs {
+  std::string golden = "gpu_ref/golden/h200", gpu;
+  bool json = false;
+};
+
+int cmd_regress(const RegressArgs& a) {
+  using namespace normsim;
+  const auto cases = simt::load_golden(a.golden);
+  const simt::GpuArch gpu = load_gpu(a.gpu, {});
+  const simt::RegressResult r = simt::regress(cases, gpu);
+  if (a.json) std::cout << simt::to_json(r).dump(1) << "\n";
+  else std::cout << "normsim regress: " << cases.size() << " golden cases from " << a.golden << " against " << gpu.name
+                 << "\n\n" << simt::format_text(r);
+  return r.pass ? kExitOk : 1;
+}
+
 // libsystemc references sc_main; normsim has its own main and calls
 // sc_start() directly (sc_elab_and_sim only stores argc/argv and calls sc_main).
 int sc_main(int, char**) { return 0; }
@@ -239,6 +335,26 @@ int main(int argc, char** argv) {
   compare->add_flag("--json", ca.json, "print {\"paths\": [report, ...]} on stdout");
   compare->add_flag("--no-numerics", ca.no_numerics, "timing only");
 
+  SimtArgs sa;
+  auto* simt_cmd = app.add_subcommand("simt", "predict a gpu_ref kernel's DRAM/L2 traffic and duration on a GPU");
+  simt_cmd->fallthrough();
+  simt_cmd->add_option("--kernel", sa.kernel, "v1..v6, welford_warp_reg, welford_block_smem, block_reread, rms_warp, rms_block");
+  simt_cmd->add_option("--workload", sa.workload, "take rows, hidden and dtype from a workload YAML");
+  simt_cmd->add_option("--rows", sa.rows, "rows N");
+  simt_cmd->add_option("--hidden", sa.hidden, "hidden size C");
+  simt_cmd->add_option("--dtype", sa.dtype, "fp32 or bf16 (default fp32)");
+  simt_cmd->add_option("--block", sa.block, "threads per block (default: the kernel's, 256)");
+  simt_cmd->add_option("--gpu", sa.gpu, "GPU arch YAML (default: the embedded h200)");
+  simt_cmd->add_option("--set", sa.sets, "override a GPU key: gpu.l2.bytes=52428800 (repeatable)");
+  simt_cmd->add_flag("--json", sa.json, "print the prediction as one JSON object on stdout");
+
+  RegressArgs ga;
+  auto* regress_cmd = app.add_subcommand("regress", "compare the SIMT model with golden GPU measurements; exit 1 past the thresholds");
+  regress_cmd->fallthrough();
+  regress_cmd->add_option("golden", ga.golden, "golden directory with index.json (default gpu_ref/golden/h200)");
+  regress_cmd->add_option("--gpu", ga.gpu, "GPU arch YAML (default: the embedded h200)");
+  regress_cmd->add_flag("--json", ga.json, "print cases, summaries and pass/fail as one JSON object");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -257,6 +373,8 @@ int main(int argc, char** argv) {
   try {
     if (*run) return cmd_run(ra);
     if (*compare) return cmd_compare(ca);
+    if (*simt_cmd) return cmd_simt(sa);
+    if (*regress_cmd) return cmd_regress(ga);
     std::cout << app.help();
     return kExitOk;
   } catch (const normsim::config::ConfigError& e) {

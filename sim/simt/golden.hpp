@@ -1,0 +1,30 @@
+// The golden cases recorded on a real GPU by gpu_ref (index.json): what each
+// case ran and what the card measured.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace normsim::simt {
+
+struct GoldenCase {
+  std::string id, kernel, ran, dtype, dist;
+  int64_t rows = 0, hidden = 0;
+  int block = 0;
+  uint64_t seed = 0;
+  double time_us = 0;    ///< CUDA events, median, L2 flushed before each run
+  double copy_gbps = 0;  ///< the same run's copy kernel
+  // ncu (caches flushed before the kernel)
+  double dram_bytes_read = 0, dram_bytes_written = 0, l2_bytes = 0, duration_us = 0, sm_cycles = 0;
+  int registers_per_thread = 0;
+  std::map<std::string, std::string> outputs;  ///< "y", "mean", "rstd" -> .npy path (relative to the golden dir)
+  double dist_mean = 0, dist_sigma = 1, eps = 1e-5;
+};
+
+/// Reads <dir>/index.json; ConfigError (exit 2) naming the file and the
+/// missing key on a malformed one.
+std::vector<GoldenCase> load_golden(const std::string& dir);
+
+}  // namespace normsim::simt

@@ -1,0 +1,91 @@
+#include "sim/simt/gpu_arch.hpp"
+
+#include "sim/config/embedded_configs.hpp"
+
+namespace normsim::simt {
+
+namespace {
+
+double positive(config::YamlReader& m, const std::string& key, double def) {
+  const double v = m.get_double(key).value_or(def);
+  if (!(v > 0)) m.fail(key, "must be > 0", "> 0");
+  return v;
+}
+int count(config::YamlReader& m, const std::string& key, int def, int lo, int hi) {
+  return static_cast<int>(m.get_int(key, lo, hi).value_or(def));
+}
+
+GpuArch parse(config::YamlReader m, const std::string& source) {
+  GpuArch g;
+  g.source = source;
+  g.name = m.get_string("name").value_or(g.name);
+  g.sms = count(m, "sms", g.sms, 1, 4096);
+  g.sm_clock_mhz = positive(m, "sm_clock_mhz", g.sm_clock_mhz);
+  g.warp_size = count(m, "warp_size", g.warp_size, 1, 1024);
+  g.max_threads_per_sm = count(m, "max_threads_per_sm", g.max_threads_per_sm, 1, 1 << 16);
+  g.max_blocks_per_sm = count(m, "max_blocks_per_sm", g.max_blocks_per_sm, 1, 1024);
+  g.registers_per_sm = count(m, "registers_per_sm", g.registers_per_sm, 1, 1 << 24);
+  g.register_alloc_unit = count(m, "register_alloc_unit", g.register_alloc_unit, 1, 1 << 16);
+  g.smem_per_sm_bytes = count(m, "smem_per_sm_bytes", g.smem_per_sm_bytes, 1, 1 << 30);
+  g.smem_per_block_bytes = count(m, "smem_per_block_bytes", g.smem_per_block_bytes, 1, 1 << 30);
+  g.smem_reserved_per_block_bytes = count(m, "smem_reserved_per_block_bytes", g.smem_reserved_per_block_bytes, 0, 1 << 20);
+  g.schedulers_per_sm = count(m, "schedulers_per_sm", g.schedulers_per_sm, 1, 64);
+  g.shuffle_latency_cycles = positive(m, "shuffle_latency_cycles", g.shuffle_latency_cycles);
+  g.barrier_latency_cycles = positive(m, "barrier_latency_cycles", g.barrier_latency_cycles);
+  g.smem_latency_cycles = positive(m, "smem_latency_cycles", g.smem_latency_cycles);
+  if (g.max_threads_per_sm % g.warp_size != 0)
+    m.fail("max_threads_per_sm", "must be a multiple of warp_size (" + std::to_string(g.warp_size) + ")");
+  if (auto l2 = m.get_map("l2")) {
+    g.l2.bytes = positive(*l2, "bytes", g.l2.bytes);
+    g.l2.line_bytes = count(*l2, "line_bytes", g.l2.line_bytes, 1, 4096);
+    g.l2.near_hit_latency_cycles = positive(*l2, "near_hit_latency_cycles", g.l2.near_hit_latency_cycles);
+    g.l2.far_hit_latency_cycles = positive(*l2, "far_hit_latency_cycles", g.l2.far_hit_latency_cycles);
+    g.l2.reuse_half_bytes = positive(*l2, "reuse_half_bytes", g.l2.reuse_half_bytes);
+    g.l2.reuse_steepness = positive(*l2, "reuse_steepness", g.l2.reuse_steepness);
+    g.l2.evict_first_weight = l2->get_double("evict_first_weight").value_or(g.l2.evict_first_weight);
+    if (!(g.l2.evict_first_weight >= 0 && g.l2.evict_first_weight <= 1))
+      l2->fail("evict_first_weight", "must be within [0, 1]", "[0, 1]");
+    g.l2.dirty_resident_bytes = l2->get_double("dirty_resident_bytes").value_or(g.l2.dirty_resident_bytes);
+    if (!(g.l2.dirty_resident_bytes >= 0 && g.l2.dirty_resident_bytes <= g.l2.bytes))
+      l2->fail("dirty_resident_bytes", "must be within [0, l2.bytes]", "0.." + std::to_string(g.l2.bytes));
+    l2->finish({"bytes", "line_bytes", "near_hit_latency_cycles", "far_hit_latency_cycles", "reuse_half_bytes",
+                "reuse_steepness", "evict_first_weight", "dirty_resident_bytes"});
+  }
+  if (auto l1 = m.get_map("l1")) {
+    g.l1.bytes = positive(*l1, "bytes", g.l1.bytes);
+    g.l1.hit_latency_cycles = positive(*l1, "hit_latency_cycles", g.l1.hit_latency_cycles);
+    g.l1.miss_requests_per_cycle = positive(*l1, "miss_requests_per_cycle", g.l1.miss_requests_per_cycle);
+    l1->finish({"bytes", "hit_latency_cycles", "miss_requests_per_cycle"});
+  }
+  if (auto d = m.get_map("dram")) {
+    g.dram.bytes_per_s = positive(*d, "bytes_per_s", g.dram.bytes_per_s);
+    g.dram.latency_cycles = positive(*d, "latency_cycles", g.dram.latency_cycles);
+    g.dram.loaded_latency_cycles = positive(*d, "loaded_latency_cycles", g.dram.loaded_latency_cycles);
+    d->finish({"bytes_per_s", "latency_cycles", "loaded_latency_cycles"});
+  }
+  g.launch_overhead_us = m.get_double("launch_overhead_us").value_or(g.launch_overhead_us);
+  if (!(g.launch_overhead_us >= 0)) m.fail("launch_overhead_us", "must be >= 0", ">= 0");
+  m.finish({"name", "sms", "sm_clock_mhz", "warp_size", "max_threads_per_sm", "max_blocks_per_sm", "registers_per_sm",
+            "register_alloc_unit", "smem_per_sm_bytes", "smem_per_block_bytes", "smem_reserved_per_block_bytes",
+            "schedulers_per_sm", "shuffle_latency_cycles", "barrier_latency_cycles", "smem_latency_cycles", "l2", "l1",
+            "dram", "launch_overhead_us"});
+  return g;
+}
+
+}  // namespace
+
+GpuArch load_gpu_arch(const std::string& path, const std::vector<config::Override>& overrides) {
+  auto r = config::YamlReader::from_file(path);
+  for (const auto& o : overrides)
+    if (o.target == "gpu") r.apply(o);
+  return parse(r, path);
+}
+
+GpuArch default_gpu_arch(const std::vector<config::Override>& overrides) {
+  auto r = config::YamlReader::from_text(config::embedded::kDefaultGpuYaml, config::embedded::kDefaultGpuPath);
+  for (const auto& o : overrides)
+    if (o.target == "gpu") r.apply(o);
+  return parse(r, std::string("<embedded default: ") + config::embedded::kDefaultGpuPath + ">");
+}
+
+}  // namespace normsim::simt

@@ -1,0 +1,68 @@
+// A GPU as the SIMT model sees it: SM resources that decide occupancy, the
+// cache hierarchy and DRAM. Loaded from workloads/arch/<gpu>.yaml, where
+// every value says whether it was measured (golden runs), is an architecture
+// limit, or was fitted on the training subset of the golden cases.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "sim/config/yaml_reader.hpp"
+
+namespace normsim::simt {
+
+struct L2Config {
+  double bytes = 62914560;
+  int line_bytes = 128;
+  double near_hit_latency_cycles = 283;
+  double far_hit_latency_cycles = 515;
+  double reuse_half_bytes = 55e6;     ///< reuse distance with a 50% hit chance
+  double reuse_steepness = 6.0;       ///< how sharply hits fall off past it
+  double evict_first_weight = 0.25;   ///< L2 residency of an evict-first line, relative to a normal one
+  double dirty_resident_bytes = 24e6; ///< written bytes still in L2 at kernel end (never written back by then)
+};
+
+struct L1Config {
+  double bytes = 262144;
+  double hit_latency_cycles = 43;
+  double miss_requests_per_cycle = 0.6;  ///< sector requests an SM sends to the L2 per cycle
+};
+
+struct DramConfig {
+  double bytes_per_s = 3.976e12;  ///< sustained read + write bandwidth (a copy kernel's)
+  double latency_cycles = 650;    ///< unloaded
+  double loaded_latency_cycles = 1400;
+};
+
+struct GpuArch {
+  std::string name = "h200";
+  std::string source;  ///< file it was read from, for messages
+  int sms = 132;
+  double sm_clock_mhz = 1980;
+  int warp_size = 32;
+  int max_threads_per_sm = 2048;
+  int max_blocks_per_sm = 32;
+  int registers_per_sm = 65536;
+  int register_alloc_unit = 256;
+  int smem_per_sm_bytes = 233472;
+  int smem_per_block_bytes = 232448;
+  int smem_reserved_per_block_bytes = 1024;
+  int schedulers_per_sm = 4;
+  double shuffle_latency_cycles = 30;  ///< one __shfl_xor_sync round trip
+  double barrier_latency_cycles = 40;  ///< one __syncthreads with the block's warps arriving together
+  double smem_latency_cycles = 30;     ///< a shared-memory load
+  L2Config l2;
+  L1Config l1;
+  DramConfig dram;
+  double launch_overhead_us = 2.5;
+
+  double cycles_per_us() const { return sm_clock_mhz; }
+};
+
+/// Reads and validates a GPU arch file; ConfigError (exit 2) names the file,
+/// the key and the allowed values.
+GpuArch load_gpu_arch(const std::string& path, const std::vector<config::Override>& overrides = {});
+/// The embedded default (workloads/arch/h200.yaml, compiled in).
+GpuArch default_gpu_arch(const std::vector<config::Override>& overrides = {});
+
+}  // namespace normsim::simt

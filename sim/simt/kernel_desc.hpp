@@ -1,0 +1,78 @@
+// What the SIMT model knows about each gpu_ref kernel: how it maps rows to
+// threads, how many times and from where it reads x, how it stores y, which
+// reductions sit between the passes, and its ptxas facts (registers, static
+// shared memory). Written from the kernels in gpu_ref/kernels/*.cuh; the
+// launch shape follows gpu_ref/normref.cu (grid, dynamic shared memory, the
+// v6 -> v5 fallback when the row does not fit in shared memory).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "sim/simt/gpu_arch.hpp"
+
+namespace normsim::simt {
+
+enum class RowMapping { thread, warp, block, element };
+enum class Source { global, global_streaming, shared, registers };  ///< global_streaming: __ldcs (evict-first)
+enum class Reduction { none, warp_shuffle, block_two_level, smem_tree, warp_welford, block_welford };
+
+/// One sweep of a row's threads over its elements.
+struct Pass {
+  Source source = Source::global;
+  double instr_per_elem = 4;  ///< dynamic instructions per element (load, convert, arithmetic, index)
+  double chain_cycles_per_elem = 4;  ///< latency of the per-thread dependency chain per element
+  Reduction after = Reduction::none;  ///< reduction between this pass and the next
+  int reductions = 1;                 ///< how many values are reduced there (v4/v5: sum and sum of squares)
+};
+
+/// One kernel launch.
+struct SubKernel {
+  std::string name;  ///< the CUDA function
+  RowMapping mapping = RowMapping::warp;
+  int64_t grid = 0;
+  int block = 0;
+  int rows_per_block = 1;
+  int threads_per_row = 32;
+  int registers_per_thread = 32;  ///< ptxas (golden registers_per_thread)
+  int static_smem_bytes = 0;      ///< ptxas
+  int64_t dynamic_smem_bytes = 0;
+  int vector_bytes = 4;           ///< bytes per global load per thread (16 for 128-bit access)
+  int loads_in_flight = 4;        ///< independent loads a thread has outstanding in a pass (unroll)
+  std::vector<Pass> passes;
+  bool streaming_store = true;    ///< __stcs (evict-first) output stores
+  bool uncoalesced = false;       ///< neighbouring threads read addresses a row apart (v1)
+  // Bytes the launch moves besides x and y.
+  int64_t param_bytes = 0;         ///< gamma (+ beta), read by every row (L2/L1 resident after the first)
+  int64_t extra_read_bytes = 0;    ///< per-row values read from a previous launch (v2: mean, rstd)
+  int64_t input_bytes = 0;         ///< x, once
+  int64_t output_bytes = 0;        ///< y (0 for v2's statistics kernels)
+  int64_t stats_bytes = 0;         ///< mean/rstd written
+  int64_t rows = 0, hidden = 0;
+  int elem_bytes = 4;
+  int global_passes() const;
+};
+
+struct LaunchPlan {
+  std::string kernel;  ///< as asked
+  std::string ran;     ///< as launched (v6 falls back to v5 when its shared memory does not fit)
+  int64_t rows = 0, hidden = 0;
+  std::string dtype;   ///< fp32 | bf16
+  int block = 0;
+  std::vector<SubKernel> launches;
+};
+
+/// The kernel names of gpu_ref (the same list as normref's registry).
+std::vector<std::string> simt_kernel_names();
+
+/// Plans a launch as normref does; block 0 means the kernel's default.
+/// ConfigError (exit 2) for an unknown kernel, dtype, block or shape, with
+/// the allowed values -- the same rules normref enforces.
+LaunchPlan plan_launch(const std::string& kernel, int64_t rows, int64_t hidden, const std::string& dtype, int block,
+                       const GpuArch& gpu);
+
+std::string_view to_string(RowMapping m);
+std::string_view to_string(Source s);
+
+}  // namespace normsim::simt

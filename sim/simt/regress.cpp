@@ -1,0 +1,204 @@
+#include "sim/simt/regress.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <numeric>
+
+namespace normsim::simt {
+
+namespace {
+
+uint64_t fnv1a(const std::string& s) {
+  uint64_t h = 1469598103934665603ull;
+  for (unsigned char c : s) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  return h;
+}
+
+double pearson(const std::vector<double>& a, const std::vector<double>& b) {
+  const size_t n = a.size();
+  if (n < 2) return 0;
+  const double ma = std::accumulate(a.begin(), a.end(), 0.0) / n, mb = std::accumulate(b.begin(), b.end(), 0.0) / n;
+  double sab = 0, saa = 0, sbb = 0;
+  for (size_t i = 0; i < n; ++i) {
+    sab += (a[i] - ma) * (b[i] - mb);
+    saa += (a[i] - ma) * (a[i] - ma);
+    sbb += (b[i] - mb) * (b[i] - mb);
+  }
+  return saa > 0 && sbb > 0 ? sab / std::sqrt(saa * sbb) : 0;
+}
+
+CounterSummary summarise(const std::vector<const CaseResult*>& cs, double CaseResult::*err, double (*pred)(const CaseResult&),
+                         double (*meas)(const CaseResult&)) {
+  CounterSummary s;
+  std::vector<double> p, m;
+  for (const CaseResult* c : cs) {
+    const double e = std::fabs(c->*err);
+    if (!std::isfinite(e)) continue;  // a counter measured as 0 has no relative error
+    ++s.n;
+    s.mae += e;
+    s.max_err = std::max(s.max_err, e);
+    p.push_back(pred(*c));
+    m.push_back(meas(*c));
+  }
+  if (s.n) s.mae /= static_cast<double>(s.n);
+  s.corr = pearson(p, m);
+  return s;
+}
+
+Summary summary(const std::vector<const CaseResult*>& cs) {
+  Summary s;
+  s.cases = cs.size();
+  s.dram_read = summarise(cs, &CaseResult::dram_read_err, [](const CaseResult& c) { return c.pred.dram_bytes_read; },
+                          [](const CaseResult& c) { return c.golden.dram_bytes_read; });
+  s.dram_write = summarise(cs, &CaseResult::dram_write_err, [](const CaseResult& c) { return c.pred.dram_bytes_written; },
+                           [](const CaseResult& c) { return c.golden.dram_bytes_written; });
+  s.l2 = summarise(cs, &CaseResult::l2_err, [](const CaseResult& c) { return c.pred.l2_bytes; },
+                   [](const CaseResult& c) { return c.golden.l2_bytes; });
+  s.duration = summarise(cs, &CaseResult::duration_err, [](const CaseResult& c) { return c.pred.duration_us; },
+                         [](const CaseResult& c) { return c.golden.duration_us; });
+  return s;
+}
+
+double rel(double p, double m) { return m != 0 ? (p - m) / m : (p == 0 ? 0.0 : INFINITY); }
+
+nlohmann::json counter_json(const CounterSummary& c) {
+  return {{"cases", c.n}, {"mae", c.mae}, {"max_rel_error", c.max_err}, {"corr", c.corr}};
+}
+nlohmann::json summary_json(const Summary& s) {
+  return {{"cases", s.cases},
+          {"dram_read_max_rel_error", s.dram_read.max_err},
+          {"dram_read_mae", s.dram_read.mae},
+          {"dram_write_mae", s.dram_write.mae},
+          {"l2_bytes_mae", s.l2.mae},
+          {"duration_mae", s.duration.mae},
+          {"duration_max_rel_error", s.duration.max_err},
+          {"duration_corr", s.duration.corr},
+          {"counters",
+           {{"dram_bytes_read", counter_json(s.dram_read)},
+            {"dram_bytes_written", counter_json(s.dram_write)},
+            {"l2_bytes", counter_json(s.l2)},
+            {"duration_us", counter_json(s.duration)}}}};
+}
+
+}  // namespace
+
+std::vector<bool> held_out_mask(const std::vector<GoldenCase>& cases) {
+  std::vector<size_t> idx(cases.size());
+  std::iota(idx.begin(), idx.end(), 0);
+  std::sort(idx.begin(), idx.end(), [&](size_t a, size_t b) { return fnv1a(cases[a].id) < fnv1a(cases[b].id); });
+  const size_t n_held = (cases.size() * 3 + 9) / 10;
+  std::vector<bool> mask(cases.size(), false);
+  for (size_t i = 0; i < n_held; ++i) mask[idx[i]] = true;
+  return mask;
+}
+
+RegressResult regress(const std::vector<GoldenCase>& cases, const GpuArch& gpu) {
+  RegressResult r;
+  const std::vector<bool> held = held_out_mask(cases);
+  for (size_t i = 0; i < cases.size(); ++i) {
+    const GoldenCase& g = cases[i];
+    CaseResult c;
+    c.golden = g;
+    c.held_out = held[i];
+    c.pred = predict(plan_launch(g.kernel, g.rows, g.hidden, g.dtype, g.block, gpu), gpu);
+    c.dram_read_err = rel(c.pred.dram_bytes_read, g.dram_bytes_read);
+    c.dram_write_err = rel(c.pred.dram_bytes_written, g.dram_bytes_written);
+    c.l2_err = rel(c.pred.l2_bytes, g.l2_bytes);
+    c.duration_err = rel(c.pred.duration_us, g.duration_us);
+    r.cases.push_back(std::move(c));
+  }
+  std::vector<const CaseResult*> all, train, hold;
+  std::map<std::string, std::vector<const CaseResult*>> by_kernel;
+  for (const auto& c : r.cases) {
+    all.push_back(&c);
+    (c.held_out ? hold : train).push_back(&c);
+    by_kernel[c.golden.kernel].push_back(&c);
+  }
+  r.all = summary(all);
+  r.training = summary(train);
+  r.held_out = summary(hold);
+  for (const auto& [k, v] : by_kernel) r.per_kernel.emplace_back(k, summary(v));
+  auto ok = [&](const Summary& s) {
+    return s.dram_read.max_err <= r.thresholds.dram_read_max_rel_error && s.duration.mae <= r.thresholds.duration_mae &&
+           s.duration.corr >= r.thresholds.duration_corr;
+  };
+  r.pass = ok(r.all) && ok(r.held_out);
+  return r;
+}
+
+nlohmann::json to_json(const RegressResult& r) {
+  nlohmann::json cases = nlohmann::json::array();
+  for (const auto& c : r.cases) {
+    const auto& g = c.golden;
+    cases.push_back({{"id", g.id},
+                     {"kernel", g.kernel},
+                     {"ran", c.pred.plan.ran},
+                     {"rows", g.rows},
+                     {"hidden", g.hidden},
+                     {"dtype", g.dtype},
+                     {"block", g.block},
+                     {"held_out", c.held_out},
+                     {"measured",
+                      {{"dram_bytes_read", g.dram_bytes_read},
+                       {"dram_bytes_written", g.dram_bytes_written},
+                       {"l2_bytes", g.l2_bytes},
+                       {"duration_us", g.duration_us}}},
+                     {"predicted",
+                      {{"dram_bytes_read", c.pred.dram_bytes_read},
+                       {"dram_bytes_written", c.pred.dram_bytes_written},
+                       {"l2_bytes", c.pred.l2_bytes},
+                       {"duration_us", c.pred.duration_us},
+                       {"cycles", c.pred.cycles}}},
+                     {"rel_error",
+                      {{"dram_bytes_read", c.dram_read_err},
+                       {"dram_bytes_written", std::isfinite(c.dram_write_err) ? nlohmann::json(c.dram_write_err) : nlohmann::json()},
+                       {"l2_bytes", c.l2_err},
+                       {"duration_us", c.duration_err}}}});
+  }
+  nlohmann::json per_kernel = nlohmann::json::object();
+  for (const auto& [k, s] : r.per_kernel) per_kernel[k] = summary_json(s);
+  nlohmann::json s = summary_json(r.all);
+  s["bit_exact_cases"] = nullptr;  // the fp32 emulation is not compared yet
+  return {{"cases", cases},
+          {"summary", s},
+          {"training", summary_json(r.training)},
+          {"held_out", summary_json(r.held_out)},
+          {"per_kernel", per_kernel},
+          {"thresholds",
+           {{"dram_read_max_rel_error", r.thresholds.dram_read_max_rel_error},
+            {"duration_mae", r.thresholds.duration_mae},
+            {"duration_corr", r.thresholds.duration_corr}}},
+          {"pass", r.pass}};
+}
+
+std::string format_text(const RegressResult& r) {
+  std::string out;
+  char b[512];
+  auto row = [&](const std::string& name, const Summary& s) {
+    std::snprintf(b, sizeof b, "%-20s %5zu %9.1f%% %9.1f%% %9.1f%% %9.1f%% %9.1f%% %8.3f\n", name.c_str(), s.cases,
+                  100 * s.dram_read.mae, 100 * s.dram_read.max_err, 100 * s.dram_write.mae, 100 * s.l2.mae,
+                  100 * s.duration.mae, s.duration.corr);
+    out += b;
+  };
+  std::snprintf(b, sizeof b, "%-20s %5s %10s %10s %10s %10s %10s %8s\n", "kernel / set", "cases", "read MAE", "read max",
+                "write MAE", "L2 MAE", "time MAE", "time r");
+  out += b;
+  for (const auto& [k, s] : r.per_kernel) row(k, s);
+  out += "\n";
+  row("all", r.all);
+  row("training", r.training);
+  row("held-out", r.held_out);
+  std::snprintf(b, sizeof b,
+                "\nthresholds (all and held-out): DRAM read max %.0f%%, duration MAE %.0f%%, duration r >= %.2f: %s\n",
+                100 * r.thresholds.dram_read_max_rel_error, 100 * r.thresholds.duration_mae,
+                r.thresholds.duration_corr, r.pass ? "pass" : "FAIL");
+  out += b;
+  return out;
+}
+
+}  // namespace normsim::simt

@@ -1,0 +1,59 @@
+// `normsim regress`: the SIMT model's predictions against the golden cases,
+// per case and summarised per counter in Accel-Sim's style (mean absolute
+// relative error, max error, correlation), per kernel, and separately on the
+// held-out cases that no parameter was ever fitted on.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "sim/simt/golden.hpp"
+#include "sim/simt/simt_model.hpp"
+
+namespace normsim::simt {
+
+struct CaseResult {
+  GoldenCase golden;
+  Prediction pred;
+  bool held_out = false;
+  double dram_read_err = 0, dram_write_err = 0, l2_err = 0, duration_err = 0;  ///< (predicted - measured) / measured
+};
+
+struct CounterSummary {
+  size_t n = 0;
+  double mae = 0;      ///< mean |relative error|
+  double max_err = 0;  ///< max |relative error|
+  double corr = 0;     ///< Pearson correlation of predicted and measured values
+};
+
+struct Summary {
+  size_t cases = 0;
+  CounterSummary dram_read, dram_write, l2, duration;
+};
+
+struct Thresholds {
+  double dram_read_max_rel_error = 0.05;
+  double duration_mae = 0.10;
+  double duration_corr = 0.98;
+};
+
+struct RegressResult {
+  std::vector<CaseResult> cases;
+  Summary all, training, held_out;
+  std::vector<std::pair<std::string, Summary>> per_kernel;
+  Thresholds thresholds;
+  bool pass = false;
+};
+
+/// The held-out cases: the ceil(30%) of ids with the smallest FNV-1a hash
+/// (fixed by the ids alone, so no one can choose them after seeing errors).
+std::vector<bool> held_out_mask(const std::vector<GoldenCase>& cases);
+
+RegressResult regress(const std::vector<GoldenCase>& cases, const GpuArch& gpu);
+
+nlohmann::json to_json(const RegressResult& r);
+/// Per-kernel and per-counter tables, as printed and as docs/FIDELITY.md shows them.
+std::string format_text(const RegressResult& r);
+
+}  // namespace normsim::simt

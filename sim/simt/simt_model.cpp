@@ -1,0 +1,190 @@
+#include "sim/simt/simt_model.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace normsim::simt {
+
+namespace {
+int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+bool is_global(Source s) { return s == Source::global || s == Source::global_streaming; }
+}  // namespace
+
+double reuse_hit_fraction(double distance_bytes, double half_bytes, double steepness) {
+  if (distance_bytes <= 0) return 1.0;
+  return 1.0 / (1.0 + std::pow(distance_bytes / half_bytes, steepness));
+}
+
+Occupancy occupancy(const SubKernel& k, const GpuArch& g) {
+  Occupancy o;
+  const int warps = static_cast<int>(ceil_div(k.block, g.warp_size));
+  const int regs_per_warp =
+      static_cast<int>(ceil_div(static_cast<int64_t>(k.registers_per_thread) * g.warp_size, g.register_alloc_unit)) *
+      g.register_alloc_unit;
+  const int64_t smem_block = k.static_smem_bytes + k.dynamic_smem_bytes + g.smem_reserved_per_block_bytes;
+  const int by_threads = g.max_threads_per_sm / (warps * g.warp_size);
+  const int by_regs = g.registers_per_sm / (regs_per_warp * warps);
+  const int by_smem = static_cast<int>(g.smem_per_sm_bytes / smem_block);
+  o.blocks_per_sm = g.max_blocks_per_sm;
+  o.limiter = "blocks";
+  auto limit = [&](int v, const char* why) {
+    if (v < o.blocks_per_sm) {
+      o.blocks_per_sm = v;
+      o.limiter = why;
+    }
+  };
+  limit(by_threads, "threads");
+  limit(by_regs, "registers");
+  limit(by_smem, "shared memory");
+  o.warps_per_sm = o.blocks_per_sm * warps;
+  const int64_t slots = static_cast<int64_t>(g.sms) * o.blocks_per_sm;
+  o.waves = slots > 0 ? static_cast<double>(k.grid) / static_cast<double>(slots) : 0;
+  o.rows_in_flight = std::min<int64_t>(k.rows, slots * k.rows_per_block);
+  return o;
+}
+
+namespace {
+
+// Cycles of the reductions between passes, along one row's critical path.
+double reduction_cycles(const Pass& p, const SubKernel& k, const GpuArch& g) {
+  const double shfl = g.shuffle_latency_cycles, bar = g.barrier_latency_cycles, sm = g.smem_latency_cycles;
+  const double butterfly = 5 * (shfl + 4);  // offsets 16..1, one add each
+  // A Chan merge: three shuffles in parallel, two IEEE divisions and a few FMAs.
+  const double chan = 5 * (shfl + 2 * 40 + 16);
+  switch (p.after) {
+    case Reduction::none: return 0;
+    case Reduction::warp_shuffle: return butterfly;
+    case Reduction::block_two_level: return p.reductions * (2 * butterfly + 2 * bar + sm);
+    case Reduction::smem_tree: return std::log2(std::max(2, k.block)) * (bar + sm + 4);
+    case Reduction::warp_welford: return chan;
+    case Reduction::block_welford: return 2 * chan + 2 * bar + sm;
+  }
+  return 0;
+}
+
+LaunchPrediction predict_launch(const SubKernel& k, const GpuArch& g) {
+  LaunchPrediction r;
+  r.name = k.name;
+  r.occ = occupancy(k, g);
+  const Occupancy& o = r.occ;
+  const double in = static_cast<double>(k.input_bytes);
+  const double row_bytes = static_cast<double>(k.hidden * k.elem_bytes);
+  const int gp = k.global_passes();
+
+  // --- reuse of re-read passes ------------------------------------------------
+  // L1: the rows one SM works on at once against the L1 left beside shared memory.
+  const double smem_per_sm = static_cast<double>(o.blocks_per_sm) *
+                             static_cast<double>(k.static_smem_bytes + k.dynamic_smem_bytes);
+  const double l1_free = std::max(0.0, g.l1.bytes - smem_per_sm);
+  const double rows_per_sm = static_cast<double>(o.rows_in_flight) / g.sms;
+  r.l1_hit = gp > 1 && !k.uncoalesced && l1_free > 0
+                 ? reuse_hit_fraction(rows_per_sm * row_bytes, l1_free, g.l2.reuse_steepness)
+                 : 0.0;
+  // L2: bytes inserted between a row's pass and its next one. With every row
+  // in flight at once (one wave) that is everyone's first pass; otherwise the
+  // in-flight rows each advance one pass: their average insertions per pass.
+  // Evict-first lines (__ldcs, __stcs) weigh less: they leave first.
+  if (gp > 1) {
+    const double eps = g.l2.evict_first_weight;
+    const bool one_wave = k.rows <= o.rows_in_flight;
+    auto distance = [&](double h) {
+      if (one_wave) return static_cast<double>(k.rows) * row_bytes;
+      double per_row = 0;
+      bool first = true;
+      for (const Pass& p : k.passes) {
+        if (!is_global(p.source)) continue;
+        const double w = p.source == Source::global_streaming ? eps : 1.0;
+        per_row += row_bytes * w * (first ? 1.0 : (1 - r.l1_hit) * (1 - h));
+        first = false;
+      }
+      per_row += row_bytes * (k.output_bytes > 0 ? 1.0 : 0.0) * (k.streaming_store ? eps : 1.0);
+      return static_cast<double>(o.rows_in_flight) * per_row / gp;
+    };
+    // h = hit(D(h)): D falls as h rises, so the fixed point is unique; bisect.
+    double lo = 0, hi = 1;
+    for (int i = 0; i < 60; ++i) {
+      const double mid = 0.5 * (lo + hi);
+      const double f = reuse_hit_fraction(distance(mid), g.l2.reuse_half_bytes, g.l2.reuse_steepness) - mid;
+      (f > 0 ? lo : hi) = mid;
+    }
+    r.l2_hit = 0.5 * (lo + hi);
+    r.reuse_distance_bytes = distance(r.l2_hit);
+  } else {
+    r.l2_hit = 1.0;
+  }
+
+  // --- bytes --------------------------------------------------------------------
+  const double miss_later = (1 - r.l1_hit) * (1 - r.l2_hit);
+  r.dram_bytes_read = in * (gp > 0 ? 1 + (gp - 1) * miss_later : 0) + static_cast<double>(k.param_bytes) +
+                      static_cast<double>(k.extra_read_bytes);
+  const double written = static_cast<double>(k.output_bytes + k.stats_bytes);
+  r.dram_bytes_written = std::max(0.0, written - g.l2.dirty_resident_bytes);
+  // L2 traffic: requests from the SMs (first pass, re-reads that miss L1,
+  // stores, gamma/beta once per SM) plus the fills from DRAM.
+  r.l2_bytes = in * (gp > 0 ? 1 + (gp - 1) * (1 - r.l1_hit) : 0) + written +
+               static_cast<double>(k.param_bytes) * std::min<double>(g.sms, static_cast<double>(k.grid)) +
+               r.dram_bytes_read;
+
+  // --- duration bounds ----------------------------------------------------------
+  const double clk = g.cycles_per_us();  // cycles per microsecond
+  r.dram_us = (r.dram_bytes_read + r.dram_bytes_written) / g.dram.bytes_per_s * 1e6;
+  // One row slot (warp, block or thread) walks its rows one after another;
+  // each pass costs its loads' latency (in batches of loads_in_flight) or its
+  // dependency chain, whichever is longer, then the reduction.
+  const double elems_per_thread = std::ceil(static_cast<double>(k.hidden) / k.threads_per_row);
+  const double loads_per_thread =
+      std::ceil(static_cast<double>(k.hidden * k.elem_bytes) / (k.threads_per_row * k.vector_bytes));
+  double row_cycles = 0;
+  for (const Pass& p : k.passes) {
+    double mem = 0;
+    if (is_global(p.source)) {
+      const double lat = k.uncoalesced ? g.l2.far_hit_latency_cycles : g.dram.loaded_latency_cycles;
+      mem = std::ceil(loads_per_thread / std::max(1, k.loads_in_flight)) * lat;
+    } else if (p.source == Source::shared) {
+      mem = std::ceil(loads_per_thread / 4.0) * g.smem_latency_cycles;
+    }
+    row_cycles += std::max(mem, elems_per_thread * p.chain_cycles_per_elem) + reduction_cycles(p, k, g);
+  }
+  double slots_rounds;
+  if (k.mapping == RowMapping::element) {
+    slots_rounds = std::ceil(o.waves);
+    row_cycles = g.dram.loaded_latency_cycles;  // each thread: one element, its loads in parallel
+  } else {
+    slots_rounds = std::ceil(static_cast<double>(k.rows) / std::max<int64_t>(1, o.rows_in_flight));
+  }
+  r.latency_us = slots_rounds * row_cycles / clk;
+  // Issue: warp instructions over the SMs the grid occupies.
+  const double sms_used = std::min<double>(g.sms, static_cast<double>(k.grid));
+  double instr = 0;
+  for (const Pass& p : k.passes) instr += p.instr_per_elem;
+  const double warp_instr = static_cast<double>(k.rows) * static_cast<double>(k.hidden) * instr / g.warp_size;
+  r.issue_us = warp_instr / (sms_used * g.schedulers_per_sm) / clk;
+  // Scattered loads: one sector request per element per pass, at the SM's L1-miss rate.
+  if (k.uncoalesced) {
+    const double requests = static_cast<double>(k.rows) * static_cast<double>(k.hidden) * gp / sms_used;
+    r.request_us = requests / g.l1.miss_requests_per_cycle / clk;
+  }
+  const double worst = std::max({r.dram_us, r.latency_us, r.issue_us, r.request_us});
+  r.bound = worst == r.dram_us ? "dram" : worst == r.latency_us ? "latency" : worst == r.issue_us ? "issue" : "l1-miss requests";
+  r.duration_us = g.launch_overhead_us + worst;
+  return r;
+}
+
+}  // namespace
+
+Prediction predict(const LaunchPlan& plan, const GpuArch& gpu) {
+  Prediction p;
+  p.plan = plan;
+  for (const SubKernel& k : plan.launches) {
+    p.launches.push_back(predict_launch(k, gpu));
+    const LaunchPrediction& l = p.launches.back();
+    p.dram_bytes_read += l.dram_bytes_read;
+    p.dram_bytes_written += l.dram_bytes_written;
+    p.l2_bytes += l.l2_bytes;
+    p.duration_us += l.duration_us;
+  }
+  p.cycles = p.duration_us * gpu.cycles_per_us();
+  return p;
+}
+
+}  // namespace normsim::simt

@@ -1,0 +1,56 @@
+// The SIMT model: occupancy -> rows in flight -> L1/L2 reuse of re-read
+// passes -> DRAM and L2 bytes -> duration. Analytic, per launch, explained
+// term by term in docs/SIMT.md; all parameters come from the GPU arch file.
+//
+// Measurement conditions it predicts (those of the golden ncu data): every
+// launch starts with cold caches (ncu flushes them), and bytes written that
+// are still dirty in the L2 when the launch ends are not counted as DRAM
+// writes.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "sim/simt/gpu_arch.hpp"
+#include "sim/simt/kernel_desc.hpp"
+
+namespace normsim::simt {
+
+struct Occupancy {
+  int blocks_per_sm = 0;
+  std::string limiter;  ///< threads | registers | shared memory | blocks
+  int warps_per_sm = 0;
+  int64_t rows_in_flight = 0;  ///< rows being worked on at once across the GPU
+  double waves = 0;            ///< grid / (SMs x blocks per SM)
+};
+
+Occupancy occupancy(const SubKernel& k, const GpuArch& g);
+
+/// The breakdown of one launch.
+struct LaunchPrediction {
+  std::string name;
+  Occupancy occ;
+  double reuse_distance_bytes = 0;  ///< L2 bytes inserted between a row's passes
+  double l1_hit = 0, l2_hit = 0;    ///< hit fraction of a re-read pass
+  double dram_bytes_read = 0, dram_bytes_written = 0, l2_bytes = 0;
+  // Duration bounds (us): the largest decides, plus the launch overhead.
+  double dram_us = 0, latency_us = 0, issue_us = 0, request_us = 0;
+  double duration_us = 0;
+  std::string bound;  ///< which bound decided
+};
+
+struct Prediction {
+  LaunchPlan plan;
+  std::vector<LaunchPrediction> launches;
+  double dram_bytes_read = 0, dram_bytes_written = 0, l2_bytes = 0;
+  double duration_us = 0;
+  double cycles = 0;  ///< SM cycles at the arch clock
+};
+
+/// h(D) = 1 / (1 + (D / half)^steepness): the hit fraction of a
+/// re-reference after D bytes went into a cache of effective size `half`.
+double reuse_hit_fraction(double distance_bytes, double half_bytes, double steepness);
+
+Prediction predict(const LaunchPlan& plan, const GpuArch& gpu);
+
+}  // namespace normsim::simt
