@@ -54,7 +54,9 @@ struct GpuArch {
   L2Config l2;
   L1Config l1;
   DramConfig dram;
-  double launch_overhead_us = 2.5;
+  double launch_overhead_us = 1.5;  ///< an empty kernel's duration (one block per SM)
+  double block_dispatch_ns = 0.6;   ///< extra duration per block of an empty grid
+  double kernel_tail_cycles = 2000; ///< a launch's cold first loads and final store drain
 
   double cycles_per_us() const { return sm_clock_mhz; }
 };

@@ -15,13 +15,20 @@ namespace {
 // FFMA, 4 cycles dependent), index arithmetic. An IEEE division is a
 // MUFU.RCP plus three dependent FFMAs and a range check (sm_90 SASS):
 // about 10 instructions and 40 cycles on the chain.
+// The unroll of each pass (x loads in flight per thread) is read off the
+// SASS (golden normref.sass.gz: LDG instructions per loop body): nvcc unrolls
+// the warp-strided loops of v1-v4, v2 and rms_warp by 4 or 16, and leaves the
+// block-strided loops (v5, rms_block, block_reread, welford_block_smem) and
+// every normalise loop at one load of x per iteration; welford_warp_reg's
+// unrolled body keeps each load next to its use.
 constexpr double kAccumulate = 4;   // FADD/FFMA latency (cycles)
 constexpr double kIeeeDivChain = 40;
 constexpr double kIeeeDivInstr = 10;
 
-Pass pass(Source s, double instr, double chain, Reduction after = Reduction::none, int reductions = 1) {
+Pass pass(Source s, int unroll, double instr, double chain, Reduction after = Reduction::none, int reductions = 1) {
   Pass p;
   p.source = s;
+  p.loads_in_flight = unroll;
   p.instr_per_elem = instr;
   p.chain_cycles_per_elem = chain;
   p.after = after;
@@ -30,8 +37,8 @@ Pass pass(Source s, double instr, double chain, Reduction after = Reduction::non
 }
 
 // Welford push: n += 1, d = x - mean, mean += d / n, m2 += d (x - mean).
-Pass welford_pass(Source s, Reduction after) {
-  return pass(s, 6 + kIeeeDivInstr, kIeeeDivChain + 3 * kAccumulate, after, 3);
+Pass welford_pass(Source s, int unroll, Reduction after) {
+  return pass(s, unroll, 6 + kIeeeDivInstr, kIeeeDivChain + 3 * kAccumulate, after, 3);
 }
 
 // ptxas registers per thread for welford_warp_reg<float, VPT> (golden: VPT 32
@@ -84,6 +91,7 @@ std::string_view to_string(Source s) {
     case Source::global_streaming: return "global (evict-first)";
     case Source::shared: return "shared";
     case Source::registers: return "registers";
+    case Source::params: return "gamma/beta (L2)";
   }
   return "?";
 }
@@ -155,9 +163,8 @@ LaunchPlan plan_launch(const std::string& kernel, int64_t rows, int64_t hidden, 
     k.grid = (N + B - 1) / B;
     k.registers_per_thread = 32;
     k.uncoalesced = true;
-    k.loads_in_flight = 4;
     k.streaming_store = false;
-    k.passes = {pass(G, 3, kAccumulate), pass(G, 4, kAccumulate), pass(G, 8, 0)};
+    k.passes = {pass(G, 16, 3, kAccumulate), pass(G, 16, 4, kAccumulate), pass(G, 16, 8, 0)};
     ln_common(k);
     plan.launches.push_back(k);
   } else if (ran == "v2") {
@@ -165,11 +172,11 @@ LaunchPlan plan_launch(const std::string& kernel, int64_t rows, int64_t hidden, 
     block_rows(mean);
     mean.registers_per_thread = 18;
     mean.dynamic_smem_bytes = B * 4;
-    mean.passes = {pass(G, 3, kAccumulate, Reduction::smem_tree)};
+    mean.passes = {pass(G, 4, 3, kAccumulate, Reduction::smem_tree)};
     mean.stats_bytes = N * 4;
     SubKernel rstd = mean;
     rstd.name = "ln_v2_rstd";
-    rstd.passes = {pass(G, 5, kAccumulate, Reduction::smem_tree)};
+    rstd.passes = {pass(G, 4, 5, kAccumulate, Reduction::smem_tree)};
     rstd.extra_read_bytes = N * 4;  // the mean of each row
     SubKernel norm = base("ln_v2_normalize", N, C, eb, B);
     norm.mapping = RowMapping::element;
@@ -177,9 +184,8 @@ LaunchPlan plan_launch(const std::string& kernel, int64_t rows, int64_t hidden, 
     norm.threads_per_row = 1;
     norm.grid = (N * C + B - 1) / B;
     norm.registers_per_thread = 18;
-    norm.loads_in_flight = 1;
-    norm.streaming_store = false;
-    norm.passes = {pass(G, 12, 0)};  // 64-bit index division, 5 loads, FADD, FMUL, FFMA, store
+        norm.streaming_store = false;
+    norm.passes = {pass(G, 1, 12, 0)};  // 64-bit index division, 5 loads, FADD, FMUL, FFMA, store
     norm.param_bytes = 2 * C * 4;
     norm.extra_read_bytes = 2 * N * 4;
     norm.output_bytes = N * C * eb;
@@ -189,10 +195,10 @@ LaunchPlan plan_launch(const std::string& kernel, int64_t rows, int64_t hidden, 
     warp_rows(k);
     k.registers_per_thread = ran == "v3" ? 26 : 24;
     if (ran == "v3")
-      k.passes = {pass(G, 3, kAccumulate, Reduction::warp_shuffle), pass(G, 4, kAccumulate, Reduction::warp_shuffle),
-                  pass(GS, 8, 0)};
+      k.passes = {pass(G, 4, 3, kAccumulate, Reduction::warp_shuffle),
+                  pass(G, 4, 4, kAccumulate, Reduction::warp_shuffle), pass(GS, 1, 8, 0)};
     else
-      k.passes = {pass(G, 4, kAccumulate, Reduction::warp_shuffle, 2), pass(GS, 8, 0)};
+      k.passes = {pass(G, 4, 4, kAccumulate, Reduction::warp_shuffle, 2), pass(GS, 1, 8, 0)};
     ln_common(k);
     plan.launches.push_back(k);
   } else if (ran == "v5") {
@@ -201,7 +207,7 @@ LaunchPlan plan_launch(const std::string& kernel, int64_t rows, int64_t hidden, 
     k.registers_per_thread = bf16 ? 20 : 22;
     k.static_smem_bytes = 256;
     k.streaming_store = false;
-    k.passes = {pass(G, 4 + cvt, kAccumulate, Reduction::block_two_level, 2), pass(GS, 8 + 2 * cvt, 0)};
+    k.passes = {pass(G, 1, 4 + cvt, kAccumulate, Reduction::block_two_level, 2), pass(GS, 1, 8 + 2 * cvt, 0)};
     ln_common(k);
     plan.launches.push_back(k);
   } else if (ran == "v6") {
@@ -210,9 +216,14 @@ LaunchPlan plan_launch(const std::string& kernel, int64_t rows, int64_t hidden, 
     k.registers_per_thread = bf16 ? 32 : 34;
     k.dynamic_smem_bytes = 2 * C * 4 + static_cast<int64_t>(warps) * C * eb;
     k.vector_bytes = 16;
-    k.passes = {pass(GS, 3 + cvt, kAccumulate, Reduction::warp_shuffle), pass(Source::shared, 3 + cvt, kAccumulate,
-                                                                             Reduction::warp_shuffle),
-                pass(Source::shared, 7 + 2 * cvt, 0)};
+    // The row loop is software-pipelined over four (fp32) or two (bf16)
+    // 16-byte registers sets: that many LDG.128 in flight (SASS).
+    // Each block first copies gamma and beta into shared memory (float4, 2
+    // loads in flight per unrolled body) and waits at a barrier.
+    k.passes = {pass(Source::params, 2, 4, 0, Reduction::block_barrier),
+                pass(GS, bf16 ? 2 : 4, 3 + cvt, kAccumulate, Reduction::warp_shuffle),
+                pass(Source::shared, 4, 3 + cvt, kAccumulate, Reduction::warp_shuffle),
+                pass(Source::shared, 4, 7 + 2 * cvt, 0)};
     ln_common(k);
     plan.launches.push_back(k);
   } else if (ran == "welford_warp_reg") {
@@ -222,8 +233,10 @@ LaunchPlan plan_launch(const std::string& kernel, int64_t rows, int64_t hidden, 
     int vpt = 4;
     while (vpt < need) vpt *= 2;
     k.registers_per_thread = welford_warp_reg_registers(vpt);
-    k.loads_in_flight = std::min(vpt, need);  // the loads are unrolled: all of them in flight
-    k.passes = {welford_pass(GS, Reduction::warp_welford), pass(Source::registers, 7, 0)};
+    // Fully unrolled, but each element's load sits in its own `if (c < C)`
+    // block with the Welford update that uses it (SASS: LDG, then the
+    // division, per block): one load in flight at a time.
+    k.passes = {welford_pass(GS, 1, Reduction::warp_welford), pass(Source::registers, 1, 7, 0)};
     ln_common(k);
     plan.launches.push_back(k);
   } else if (ran == "welford_block_smem" || ran == "block_reread") {
@@ -234,9 +247,9 @@ LaunchPlan plan_launch(const std::string& kernel, int64_t rows, int64_t hidden, 
     k.static_smem_bytes = 384;
     if (smem) {
       k.dynamic_smem_bytes = C * eb;
-      k.passes = {welford_pass(GS, Reduction::block_welford), pass(Source::shared, 7 + cvt, 0)};
+      k.passes = {welford_pass(GS, 1, Reduction::block_welford), pass(Source::shared, 1, 7 + cvt, 0)};
     } else {
-      k.passes = {welford_pass(G, Reduction::block_welford), pass(G, 8 + cvt, 0)};
+      k.passes = {welford_pass(G, 1, Reduction::block_welford), pass(G, 1, 8 + cvt, 0)};
     }
     ln_common(k);
     plan.launches.push_back(k);
@@ -245,12 +258,12 @@ LaunchPlan plan_launch(const std::string& kernel, int64_t rows, int64_t hidden, 
     if (ran == "rms_warp") {
       warp_rows(k);
       k.registers_per_thread = bf16 ? 32 : 31;
-      k.passes = {pass(G, 3 + cvt, kAccumulate, Reduction::warp_shuffle), pass(G, 6 + 2 * cvt, 0)};
+      k.passes = {pass(G, bf16 ? 14 : 15, 3 + cvt, kAccumulate, Reduction::warp_shuffle), pass(G, 4, 6 + 2 * cvt, 0)};
     } else {
       block_rows(k);
       k.registers_per_thread = bf16 ? 18 : 20;
       k.static_smem_bytes = 128;
-      k.passes = {pass(G, 3 + cvt, kAccumulate, Reduction::block_two_level), pass(G, 6 + 2 * cvt, 0)};
+      k.passes = {pass(G, 1, 3 + cvt, kAccumulate, Reduction::block_two_level), pass(G, 1, 6 + 2 * cvt, 0)};
     }
     k.param_bytes = C * 4;
     k.output_bytes = N * C * eb;

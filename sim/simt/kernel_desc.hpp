@@ -15,8 +15,9 @@
 namespace normsim::simt {
 
 enum class RowMapping { thread, warp, block, element };
-enum class Source { global, global_streaming, shared, registers };  ///< global_streaming: __ldcs (evict-first)
-enum class Reduction { none, warp_shuffle, block_two_level, smem_tree, warp_welford, block_welford };
+/// global_streaming: __ldcs (evict-first); params: gamma/beta copied by each block (v6's prologue)
+enum class Source { global, global_streaming, shared, registers, params };
+enum class Reduction { none, warp_shuffle, block_two_level, smem_tree, warp_welford, block_welford, block_barrier };
 
 /// One sweep of a row's threads over its elements.
 struct Pass {
@@ -25,6 +26,7 @@ struct Pass {
   double chain_cycles_per_elem = 4;  ///< latency of the per-thread dependency chain per element
   Reduction after = Reduction::none;  ///< reduction between this pass and the next
   int reductions = 1;                 ///< how many values are reduced there (v4/v5: sum and sum of squares)
+  int loads_in_flight = 1;            ///< x loads one thread issues before the first is used (SASS: LDGs per loop body)
 };
 
 /// One kernel launch.
@@ -39,7 +41,6 @@ struct SubKernel {
   int static_smem_bytes = 0;      ///< ptxas
   int64_t dynamic_smem_bytes = 0;
   int vector_bytes = 4;           ///< bytes per global load per thread (16 for 128-bit access)
-  int loads_in_flight = 4;        ///< independent loads a thread has outstanding in a pass (unroll)
   std::vector<Pass> passes;
   bool streaming_store = true;    ///< __stcs (evict-first) output stores
   bool uncoalesced = false;       ///< neighbouring threads read addresses a row apart (v1)

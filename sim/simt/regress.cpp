@@ -131,6 +131,72 @@ RegressResult regress(const std::vector<GoldenCase>& cases, const GpuArch& gpu) 
   return r;
 }
 
+GpuArch fit_arch(const std::vector<GoldenCase>& cases, const GpuArch& start, std::string* log) {
+  const std::vector<bool> held = held_out_mask(cases);
+  std::vector<const GoldenCase*> train;
+  for (size_t i = 0; i < cases.size(); ++i)
+    if (!held[i]) train.push_back(&cases[i]);
+  auto objective = [&](const GpuArch& g) {
+    double dur = 0, rd = 0, wr = 0;
+    size_t nwr = 0;
+    for (const GoldenCase* c : train) {
+      const Prediction p = predict(plan_launch(c->kernel, c->rows, c->hidden, c->dtype, c->block, g), g);
+      dur += std::fabs(rel(p.duration_us, c->duration_us));
+      rd += std::fabs(rel(p.dram_bytes_read, c->dram_bytes_read));
+      if (c->dram_bytes_written > 0) {
+        wr += std::fabs(rel(p.dram_bytes_written, c->dram_bytes_written));
+        ++nwr;
+      }
+    }
+    return dur / train.size() + rd / train.size() + (nwr ? wr / nwr : 0);
+  };
+  struct Param {
+    const char* name;
+    double GpuArch::*top;
+    double L2Config::*l2;
+    double DramConfig::*dram;
+    double lo, hi;
+  };
+  const std::vector<Param> params = {
+      {"dram.loaded_latency_cycles", nullptr, nullptr, &DramConfig::loaded_latency_cycles, 650, 8000},
+      {"l2.reuse_half_bytes", nullptr, &L2Config::reuse_half_bytes, nullptr, 10e6, 62.9e6},
+      {"l2.reuse_steepness", nullptr, &L2Config::reuse_steepness, nullptr, 1, 20},
+      {"l2.evict_first_weight", nullptr, &L2Config::evict_first_weight, nullptr, 0.01, 1},
+      {"l2.dirty_resident_bytes", nullptr, &L2Config::dirty_resident_bytes, nullptr, 1e6, 62.9e6},
+      {"shuffle_latency_cycles", &GpuArch::shuffle_latency_cycles, nullptr, nullptr, 10, 200},
+      {"barrier_latency_cycles", &GpuArch::barrier_latency_cycles, nullptr, nullptr, 10, 2000},
+      {"kernel_tail_cycles", &GpuArch::kernel_tail_cycles, nullptr, nullptr, 0, 20000},
+  };
+  auto ref = [](GpuArch& g, const Param& p) -> double& {
+    if (p.top) return g.*(p.top);
+    if (p.l2) return g.l2.*(p.l2);
+    return g.dram.*(p.dram);
+  };
+  GpuArch best = start;
+  double best_obj = objective(best);
+  char line[256];
+  for (int round = 0; round < 4; ++round) {
+    for (const Param& p : params) {
+      const double cur = ref(best, p);
+      for (int step = -8; step <= 8; ++step) {
+        GpuArch trial = best;
+        const double v = std::clamp(cur * std::pow(2.0, step / 4.0), p.lo, p.hi);
+        ref(trial, p) = v;
+        const double obj = objective(trial);
+        if (obj < best_obj - 1e-9) {
+          best_obj = obj;
+          best = trial;
+          if (log) {
+            std::snprintf(line, sizeof line, "round %d: %s = %.6g (objective %.4f)\n", round, p.name, v, obj);
+            *log += line;
+          }
+        }
+      }
+    }
+  }
+  return best;
+}
+
 nlohmann::json to_json(const RegressResult& r) {
   nlohmann::json cases = nlohmann::json::array();
   for (const auto& c : r.cases) {

@@ -52,6 +52,12 @@ std::vector<bool> held_out_mask(const std::vector<GoldenCase>& cases);
 
 RegressResult regress(const std::vector<GoldenCase>& cases, const GpuArch& gpu);
 
+/// Fits the arch parameters marked "fit" in the arch file on the training
+/// cases only (coordinate descent over each parameter on a log grid),
+/// minimising duration MAE + DRAM read MAE + DRAM write MAE. Returns the
+/// fitted arch; `log` receives one line per accepted step.
+GpuArch fit_arch(const std::vector<GoldenCase>& cases, const GpuArch& start, std::string* log = nullptr);
+
 nlohmann::json to_json(const RegressResult& r);
 /// Per-kernel and per-counter tables, as printed and as docs/FIDELITY.md shows them.
 std::string format_text(const RegressResult& r);

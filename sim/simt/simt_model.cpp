@@ -58,6 +58,7 @@ double reduction_cycles(const Pass& p, const SubKernel& k, const GpuArch& g) {
     case Reduction::smem_tree: return std::log2(std::max(2, k.block)) * (bar + sm + 4);
     case Reduction::warp_welford: return chan;
     case Reduction::block_welford: return 2 * chan + 2 * bar + sm;
+    case Reduction::block_barrier: return bar;
   }
   return 0;
 }
@@ -134,14 +135,26 @@ LaunchPrediction predict_launch(const SubKernel& k, const GpuArch& g) {
   const double elems_per_thread = std::ceil(static_cast<double>(k.hidden) / k.threads_per_row);
   const double loads_per_thread =
       std::ceil(static_cast<double>(k.hidden * k.elem_bytes) / (k.threads_per_row * k.vector_bytes));
+  // Where a pass's loads are served: the first global pass from DRAM (cold
+  // caches), a re-read from L1, L2 or DRAM by the hit fractions above.
+  const double l2_lat = 0.5 * (g.l2.near_hit_latency_cycles + g.l2.far_hit_latency_cycles);
+  const double reread_lat = r.l1_hit * g.l1.hit_latency_cycles +
+                            (1 - r.l1_hit) * (r.l2_hit * l2_lat + (1 - r.l2_hit) * g.dram.loaded_latency_cycles);
   double row_cycles = 0;
+  bool first_global = true;
   for (const Pass& p : k.passes) {
     double mem = 0;
-    if (is_global(p.source)) {
-      const double lat = k.uncoalesced ? g.l2.far_hit_latency_cycles : g.dram.loaded_latency_cycles;
-      mem = std::ceil(loads_per_thread / std::max(1, k.loads_in_flight)) * lat;
+    const double batches = std::ceil(loads_per_thread / std::max(1, p.loads_in_flight));
+    if (p.source == Source::params) {
+      const double param_loads = std::ceil(static_cast<double>(k.param_bytes) / (k.block * 16.0));
+      mem = std::ceil(param_loads / std::max(1, p.loads_in_flight)) * l2_lat;
+    } else if (is_global(p.source)) {
+      double lat = first_global ? g.dram.loaded_latency_cycles : reread_lat;
+      if (k.uncoalesced) lat = g.l2.far_hit_latency_cycles;  // scattered lines: every load an L1 miss
+      mem = batches * lat;
+      first_global = false;
     } else if (p.source == Source::shared) {
-      mem = std::ceil(loads_per_thread / 4.0) * g.smem_latency_cycles;
+      mem = batches * g.smem_latency_cycles;
     }
     row_cycles += std::max(mem, elems_per_thread * p.chain_cycles_per_elem) + reduction_cycles(p, k, g);
   }
@@ -164,9 +177,17 @@ LaunchPrediction predict_launch(const SubKernel& k, const GpuArch& g) {
     const double requests = static_cast<double>(k.rows) * static_cast<double>(k.hidden) * gp / sms_used;
     r.request_us = requests / g.l1.miss_requests_per_cycle / clk;
   }
-  const double worst = std::max({r.dram_us, r.latency_us, r.issue_us, r.request_us});
-  r.bound = worst == r.dram_us ? "dram" : worst == r.latency_us ? "latency" : worst == r.issue_us ? "issue" : "l1-miss requests";
-  r.duration_us = g.launch_overhead_us + worst;
+  // Block dispatch: the GPU starts blocks at a measured rate (empty kernel).
+  r.dispatch_us = static_cast<double>(k.grid) * g.block_dispatch_ns * 1e-3;
+  const double worst = std::max({r.dram_us, r.latency_us, r.issue_us, r.request_us, r.dispatch_us});
+  r.bound = worst == r.dram_us       ? "dram"
+            : worst == r.latency_us  ? "latency"
+            : worst == r.issue_us    ? "issue"
+            : worst == r.request_us  ? "l1-miss requests"
+                                     : "block dispatch";
+  // Once per launch and never overlapped: the first loads' cold start and the
+  // last stores' drain to memory.
+  r.duration_us = g.launch_overhead_us + g.kernel_tail_cycles / clk + worst;
   return r;
 }
 

@@ -247,7 +247,7 @@ int cmd_simt(const SimtArgs& a) {
                           {"l1_hit", l.l1_hit}, {"l2_hit", l.l2_hit}, {"dram_bytes_read", l.dram_bytes_read},
                           {"dram_bytes_written", l.dram_bytes_written}, {"l2_bytes", l.l2_bytes},
                           {"bounds_us", {{"dram", l.dram_us}, {"latency", l.latency_us}, {"issue", l.issue_us},
-                                         {"l1_miss_requests", l.request_us}}},
+                                         {"l1_miss_requests", l.request_us}, {"block_dispatch", l.dispatch_us}}},
                           {"bound", l.bound}, {"duration_us", l.duration_us}});
     nlohmann::json j = {{"kernel", a.kernel}, {"ran", p.plan.ran}, {"rows", rows}, {"hidden", hidden}, {"dtype", dtype},
                         {"block", p.plan.block}, {"gpu", gpu.name},
@@ -279,13 +279,26 @@ int cmd_simt(const SimtArgs& a) {
 
 struct RegressArgs {
   std::string golden = "gpu_ref/golden/h200", gpu;
-  bool json = false;
+  bool json = false, fit = false;
 };
 
 int cmd_regress(const RegressArgs& a) {
   using namespace normsim;
   const auto cases = simt::load_golden(a.golden);
-  const simt::GpuArch gpu = load_gpu(a.gpu, {});
+  simt::GpuArch gpu = load_gpu(a.gpu, {});
+  if (a.fit) {
+    std::string log;
+    gpu = simt::fit_arch(cases, gpu, &log);
+    std::fprintf(stderr, "%s", log.c_str());
+    std::fprintf(stderr,
+                 "fitted on the training cases (copy into the arch file):\n  dram.loaded_latency_cycles: %.0f\n"
+                 "  l2.reuse_half_bytes: %.0f\n  l2.reuse_steepness: %.3g\n  l2.evict_first_weight: %.3g\n"
+                 "  l2.dirty_resident_bytes: %.0f\n  shuffle_latency_cycles: %.0f\n  barrier_latency_cycles: %.0f\n"
+                 "  kernel_tail_cycles: %.0f\n",
+                 gpu.dram.loaded_latency_cycles, gpu.l2.reuse_half_bytes, gpu.l2.reuse_steepness,
+                 gpu.l2.evict_first_weight, gpu.l2.dirty_resident_bytes, gpu.shuffle_latency_cycles,
+                 gpu.barrier_latency_cycles, gpu.kernel_tail_cycles);
+  }
   const simt::RegressResult r = simt::regress(cases, gpu);
   if (a.json) std::cout << simt::to_json(r).dump(1) << "\n";
   else std::cout << "normsim regress: " << cases.size() << " golden cases from " << a.golden << " against " << gpu.name
@@ -354,6 +367,7 @@ int main(int argc, char** argv) {
   regress_cmd->add_option("golden", ga.golden, "golden directory with index.json (default gpu_ref/golden/h200)");
   regress_cmd->add_option("--gpu", ga.gpu, "GPU arch YAML (default: the embedded h200)");
   regress_cmd->add_flag("--json", ga.json, "print cases, summaries and pass/fail as one JSON object");
+  regress_cmd->add_flag("--fit", ga.fit, "first fit the arch's fitted parameters on the training cases (printed on stderr)");
 
   try {
     app.parse(argc, argv);
