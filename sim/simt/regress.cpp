@@ -1,10 +1,16 @@
 #include "sim/simt/regress.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <filesystem>
 #include <numeric>
+
+#include "sim/config/config_error.hpp"
+#include "sim/core/npy.hpp"
+#include "sim/simt/emulate.hpp"
 
 namespace normsim::simt {
 
@@ -53,6 +59,10 @@ CounterSummary summarise(const std::vector<const CaseResult*>& cs, double CaseRe
 Summary summary(const std::vector<const CaseResult*>& cs) {
   Summary s;
   s.cases = cs.size();
+  for (const CaseResult* c : cs) {
+    s.outputs_compared += c->outputs_compared;
+    s.bit_exact += c->bit_exact;
+  }
   s.dram_read = summarise(cs, &CaseResult::dram_read_err, [](const CaseResult& c) { return c.pred.dram_bytes_read; },
                           [](const CaseResult& c) { return c.golden.dram_bytes_read; });
   s.dram_write = summarise(cs, &CaseResult::dram_write_err, [](const CaseResult& c) { return c.pred.dram_bytes_written; },
@@ -71,6 +81,8 @@ nlohmann::json counter_json(const CounterSummary& c) {
 }
 nlohmann::json summary_json(const Summary& s) {
   return {{"cases", s.cases},
+          {"outputs_compared", s.outputs_compared},
+          {"bit_exact_cases", s.bit_exact},
           {"dram_read_max_rel_error", s.dram_read.max_err},
           {"dram_read_mae", s.dram_read.mae},
           {"dram_write_mae", s.dram_write.mae},
@@ -85,6 +97,60 @@ nlohmann::json summary_json(const Summary& s) {
             {"duration_us", counter_json(s.duration)}}}};
 }
 
+// Distance in units in the last place between two floats of the same sign
+// convention (NaN against NaN counts as equal: the payload is not compared).
+double ulp_distance(float a, float b) {
+  if (std::isnan(a) && std::isnan(b)) return 0;
+  if (std::isnan(a) || std::isnan(b)) return INFINITY;
+  auto ordered = [](float f) {
+    const int32_t i = std::bit_cast<int32_t>(f);
+    return i < 0 ? static_cast<int64_t>(INT32_MIN) - i : static_cast<int64_t>(i);
+  };
+  return static_cast<double>(std::llabs(ordered(a) - ordered(b)));
+}
+
+void compare_outputs(CaseResult& c, const GpuArch& gpu, const std::string& dir, const HardwareRsqrt& rsqrt) {
+  const GoldenCase& g = c.golden;
+  if (g.outputs.empty()) return;
+  c.outputs_compared = true;
+  try {
+    const KernelInputs in = gpu_ref_inputs(g.rows, g.hidden, g.dtype, g.dist, g.dist_mean, g.dist_sigma, g.seed);
+    const KernelOutputs out = emulate(plan_launch(g.kernel, g.rows, g.hidden, g.dtype, g.block, gpu), in, rsqrt);
+    auto path = [&](const std::string& key) { return (std::filesystem::path(dir) / g.outputs.at(key)).string(); };
+    uint64_t differing = 0;
+    double max_ulp = 0;
+    auto cmp = [&](float want, float got, double ulp_scale) {
+      const double u = ulp_distance(want, got) / ulp_scale;
+      if (u != 0) ++differing;
+      max_ulp = std::max(max_ulp, u);
+    };
+    const core::NpyArray y = core::read_npy(path("y"));
+    if (g.dtype == "bf16") {
+      const auto bits = y.as<uint16_t>();
+      if (bits.size() != out.y_bf16.size()) throw std::runtime_error("y has " + std::to_string(bits.size()) + " elements");
+      // bf16 values widened to float: one bf16 ulp is 2^16 float ulps.
+      for (size_t i = 0; i < bits.size(); ++i)
+        cmp(std::bit_cast<float>(static_cast<uint32_t>(bits[i]) << 16), out.y[i], 65536.0);
+    } else {
+      const auto v = y.as<float>();
+      if (v.size() != out.y.size()) throw std::runtime_error("y has " + std::to_string(v.size()) + " elements");
+      for (size_t i = 0; i < v.size(); ++i) cmp(v[i], out.y[i], 1.0);
+    }
+    for (const char* key : {"mean", "rstd"}) {
+      if (!g.outputs.count(key)) continue;
+      const auto v = core::read_npy(path(key)).as<float>();
+      const auto& mine = std::string(key) == "mean" ? out.mean : out.rstd;
+      if (v.size() != mine.size()) throw std::runtime_error(std::string(key) + " has " + std::to_string(v.size()) + " entries");
+      for (size_t i = 0; i < v.size(); ++i) cmp(v[i], mine[i], 1.0);
+    }
+    c.elements_differing = differing;
+    c.max_ulp = max_ulp;
+    c.bit_exact = differing == 0;
+  } catch (const std::exception& e) {
+    c.output_error = e.what();
+  }
+}
+
 }  // namespace
 
 std::vector<bool> held_out_mask(const std::vector<GoldenCase>& cases) {
@@ -97,9 +163,13 @@ std::vector<bool> held_out_mask(const std::vector<GoldenCase>& cases) {
   return mask;
 }
 
-RegressResult regress(const std::vector<GoldenCase>& cases, const GpuArch& gpu) {
+RegressResult regress(const std::vector<GoldenCase>& cases, const GpuArch& gpu, const std::string& golden_dir) {
   RegressResult r;
   const std::vector<bool> held = held_out_mask(cases);
+  const std::string table = (std::filesystem::path(golden_dir) / "rsqrt_delta.npy.gz").string();
+  if (!std::filesystem::exists(table))
+    throw config::ConfigError(table + ": missing (the GPU's rsqrtf table; gpu_ref/microbench/rsqrt_table.cu writes it)");
+  const HardwareRsqrt rsqrt(table);
   for (size_t i = 0; i < cases.size(); ++i) {
     const GoldenCase& g = cases[i];
     CaseResult c;
@@ -110,6 +180,7 @@ RegressResult regress(const std::vector<GoldenCase>& cases, const GpuArch& gpu) 
     c.dram_write_err = rel(c.pred.dram_bytes_written, g.dram_bytes_written);
     c.l2_err = rel(c.pred.l2_bytes, g.l2_bytes);
     c.duration_err = rel(c.pred.duration_us, g.duration_us);
+    compare_outputs(c, gpu, golden_dir, rsqrt);
     r.cases.push_back(std::move(c));
   }
   std::vector<const CaseResult*> all, train, hold;
@@ -127,7 +198,7 @@ RegressResult regress(const std::vector<GoldenCase>& cases, const GpuArch& gpu) 
     return s.dram_read.max_err <= r.thresholds.dram_read_max_rel_error && s.duration.mae <= r.thresholds.duration_mae &&
            s.duration.corr >= r.thresholds.duration_corr;
   };
-  r.pass = ok(r.all) && ok(r.held_out);
+  r.pass = ok(r.all) && ok(r.held_out) && r.all.bit_exact == r.all.outputs_compared;
   return r;
 }
 
@@ -220,6 +291,13 @@ nlohmann::json to_json(const RegressResult& r) {
                        {"l2_bytes", c.pred.l2_bytes},
                        {"duration_us", c.pred.duration_us},
                        {"cycles", c.pred.cycles}}},
+                     {"outputs",
+                      c.outputs_compared
+                          ? nlohmann::json{{"bit_exact", c.bit_exact},
+                                           {"elements_differing", c.elements_differing},
+                                           {"max_ulp", std::isfinite(c.max_ulp) ? nlohmann::json(c.max_ulp) : nlohmann::json("inf")},
+                                           {"error", c.output_error.empty() ? nlohmann::json() : nlohmann::json(c.output_error)}}
+                          : nlohmann::json()},
                      {"rel_error",
                       {{"dram_bytes_read", c.dram_read_err},
                        {"dram_bytes_written", std::isfinite(c.dram_write_err) ? nlohmann::json(c.dram_write_err) : nlohmann::json()},
@@ -229,7 +307,6 @@ nlohmann::json to_json(const RegressResult& r) {
   nlohmann::json per_kernel = nlohmann::json::object();
   for (const auto& [k, s] : r.per_kernel) per_kernel[k] = summary_json(s);
   nlohmann::json s = summary_json(r.all);
-  s["bit_exact_cases"] = nullptr;  // the fp32 emulation is not compared yet
   return {{"cases", cases},
           {"summary", s},
           {"training", summary_json(r.training)},
@@ -259,6 +336,18 @@ std::string format_text(const RegressResult& r) {
   row("all", r.all);
   row("training", r.training);
   row("held-out", r.held_out);
+  out += "\noutputs (emulated fp32 arithmetic against the GPU's .npy files):\n";
+  for (const auto& c : r.cases) {
+    if (!c.outputs_compared) continue;
+    if (!c.output_error.empty()) std::snprintf(b, sizeof b, "  %-48s error: %s\n", c.golden.id.c_str(), c.output_error.c_str());
+    else if (c.bit_exact) std::snprintf(b, sizeof b, "  %-48s bit-exact\n", c.golden.id.c_str());
+    else
+      std::snprintf(b, sizeof b, "  %-48s %llu entries differ, max %.3g ulp\n", c.golden.id.c_str(),
+                    static_cast<unsigned long long>(c.elements_differing), c.max_ulp);
+    out += b;
+  }
+  std::snprintf(b, sizeof b, "  %zu of %zu compared cases bit-exact\n", r.all.bit_exact, r.all.outputs_compared);
+  out += b;
   std::snprintf(b, sizeof b,
                 "\nthresholds (all and held-out): DRAM read max %.0f%%, duration MAE %.0f%%, duration r >= %.2f: %s\n",
                 100 * r.thresholds.dram_read_max_rel_error, 100 * r.thresholds.duration_mae,

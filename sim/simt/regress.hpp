@@ -18,6 +18,12 @@ struct CaseResult {
   Prediction pred;
   bool held_out = false;
   double dram_read_err = 0, dram_write_err = 0, l2_err = 0, duration_err = 0;  ///< (predicted - measured) / measured
+  // Outputs (cases with recorded .npy files): the emulation against the GPU's.
+  bool outputs_compared = false;
+  bool bit_exact = false;
+  uint64_t elements_differing = 0;  ///< y, mean and rstd entries whose bits differ
+  double max_ulp = 0;               ///< largest difference in fp32 (bf16: bf16) units in the last place
+  std::string output_error;         ///< why the comparison could not run
 };
 
 struct CounterSummary {
@@ -29,6 +35,7 @@ struct CounterSummary {
 
 struct Summary {
   size_t cases = 0;
+  size_t outputs_compared = 0, bit_exact = 0;
   CounterSummary dram_read, dram_write, l2, duration;
 };
 
@@ -50,7 +57,8 @@ struct RegressResult {
 /// (fixed by the ids alone, so no one can choose them after seeing errors).
 std::vector<bool> held_out_mask(const std::vector<GoldenCase>& cases);
 
-RegressResult regress(const std::vector<GoldenCase>& cases, const GpuArch& gpu);
+/// `golden_dir` holds the .npy outputs and the rsqrtf table (rsqrt_delta.npy.gz).
+RegressResult regress(const std::vector<GoldenCase>& cases, const GpuArch& gpu, const std::string& golden_dir);
 
 /// Fits the arch parameters marked "fit" in the arch file on the training
 /// cases only (coordinate descent over each parameter on a log grid),

@@ -299,7 +299,7 @@ int cmd_regress(const RegressArgs& a) {
                  gpu.l2.evict_first_weight, gpu.l2.dirty_resident_bytes, gpu.shuffle_latency_cycles,
                  gpu.barrier_latency_cycles, gpu.kernel_tail_cycles);
   }
-  const simt::RegressResult r = simt::regress(cases, gpu);
+  const simt::RegressResult r = simt::regress(cases, gpu, a.golden);
   if (a.json) std::cout << simt::to_json(r).dump(1) << "\n";
   else std::cout << "normsim regress: " << cases.size() << " golden cases from " << a.golden << " against " << gpu.name
                  << "\n\n" << simt::format_text(r);

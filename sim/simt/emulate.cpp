@@ -1,0 +1,364 @@
+#include "sim/simt/emulate.hpp"
+
+#include <zlib.h>
+
+#include <array>
+#include <bit>
+#include <cmath>
+#include <cstring>
+#include <stdexcept>
+
+#include "sim/core/counter_rng.hpp"
+#include "sim/core/rng_batch.hpp"
+
+namespace normsim::simt {
+
+// --- hardware rsqrtf ------------------------------------------------------------
+
+HardwareRsqrt::HardwareRsqrt(const std::string& gz_path) {
+  gzFile f = gzopen(gz_path.c_str(), "rb");
+  if (!f) throw std::runtime_error(gz_path + ": cannot open the rsqrtf table");
+  std::vector<uint8_t> bytes;
+  uint8_t buf[1 << 16];
+  int n;
+  while ((n = gzread(f, buf, sizeof buf)) > 0) bytes.insert(bytes.end(), buf, buf + n);
+  gzclose(f);
+  // .npy v1.0: magic, version, header length (2 bytes LE), header, data.
+  if (bytes.size() < 10 || std::memcmp(bytes.data(), "\x93NUMPY", 6) != 0)
+    throw std::runtime_error(gz_path + ": not a gzipped .npy file");
+  const size_t header = 10 + (bytes[8] | (bytes[9] << 8));
+  const std::string hdr(bytes.begin() + 10, bytes.begin() + static_cast<long>(std::min(header, bytes.size())));
+  if (hdr.find("'|i1'") == std::string::npos || bytes.size() != header + (size_t(1) << 24))
+    throw std::runtime_error(gz_path + ": expected 2^24 int8 entries");
+  delta_.resize(size_t(1) << 24);
+  std::memcpy(delta_.data(), bytes.data() + header, delta_.size());
+}
+
+float HardwareRsqrt::operator()(float x) const {
+  if (std::isnan(x) || x < 0) return std::bit_cast<float>(0x7fffffffu);  // the GPU's canonical NaN
+  if (x == 0) return INFINITY;
+  if (std::isinf(x)) return 0.0f;
+  const uint32_t bits = std::bit_cast<uint32_t>(x);
+  const int e = static_cast<int>(bits >> 23);
+  if (e == 0) throw std::domain_error("HardwareRsqrt: subnormal input is outside the measured table");
+  const int unb = e - 127;
+  const int p = ((unb % 2) + 2) % 2, k = (unb - p) / 2;
+  const uint32_t idx = (static_cast<uint32_t>(p) << 23) | (bits & 0x7fffffu);
+  // The table's input m in [1, 4) and its correctly rounded reference, as gpu_ref's packer computed it.
+  const float m = std::bit_cast<float>(((127u + static_cast<uint32_t>(p)) << 23) | (bits & 0x7fffffu));
+  const float ref = static_cast<float>(1.0 / std::sqrt(static_cast<double>(m)));
+  const uint32_t t = static_cast<uint32_t>(static_cast<int64_t>(std::bit_cast<uint32_t>(ref)) + delta_[idx]);
+  // rsqrt(x) = t 2^-k: move the exponent field.
+  const int te = static_cast<int>((t >> 23) & 0xff) - k;
+  return std::bit_cast<float>((static_cast<uint32_t>(te) << 23) | (t & 0x7fffffu));
+}
+
+// --- inputs ------------------------------------------------------------------------
+
+namespace {
+uint16_t bf16_rne(float f) {
+  const uint32_t u = std::bit_cast<uint32_t>(f);
+  if (std::isnan(f)) return 0x7fff;
+  return static_cast<uint16_t>((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
+}
+float bf16_to_float(uint16_t h) { return std::bit_cast<float>(static_cast<uint32_t>(h) << 16); }
+}  // namespace
+
+KernelInputs gpu_ref_inputs(int64_t rows, int64_t hidden, const std::string& dtype, const std::string& dist,
+                            double mean, double sigma, uint64_t seed) {
+  KernelInputs in;
+  in.rows = rows;
+  in.hidden = hidden;
+  in.bf16 = dtype == "bf16";
+  const rng::Distribution d =
+      dist == "cancellation" ? rng::Distribution::cancellation(mean, sigma) : rng::Distribution::normal(mean, sigma);
+  const size_t n = static_cast<size_t>(rows * hidden);
+  std::vector<double> v(n);
+  rng::sample_batch(d, seed, rng::kInput, 0, n, v.data());
+  in.x.resize(n);
+  for (size_t i = 0; i < n; ++i) {
+    const float f = static_cast<float>(v[i]);  // input_gen.cu: float first, then bf16
+    in.x[i] = in.bf16 ? bf16_to_float(bf16_rne(f)) : f;
+  }
+  in.gamma.resize(static_cast<size_t>(hidden));
+  in.beta.resize(static_cast<size_t>(hidden));
+  for (int64_t i = 0; i < hidden; ++i) {
+    in.gamma[static_cast<size_t>(i)] = static_cast<float>(
+        rng::sample(rng::Distribution::normal(1.0, 0.1), seed, rng::kGamma, static_cast<uint64_t>(i)));
+    in.beta[static_cast<size_t>(i)] = static_cast<float>(
+        rng::sample(rng::Distribution::normal(0.0, 0.1), seed, rng::kBeta, static_cast<uint64_t>(i)));
+  }
+  return in;
+}
+
+// --- the kernels' arithmetic ----------------------------------------------------------
+
+namespace {
+
+constexpr float kEps = 1e-5f;  // gpu_ref/kernels/common.cuh
+using Lanes = std::array<float, 32>;
+
+// v += __shfl_xor_sync(v, off) for off = 16, 8, 4, 2, 1 (common.cuh warp_sum).
+float warp_sum(Lanes v) {
+  for (int off = 16; off >= 1; off >>= 1) {
+    Lanes n;
+    for (int l = 0; l < 32; ++l) n[static_cast<size_t>(l)] = v[static_cast<size_t>(l)] + v[static_cast<size_t>(l ^ off)];
+    v = n;
+  }
+  return v[0];  // every lane holds the same bits
+}
+
+// common.cuh block_sum: butterfly per warp, partials through shared memory,
+// then one butterfly over them (zero-padded to 32).
+float block_sum(const std::vector<float>& per_thread) {
+  const size_t warps = per_thread.size() / 32;
+  Lanes partial{};
+  for (size_t w = 0; w < warps; ++w) {
+    Lanes v;
+    std::memcpy(v.data(), per_thread.data() + 32 * w, sizeof v);
+    partial[w] = warp_sum(v);
+  }
+  return warp_sum(partial);
+}
+
+struct Welford {
+  float n = 0, mean = 0, m2 = 0;
+};
+
+// common.cuh welford_push; SASS: the M2 update is one FFMA.
+void push(Welford& s, float x) {
+  s.n += 1.0f;
+  const float d = x - s.mean;
+  s.mean += d / s.n;
+  s.m2 = std::fmaf(d, x - s.mean, s.m2);
+}
+
+// common.cuh chan_merge; SASS: mean = FFMA(d, n_b/n, mean_a),
+// M2 = FFMA(d*d, (n_a n_b)/n, M2_a + M2_b).
+Welford chan_merge(const Welford& a, const Welford& b) {
+  if (b.n == 0.0f) return a;
+  if (a.n == 0.0f) return b;
+  Welford r;
+  r.n = a.n + b.n;
+  const float d = b.mean - a.mean;
+  r.mean = std::fmaf(d, b.n / r.n, a.mean);
+  r.m2 = std::fmaf(d * d, (a.n * b.n) / r.n, a.m2 + b.m2);
+  return r;
+}
+
+Welford warp_welford(std::array<Welford, 32> s) {
+  for (int off = 16; off >= 1; off >>= 1) {
+    std::array<Welford, 32> n;
+    for (int l = 0; l < 32; ++l) {
+      const Welford& mine = s[static_cast<size_t>(l)];
+      const Welford& other = s[static_cast<size_t>(l ^ off)];
+      n[static_cast<size_t>(l)] = (l & off) ? chan_merge(other, mine) : chan_merge(mine, other);
+    }
+    s = n;
+  }
+  return s[0];
+}
+
+Welford block_welford(const std::vector<Welford>& per_thread) {
+  const size_t warps = per_thread.size() / 32;
+  std::array<Welford, 32> partial{};
+  for (size_t w = 0; w < warps; ++w) {
+    std::array<Welford, 32> v;
+    for (size_t l = 0; l < 32; ++l) v[l] = per_thread[32 * w + l];
+    partial[w] = warp_welford(v);
+  }
+  return warp_welford(partial);
+}
+
+struct Row {
+  const float* x;
+  int64_t C;
+  float fC;
+};
+
+class Emulator {
+ public:
+  Emulator(const LaunchPlan& p, const KernelInputs& in, const HardwareRsqrt& rsqrt, KernelOutputs& out)
+      : p_(p), in_(in), rsqrt_(rsqrt), out_(out), C_(in.hidden), B_(p.block) {}
+
+  void run() {
+    const std::string& k = p_.ran;
+    const bool is_rms = k.rfind("rms_", 0) == 0;
+    out_.y.resize(static_cast<size_t>(in_.rows * C_));
+    if (in_.bf16) out_.y_bf16.resize(out_.y.size());
+    out_.rstd.resize(static_cast<size_t>(in_.rows));
+    if (!is_rms) out_.mean.resize(static_cast<size_t>(in_.rows));
+    for (int64_t r = 0; r < in_.rows; ++r) {
+      const Row row{in_.x.data() + r * C_, C_, static_cast<float>(C_)};
+      if (k == "v1") v1(r, row);
+      else if (k == "v2") v2(r, row);
+      else if (k == "v3") v3(r, row);
+      else if (k == "v4") v4(r, row);
+      else if (k == "v5") v5(r, row);
+      else if (k == "v6") v6(r, row);
+      else if (k == "welford_warp_reg") welford_warp(r, row);
+      else if (k == "welford_block_smem" || k == "block_reread") welford_block(r, row);
+      else if (k == "rms_warp") rms(r, row, false);
+      else if (k == "rms_block") rms(r, row, true);
+      else throw std::invalid_argument("emulate: no emulation of kernel " + k);
+    }
+  }
+
+ private:
+  void store(int64_t r, int64_t c, float v) {
+    const size_t i = static_cast<size_t>(r * C_ + c);
+    if (in_.bf16) {
+      out_.y_bf16[i] = bf16_rne(v);
+      out_.y[i] = bf16_to_float(out_.y_bf16[i]);
+    } else {
+      out_.y[i] = v;
+    }
+  }
+  void stats(int64_t r, float m, float s) {
+    if (!out_.mean.empty()) out_.mean[static_cast<size_t>(r)] = m;
+    out_.rstd[static_cast<size_t>(r)] = s;
+  }
+  float g(int64_t c) const { return in_.gamma[static_cast<size_t>(c)]; }
+  float b(int64_t c) const { return in_.beta[static_cast<size_t>(c)]; }
+  // n = s (x - m); y = FFMA(n, w, b): the ladder's normalise (SASS: FADD, FMUL, FFMA).
+  void normalize_s_first(int64_t r, const Row& row, float m, float s) {
+    for (int64_t c = 0; c < C_; ++c) store(r, c, std::fmaf(s * (row.x[c] - m), g(c), b(c)));
+  }
+  // n = (x - m) s; y = FFMA(n, w, b): the Welford kernels' normalise.
+  void normalize_s_last(int64_t r, const Row& row, float m, float s) {
+    for (int64_t c = 0; c < C_; ++c) store(r, c, std::fmaf((row.x[c] - m) * s, g(c), b(c)));
+  }
+  // Per-thread strided partial sums: thread t of T takes t, t + T, ...
+  template <typename F>
+  std::vector<float> strided(const Row& row, int threads, F&& term) const {
+    std::vector<float> acc(static_cast<size_t>(threads), 0.0f);
+    for (int t = 0; t < threads; ++t)
+      for (int64_t i = t; i < row.C; i += threads) acc[static_cast<size_t>(t)] = term(acc[static_cast<size_t>(t)], row.x[i]);
+    return acc;
+  }
+  static Lanes lanes(const std::vector<float>& v) {
+    Lanes l;
+    std::memcpy(l.data(), v.data(), sizeof l);
+    return l;
+  }
+  static float add(float a, float x) { return a + x; }
+
+  void v1(int64_t r, const Row& row) {
+    float m = 0.0f;
+    for (int64_t i = 0; i < C_; ++i) m += row.x[i];
+    m = m / row.fC;
+    float v = 0.0f;
+    for (int64_t i = 0; i < C_; ++i) {
+      const float xs = row.x[i] - m;
+      v = std::fmaf(xs, xs, v);
+    }
+    v = v / row.fC;
+    const float s = 1.0f / std::sqrt(v + kEps);
+    normalize_s_first(r, row, m, s);
+    stats(r, m, s);
+  }
+  // Shared-memory tree of ln_v2_mean / ln_v2_rstd: shared[t] += shared[t + stride].
+  float smem_tree(std::vector<float> sh) const {
+    for (int stride = B_ / 2; stride >= 1; stride /= 2)
+      for (int t = 0; t < stride; ++t) sh[static_cast<size_t>(t)] += sh[static_cast<size_t>(t + stride)];
+    return sh[0];
+  }
+  void v2(int64_t r, const Row& row) {
+    const float m = smem_tree(strided(row, B_, add)) / row.fC;
+    const float ss = smem_tree(strided(row, B_, [m](float a, float x) {
+      const float d = x - m;
+      return std::fmaf(d, d, a);
+    }));
+    const float s = 1.0f / std::sqrt(ss / row.fC + kEps);
+    for (int64_t c = 0; c < C_; ++c) store(r, c, std::fmaf((row.x[c] - m) * s, g(c), b(c)));
+    stats(r, m, s);
+  }
+  void v3(int64_t r, const Row& row) {
+    const float m = warp_sum(lanes(strided(row, 32, add))) / row.fC;
+    const float v = warp_sum(lanes(strided(row, 32, [m](float a, float x) {
+      const float d = x - m;
+      return std::fmaf(d, d, a);
+    })));
+    const float s = rsqrt_(v / row.fC + kEps);
+    normalize_s_first(r, row, m, s);
+    stats(r, m, s);
+  }
+  void v4(int64_t r, const Row& row) {
+    const float sum = warp_sum(lanes(strided(row, 32, add))) / row.fC;
+    const float sum2 = warp_sum(lanes(strided(row, 32, [](float a, float x) { return std::fmaf(x, x, a); }))) / row.fC;
+    const float var = std::fmaf(-sum, sum, sum2);  // SASS: FFMA(-sum, sum, sum2)
+    const float s = rsqrt_(var + kEps);
+    normalize_s_first(r, row, sum, s);
+    stats(r, sum, s);
+  }
+  void v5(int64_t r, const Row& row) {
+    const float bsum = block_sum(strided(row, B_, add)) / row.fC;
+    const float bsum2 = block_sum(strided(row, B_, [](float a, float x) { return std::fmaf(x, x, a); })) / row.fC;
+    const float s = rsqrt_(std::fmaf(-bsum, bsum, bsum2) + kEps);
+    normalize_s_first(r, row, bsum, s);
+    stats(r, bsum, s);
+  }
+  // v6: lane l takes 16-byte chunks l*V, l*V + 32V, ..., the V elements of a chunk in order.
+  template <typename F>
+  Lanes chunked(const Row& row, F&& term) const {
+    const int V = in_.bf16 ? 8 : 4;
+    Lanes acc{};
+    for (int l = 0; l < 32; ++l)
+      for (int64_t c = static_cast<int64_t>(l) * V; c < row.C; c += 32 * V)
+        for (int k = 0; k < V; ++k) acc[static_cast<size_t>(l)] = term(acc[static_cast<size_t>(l)], row.x[c + k]);
+    return acc;
+  }
+  void v6(int64_t r, const Row& row) {
+    const float m = warp_sum(chunked(row, add)) / row.fC;
+    const float v = warp_sum(chunked(row, [m](float a, float x) {
+      const float d = x - m;
+      return std::fmaf(d, d, a);
+    }));
+    const float s = rsqrt_(v / row.fC + kEps);
+    normalize_s_first(r, row, m, s);
+    stats(r, m, s);
+  }
+  void welford_warp(int64_t r, const Row& row) {
+    std::array<Welford, 32> st{};
+    for (int l = 0; l < 32; ++l)
+      for (int64_t c = l; c < row.C; c += 32) push(st[static_cast<size_t>(l)], row.x[c]);
+    const Welford w = warp_welford(st);
+    const float s = 1.0f / std::sqrt(w.m2 / row.fC + kEps);
+    normalize_s_last(r, row, w.mean, s);
+    stats(r, w.mean, s);
+  }
+  void welford_block(int64_t r, const Row& row) {
+    std::vector<Welford> st(static_cast<size_t>(B_));
+    for (int t = 0; t < B_; ++t)
+      for (int64_t c = t; c < row.C; c += B_) push(st[static_cast<size_t>(t)], row.x[c]);
+    const Welford w = block_welford(st);
+    const float s = 1.0f / std::sqrt(w.m2 / row.fC + kEps);
+    normalize_s_last(r, row, w.mean, s);
+    stats(r, w.mean, s);
+  }
+  void rms(int64_t r, const Row& row, bool block) {
+    auto sq = [](float a, float x) { return std::fmaf(x, x, a); };
+    const float ss = block ? block_sum(strided(row, B_, sq)) : warp_sum(lanes(strided(row, 32, sq)));
+    const float s = rsqrt_(ss / row.fC + kEps);
+    for (int64_t c = 0; c < C_; ++c) store(r, c, (row.x[c] * s) * g(c));
+    stats(r, 0.0f, s);
+  }
+
+  const LaunchPlan& p_;
+  const KernelInputs& in_;
+  const HardwareRsqrt& rsqrt_;
+  KernelOutputs& out_;
+  int64_t C_;
+  int B_;
+};
+
+}  // namespace
+
+KernelOutputs emulate(const LaunchPlan& plan, const KernelInputs& in, const HardwareRsqrt& rsqrt) {
+  if (in.rows != plan.rows || in.hidden != plan.hidden) throw std::invalid_argument("emulate: inputs differ from the plan");
+  KernelOutputs out;
+  Emulator(plan, in, rsqrt, out).run();
+  return out;
+}
+
+}  // namespace normsim::simt
