@@ -42,7 +42,7 @@ expect_exit 2 "rmsnorm workload" -- run "$W/llama2-7b.yaml" --algorithm welford 
 expect_exit 2 "needs --out" -- run --save-outputs -q
 expect_exit 2 "unknown-flag" -- run --unknown-flag
 expect_exit 2 "key 'formats.sumsq.bitz': unknown key" -- run --set arch.formats.sumsq.bitz=3 -q
-expect_exit 2 "must start with workload. or arch." -- run --set rows=3 -q
+expect_exit 2 "must start with workload., arch. or gpu." -- run --set rows=3 -q
 # The ASIC model's own bad inputs.
 AD=$A/asic-default.yaml
 expect_exit 2 "asic.sram.capacity_bytes.*needs at least 32768 B" -- run "$W/llama2-7b.yaml" --arch "$AD" --set arch.asic.rows_in_flight=2 --set arch.asic.sram.capacity_bytes=4096 -q
@@ -56,6 +56,30 @@ expect_exit 2 "key 'asic': missing" -- run --arch "$A/fp32.yaml" --trace "$T/x.v
 expect_exit 2 "no outputs with --no-numerics" -- run --arch "$AD" --no-numerics --save-outputs --out "$T/nn" -q
 expect_exit 2 "key 'asic': missing" -- compare --arch "$A/fixed16.yaml" -q
 expect_exit 2 "more than .*asic.dram.capacity_bytes" -- run "$W/llama3-70b.yaml" --arch "$AD" --set arch.asic.dram.capacity_bytes=1000000 -q
+# simt / regress: bad input is exit 2 with one line naming the flag or file and the allowed values.
+printf 'name: bad\nsms: 0\n' >"$T/gpu0.yaml"
+printf 'name: bad\nwarps: 4\n' >"$T/gpukey.yaml"
+expect_exit 2 "simt: --kernel: unknown kernel 'v9' (allowed: v1, v2" -- simt --kernel v9 --rows 8 --hidden 64 -q
+expect_exit 2 "simt: --kernel: missing (allowed: v1" -- simt --rows 8 --hidden 64 -q
+expect_exit 2 "simt: --dtype: v4 has no bf16 variant (allowed: fp32)" -- simt --kernel v4 --rows 8 --hidden 64 --dtype bf16 -q
+expect_exit 2 "simt: --block: 48 not supported by v5" -- simt --kernel v5 --rows 8 --hidden 64 --block 48 -q
+expect_exit 2 "simt: --hidden: v6 needs a multiple of 8" -- simt --kernel v6 --rows 8 --hidden 100 -q
+expect_exit 2 "give --workload W or both --rows N and --hidden C" -- simt --kernel v5 --rows 8 -q
+expect_exit 2 "computes LayerNorm but .*llama3-70b.yaml is rmsnorm (allowed: rms_warp, rms_block)" -- simt --kernel v5 --workload "$W/llama3-70b.yaml" -q
+expect_exit 2 "gpu0.yaml:2: key 'sms': value 0 out of range" -- simt --kernel v5 --rows 8 --hidden 64 --gpu "$T/gpu0.yaml" -q
+expect_exit 2 "gpukey.yaml:2: key 'warps': unknown key" -- simt --kernel v5 --rows 8 --hidden 64 --gpu "$T/gpukey.yaml" -q
+expect_exit 2 "index.json: cannot read the golden index" -- regress "$T" -q
+"$N" simt --kernel rms_warp --workload "$W/llama3-70b.yaml" --json -q >"$T/simt.json" 2>/dev/null || bad "simt --json failed"
+/usr/bin/python3 - "$T/simt.json" <<'PY' && ok || bad "simt --json contract"
+import json, sys
+j = json.load(open(sys.argv[1]))
+p = j["prediction"]
+assert j["kernel"] == "rms_warp" and j["rows"] == 8192 and j["hidden"] == 8192 and j["dtype"] == "bf16", j
+for k in ("dram_bytes_read", "dram_bytes_written", "l2_bytes", "duration_us", "cycles"):
+    assert p[k] > 0, k
+# rms_warp reads x at least once: the compulsory bytes are a lower bound.
+assert p["dram_bytes_read"] >= 8192 * 8192 * 2, p
+PY
 expect_exit 0 "" -- --version
 expect_exit 0 "" -- --help
 

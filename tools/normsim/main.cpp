@@ -51,7 +51,11 @@ struct Inputs {
 Inputs load_inputs(const RunArgs& a) {
   using namespace normsim;
   std::vector<config::Override> ov;
-  for (const auto& s : a.sets) ov.push_back(config::parse_override(s));
+  for (const auto& s : a.sets) {
+    ov.push_back(config::parse_override(s));
+    if (ov.back().target == "gpu")
+      throw config::ConfigError("--set: key '" + s + "': gpu keys belong to `normsim simt` (allowed: workload.KEY=VALUE, arch.KEY=VALUE)");
+  }
   return Inputs{a.workload.empty() ? config::default_workload(ov) : config::load_workload(a.workload, ov),
                 a.arch.empty() ? config::default_arch(ov) : config::load_arch(a.arch, ov)};
 }
@@ -208,7 +212,11 @@ struct SimtArgs {
 
 normsim::simt::GpuArch load_gpu(const std::string& path, const std::vector<std::string>& sets) {
   std::vector<normsim::config::Override> ov;
-  for (const auto& s : sets) ov.push_back(normsim::config::parse_override(s));
+  for (const auto& s : sets) {
+    ov.push_back(normsim::config::parse_override(s));
+    if (ov.back().target != "gpu")
+      throw normsim::config::ConfigError("--set: key '" + s + "': simt takes GPU keys only (allowed: gpu.KEY[.KEY]=VALUE)");
+  }
   return path.empty() ? normsim::simt::default_gpu_arch(ov) : normsim::simt::load_gpu_arch(path, ov);
 }
 
