@@ -7,7 +7,7 @@ packages=(
   cmake ninja-build g++ pkg-config make
   libsystemc-dev verilator yosys
   libgtest-dev libspdlog-dev libfmt-dev libcli11-dev libyaml-cpp-dev nlohmann-json3-dev zlib1g-dev
-  python3 python3-numpy time
+  python3 python3-numpy python3-matplotlib time
 )
 
 missing=()
