@@ -30,9 +30,15 @@ GpuArch parse(config::YamlReader m, const std::string& source) {
   g.smem_per_block_bytes = count(m, "smem_per_block_bytes", g.smem_per_block_bytes, 1, 1 << 30);
   g.smem_reserved_per_block_bytes = count(m, "smem_reserved_per_block_bytes", g.smem_reserved_per_block_bytes, 0, 1 << 20);
   g.schedulers_per_sm = count(m, "schedulers_per_sm", g.schedulers_per_sm, 1, 64);
+  g.issue_per_scheduler = positive(m, "issue_per_scheduler", g.issue_per_scheduler);
+  if (g.issue_per_scheduler > 1) m.fail("issue_per_scheduler", "at most one instruction per cycle", "(0, 1]");
   g.shuffle_latency_cycles = positive(m, "shuffle_latency_cycles", g.shuffle_latency_cycles);
   g.barrier_latency_cycles = positive(m, "barrier_latency_cycles", g.barrier_latency_cycles);
   g.smem_latency_cycles = positive(m, "smem_latency_cycles", g.smem_latency_cycles);
+  g.fdiv_latency_cycles = positive(m, "fdiv_latency_cycles", g.fdiv_latency_cycles);
+  g.memory_overlap_exponent = m.get_double("memory_overlap_exponent").value_or(g.memory_overlap_exponent);
+  if (!(g.memory_overlap_exponent >= 1 && g.memory_overlap_exponent <= 64))
+    m.fail("memory_overlap_exponent", "must be within [1, 64]", "[1, 64]");
   if (g.max_threads_per_sm % g.warp_size != 0)
     m.fail("max_threads_per_sm", "must be a multiple of warp_size (" + std::to_string(g.warp_size) + ")");
   if (auto l2 = m.get_map("l2")) {
@@ -60,8 +66,7 @@ GpuArch parse(config::YamlReader m, const std::string& source) {
   if (auto d = m.get_map("dram")) {
     g.dram.bytes_per_s = positive(*d, "bytes_per_s", g.dram.bytes_per_s);
     g.dram.latency_cycles = positive(*d, "latency_cycles", g.dram.latency_cycles);
-    g.dram.loaded_latency_cycles = positive(*d, "loaded_latency_cycles", g.dram.loaded_latency_cycles);
-    d->finish({"bytes_per_s", "latency_cycles", "loaded_latency_cycles"});
+    d->finish({"bytes_per_s", "latency_cycles"});
   }
   g.launch_overhead_us = m.get_double("launch_overhead_us").value_or(g.launch_overhead_us);
   if (!(g.launch_overhead_us >= 0)) m.fail("launch_overhead_us", "must be >= 0", ">= 0");
@@ -71,7 +76,8 @@ GpuArch parse(config::YamlReader m, const std::string& source) {
   if (!(g.kernel_tail_cycles >= 0)) m.fail("kernel_tail_cycles", "must be >= 0", ">= 0");
   m.finish({"name", "sms", "sm_clock_mhz", "warp_size", "max_threads_per_sm", "max_blocks_per_sm", "registers_per_sm",
             "register_alloc_unit", "smem_per_sm_bytes", "smem_per_block_bytes", "smem_reserved_per_block_bytes",
-            "schedulers_per_sm", "shuffle_latency_cycles", "barrier_latency_cycles", "smem_latency_cycles", "l2", "l1",
+            "schedulers_per_sm", "issue_per_scheduler", "shuffle_latency_cycles", "barrier_latency_cycles", "smem_latency_cycles",
+            "fdiv_latency_cycles", "memory_overlap_exponent", "l2", "l1",
             "dram", "launch_overhead_us", "block_dispatch_ns", "kernel_tail_cycles"});
   return g;
 }

@@ -31,7 +31,6 @@ struct L1Config {
 struct DramConfig {
   double bytes_per_s = 3.976e12;  ///< sustained read + write bandwidth (a copy kernel's)
   double latency_cycles = 650;    ///< unloaded
-  double loaded_latency_cycles = 1400;
 };
 
 struct GpuArch {
@@ -48,12 +47,15 @@ struct GpuArch {
   int smem_per_block_bytes = 232448;
   int smem_reserved_per_block_bytes = 1024;
   int schedulers_per_sm = 4;
+  double issue_per_scheduler = 0.88;  ///< sustained warp instructions per scheduler per cycle
   double shuffle_latency_cycles = 30;  ///< one __shfl_xor_sync round trip
   double barrier_latency_cycles = 40;  ///< one __syncthreads with the block's warps arriving together
   double smem_latency_cycles = 30;     ///< a shared-memory load
   L2Config l2;
   L1Config l1;
   DramConfig dram;
+  double memory_overlap_exponent = 2;  ///< latency chain and DRAM time combine as their p-norm
+  double fdiv_latency_cycles = 40;  ///< an IEEE fp32 division (MUFU.RCP + Newton + check) on the dependency chain
   double launch_overhead_us = 1.5;  ///< an empty kernel's duration (one block per SM)
   double block_dispatch_ns = 0.6;   ///< extra duration per block of an empty grid
   double kernel_tail_cycles = 2000; ///< a launch's cold first loads and final store drain

@@ -9,12 +9,14 @@ namespace normsim::simt {
 
 namespace {
 
-// Dynamic instructions per element and per-thread dependency chain, read off
-// the kernel source (gpu_ref/kernels) and its SASS op mix (golden
-// sass_facts.json): a load, a conversion for bf16, the accumulation (FADD or
-// FFMA, 4 cycles dependent), index arithmetic. An IEEE division is a
-// MUFU.RCP plus three dependent FFMAs and a range check (sm_90 SASS):
-// about 10 instructions and 40 cycles on the chain.
+// Instructions per element of each pass are the SASS loop body's length
+// divided by the elements one iteration handles (golden normref.sass.gz);
+// the per-warp overhead of a row (reductions, rsqrt, statistics stores) is
+// the straight-line code, checked against ncu's smsp__inst_executed on the
+// profiled cases (golden ncu_sections.tar.gz: e.g. v4 3893 warp
+// instructions per row = 32 x 34 + 128 x 21 + 117). The dependency chain of
+// an accumulation is one FADD/FFMA (4 cycles) per element; an IEEE division
+// adds the arch's fdiv_latency_cycles.
 // The unroll of each pass (x loads in flight per thread) is read off the
 // SASS (golden normref.sass.gz: LDG instructions per loop body): nvcc unrolls
 // the warp-strided loops of v1-v4, v2 and rms_warp by 4 or 16, and leaves the
@@ -22,8 +24,6 @@ namespace {
 // every normalise loop at one load of x per iteration; welford_warp_reg's
 // unrolled body keeps each load next to its use.
 constexpr double kAccumulate = 4;   // FADD/FFMA latency (cycles)
-constexpr double kIeeeDivChain = 40;
-constexpr double kIeeeDivInstr = 10;
 
 Pass pass(Source s, int unroll, double instr, double chain, Reduction after = Reduction::none, int reductions = 1) {
   Pass p;
@@ -37,8 +37,10 @@ Pass pass(Source s, int unroll, double instr, double chain, Reduction after = Re
 }
 
 // Welford push: n += 1, d = x - mean, mean += d / n, m2 += d (x - mean).
-Pass welford_pass(Source s, int unroll, Reduction after) {
-  return pass(s, unroll, 6 + kIeeeDivInstr, kIeeeDivChain + 3 * kAccumulate, after, 3);
+Pass welford_pass(Source s, int unroll, double instr, Reduction after) {
+  Pass p = pass(s, unroll, instr, 3 * kAccumulate, after, 3);
+  p.divisions_per_elem = 1;  // the division's latency comes from the arch (fdiv_latency_cycles)
+  return p;
 }
 
 // ptxas registers per thread for welford_warp_reg<float, VPT> (golden: VPT 32
@@ -164,7 +166,8 @@ LaunchPlan plan_launch(const std::string& kernel, int64_t rows, int64_t hidden, 
     k.registers_per_thread = 32;
     k.uncoalesced = true;
     k.streaming_store = false;
-    k.passes = {pass(G, 16, 3, kAccumulate), pass(G, 16, 4, kAccumulate), pass(G, 16, 8, 0)};
+    k.passes = {pass(G, 16, 2.4, kAccumulate), pass(G, 16, 3.4, kAccumulate), pass(G, 16, 7.8, 0)};
+    k.overhead_instr_per_warp = 100;
     ln_common(k);
     plan.launches.push_back(k);
   } else if (ran == "v2") {
@@ -172,11 +175,12 @@ LaunchPlan plan_launch(const std::string& kernel, int64_t rows, int64_t hidden, 
     block_rows(mean);
     mean.registers_per_thread = 18;
     mean.dynamic_smem_bytes = B * 4;
-    mean.passes = {pass(G, 4, 3, kAccumulate, Reduction::smem_tree)};
+    mean.passes = {pass(G, 4, 5, kAccumulate, Reduction::smem_tree)};
+    mean.overhead_instr_per_warp = 100;
     mean.stats_bytes = N * 4;
     SubKernel rstd = mean;
     rstd.name = "ln_v2_rstd";
-    rstd.passes = {pass(G, 4, 5, kAccumulate, Reduction::smem_tree)};
+    rstd.passes = {pass(G, 4, 6, kAccumulate, Reduction::smem_tree)};
     rstd.extra_read_bytes = N * 4;  // the mean of each row
     SubKernel norm = base("ln_v2_normalize", N, C, eb, B);
     norm.mapping = RowMapping::element;
@@ -185,7 +189,7 @@ LaunchPlan plan_launch(const std::string& kernel, int64_t rows, int64_t hidden, 
     norm.grid = (N * C + B - 1) / B;
     norm.registers_per_thread = 18;
         norm.streaming_store = false;
-    norm.passes = {pass(G, 1, 12, 0)};  // 64-bit index division, 5 loads, FADD, FMUL, FFMA, store
+    norm.passes = {pass(G, 1, 40, 0)};  // no loop: 64-bit index division, 5 loads, FADD, FMUL, FFMA, store
     norm.param_bytes = 2 * C * 4;
     norm.extra_read_bytes = 2 * N * 4;
     norm.output_bytes = N * C * eb;
@@ -194,11 +198,12 @@ LaunchPlan plan_launch(const std::string& kernel, int64_t rows, int64_t hidden, 
     SubKernel k = base(ran == "v3" ? "ln_v3" : "ln_v4", N, C, eb, B);
     warp_rows(k);
     k.registers_per_thread = ran == "v3" ? 26 : 24;
+    k.overhead_instr_per_warp = 117;
     if (ran == "v3")
-      k.passes = {pass(G, 4, 3, kAccumulate, Reduction::warp_shuffle),
-                  pass(G, 4, 4, kAccumulate, Reduction::warp_shuffle), pass(GS, 1, 8, 0)};
+      k.passes = {pass(G, 4, 7.5, kAccumulate, Reduction::warp_shuffle),
+                  pass(G, 4, 8.75, kAccumulate, Reduction::warp_shuffle), pass(GS, 1, 21, 0)};
     else
-      k.passes = {pass(G, 4, 4, kAccumulate, Reduction::warp_shuffle, 2), pass(GS, 1, 8, 0)};
+      k.passes = {pass(G, 4, 8.5, kAccumulate, Reduction::warp_shuffle, 2), pass(GS, 1, 21, 0)};
     ln_common(k);
     plan.launches.push_back(k);
   } else if (ran == "v5") {
@@ -207,7 +212,8 @@ LaunchPlan plan_launch(const std::string& kernel, int64_t rows, int64_t hidden, 
     k.registers_per_thread = bf16 ? 20 : 22;
     k.static_smem_bytes = 256;
     k.streaming_store = false;
-    k.passes = {pass(G, 1, 4 + cvt, kAccumulate, Reduction::block_two_level, 2), pass(GS, 1, 8 + 2 * cvt, 0)};
+    k.passes = {pass(G, 1, 11 + cvt, kAccumulate, Reduction::block_two_level, 2), pass(GS, 1, 21 + cvt, 0)};
+    k.overhead_instr_per_warp = 134;
     ln_common(k);
     plan.launches.push_back(k);
   } else if (ran == "v6") {
@@ -216,14 +222,23 @@ LaunchPlan plan_launch(const std::string& kernel, int64_t rows, int64_t hidden, 
     k.registers_per_thread = bf16 ? 32 : 34;
     k.dynamic_smem_bytes = 2 * C * 4 + static_cast<int64_t>(warps) * C * eb;
     k.vector_bytes = 16;
+    k.overhead_instr_per_warp = 120;
     // The row loop is software-pipelined over four (fp32) or two (bf16)
     // 16-byte registers sets: that many LDG.128 in flight (SASS).
     // Each block first copies gamma and beta into shared memory (float4, 2
     // loads in flight per unrolled body) and waits at a barrier.
     k.passes = {pass(Source::params, 2, 4, 0, Reduction::block_barrier),
-                pass(GS, bf16 ? 2 : 4, 3 + cvt, kAccumulate, Reduction::warp_shuffle),
-                pass(Source::shared, 4, 3 + cvt, kAccumulate, Reduction::warp_shuffle),
-                pass(Source::shared, 4, 7 + 2 * cvt, 0)};
+                pass(GS, bf16 ? 2 : 4, bf16 ? 2.9 : 1.6, kAccumulate, Reduction::warp_shuffle),
+                pass(Source::shared, 4, bf16 ? 3.75 : 2.5, kAccumulate, Reduction::warp_shuffle),
+                pass(Source::shared, 4, bf16 ? 7.9 : 6.1, 0)};
+    // Shared-memory wavefronts per lane-element: the row's 16-byte stores and
+    // loads take 512 B (4 wavefronts) per warp instruction, V elements per
+    // lane; the normalise pass reads s_w[c + k] and s_b[c + k] with lanes V
+    // words apart: a V-way bank conflict for each of the two scalar loads.
+    const double V = bf16 ? 8 : 4;
+    k.passes[1].smem_wavefronts_per_elem = 4 / V;
+    k.passes[2].smem_wavefronts_per_elem = 4 / V;
+    k.passes[3].smem_wavefronts_per_elem = 4 / V + 2 * V;
     ln_common(k);
     plan.launches.push_back(k);
   } else if (ran == "welford_warp_reg") {
@@ -236,7 +251,8 @@ LaunchPlan plan_launch(const std::string& kernel, int64_t rows, int64_t hidden, 
     // Fully unrolled, but each element's load sits in its own `if (c < C)`
     // block with the Welford update that uses it (SASS: LDG, then the
     // division, per block): one load in flight at a time.
-    k.passes = {welford_pass(GS, 1, Reduction::warp_welford), pass(Source::registers, 1, 7, 0)};
+    k.passes = {welford_pass(GS, 1, 32, Reduction::warp_welford), pass(Source::registers, 1, 12, 0)};
+    k.overhead_instr_per_warp = 400;
     ln_common(k);
     plan.launches.push_back(k);
   } else if (ran == "welford_block_smem" || ran == "block_reread") {
@@ -245,11 +261,14 @@ LaunchPlan plan_launch(const std::string& kernel, int64_t rows, int64_t hidden, 
     block_rows(k);
     k.registers_per_thread = smem ? 28 : 25;
     k.static_smem_bytes = 384;
+    k.overhead_instr_per_warp = smem ? 802 : 774;  // two warp_welford butterflies of Chan merges
     if (smem) {
       k.dynamic_smem_bytes = C * eb;
-      k.passes = {welford_pass(GS, 1, Reduction::block_welford), pass(Source::shared, 1, 7 + cvt, 0)};
+      k.passes = {welford_pass(GS, 1, 29 + 3 * cvt, Reduction::block_welford), pass(Source::shared, 1, 17 + 2 * cvt, 0)};
+      k.passes[0].smem_wavefronts_per_elem = 1;  // the row is stored, one conflict-free wavefront per warp store
+      k.passes[1].smem_wavefronts_per_elem = 1;
     } else {
-      k.passes = {welford_pass(G, 1, Reduction::block_welford), pass(G, 1, 8 + cvt, 0)};
+      k.passes = {welford_pass(G, 1, 28, Reduction::block_welford), pass(G, 1, 21, 0)};
     }
     ln_common(k);
     plan.launches.push_back(k);
@@ -258,12 +277,15 @@ LaunchPlan plan_launch(const std::string& kernel, int64_t rows, int64_t hidden, 
     if (ran == "rms_warp") {
       warp_rows(k);
       k.registers_per_thread = bf16 ? 32 : 31;
-      k.passes = {pass(G, bf16 ? 14 : 15, 3 + cvt, kAccumulate, Reduction::warp_shuffle), pass(G, 4, 6 + 2 * cvt, 0)};
+      k.passes = {pass(G, bf16 ? 14 : 15, bf16 ? 3.3 : 2.3, kAccumulate, Reduction::warp_shuffle),
+                  pass(G, 4, bf16 ? 8 : 7.75, 0)};
+      k.overhead_instr_per_warp = 118;
     } else {
       block_rows(k);
       k.registers_per_thread = bf16 ? 18 : 20;
       k.static_smem_bytes = 128;
-      k.passes = {pass(G, 1, 3 + cvt, kAccumulate, Reduction::block_two_level), pass(G, 1, 6 + 2 * cvt, 0)};
+      k.passes = {pass(G, 1, 10 + cvt, kAccumulate, Reduction::block_two_level), pass(G, 1, 18 + 2 * cvt, 0)};
+      k.overhead_instr_per_warp = 100;
     }
     k.param_bytes = C * 4;
     k.output_bytes = N * C * eb;

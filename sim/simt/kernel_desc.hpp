@@ -22,11 +22,13 @@ enum class Reduction { none, warp_shuffle, block_two_level, smem_tree, warp_welf
 /// One sweep of a row's threads over its elements.
 struct Pass {
   Source source = Source::global;
-  double instr_per_elem = 4;  ///< dynamic instructions per element (load, convert, arithmetic, index)
+  double instr_per_elem = 4;  ///< instructions a thread executes per element (SASS loop body / elements per iteration)
   double chain_cycles_per_elem = 4;  ///< latency of the per-thread dependency chain per element
   Reduction after = Reduction::none;  ///< reduction between this pass and the next
   int reductions = 1;                 ///< how many values are reduced there (v4/v5: sum and sum of squares)
   int loads_in_flight = 1;            ///< x loads one thread issues before the first is used (SASS: LDGs per loop body)
+  int divisions_per_elem = 0;         ///< IEEE divisions on the per-element dependency chain (Welford: 1)
+  double smem_wavefronts_per_elem = 0;  ///< shared-memory wavefronts per warp per element a lane handles (bank conflicts counted)
 };
 
 /// One kernel launch.
@@ -42,6 +44,7 @@ struct SubKernel {
   int64_t dynamic_smem_bytes = 0;
   int vector_bytes = 4;           ///< bytes per global load per thread (16 for 128-bit access)
   std::vector<Pass> passes;
+  double overhead_instr_per_warp = 100;  ///< instructions a warp executes per row outside the element loops
   bool streaming_store = true;    ///< __stcs (evict-first) output stores
   bool uncoalesced = false;       ///< neighbouring threads read addresses a row apart (v1)
   // Bytes the launch moves besides x and y.

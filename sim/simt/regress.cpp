@@ -229,7 +229,7 @@ GpuArch fit_arch(const std::vector<GoldenCase>& cases, const GpuArch& start, std
     double lo, hi;
   };
   const std::vector<Param> params = {
-      {"dram.loaded_latency_cycles", nullptr, nullptr, &DramConfig::loaded_latency_cycles, 650, 8000},
+      {"fdiv_latency_cycles", &GpuArch::fdiv_latency_cycles, nullptr, nullptr, 10, 2000},
       {"l2.reuse_half_bytes", nullptr, &L2Config::reuse_half_bytes, nullptr, 10e6, 62.9e6},
       {"l2.reuse_steepness", nullptr, &L2Config::reuse_steepness, nullptr, 1, 20},
       {"l2.evict_first_weight", nullptr, &L2Config::evict_first_weight, nullptr, 0.01, 1},
@@ -237,6 +237,7 @@ GpuArch fit_arch(const std::vector<GoldenCase>& cases, const GpuArch& start, std
       {"shuffle_latency_cycles", &GpuArch::shuffle_latency_cycles, nullptr, nullptr, 10, 200},
       {"barrier_latency_cycles", &GpuArch::barrier_latency_cycles, nullptr, nullptr, 10, 2000},
       {"kernel_tail_cycles", &GpuArch::kernel_tail_cycles, nullptr, nullptr, 0, 20000},
+      {"memory_overlap_exponent", &GpuArch::memory_overlap_exponent, nullptr, nullptr, 1, 64},
   };
   auto ref = [](GpuArch& g, const Param& p) -> double& {
     if (p.top) return g.*(p.top);

@@ -50,7 +50,7 @@ double reduction_cycles(const Pass& p, const SubKernel& k, const GpuArch& g) {
   const double shfl = g.shuffle_latency_cycles, bar = g.barrier_latency_cycles, sm = g.smem_latency_cycles;
   const double butterfly = 5 * (shfl + 4);  // offsets 16..1, one add each
   // A Chan merge: three shuffles in parallel, two IEEE divisions and a few FMAs.
-  const double chan = 5 * (shfl + 2 * 40 + 16);
+  const double chan = 5 * (shfl + 2 * g.fdiv_latency_cycles + 16);
   switch (p.after) {
     case Reduction::none: return 0;
     case Reduction::warp_shuffle: return butterfly;
@@ -139,7 +139,7 @@ LaunchPrediction predict_launch(const SubKernel& k, const GpuArch& g) {
   // caches), a re-read from L1, L2 or DRAM by the hit fractions above.
   const double l2_lat = 0.5 * (g.l2.near_hit_latency_cycles + g.l2.far_hit_latency_cycles);
   const double reread_lat = r.l1_hit * g.l1.hit_latency_cycles +
-                            (1 - r.l1_hit) * (r.l2_hit * l2_lat + (1 - r.l2_hit) * g.dram.loaded_latency_cycles);
+                            (1 - r.l1_hit) * (r.l2_hit * l2_lat + (1 - r.l2_hit) * g.dram.latency_cycles);
   double row_cycles = 0;
   bool first_global = true;
   for (const Pass& p : k.passes) {
@@ -149,29 +149,37 @@ LaunchPrediction predict_launch(const SubKernel& k, const GpuArch& g) {
       const double param_loads = std::ceil(static_cast<double>(k.param_bytes) / (k.block * 16.0));
       mem = std::ceil(param_loads / std::max(1, p.loads_in_flight)) * l2_lat;
     } else if (is_global(p.source)) {
-      double lat = first_global ? g.dram.loaded_latency_cycles : reread_lat;
+      double lat = first_global ? g.dram.latency_cycles : reread_lat;
       if (k.uncoalesced) lat = g.l2.far_hit_latency_cycles;  // scattered lines: every load an L1 miss
       mem = batches * lat;
       first_global = false;
     } else if (p.source == Source::shared) {
       mem = batches * g.smem_latency_cycles;
     }
-    row_cycles += std::max(mem, elems_per_thread * p.chain_cycles_per_elem) + reduction_cycles(p, k, g);
+    const double chain = p.chain_cycles_per_elem + p.divisions_per_elem * g.fdiv_latency_cycles;
+    row_cycles += std::max(mem, elems_per_thread * chain) + reduction_cycles(p, k, g);
   }
   double slots_rounds;
   if (k.mapping == RowMapping::element) {
     slots_rounds = std::ceil(o.waves);
-    row_cycles = g.dram.loaded_latency_cycles;  // each thread: one element, its loads in parallel
+    row_cycles = g.dram.latency_cycles;  // each thread: one element, its loads in parallel
   } else {
     slots_rounds = std::ceil(static_cast<double>(k.rows) / std::max<int64_t>(1, o.rows_in_flight));
   }
   r.latency_us = slots_rounds * row_cycles / clk;
-  // Issue: warp instructions over the SMs the grid occupies.
+  // Issue: the warp instructions of every row (element loops plus the
+  // row's straight-line code) over the schedulers of the SMs the grid
+  // occupies, at the issue rate ncu shows for issue-bound kernels.
   const double sms_used = std::min<double>(g.sms, static_cast<double>(k.grid));
-  double instr = 0;
-  for (const Pass& p : k.passes) instr += p.instr_per_elem;
-  const double warp_instr = static_cast<double>(k.rows) * static_cast<double>(k.hidden) * instr / g.warp_size;
-  r.issue_us = warp_instr / (sms_used * g.schedulers_per_sm) / clk;
+  double instr_per_thread_row = 0;
+  for (const Pass& p : k.passes) instr_per_thread_row += elems_per_thread * p.instr_per_elem;
+  const double warps_per_row = static_cast<double>(k.threads_per_row) / g.warp_size;
+  const double warp_instr = static_cast<double>(k.rows) * warps_per_row * (instr_per_thread_row + k.overhead_instr_per_warp);
+  r.issue_us = warp_instr / (sms_used * g.schedulers_per_sm * g.issue_per_scheduler) / clk;
+  // Shared memory: one wavefront per cycle per SM.
+  double wavefronts_per_row = 0;
+  for (const Pass& p : k.passes) wavefronts_per_row += elems_per_thread * p.smem_wavefronts_per_elem;
+  r.smem_us = static_cast<double>(k.rows) * warps_per_row * wavefronts_per_row / sms_used / clk;
   // Scattered loads: one sector request per element per pass, at the SM's L1-miss rate.
   if (k.uncoalesced) {
     const double requests = static_cast<double>(k.rows) * static_cast<double>(k.hidden) * gp / sms_used;
@@ -179,10 +187,19 @@ LaunchPrediction predict_launch(const SubKernel& k, const GpuArch& g) {
   }
   // Block dispatch: the GPU starts blocks at a measured rate (empty kernel).
   r.dispatch_us = static_cast<double>(k.grid) * g.block_dispatch_ns * 1e-3;
-  const double worst = std::max({r.dram_us, r.latency_us, r.issue_us, r.request_us, r.dispatch_us});
-  r.bound = worst == r.dram_us       ? "dram"
-            : worst == r.latency_us  ? "latency"
+  // Memory: a load's latency is the unloaded one plus its wait in the DRAM
+  // queue, and the queue holds what is in flight; summed over the row
+  // chain that approaches (chain at the unloaded latency) + (bytes /
+  // bandwidth) when few loads are in flight and the larger of the two when
+  // many are.
+  // The two overlap partly: a p-norm between their sum (p = 1) and their
+  // maximum (p -> infinity), p from the arch (fitted).
+  const double pe = g.memory_overlap_exponent;
+  const double memory_us = std::pow(std::pow(r.latency_us, pe) + std::pow(r.dram_us, pe), 1.0 / pe);
+  const double worst = std::max({memory_us, r.issue_us, r.smem_us, r.request_us, r.dispatch_us});
+  r.bound = worst == memory_us       ? (r.dram_us > r.latency_us ? "dram" : "latency")
             : worst == r.issue_us    ? "issue"
+            : worst == r.smem_us     ? "shared memory"
             : worst == r.request_us  ? "l1-miss requests"
                                      : "block dispatch";
   // Once per launch and never overlapped: the first loads' cold start and the

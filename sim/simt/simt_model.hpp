@@ -34,7 +34,7 @@ struct LaunchPrediction {
   double l1_hit = 0, l2_hit = 0;    ///< hit fraction of a re-read pass
   double dram_bytes_read = 0, dram_bytes_written = 0, l2_bytes = 0;
   // Duration bounds (us): the largest decides, plus the launch overhead.
-  double dram_us = 0, latency_us = 0, issue_us = 0, request_us = 0, dispatch_us = 0;
+  double dram_us = 0, latency_us = 0, issue_us = 0, smem_us = 0, request_us = 0, dispatch_us = 0;
   double duration_us = 0;
   std::string bound;  ///< which bound decided
 };

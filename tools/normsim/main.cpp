@@ -255,7 +255,7 @@ int cmd_simt(const SimtArgs& a) {
                           {"l1_hit", l.l1_hit}, {"l2_hit", l.l2_hit}, {"dram_bytes_read", l.dram_bytes_read},
                           {"dram_bytes_written", l.dram_bytes_written}, {"l2_bytes", l.l2_bytes},
                           {"bounds_us", {{"dram", l.dram_us}, {"latency", l.latency_us}, {"issue", l.issue_us},
-                                         {"l1_miss_requests", l.request_us}, {"block_dispatch", l.dispatch_us}}},
+                                         {"shared_memory", l.smem_us}, {"l1_miss_requests", l.request_us}, {"block_dispatch", l.dispatch_us}}},
                           {"bound", l.bound}, {"duration_us", l.duration_us}});
     nlohmann::json j = {{"kernel", a.kernel}, {"ran", p.plan.ran}, {"rows", rows}, {"hidden", hidden}, {"dtype", dtype},
                         {"block", p.plan.block}, {"gpu", gpu.name},
@@ -275,8 +275,9 @@ int cmd_simt(const SimtArgs& a) {
                 l.occ.waves);
     std::printf("    re-read hit fraction L1 %.3f, L2 %.3f (reuse distance %.1f MB)\n", l.l1_hit, l.l2_hit,
                 l.reuse_distance_bytes / 1e6);
-    std::printf("    bounds               DRAM %.1f us, latency %.1f us, issue %.1f us, L1-miss requests %.1f us -> %s\n",
-                l.dram_us, l.latency_us, l.issue_us, l.request_us, l.bound.c_str());
+    std::printf("    bounds               DRAM %.1f us, latency %.1f us, issue %.1f us, shared memory %.1f us, "
+                "L1-miss requests %.1f us, dispatch %.1f us -> %s\n",
+                l.dram_us, l.latency_us, l.issue_us, l.smem_us, l.request_us, l.dispatch_us, l.bound.c_str());
   }
   std::printf("\n  DRAM bytes read       %16.0f  bytes\n", p.dram_bytes_read);
   std::printf("  DRAM bytes written    %16.0f  bytes\n", p.dram_bytes_written);
@@ -299,13 +300,13 @@ int cmd_regress(const RegressArgs& a) {
     gpu = simt::fit_arch(cases, gpu, &log);
     std::fprintf(stderr, "%s", log.c_str());
     std::fprintf(stderr,
-                 "fitted on the training cases (copy into the arch file):\n  dram.loaded_latency_cycles: %.0f\n"
+                 "fitted on the training cases (copy into the arch file):\n  fdiv_latency_cycles: %.0f\n"
                  "  l2.reuse_half_bytes: %.0f\n  l2.reuse_steepness: %.3g\n  l2.evict_first_weight: %.3g\n"
                  "  l2.dirty_resident_bytes: %.0f\n  shuffle_latency_cycles: %.0f\n  barrier_latency_cycles: %.0f\n"
-                 "  kernel_tail_cycles: %.0f\n",
-                 gpu.dram.loaded_latency_cycles, gpu.l2.reuse_half_bytes, gpu.l2.reuse_steepness,
+                 "  kernel_tail_cycles: %.0f\n  memory_overlap_exponent: %.3g\n",
+                 gpu.fdiv_latency_cycles, gpu.l2.reuse_half_bytes, gpu.l2.reuse_steepness,
                  gpu.l2.evict_first_weight, gpu.l2.dirty_resident_bytes, gpu.shuffle_latency_cycles,
-                 gpu.barrier_latency_cycles, gpu.kernel_tail_cycles);
+                 gpu.barrier_latency_cycles, gpu.kernel_tail_cycles, gpu.memory_overlap_exponent);
   }
   const simt::RegressResult r = simt::regress(cases, gpu, a.golden);
   if (a.json) std::cout << simt::to_json(r).dump(1) << "\n";
