@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <algorithm>
 #include <random>
 #include <set>
 
@@ -151,4 +152,29 @@ TEST(Simt, RegressionAgainstTheGoldenH200) {
   for (const char* k : {"cases", "summary", "held_out", "training", "per_kernel", "pass"}) EXPECT_TRUE(j.contains(k)) << k;
   for (const char* k : {"cases", "dram_read_max_rel_error", "duration_mae", "duration_corr", "bit_exact_cases"})
     EXPECT_TRUE(j["summary"].contains(k)) << k;
+}
+
+TEST(Simt, FitNeverSeesTheHeldOutCases) {
+  auto cases = load_golden(golden());
+  const std::vector<bool> held = held_out_mask(cases);
+  // The held-out set depends on the ids alone.
+  auto shuffled = cases;
+  std::reverse(shuffled.begin(), shuffled.end());
+  const std::vector<bool> held2 = held_out_mask(shuffled);
+  for (size_t i = 0; i < cases.size(); ++i) EXPECT_EQ(held[i], held2[cases.size() - 1 - i]) << cases[i].id;
+  // Corrupting every held-out measurement leaves the fitted arch unchanged.
+  GpuArch start = h200();
+  start.barrier_latency_cycles *= 1.7;  // start away from the optimum so the fit moves
+  const GpuArch a = fit_arch(cases, start);
+  for (size_t i = 0; i < cases.size(); ++i)
+    if (held[i]) {
+      cases[i].duration_us *= 3;
+      cases[i].dram_bytes_read *= 0.5;
+    }
+  const GpuArch b = fit_arch(cases, start);
+  EXPECT_EQ(a.barrier_latency_cycles, b.barrier_latency_cycles);
+  EXPECT_EQ(a.l2.reuse_half_bytes, b.l2.reuse_half_bytes);
+  EXPECT_EQ(a.kernel_tail_cycles, b.kernel_tail_cycles);
+  EXPECT_EQ(a.memory_overlap_exponent, b.memory_overlap_exponent);
+  EXPECT_NE(a.barrier_latency_cycles, start.barrier_latency_cycles) << "the fit did not move";
 }
