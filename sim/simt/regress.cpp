@@ -227,6 +227,7 @@ GpuArch fit_arch(const std::vector<GoldenCase>& cases, const GpuArch& start, std
     double L2Config::*l2;
     double DramConfig::*dram;
     double lo, hi;
+    double L1Config::*l1 = nullptr;
   };
   const std::vector<Param> params = {
       {"fdiv_latency_cycles", &GpuArch::fdiv_latency_cycles, nullptr, nullptr, 10, 2000},
@@ -238,10 +239,12 @@ GpuArch fit_arch(const std::vector<GoldenCase>& cases, const GpuArch& start, std
       {"barrier_latency_cycles", &GpuArch::barrier_latency_cycles, nullptr, nullptr, 10, 2000},
       {"kernel_tail_cycles", &GpuArch::kernel_tail_cycles, nullptr, nullptr, 0, 20000},
       {"memory_overlap_exponent", &GpuArch::memory_overlap_exponent, nullptr, nullptr, 1, 64},
+      {"l1.miss_requests_per_cycle", nullptr, nullptr, nullptr, 0.05, 4, &L1Config::miss_requests_per_cycle},
   };
   auto ref = [](GpuArch& g, const Param& p) -> double& {
     if (p.top) return g.*(p.top);
     if (p.l2) return g.l2.*(p.l2);
+    if (p.l1) return g.l1.*(p.l1);
     return g.dram.*(p.dram);
   };
   GpuArch best = start;

@@ -50,6 +50,8 @@ for c in sorted(r["cases"], key=lambda c: -abs(c["rel_error"]["dram_bytes_read"]
     if abs(e) > 0.05:
         lines.append(f"| {c['id']} | {'yes' if c['held_out'] else 'no'} | {c['measured']['dram_bytes_read'] / 1e6:.1f} | "
                      f"{c['predicted']['dram_bytes_read'] / 1e6:.1f} | {pct(e)} |")
+held = sorted(c["id"] for c in r["cases"] if c["held_out"])
+lines += ["", f"### The {len(held)} held-out cases (never fitted on)", "", ", ".join(f"`{h}`" for h in held)]
 lines += ["", "![predicted vs measured](fidelity.png)", "", "<!-- END generated -->"]
 block = "\n".join(lines)
 
