@@ -18,6 +18,10 @@ struct L2Config {
   double far_hit_latency_cycles = 515;
   double reuse_half_bytes = 55e6;     ///< reuse distance with a 50% hit chance
   double reuse_steepness = 6.0;       ///< how sharply hits fall off past it
+  /// The same curve for a single sweep (every row in flight at once: all
+  /// first passes, then all second passes -- LRU's sharp cliff).
+  double sweep_half_bytes = 50e6;
+  double sweep_steepness = 12.0;
   double evict_first_weight = 0.25;   ///< L2 residency of an evict-first line, relative to a normal one
   double dirty_resident_bytes = 24e6; ///< written bytes still in L2 at kernel end (never written back by then)
 };

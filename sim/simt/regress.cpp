@@ -233,6 +233,8 @@ GpuArch fit_arch(const std::vector<GoldenCase>& cases, const GpuArch& start, std
       {"fdiv_latency_cycles", &GpuArch::fdiv_latency_cycles, nullptr, nullptr, 10, 2000},
       {"l2.reuse_half_bytes", nullptr, &L2Config::reuse_half_bytes, nullptr, 10e6, 62.9e6},
       {"l2.reuse_steepness", nullptr, &L2Config::reuse_steepness, nullptr, 1, 20},
+      {"l2.sweep_half_bytes", nullptr, &L2Config::sweep_half_bytes, nullptr, 10e6, 62.9e6},
+      {"l2.sweep_steepness", nullptr, &L2Config::sweep_steepness, nullptr, 1, 40},
       {"l2.evict_first_weight", nullptr, &L2Config::evict_first_weight, nullptr, 0.01, 1},
       {"l2.dirty_resident_bytes", nullptr, &L2Config::dirty_resident_bytes, nullptr, 1e6, 62.9e6},
       {"shuffle_latency_cycles", &GpuArch::shuffle_latency_cycles, nullptr, nullptr, 10, 200},

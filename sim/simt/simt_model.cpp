@@ -105,7 +105,9 @@ LaunchPrediction predict_launch(const SubKernel& k, const GpuArch& g) {
     double lo = 0, hi = 1;
     for (int i = 0; i < 60; ++i) {
       const double mid = 0.5 * (lo + hi);
-      const double f = reuse_hit_fraction(distance(mid), g.l2.reuse_half_bytes, g.l2.reuse_steepness) - mid;
+      const double f = (one_wave ? reuse_hit_fraction(distance(mid), g.l2.sweep_half_bytes, g.l2.sweep_steepness)
+                                 : reuse_hit_fraction(distance(mid), g.l2.reuse_half_bytes, g.l2.reuse_steepness)) -
+                       mid;
       (f > 0 ? lo : hi) = mid;
     }
     r.l2_hit = 0.5 * (lo + hi);
