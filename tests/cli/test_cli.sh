@@ -56,6 +56,29 @@ expect_exit 2 "key 'asic': missing" -- run --arch "$A/fp32.yaml" --trace "$T/x.v
 expect_exit 2 "no outputs with --no-numerics" -- run --arch "$AD" --no-numerics --save-outputs --out "$T/nn" -q
 expect_exit 2 "key 'asic': missing" -- compare --arch "$A/fixed16.yaml" -q
 expect_exit 2 "more than .*asic.dram.capacity_bytes" -- run "$W/llama3-70b.yaml" --arch "$AD" --set arch.asic.dram.capacity_bytes=1000000 -q
+# sweep: the grid's points, each validated before any runs; bad points are exit 2 naming the point.
+expect_exit 2 "sweep: --grid: missing" -- sweep "$W/gpt2-small.yaml" --arch "$AD" -q
+expect_exit 2 "sweep: --grid 'arch.lanes': expected KEY=V1,V2" -- sweep "$W/gpt2-small.yaml" --arch "$AD" --grid arch.lanes -q
+expect_exit 2 'sweep point {"arch.lanes":"3"}: .*lanes' -- sweep "$W/gpt2-small.yaml" --arch "$AD" --grid arch.lanes=4,3 -q
+"$N" sweep "$W/gpt2-small.yaml" --arch "$AD" --grid arch.lanes=4,16 --grid arch.asic.rows_in_flight=2,4 --out "$T/sw" --json -q >"$T/sweep.json" 2>/dev/null || bad "sweep failed"
+/usr/bin/python3 - "$T/sweep.json" "$T/sw/sweep.csv" <<'PY' && ok || bad "sweep contract"
+import csv, json, sys
+j = json.load(open(sys.argv[1]))
+pts = j["points"]
+assert j["mode"] == "timing-only" and len(pts) == 4, j.keys()
+assert [p["point"] for p in pts] == [{"arch.lanes": l, "arch.asic.rows_in_flight": r} for l in ("4", "16") for r in ("2", "4")]
+cyc = {(p["point"]["arch.lanes"], p["point"]["arch.asic.rows_in_flight"]): p["report"]["timing"]["cycles"] for p in pts}
+assert cyc[("4", "4")] > cyc[("16", "4")], cyc          # fewer lanes: more cycles
+rd = {p["report"]["traffic"]["dram_bytes_read"] for p in pts}
+assert len(rd) == 1, rd                                  # the bytes moved do not depend on lanes or buffers
+rows = list(csv.DictReader(open(sys.argv[2])))
+assert len(rows) == 4 and float(rows[0]["cycles"]) == pts[0]["report"]["timing"]["cycles"]
+PY
+# The same point as a single run: identical cycles.
+c1=$("$N" run "$W/gpt2-small.yaml" --arch "$AD" --set arch.lanes=4 --set arch.asic.rows_in_flight=2 --no-numerics --json -q | /usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)["timing"]["cycles"])')
+c2=$(/usr/bin/python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["points"][0]["report"]["timing"]["cycles"])' "$T/sweep.json")
+[ "$c1" = "$c2" ] && ok || bad "sweep point cycles $c2 differ from run's $c1"
+
 # simt / regress: bad input is exit 2 with one line naming the flag or file and the allowed values.
 printf 'name: bad\nsms: 0\n' >"$T/gpu0.yaml"
 printf 'name: bad\nwarps: 4\n' >"$T/gpukey.yaml"

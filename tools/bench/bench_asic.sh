@@ -40,6 +40,11 @@ for A in "${archs[@]}"; do
     for p in sram-replay dram-reread partial-replay; do
       measure "asic:$p" run "$W" --arch "$A" --path "$p"
       measure "timing-only:$p" run "$W" --arch "$A" --path "$p" --no-numerics
+      # A design-space sweep pays the process start once: 20 points, forked.
+      t0=$(date +%s%N)
+      "$N" sweep "$W" --arch "$A" --path "$p" --grid "arch.asic.rows_in_flight=$(printf '4,%.0s' {1..19})4" -q >/dev/null
+      t1=$(date +%s%N)
+      echo "sweep-point:$p $(( (t1 - t0) / 20000 ))e-6 0"
     done
   } >"$tmp/$name.txt"
   echo
@@ -58,6 +63,10 @@ for r in rows:
     if label.startswith("timing-only:"):
         full = t['asic:' + label.split(':')[1]]
         extra = f"{full / sec:>20.0f}x {(full - start) / max(sec - start, 1e-6):>19.0f}x"
-    print(f"  {label:<26} {sec:>8.3f} {n / sec / 1e6:>9.1f} {rss:>12.0f} {t['functional'] / sec:>13.2f}x {extra}")
+    if label.startswith("sweep-point:"):
+        full = t['asic:' + label.split(':')[1]]
+        extra = f"{full / sec:>20.0f}x {'(per point)':>20}"
+    rss_text = f"{rss:>12.0f}" if rss > 0 else f"{'-':>12}"
+    print(f"  {label:<26} {sec:>8.3f} {n / sec / 1e6:>9.1f} {rss_text} {t['functional'] / sec:>13.2f}x {extra}")
 PY
 done

@@ -5,7 +5,9 @@
 #include <spdlog/spdlog.h>
 
 #include <cstdio>
+#include <chrono>
 #include <filesystem>
+#include <functional>
 #include <iostream>
 #include <optional>
 #include <string>
@@ -97,8 +99,46 @@ int run_asic_model(const RunArgs& a, const normsim::config::Workload& w, const n
   return kExitOk;
 }
 
-// SystemC elaborates once per process: each path of `compare` runs in a child
-// that sends its report back through a pipe.
+// SystemC elaborates once per process: every simulation of `compare` and
+// `sweep` runs in a forked child (which also skips the process start) and
+// sends its report back through a pipe. Returns the child's exit code.
+int report_from_child(const std::function<nlohmann::json()>& simulate, const std::string& what, nlohmann::json& out) {
+  int fds[2];
+  if (pipe(fds) != 0) throw std::runtime_error(what + ": pipe failed");
+  std::fflush(nullptr);
+  const pid_t pid = fork();
+  if (pid < 0) throw std::runtime_error(what + ": fork failed");
+  if (pid == 0) {
+    close(fds[0]);
+    int rc = 0;
+    try {
+      const std::string text = simulate().dump();
+      size_t off = 0;
+      while (off < text.size()) {
+        const ssize_t n = write(fds[1], text.data() + off, text.size() - off);
+        if (n <= 0) break;
+        off += static_cast<size_t>(n);
+      }
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "normsim: %s: %s\n", what.c_str(), e.what());
+      rc = 2;
+    }
+    close(fds[1]);
+    _exit(rc);
+  }
+  close(fds[1]);
+  std::string text;
+  char buf[65536];
+  ssize_t n;
+  while ((n = read(fds[0], buf, sizeof buf)) > 0) text.append(buf, static_cast<size_t>(n));
+  close(fds[0]);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+  out = nlohmann::json::parse(text);
+  return 0;
+}
+
 int cmd_compare(const RunArgs& a) {
   using namespace normsim;
   const auto [w, arch] = load_inputs(a);
@@ -108,40 +148,13 @@ int cmd_compare(const RunArgs& a) {
     asic::AsicOptions o = asic_options(a, opt);
     o.path = path;
     (void)asic::resolve_asic_config(w, arch, o);  // exit 2 in the parent, with the path's reason
-    int fds[2];
-    if (pipe(fds) != 0) throw std::runtime_error("compare: pipe failed");
-    std::fflush(nullptr);
-    const pid_t pid = fork();
-    if (pid < 0) throw std::runtime_error("compare: fork failed");
-    if (pid == 0) {
-      close(fds[0]);
-      int rc = 0;
-      try {
-        const std::string text = report::asic_report_json(asic::run_asic(w, arch, o)).dump();
-        size_t off = 0;
-        while (off < text.size()) {
-          const ssize_t n = write(fds[1], text.data() + off, text.size() - off);
-          if (n <= 0) break;
-          off += static_cast<size_t>(n);
-        }
-      } catch (const std::exception& e) {
-        std::fprintf(stderr, "normsim: compare (%s): %s\n", std::string(asic::to_string(path)).c_str(), e.what());
-        rc = 2;
-      }
-      close(fds[1]);
-      _exit(rc);
-    }
-    close(fds[1]);
-    std::string text;
-    char buf[65536];
-    ssize_t n;
-    while ((n = read(fds[0], buf, sizeof buf)) > 0) text.append(buf, static_cast<size_t>(n));
-    close(fds[0]);
-    int status = 0;
-    waitpid(pid, &status, 0);
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
-    reports.push_back(nlohmann::json::parse(text));
-    spdlog::info("compare: {} done", std::string(asic::to_string(path)));
+    nlohmann::json report;
+    const std::string name(asic::to_string(path));
+    if (int rc = report_from_child([&] { return report::asic_report_json(asic::run_asic(w, arch, o)); },
+                                   "compare (" + name + ")", report))
+      return rc;
+    reports.push_back(std::move(report));
+    spdlog::info("compare: {} done", name);
   }
   const nlohmann::json all = {{"paths", reports}};
   if (!a.out_dir.empty()) {
@@ -152,6 +165,140 @@ int cmd_compare(const RunArgs& a) {
   }
   if (a.json) std::cout << all.dump() << "\n";
   else std::cout << report::compare_table(reports);
+  return kExitOk;
+}
+
+struct SweepArgs {
+  RunArgs run;
+  std::vector<std::string> grids;
+  bool numerics = false;
+};
+
+// `sweep`: every point of the grid (the Cartesian product of the --grid
+// values, on top of --set) through the ASIC model, timing only unless
+// --numerics; one row per point.
+int cmd_sweep(const SweepArgs& a) {
+  using namespace normsim;
+  using Clock = std::chrono::steady_clock;
+  if (a.grids.empty()) throw config::ConfigError("sweep: --grid: missing (allowed: KEY=V1,V2,... with KEY workload.* or arch.*)");
+  struct Axis {
+    std::string key;
+    std::vector<std::string> values;
+  };
+  std::vector<Axis> axes;
+  size_t points = 1;
+  for (const auto& g : a.grids) {
+    const auto eq = g.find('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == g.size())
+      throw config::ConfigError("sweep: --grid '" + g + "': expected KEY=V1,V2,... (allowed: workload.* or arch.* keys)");
+    Axis ax{g.substr(0, eq), {}};
+    std::string rest = g.substr(eq + 1);
+    for (size_t start = 0;;) {
+      const size_t comma = rest.find(',', start);
+      ax.values.push_back(rest.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+      if (comma == std::string::npos) break;
+      start = comma + 1;
+    }
+    for (const auto& v : ax.values) {
+      if (v.empty()) throw config::ConfigError("sweep: --grid '" + g + "': empty value (allowed: KEY=V1,V2,...)");
+      if (config::parse_override(ax.key + "=" + v).target == "gpu")
+        throw config::ConfigError("sweep: --grid '" + g + "': gpu keys belong to `normsim simt` (allowed: workload.*, arch.*)");
+    }
+    points *= ax.values.size();
+    if (points > 1000000) throw config::ConfigError("sweep: more than 1000000 points (allowed: up to 1000000)");
+    axes.push_back(std::move(ax));
+  }
+  std::vector<nlohmann::json> rows;
+  double sim_seconds = 0;
+  for (size_t p = 0; p < points; ++p) {
+    RunArgs ra = a.run;
+    ra.no_numerics = !a.numerics;
+    nlohmann::json point = nlohmann::json::object();
+    size_t idx = p;
+    for (auto it = axes.rbegin(); it != axes.rend(); ++it) {
+      const std::string& v = it->values[idx % it->values.size()];
+      idx /= it->values.size();
+      ra.sets.push_back(it->key + "=" + v);
+      point[it->key] = v;
+    }
+    // Every point is validated here, in the parent: bad input is exit 2 before a child runs.
+    Inputs in;
+    try {
+      in = load_inputs(ra);
+    } catch (const config::ConfigError& e) {
+      throw config::ConfigError("sweep point " + point.dump() + ": " + e.what());
+    }
+    run::RunOptions opt;
+    const asic::AsicOptions o = asic_options(ra, opt);
+    try {
+      (void)asic::resolve_asic_config(in.workload, in.arch, o);
+    } catch (const config::ConfigError& e) {
+      throw config::ConfigError("sweep point " + point.dump() + ": " + e.what());
+    }
+    nlohmann::json report;
+    const auto t0 = Clock::now();
+    if (int rc = report_from_child([&] { return report::asic_report_json(asic::run_asic(in.workload, in.arch, o)); },
+                                   "sweep point " + point.dump(), report))
+      return rc;
+    sim_seconds += std::chrono::duration<double>(Clock::now() - t0).count();
+    rows.push_back({{"point", point}, {"report", report}});
+  }
+  spdlog::info("sweep: {} points, {:.2f} ms per point (forked child, {})", points, 1e3 * sim_seconds / points,
+               a.numerics ? "bit-accurate" : "timing only");
+  // One line per point: the grid values, then the figures users compare.
+  std::string table;
+  char b[512];
+  for (const auto& ax : axes) {
+    std::snprintf(b, sizeof b, "%-24s ", ax.key.c_str());
+    table += b;
+  }
+  table += "cycles        time_us  DRAM_read_bytes  DRAM_written_bytes  DRAM_GB/s  SRAM_KiB  area_mm2   energy_uJ";
+  if (a.numerics) table += "  rel_l2_error  max_ulp";
+  table += "\n";
+  std::string csv;
+  for (const auto& ax : axes) csv += ax.key + ",";
+  csv += "cycles,time_us,dram_bytes_read,dram_bytes_written,dram_gbps,sram_capacity_bytes,area_total_mm2,energy_total_uj";
+  if (a.numerics) csv += ",rel_l2_error,max_ulp_error";
+  csv += "\n";
+  for (const auto& r : rows) {
+    const auto& rep = r["report"];
+    for (const auto& ax : axes) {
+      std::snprintf(b, sizeof b, "%-24s ", r["point"][ax.key].get<std::string>().c_str());
+      table += b;
+      csv += r["point"][ax.key].get<std::string>() + ",";
+    }
+    const double cycles = rep["timing"]["cycles"].get<double>();
+    std::snprintf(b, sizeof b, "%-13.0f %-8.1f %-16.0f %-19.0f %-10.2f %-9.1f %-10.4f %-10.4g", cycles,
+                  rep["timing"]["time_us"].get<double>(), rep["traffic"]["dram_bytes_read"].get<double>(),
+                  rep["traffic"]["dram_bytes_written"].get<double>(), rep["traffic"]["dram_gbps"].get<double>(),
+                  rep["area"]["sram_capacity_bytes"].get<double>() / 1024.0, rep["area"]["total_mm2"].get<double>(),
+                  rep["energy"]["total_uj"].get<double>());
+    table += b;
+    std::snprintf(b, sizeof b, "%.0f,%.6g,%.0f,%.0f,%.6g,%.0f,%.6g,%.6g", cycles, rep["timing"]["time_us"].get<double>(),
+                  rep["traffic"]["dram_bytes_read"].get<double>(), rep["traffic"]["dram_bytes_written"].get<double>(),
+                  rep["traffic"]["dram_gbps"].get<double>(), rep["area"]["sram_capacity_bytes"].get<double>(),
+                  rep["area"]["total_mm2"].get<double>(), rep["energy"]["total_uj"].get<double>());
+    csv += b;
+    if (a.numerics && rep.contains("numerics")) {
+      std::snprintf(b, sizeof b, "  %-12.4g  %.4g", rep["numerics"]["rel_l2_error"].get<double>(),
+                    rep["numerics"]["max_ulp_error"].get<double>());
+      table += b;
+      std::snprintf(b, sizeof b, ",%.6g,%.6g", rep["numerics"]["rel_l2_error"].get<double>(),
+                    rep["numerics"]["max_ulp_error"].get<double>());
+      csv += b;
+    }
+    table += "\n";
+    csv += "\n";
+  }
+  const nlohmann::json all = {{"points", rows}, {"mode", a.numerics ? "bit-accurate" : "timing-only"}};
+  if (!a.run.out_dir.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(a.run.out_dir, ec);
+    report::write_file_atomic(a.run.out_dir + "/sweep.json", all.dump(2) + "\n");
+    report::write_file_atomic(a.run.out_dir + "/sweep.csv", csv);
+  }
+  if (a.run.json) std::cout << all.dump() << "\n";
+  else std::cout << table;
   return kExitOk;
 }
 
@@ -359,6 +506,18 @@ int main(int argc, char** argv) {
   compare->add_flag("--json", ca.json, "print {\"paths\": [report, ...]} on stdout");
   compare->add_flag("--no-numerics", ca.no_numerics, "timing only");
 
+  SweepArgs wa;
+  auto* sweep = app.add_subcommand("sweep", "run the ASIC model over a grid of configs (timing only unless --numerics)");
+  sweep->fallthrough();
+  sweep->add_option("workload", wa.run.workload, "workload YAML (default: the embedded one)");
+  sweep->add_option("--arch", wa.run.arch, "architecture YAML with an asic section (default: the embedded one)");
+  sweep->add_option("--grid", wa.grids, "KEY=V1,V2,... (repeatable; the points are the Cartesian product)");
+  sweep->add_option("--set", wa.run.sets, "override a key for every point (repeatable)");
+  sweep->add_option("--path", wa.run.path, "input path: sram-replay, dram-reread, partial-replay");
+  sweep->add_flag("--numerics", wa.numerics, "bit-accurate points (default: timing only)");
+  sweep->add_option("--out", wa.run.out_dir, "directory for sweep.json and sweep.csv");
+  sweep->add_flag("--json", wa.run.json, "print {\"points\": [{point, report}, ...]} on stdout");
+
   SimtArgs sa;
   auto* simt_cmd = app.add_subcommand("simt", "predict a gpu_ref kernel's DRAM/L2 traffic and duration on a GPU");
   simt_cmd->fallthrough();
@@ -398,6 +557,7 @@ int main(int argc, char** argv) {
   try {
     if (*run) return cmd_run(ra);
     if (*compare) return cmd_compare(ca);
+    if (*sweep) return cmd_sweep(wa);
     if (*simt_cmd) return cmd_simt(sa);
     if (*regress_cmd) return cmd_regress(ga);
     std::cout << app.help();
