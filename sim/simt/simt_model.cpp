@@ -139,7 +139,11 @@ LaunchPrediction predict_launch(const SubKernel& k, const GpuArch& g) {
       std::ceil(static_cast<double>(k.hidden * k.elem_bytes) / (k.threads_per_row * k.vector_bytes));
   // Where a pass's loads are served: the first global pass from DRAM (cold
   // caches), a re-read from L1, L2 or DRAM by the hit fractions above.
-  const double l2_lat = 0.5 * (g.l2.near_hit_latency_cycles + g.l2.far_hit_latency_cycles);
+  // An L2 hit is served at the far partition's latency (measured 515
+  // cycles): lines are homed in either partition by address, and the loaded
+  // per-iteration time of the profiled normalise loops (about 700 cycles)
+  // is above even that.
+  const double l2_lat = g.l2.far_hit_latency_cycles;
   // A re-read's latency: the L2 (or DRAM) even when the bytes counted above
   // come from L1 -- the profiled normalise loops (ncu_sections: v4 and v5 at
   // 1024 x 4096) take an L2-class latency per iteration although their lines
