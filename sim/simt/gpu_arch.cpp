@@ -36,6 +36,9 @@ GpuArch parse(config::YamlReader m, const std::string& source) {
   g.barrier_latency_cycles = positive(m, "barrier_latency_cycles", g.barrier_latency_cycles);
   g.smem_latency_cycles = positive(m, "smem_latency_cycles", g.smem_latency_cycles);
   g.fdiv_latency_cycles = positive(m, "fdiv_latency_cycles", g.fdiv_latency_cycles);
+  g.bound_overlap_exponent = m.get_double("bound_overlap_exponent").value_or(g.bound_overlap_exponent);
+  if (!(g.bound_overlap_exponent >= 1 && g.bound_overlap_exponent <= 64))
+    m.fail("bound_overlap_exponent", "must be within [1, 64]", "[1, 64]");
   g.memory_overlap_exponent = m.get_double("memory_overlap_exponent").value_or(g.memory_overlap_exponent);
   if (!(g.memory_overlap_exponent >= 1 && g.memory_overlap_exponent <= 64))
     m.fail("memory_overlap_exponent", "must be within [1, 64]", "[1, 64]");
@@ -79,7 +82,7 @@ GpuArch parse(config::YamlReader m, const std::string& source) {
   m.finish({"name", "sms", "sm_clock_mhz", "warp_size", "max_threads_per_sm", "max_blocks_per_sm", "registers_per_sm",
             "register_alloc_unit", "smem_per_sm_bytes", "smem_per_block_bytes", "smem_reserved_per_block_bytes",
             "schedulers_per_sm", "issue_per_scheduler", "shuffle_latency_cycles", "barrier_latency_cycles", "smem_latency_cycles",
-            "fdiv_latency_cycles", "memory_overlap_exponent", "l2", "l1",
+            "fdiv_latency_cycles", "memory_overlap_exponent", "bound_overlap_exponent", "l2", "l1",
             "dram", "launch_overhead_us", "block_dispatch_ns", "kernel_tail_cycles"});
   return g;
 }

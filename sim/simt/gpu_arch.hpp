@@ -58,7 +58,8 @@ struct GpuArch {
   L2Config l2;
   L1Config l1;
   DramConfig dram;
-  double memory_overlap_exponent = 2;  ///< latency chain and DRAM time combine as their p-norm
+  double memory_overlap_exponent = 2;
+  double bound_overlap_exponent = 8;  ///< the duration bounds combine as their p-norm  ///< latency chain and DRAM time combine as their p-norm
   double fdiv_latency_cycles = 40;  ///< an IEEE fp32 division (MUFU.RCP + Newton + check) on the dependency chain
   double launch_overhead_us = 1.5;  ///< an empty kernel's duration (one block per SM)
   double block_dispatch_ns = 0.6;   ///< extra duration per block of an empty grid

@@ -241,6 +241,7 @@ GpuArch fit_arch(const std::vector<GoldenCase>& cases, const GpuArch& start, std
       {"barrier_latency_cycles", &GpuArch::barrier_latency_cycles, nullptr, nullptr, 10, 2000},
       {"kernel_tail_cycles", &GpuArch::kernel_tail_cycles, nullptr, nullptr, 0, 20000},
       {"memory_overlap_exponent", &GpuArch::memory_overlap_exponent, nullptr, nullptr, 1, 64},
+      {"bound_overlap_exponent", &GpuArch::bound_overlap_exponent, nullptr, nullptr, 1, 64},
       {"l1.miss_requests_per_cycle", nullptr, nullptr, nullptr, 0.05, 4, &L1Config::miss_requests_per_cycle},
   };
   auto ref = [](GpuArch& g, const Param& p) -> double& {

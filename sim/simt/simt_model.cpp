@@ -208,11 +208,17 @@ LaunchPrediction predict_launch(const SubKernel& k, const GpuArch& g) {
   // maximum (p -> infinity), p from the arch (fitted).
   const double pe = g.memory_overlap_exponent;
   const double memory_us = std::pow(std::pow(r.latency_us, pe) + std::pow(r.dram_us, pe), 1.0 / pe);
-  const double worst = std::max({memory_us, r.issue_us, r.smem_us, r.request_us, r.dispatch_us});
-  r.bound = worst == memory_us       ? (r.dram_us > r.latency_us ? "dram" : "latency")
-            : worst == r.issue_us    ? "issue"
-            : worst == r.smem_us     ? "shared memory"
-            : worst == r.request_us  ? "l1-miss requests"
+  const double largest = std::max({memory_us, r.issue_us, r.smem_us, r.request_us, r.dispatch_us});
+  // The SM's pipes overlap imperfectly: the bounds combine as a p-norm too
+  // (p -> infinity: the largest alone).
+  const double q = g.bound_overlap_exponent;
+  const double worst = std::pow(std::pow(memory_us, q) + std::pow(r.issue_us, q) + std::pow(r.smem_us, q) +
+                                    std::pow(r.request_us, q) + std::pow(r.dispatch_us, q),
+                                1.0 / q);
+  r.bound = largest == memory_us       ? (r.dram_us > r.latency_us ? "dram" : "latency")
+            : largest == r.issue_us    ? "issue"
+            : largest == r.smem_us     ? "shared memory"
+            : largest == r.request_us  ? "l1-miss requests"
                                      : "block dispatch";
   // Once per launch and never overlapped: the first loads' cold start and the
   // last stores' drain to memory.
