@@ -103,6 +103,21 @@ for k in ("dram_bytes_read", "dram_bytes_written", "l2_bytes", "duration_us", "c
 # rms_warp reads x at least once: the compulsory bytes are a lower bound.
 assert p["dram_bytes_read"] >= 8192 * 8192 * 2, p
 PY
+# regress on the committed golden data: the JSON contract, and an exit code
+# that says whether the thresholds hold (0) or not (1).
+"$N" regress "$S/gpu_ref/golden/h200" --json -q >"$T/regress.json" 2>/dev/null; rrc=$?
+/usr/bin/python3 - "$T/regress.json" "$rrc" <<'PY' && ok || bad "regress --json contract / exit code"
+import json, sys
+j = json.load(open(sys.argv[1]))
+rc = int(sys.argv[2])
+s = j["summary"]
+for k in ("cases", "dram_read_max_rel_error", "duration_mae", "duration_corr", "bit_exact_cases"):
+    assert k in s, k
+assert s["cases"] == len(j["cases"]) >= 100
+assert j["held_out"]["cases"] * 10 >= s["cases"] * 3
+assert s["bit_exact_cases"] == s["outputs_compared"] == 21
+assert rc == (0 if j["pass"] else 1), (rc, j["pass"])
+PY
 expect_exit 0 "" -- --version
 expect_exit 0 "" -- --help
 
