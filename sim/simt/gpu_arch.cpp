@@ -56,11 +56,17 @@ GpuArch parse(config::YamlReader m, const std::string& source) {
     g.l2.evict_first_weight = l2->get_double("evict_first_weight").value_or(g.l2.evict_first_weight);
     if (!(g.l2.evict_first_weight >= 0 && g.l2.evict_first_weight <= 1))
       l2->fail("evict_first_weight", "must be within [0, 1]", "[0, 1]");
+    for (const char* key : {"store_weight", "streaming_store_weight"}) {
+      double& v = std::string(key) == "store_weight" ? g.l2.store_weight : g.l2.streaming_store_weight;
+      v = l2->get_double(key).value_or(v);
+      if (!(v >= 0 && v <= 1)) l2->fail(key, "must be within [0, 1]", "[0, 1]");
+    }
     g.l2.dirty_resident_bytes = l2->get_double("dirty_resident_bytes").value_or(g.l2.dirty_resident_bytes);
     if (!(g.l2.dirty_resident_bytes >= 0 && g.l2.dirty_resident_bytes <= g.l2.bytes))
       l2->fail("dirty_resident_bytes", "must be within [0, l2.bytes]", "0.." + std::to_string(g.l2.bytes));
     l2->finish({"bytes", "line_bytes", "near_hit_latency_cycles", "far_hit_latency_cycles", "reuse_half_bytes",
-                "reuse_steepness", "sweep_half_bytes", "sweep_steepness", "evict_first_weight", "dirty_resident_bytes"});
+                "reuse_steepness", "sweep_half_bytes", "sweep_steepness", "evict_first_weight", "store_weight",
+                "streaming_store_weight", "dirty_resident_bytes"});
   }
   if (auto l1 = m.get_map("l1")) {
     g.l1.bytes = positive(*l1, "bytes", g.l1.bytes);

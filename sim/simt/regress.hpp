@@ -66,6 +66,9 @@ RegressResult regress(const std::vector<GoldenCase>& cases, const GpuArch& gpu, 
 /// fitted arch; `log` receives one line per accepted step.
 GpuArch fit_arch(const std::vector<GoldenCase>& cases, const GpuArch& start, std::string* log = nullptr);
 
+/// The fitted parameters' values, one "  key: value" line each (arch-file names).
+std::string fitted_parameters(const GpuArch& g);
+
 nlohmann::json to_json(const RegressResult& r);
 /// Per-kernel and per-counter tables, as printed and as docs/FIDELITY.md shows them.
 std::string format_text(const RegressResult& r);

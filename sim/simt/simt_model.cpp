@@ -84,7 +84,8 @@ LaunchPrediction predict_launch(const SubKernel& k, const GpuArch& g) {
   // L2: bytes inserted between a row's pass and its next one. With every row
   // in flight at once (one wave) that is everyone's first pass; otherwise the
   // in-flight rows each advance one pass: their average insertions per pass.
-  // Evict-first lines (__ldcs, __stcs) weigh less: they leave first.
+  // Evict-first lines (__ldcs, __stcs) weigh less: they leave first; stores
+  // have weights of their own (written once, never re-read here).
   if (gp > 1) {
     const double eps = g.l2.evict_first_weight;
     const bool one_wave = k.rows <= o.rows_in_flight;
@@ -98,7 +99,8 @@ LaunchPrediction predict_launch(const SubKernel& k, const GpuArch& g) {
         per_row += row_bytes * w * (first ? 1.0 : (1 - r.l1_hit) * (1 - h));
         first = false;
       }
-      per_row += row_bytes * (k.output_bytes > 0 ? 1.0 : 0.0) * (k.streaming_store ? eps : 1.0);
+      per_row += row_bytes * (k.output_bytes > 0 ? 1.0 : 0.0) *
+                 (k.streaming_store ? g.l2.streaming_store_weight : g.l2.store_weight);
       return static_cast<double>(o.rows_in_flight) * per_row / gp;
     };
     // h = hit(D(h)): D falls as h rises, so the fixed point is unique; bisect.

@@ -446,16 +446,8 @@ int cmd_regress(const RegressArgs& a) {
     std::string log;
     gpu = simt::fit_arch(cases, gpu, &log);
     std::fprintf(stderr, "%s", log.c_str());
-    std::fprintf(stderr,
-                 "fitted on the training cases (copy into the arch file):\n  fdiv_latency_cycles: %.0f\n"
-                 "  l2.reuse_half_bytes: %.0f\n  l2.reuse_steepness: %.3g\n  l2.sweep_half_bytes: %.0f\n  l2.sweep_steepness: %.3g\n  l2.evict_first_weight: %.3g\n"
-                 "  l2.dirty_resident_bytes: %.0f\n  shuffle_latency_cycles: %.0f\n  barrier_latency_cycles: %.0f\n"
-                 "  kernel_tail_cycles: %.0f\n  memory_overlap_exponent: %.3g\n  bound_overlap_exponent: %.3g\n  l1.miss_requests_per_cycle: %.3g\n",
-                 gpu.fdiv_latency_cycles, gpu.l2.reuse_half_bytes, gpu.l2.reuse_steepness, gpu.l2.sweep_half_bytes,
-                 gpu.l2.sweep_steepness,
-                 gpu.l2.evict_first_weight, gpu.l2.dirty_resident_bytes, gpu.shuffle_latency_cycles,
-                 gpu.barrier_latency_cycles, gpu.kernel_tail_cycles, gpu.memory_overlap_exponent, gpu.bound_overlap_exponent,
-                 gpu.l1.miss_requests_per_cycle);
+    std::fprintf(stderr, "fitted on the training cases (copy into the arch file):\n%s",
+                 simt::fitted_parameters(gpu).c_str());
   }
   const simt::RegressResult r = simt::regress(cases, gpu, a.golden);
   if (a.json) std::cout << simt::to_json(r).dump(1) << "\n";
