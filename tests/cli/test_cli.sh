@@ -89,6 +89,7 @@ expect_exit 2 "simt: --block: 48 not supported by v5" -- simt --kernel v5 --rows
 expect_exit 2 "simt: --hidden: v6 needs a multiple of 8" -- simt --kernel v6 --rows 8 --hidden 100 -q
 expect_exit 2 "give --workload W or both --rows N and --hidden C" -- simt --kernel v5 --rows 8 -q
 expect_exit 2 "computes LayerNorm but .*llama3-70b.yaml is rmsnorm (allowed: rms_warp, rms_block)" -- simt --kernel v5 --workload "$W/llama3-70b.yaml" -q
+expect_exit 2 "int8.yaml: input dtype int8 has no gpu_ref kernel (allowed: fp32, bf16)" -- simt --kernel v5 --workload "$W/int8.yaml" -q
 expect_exit 2 "gpu0.yaml:2: key 'sms': value 0 out of range" -- simt --kernel v5 --rows 8 --hidden 64 --gpu "$T/gpu0.yaml" -q
 expect_exit 2 "gpukey.yaml:2: key 'warps': unknown key" -- simt --kernel v5 --rows 8 --hidden 64 --gpu "$T/gpukey.yaml" -q
 expect_exit 2 "index.json: cannot read the golden index" -- regress "$T" -q

@@ -383,6 +383,9 @@ int cmd_simt(const SimtArgs& a) {
     rows = w.rows;
     hidden = w.hidden;
     dtype = std::string(core::to_string(w.input.dtype));
+    if (dtype != "fp32" && dtype != "bf16")
+      throw config::ConfigError("simt: " + a.workload + ": input dtype " + dtype +
+                                " has no gpu_ref kernel (allowed: fp32, bf16)");
     const bool rms_kernel = a.kernel.rfind("rms_", 0) == 0;
     if (rms_kernel != (w.norm == core::NormKind::rmsnorm))
       throw config::ConfigError("simt: --kernel " + a.kernel + " computes " + (rms_kernel ? "RMSNorm" : "LayerNorm") +
