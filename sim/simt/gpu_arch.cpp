@@ -83,13 +83,15 @@ GpuArch parse(config::YamlReader m, const std::string& source) {
   if (!(g.launch_overhead_us >= 0)) m.fail("launch_overhead_us", "must be >= 0", ">= 0");
   g.block_dispatch_ns = m.get_double("block_dispatch_ns").value_or(g.block_dispatch_ns);
   if (!(g.block_dispatch_ns >= 0)) m.fail("block_dispatch_ns", "must be >= 0", ">= 0");
+  g.round_overhead_cycles = m.get_double("round_overhead_cycles").value_or(g.round_overhead_cycles);
+  if (!(g.round_overhead_cycles >= 0)) m.fail("round_overhead_cycles", "must be >= 0", ">= 0");
   g.kernel_tail_cycles = m.get_double("kernel_tail_cycles").value_or(g.kernel_tail_cycles);
   if (!(g.kernel_tail_cycles >= 0)) m.fail("kernel_tail_cycles", "must be >= 0", ">= 0");
   m.finish({"name", "sms", "sm_clock_mhz", "warp_size", "max_threads_per_sm", "max_blocks_per_sm", "registers_per_sm",
             "register_alloc_unit", "smem_per_sm_bytes", "smem_per_block_bytes", "smem_reserved_per_block_bytes",
             "schedulers_per_sm", "issue_per_scheduler", "shuffle_latency_cycles", "barrier_latency_cycles", "smem_latency_cycles",
             "fdiv_latency_cycles", "memory_overlap_exponent", "bound_overlap_exponent", "l2", "l1",
-            "dram", "launch_overhead_us", "block_dispatch_ns", "kernel_tail_cycles"});
+            "dram", "launch_overhead_us", "block_dispatch_ns", "kernel_tail_cycles", "round_overhead_cycles"});
   return g;
 }
 

@@ -65,7 +65,8 @@ struct GpuArch {
   double fdiv_latency_cycles = 40;  ///< an IEEE fp32 division (MUFU.RCP + Newton + check) on the dependency chain
   double launch_overhead_us = 1.5;  ///< an empty kernel's duration (one block per SM)
   double block_dispatch_ns = 0.6;   ///< extra duration per block of an empty grid
-  double kernel_tail_cycles = 2000; ///< a launch's cold first loads and final store drain
+  double kernel_tail_cycles = 2000;
+  double round_overhead_cycles = 0;  ///< per row slot and round: a block's start and end on its SM ///< a launch's cold first loads and final store drain
 
   double cycles_per_us() const { return sm_clock_mhz; }
 };

@@ -225,6 +225,7 @@ const std::vector<Param>& fit_params() {
       {"shuffle_latency_cycles", &GpuArch::shuffle_latency_cycles, nullptr, nullptr, 10, 200},
       {"barrier_latency_cycles", &GpuArch::barrier_latency_cycles, nullptr, nullptr, 10, 2000},
       {"kernel_tail_cycles", &GpuArch::kernel_tail_cycles, nullptr, nullptr, 0, 20000},
+      {"round_overhead_cycles", &GpuArch::round_overhead_cycles, nullptr, nullptr, 0, 20000},
       {"memory_overlap_exponent", &GpuArch::memory_overlap_exponent, nullptr, nullptr, 1, 64},
       {"bound_overlap_exponent", &GpuArch::bound_overlap_exponent, nullptr, nullptr, 1, 64},
       {"l1.miss_requests_per_cycle", nullptr, nullptr, nullptr, 0.05, 4, &L1Config::miss_requests_per_cycle},
@@ -294,7 +295,7 @@ std::string fitted_parameters(const GpuArch& g) {
   char line[160];
   GpuArch copy = g;
   for (const Param& p : fit_params()) {
-    std::snprintf(line, sizeof line, "  %s: %.6g\n", p.name, param_ref(copy, p));
+    std::snprintf(line, sizeof line, "  %s: %.9g\n", p.name, param_ref(copy, p));
     out += line;
   }
   return out;

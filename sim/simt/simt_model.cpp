@@ -180,7 +180,7 @@ LaunchPrediction predict_launch(const SubKernel& k, const GpuArch& g) {
   } else {
     slots_rounds = std::ceil(static_cast<double>(k.rows) / std::max<int64_t>(1, o.rows_in_flight));
   }
-  r.latency_us = slots_rounds * row_cycles / clk;
+  r.latency_us = slots_rounds * (row_cycles + g.round_overhead_cycles) / clk;
   // Issue: the warp instructions of every row (element loops plus the
   // row's straight-line code) over the schedulers of the SMs the grid
   // occupies, at the issue rate ncu shows for issue-bound kernels.
