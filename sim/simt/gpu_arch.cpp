@@ -31,6 +31,7 @@ GpuArch parse(config::YamlReader m, const std::string& source) {
   g.smem_reserved_per_block_bytes = count(m, "smem_reserved_per_block_bytes", g.smem_reserved_per_block_bytes, 0, 1 << 20);
   g.schedulers_per_sm = count(m, "schedulers_per_sm", g.schedulers_per_sm, 1, 64);
   g.issue_per_scheduler = positive(m, "issue_per_scheduler", g.issue_per_scheduler);
+  g.dependent_issue_cycles = positive(m, "dependent_issue_cycles", g.dependent_issue_cycles);
   if (g.issue_per_scheduler > 1) m.fail("issue_per_scheduler", "at most one instruction per cycle", "(0, 1]");
   g.shuffle_latency_cycles = positive(m, "shuffle_latency_cycles", g.shuffle_latency_cycles);
   g.barrier_latency_cycles = positive(m, "barrier_latency_cycles", g.barrier_latency_cycles);
@@ -89,7 +90,7 @@ GpuArch parse(config::YamlReader m, const std::string& source) {
   if (!(g.kernel_tail_cycles >= 0)) m.fail("kernel_tail_cycles", "must be >= 0", ">= 0");
   m.finish({"name", "sms", "sm_clock_mhz", "warp_size", "max_threads_per_sm", "max_blocks_per_sm", "registers_per_sm",
             "register_alloc_unit", "smem_per_sm_bytes", "smem_per_block_bytes", "smem_reserved_per_block_bytes",
-            "schedulers_per_sm", "issue_per_scheduler", "shuffle_latency_cycles", "barrier_latency_cycles", "smem_latency_cycles",
+            "schedulers_per_sm", "issue_per_scheduler", "dependent_issue_cycles", "shuffle_latency_cycles", "barrier_latency_cycles", "smem_latency_cycles",
             "fdiv_latency_cycles", "memory_overlap_exponent", "bound_overlap_exponent", "l2", "l1",
             "dram", "launch_overhead_us", "block_dispatch_ns", "kernel_tail_cycles", "round_overhead_cycles"});
   return g;

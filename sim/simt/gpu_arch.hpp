@@ -54,6 +54,7 @@ struct GpuArch {
   int smem_reserved_per_block_bytes = 1024;
   int schedulers_per_sm = 4;
   double issue_per_scheduler = 0.88;  ///< sustained warp instructions per scheduler per cycle
+  double dependent_issue_cycles = 4;  ///< average cycles between one warp's consecutive instructions
   double shuffle_latency_cycles = 30;  ///< one __shfl_xor_sync round trip
   double barrier_latency_cycles = 40;  ///< one __syncthreads with the block's warps arriving together
   double smem_latency_cycles = 30;     ///< a shared-memory load

@@ -226,6 +226,7 @@ const std::vector<Param>& fit_params() {
       {"barrier_latency_cycles", &GpuArch::barrier_latency_cycles, nullptr, nullptr, 10, 2000},
       {"kernel_tail_cycles", &GpuArch::kernel_tail_cycles, nullptr, nullptr, 0, 20000},
       {"round_overhead_cycles", &GpuArch::round_overhead_cycles, nullptr, nullptr, 0, 20000},
+      {"dependent_issue_cycles", &GpuArch::dependent_issue_cycles, nullptr, nullptr, 1, 64},
       {"memory_overlap_exponent", &GpuArch::memory_overlap_exponent, nullptr, nullptr, 1, 64},
       {"bound_overlap_exponent", &GpuArch::bound_overlap_exponent, nullptr, nullptr, 1, 64},
       {"l1.miss_requests_per_cycle", nullptr, nullptr, nullptr, 0.05, 4, &L1Config::miss_requests_per_cycle},

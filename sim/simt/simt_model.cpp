@@ -190,6 +190,13 @@ LaunchPrediction predict_launch(const SubKernel& k, const GpuArch& g) {
   const double warps_per_row = static_cast<double>(k.threads_per_row) / g.warp_size;
   const double warp_instr = static_cast<double>(k.rows) * warps_per_row * (instr_per_thread_row + k.overhead_instr_per_warp);
   r.issue_us = warp_instr / (sms_used * g.schedulers_per_sm * g.issue_per_scheduler) / clk;
+  // With few warps per scheduler a warp cannot issue faster than its own
+  // dependent instructions complete: rounds x instructions per warp-row x
+  // the average dependent latency.
+  if (k.mapping != RowMapping::element) {
+    const double instr_per_warp_row = instr_per_thread_row + k.overhead_instr_per_warp;
+    r.issue_us = std::max(r.issue_us, slots_rounds * instr_per_warp_row * g.dependent_issue_cycles / clk);
+  }
   // Shared memory: one wavefront per cycle per SM.
   double wavefronts_per_row = 0;
   for (const Pass& p : k.passes) wavefronts_per_row += elems_per_thread * p.smem_wavefronts_per_elem;
