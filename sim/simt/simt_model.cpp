@@ -73,7 +73,9 @@ LaunchPrediction predict_launch(const SubKernel& k, const GpuArch& g) {
   const int gp = k.global_passes();
 
   // --- reuse of re-read passes ------------------------------------------------
-  // L1: the rows one SM works on at once against the L1 left beside shared memory.
+  // L1: the rows one SM works on at once against the L1 left beside shared
+  // memory (this decides the L2 traffic; the latency of a re-read is taken
+  // as the L2's, below).
   const double smem_per_sm = static_cast<double>(o.blocks_per_sm) *
                              static_cast<double>(k.static_smem_bytes + k.dynamic_smem_bytes);
   const double l1_free = std::max(0.0, g.l1.bytes - smem_per_sm);
@@ -134,22 +136,19 @@ LaunchPrediction predict_launch(const SubKernel& k, const GpuArch& g) {
   const double clk = g.cycles_per_us();  // cycles per microsecond
   r.dram_us = (r.dram_bytes_read + r.dram_bytes_written) / g.dram.bytes_per_s * 1e6;
   // One row slot (warp, block or thread) walks its rows one after another;
-  // each pass costs its loads' latency (in batches of loads_in_flight) and its
-  // dependency chain, whichever is longer, then the reduction.
+  // each pass costs its loads' latency (in batches of loads_in_flight) plus
+  // its dependency chain, then the reduction.
   const double elems_per_thread = std::ceil(static_cast<double>(k.hidden) / k.threads_per_row);
   const double loads_per_thread =
       std::ceil(static_cast<double>(k.hidden * k.elem_bytes) / (k.threads_per_row * k.vector_bytes));
   // Where a pass's loads are served: the first global pass from DRAM (cold
-  // caches), a re-read from L1, L2 or DRAM by the hit fractions above.
-  // An L2 hit is served at the far partition's latency (measured 515
-  // cycles): lines are homed in either partition by address, and the loaded
-  // per-iteration time of the profiled normalise loops (about 700 cycles)
-  // is above even that.
+  // caches, unloaded latency: the queueing is in the memory p-norm below); a
+  // re-read from the L2 or DRAM by the L2 hit fraction, at the L2's far-
+  // partition latency (measured 515 cycles; lines are homed in either
+  // partition by address) even where the bytes above come from L1 -- the
+  // profiled normalise loops (ncu_sections: v4 and v5 at 1024 x 4096) take
+  // about 700 cycles per iteration although their lines are L1-resident.
   const double l2_lat = g.l2.far_hit_latency_cycles;
-  // A re-read's latency: the L2 (or DRAM) even when the bytes counted above
-  // come from L1 -- the profiled normalise loops (ncu_sections: v4 and v5 at
-  // 1024 x 4096) take an L2-class latency per iteration although their lines
-  // are L1-resident.
   const double reread_lat = r.l2_hit * l2_lat + (1 - r.l2_hit) * g.dram.latency_cycles;
   double row_cycles = 0;
   bool first_global = true;
