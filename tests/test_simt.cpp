@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <fstream>
+#include <nlohmann/json.hpp>
 #include <algorithm>
 #include <random>
 #include <set>
@@ -177,4 +179,27 @@ TEST(Simt, FitNeverSeesTheHeldOutCases) {
   EXPECT_EQ(a.kernel_tail_cycles, b.kernel_tail_cycles);
   EXPECT_EQ(a.memory_overlap_exponent, b.memory_overlap_exponent);
   EXPECT_NE(a.barrier_latency_cycles, start.barrier_latency_cycles) << "the fit did not move";
+}
+
+TEST(Simt, DescriptorInstructionCountsMatchNcu) {
+  // ncu's smsp__inst_executed for every golden case (ncu_profile.json, from
+  // gpu_ref/scripts/run_profile.sh) against the descriptors' SASS-derived
+  // counts: the issue bound counts the right work.
+  std::ifstream in(golden() + "/ncu_profile.json");
+  ASSERT_TRUE(in) << "ncu_profile.json";
+  const auto prof = nlohmann::json::parse(in);
+  double sum = 0, worst = 0;
+  size_t n = 0;
+  for (const auto& c : load_golden(golden())) {
+    if (!prof.contains(c.id)) continue;
+    const double measured = prof[c.id]["inst_executed"].get<double>();
+    const double predicted = run(c.kernel, c.rows, c.hidden, c.dtype, c.block).warp_instructions;
+    const double e = std::fabs(predicted - measured) / measured;
+    sum += e;
+    worst = std::max(worst, e);
+    ++n;
+    EXPECT_LT(e, 0.45) << c.id << ": predicted " << predicted << " measured " << measured;
+  }
+  EXPECT_EQ(n, load_golden(golden()).size());
+  EXPECT_LT(sum / n, 0.06) << "mean relative error of the instruction counts";
 }

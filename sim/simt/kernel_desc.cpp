@@ -189,7 +189,10 @@ LaunchPlan plan_launch(const std::string& kernel, int64_t rows, int64_t hidden, 
     norm.grid = (N * C + B - 1) / B;
     norm.registers_per_thread = 18;
         norm.streaming_store = false;
-    norm.passes = {pass(G, 1, 40, 0)};  // no loop: 64-bit index division, 5 loads, FADD, FMUL, FFMA, store
+    // No loop: one element per thread; the 64-bit idx / C and idx % C call
+    // the integer-division subroutine, most of the 78 instructions per
+    // element that ncu counts (golden ncu_profile.json).
+    norm.passes = {pass(G, 1, 78, 0)};
     norm.param_bytes = 2 * C * 4;
     norm.extra_read_bytes = 2 * N * 4;
     norm.output_bytes = N * C * eb;

@@ -188,6 +188,7 @@ LaunchPrediction predict_launch(const SubKernel& k, const GpuArch& g) {
   for (const Pass& p : k.passes) instr_per_thread_row += elems_per_thread * p.instr_per_elem;
   const double warps_per_row = static_cast<double>(k.threads_per_row) / g.warp_size;
   const double warp_instr = static_cast<double>(k.rows) * warps_per_row * (instr_per_thread_row + k.overhead_instr_per_warp);
+  r.warp_instructions = warp_instr;
   r.issue_us = warp_instr / (sms_used * g.schedulers_per_sm * g.issue_per_scheduler) / clk;
   // With few warps per scheduler a warp cannot issue faster than its own
   // dependent instructions complete: rounds x instructions per warp-row x
@@ -245,6 +246,7 @@ Prediction predict(const LaunchPlan& plan, const GpuArch& gpu) {
     p.dram_bytes_read += l.dram_bytes_read;
     p.dram_bytes_written += l.dram_bytes_written;
     p.l2_bytes += l.l2_bytes;
+    p.warp_instructions += l.warp_instructions;
     p.duration_us += l.duration_us;
   }
   p.cycles = p.duration_us * gpu.cycles_per_us();

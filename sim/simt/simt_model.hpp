@@ -33,6 +33,7 @@ struct LaunchPrediction {
   double reuse_distance_bytes = 0;  ///< L2 bytes inserted between a row's passes
   double l1_hit = 0, l2_hit = 0;    ///< hit fraction of a re-read pass
   double dram_bytes_read = 0, dram_bytes_written = 0, l2_bytes = 0;
+  double warp_instructions = 0;  ///< executed warp instructions (the issue bound's count)
   // Duration bounds (us): the largest decides, plus the launch overhead.
   double dram_us = 0, latency_us = 0, issue_us = 0, smem_us = 0, request_us = 0, dispatch_us = 0;
   double duration_us = 0;
@@ -43,6 +44,7 @@ struct Prediction {
   LaunchPlan plan;
   std::vector<LaunchPrediction> launches;
   double dram_bytes_read = 0, dram_bytes_written = 0, l2_bytes = 0;
+  double warp_instructions = 0;
   double duration_us = 0;
   double cycles = 0;  ///< SM cycles at the arch clock
 };

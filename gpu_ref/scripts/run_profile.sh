@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Runs on the GPU machine: every golden case once under ncu with the metrics
+# that explain a kernel's duration -- executed instructions, warp latency per
+# instruction, issue activity, achieved occupancy, L1 and L2 throughput and the
+# stall reasons -- one CSV per case, packed into OUTDIR/profile.tar.gz.
+#   gpu_ref/scripts/run_profile.sh OUTDIR [ID-REGEX]
+set -uo pipefail
+out=${1:?OUTDIR}; filter=${2:-.}
+here=$(cd "$(dirname "$0")/.." && pwd)
+work=$(mktemp -d)
+mkdir -p "$out" "$work/res"
+cmake -S "$here" -B "$work/build" -DCMAKE_BUILD_TYPE=Release >"$work/cmake.log" 2>&1 &&
+  cmake --build "$work/build" -j 16 --target normref >>"$work/cmake.log" 2>&1 || { tail -30 "$work/cmake.log"; exit 1; }
+bin=$work/build/normref
+stalls=""
+for s in long_scoreboard short_scoreboard barrier mio_throttle lg_throttle wait math_pipe_throttle not_selected \
+         selected drain membar no_instruction dispatch_stall branch_resolving imc_miss tex_throttle sleeping; do
+  stalls="$stalls,smsp__average_warps_issue_stalled_${s}_per_issue_active.ratio"
+done
+metrics="gpu__time_duration.sum,smsp__inst_executed.sum,smsp__average_warp_latency_per_inst_issued.ratio"
+metrics="$metrics,smsp__issue_active.avg.pct_of_peak_sustained_active,sm__warps_active.avg.pct_of_peak_sustained_active"
+metrics="$metrics,l1tex__throughput.avg.pct_of_peak_sustained_active,lts__throughput.avg.pct_of_peak_sustained_elapsed"
+metrics="$metrics,dram__throughput.avg.pct_of_peak_sustained_elapsed$stalls"
+start=$(date +%s)
+bash "$here/scripts/golden_cases.sh" | grep -E "$filter" | while read -r id args; do
+  if [ -n "${DEADLINE_S:-}" ] && [ $(( $(date +%s) - start )) -gt "$DEADLINE_S" ]; then echo "$id skipped"; continue; fi
+  args=${args/--npy/}
+  allow=""
+  case "$id" in *cancellation*) allow="--allow-invalid";; esac
+  timeout 300 ncu --clock-control none --print-units base --csv \
+    --kernel-name regex:'ln_v|welford_warp|welford_block|block_reread|rms_' --metrics "$metrics" \
+    "$bin" $args $allow --profile >"$work/res/p_$id.csv" 2>&1
+  echo "$id rc=$?"
+done
+tar czf "$out/profile.tar.gz" -C "$work/res" .
