@@ -180,6 +180,8 @@ LaunchPrediction predict_launch(const SubKernel& k, const GpuArch& g) {
     slots_rounds = std::ceil(static_cast<double>(k.rows) / std::max<int64_t>(1, o.rows_in_flight));
   }
   r.latency_us = slots_rounds * (row_cycles + g.round_overhead_cycles) / clk;
+  r.row_cycles = row_cycles;
+  r.rounds = slots_rounds;
   // Issue: the warp instructions of every row (element loops plus the
   // row's straight-line code) over the schedulers of the SMs the grid
   // occupies, at the issue rate ncu shows for issue-bound kernels.

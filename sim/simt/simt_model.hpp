@@ -34,6 +34,8 @@ struct LaunchPrediction {
   double l1_hit = 0, l2_hit = 0;    ///< hit fraction of a re-read pass
   double dram_bytes_read = 0, dram_bytes_written = 0, l2_bytes = 0;
   double warp_instructions = 0;  ///< executed warp instructions (the issue bound's count)
+  double row_cycles = 0;         ///< one row slot's critical path per row (the latency chain)
+  double rounds = 0;             ///< rows one slot walks (rows / rows in flight)
   // Duration bounds (us): the largest decides, plus the launch overhead.
   double dram_us = 0, latency_us = 0, issue_us = 0, smem_us = 0, request_us = 0, dispatch_us = 0;
   double duration_us = 0;

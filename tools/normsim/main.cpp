@@ -399,7 +399,7 @@ int cmd_simt(const SimtArgs& a) {
   if (a.json) {
     nlohmann::json launches = nlohmann::json::array();
     for (const auto& l : p.launches)
-      launches.push_back({{"name", l.name}, {"warp_instructions", l.warp_instructions}, {"blocks_per_sm", l.occ.blocks_per_sm}, {"occupancy_limiter", l.occ.limiter},
+      launches.push_back({{"name", l.name}, {"warp_instructions", l.warp_instructions}, {"row_cycles", l.row_cycles}, {"rounds", l.rounds}, {"blocks_per_sm", l.occ.blocks_per_sm}, {"occupancy_limiter", l.occ.limiter},
                           {"warps_per_sm", l.occ.warps_per_sm}, {"rows_in_flight", l.occ.rows_in_flight},
                           {"waves", l.occ.waves}, {"reuse_distance_bytes", l.reuse_distance_bytes},
                           {"l1_hit", l.l1_hit}, {"l2_hit", l.l2_hit}, {"dram_bytes_read", l.dram_bytes_read},
