@@ -203,3 +203,33 @@ TEST(Simt, DescriptorInstructionCountsMatchNcu) {
   EXPECT_EQ(n, load_golden(golden()).size());
   EXPECT_LT(sum / n, 0.06) << "mean relative error of the instruction counts";
 }
+
+TEST(Simt, PredictionsRespondToTheMachineAsTheyShould) {
+  // More rows: more time and bytes, never less.
+  double last_t = 0, last_b = 0;
+  for (int64_t rows : {1024, 4096, 16384, 65536}) {
+    const Prediction p = run("v5", rows, 4096);
+    EXPECT_GT(p.duration_us, last_t) << rows;
+    EXPECT_GT(p.dram_bytes_read, last_b) << rows;
+    last_t = p.duration_us;
+    last_b = p.dram_bytes_read;
+  }
+  // A DRAM-bound case speeds up with bandwidth, a latency-bound one barely.
+  GpuArch fast = h200();
+  fast.dram.bytes_per_s *= 2;
+  auto dur = [](const GpuArch& g, const char* k, int64_t n, int64_t c) {
+    return predict(plan_launch(k, n, c, "fp32", 0, g), g).duration_us;
+  };
+  const double bw_ratio = dur(fast, "rms_warp", 32768, 4096) / dur(h200(), "rms_warp", 32768, 4096);
+  EXPECT_LT(bw_ratio, 0.85);
+  const double lat_ratio = dur(fast, "welford_warp_reg", 32768, 4096) / dur(h200(), "welford_warp_reg", 32768, 4096);
+  EXPECT_GT(lat_ratio, 0.9);
+  // A larger effective L2 turns re-reads into hits.
+  GpuArch big_l2 = h200();
+  big_l2.l2.reuse_half_bytes *= 4;
+  EXPECT_LT(predict(plan_launch("v4", 32768, 4096, "fp32", 256, big_l2), big_l2).dram_bytes_read,
+            0.8 * run("v4", 32768, 4096, "fp32", 256).dram_bytes_read);
+  // bf16 halves the compulsory bytes of a one-pass kernel.
+  EXPECT_NEAR(run("welford_block_smem", 4096, 4096, "bf16").dram_bytes_read,
+              0.5 * run("welford_block_smem", 4096, 4096, "fp32").dram_bytes_read, 4096 * 8.0);
+}

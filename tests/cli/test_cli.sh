@@ -74,6 +74,8 @@ assert len(rd) == 1, rd                                  # the bytes moved do no
 rows = list(csv.DictReader(open(sys.argv[2])))
 assert len(rows) == 4 and float(rows[0]["cycles"]) == pts[0]["report"]["timing"]["cycles"]
 PY
+"$N" sweep "$W/gpt2-small.yaml" --arch "$AD" --grid arch.lanes=8,16 --numerics --set workload.seq=8 -q >"$T/sweepn.txt" 2>/dev/null || bad "sweep --numerics failed"
+grep -q "rel_l2_error" "$T/sweepn.txt" && [ "$(grep -c '^8 \|^16 ' "$T/sweepn.txt")" = 2 ] && ok || bad "sweep --numerics table: $(cat "$T/sweepn.txt")"
 # The same point as a single run: identical cycles.
 c1=$("$N" run "$W/gpt2-small.yaml" --arch "$AD" --set arch.lanes=4 --set arch.asic.rows_in_flight=2 --no-numerics --json -q | /usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)["timing"]["cycles"])')
 c2=$(/usr/bin/python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["points"][0]["report"]["timing"]["cycles"])' "$T/sweep.json")
