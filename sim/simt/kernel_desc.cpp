@@ -167,6 +167,10 @@ LaunchPlan plan_launch(const std::string& kernel, int64_t rows, int64_t hidden, 
     k.uncoalesced = true;
     k.streaming_store = false;
     k.passes = {pass(G, 16, 2.4, kAccumulate), pass(G, 16, 3.4, kAccumulate), pass(G, 16, 7.8, 0)};
+    for (Pass& p : k.passes) {  // SASS: 16-element bodies, then 4- and 1-element loops (the 1-element cost here)
+      p.body_elems = 16;
+      p.remainder_instr_per_elem = 8;
+    }
     k.overhead_instr_per_warp = 100;
     ln_common(k);
     plan.launches.push_back(k);
@@ -176,11 +180,15 @@ LaunchPlan plan_launch(const std::string& kernel, int64_t rows, int64_t hidden, 
     mean.registers_per_thread = 18;
     mean.dynamic_smem_bytes = B * 4;
     mean.passes = {pass(G, 4, 5, kAccumulate, Reduction::smem_tree)};
+    mean.passes[0].body_elems = 4;
+    mean.passes[0].remainder_instr_per_elem = 9;
     mean.overhead_instr_per_warp = 100;
     mean.stats_bytes = N * 4;
     SubKernel rstd = mean;
     rstd.name = "ln_v2_rstd";
     rstd.passes = {pass(G, 4, 6, kAccumulate, Reduction::smem_tree)};
+    rstd.passes[0].body_elems = 4;
+    rstd.passes[0].remainder_instr_per_elem = 10;
     rstd.extra_read_bytes = N * 4;  // the mean of each row
     SubKernel norm = base("ln_v2_normalize", N, C, eb, B);
     norm.mapping = RowMapping::element;
@@ -282,6 +290,11 @@ LaunchPlan plan_launch(const std::string& kernel, int64_t rows, int64_t hidden, 
       k.registers_per_thread = bf16 ? 32 : 31;
       k.passes = {pass(G, bf16 ? 14 : 15, bf16 ? 3.3 : 2.3, kAccumulate, Reduction::warp_shuffle),
                   pass(G, 4, bf16 ? 8 : 7.75, 0)};
+      // SASS: 16-element bodies, then 1-element loops of 10/11 and 21/23 instructions.
+      k.passes[0].body_elems = 16;
+      k.passes[0].remainder_instr_per_elem = bf16 ? 11 : 10;
+      k.passes[1].body_elems = bf16 ? 16 : 4;
+      k.passes[1].remainder_instr_per_elem = bf16 ? 23 : 21;
       k.overhead_instr_per_warp = 118;
     } else {
       block_rows(k);

@@ -27,6 +27,11 @@ struct Pass {
   Reduction after = Reduction::none;  ///< reduction between this pass and the next
   int reductions = 1;                 ///< how many values are reduced there (v4/v5: sum and sum of squares)
   int loads_in_flight = 1;            ///< x loads one thread issues before the first is used (SASS: LDGs per loop body)
+  /// A one-element remainder loop after the unrolled body (SASS): elements
+  /// beyond a whole number of bodies cost this many instructions each and
+  /// one load latency each. 0: no such loop.
+  double remainder_instr_per_elem = 0;
+  int body_elems = 1;                 ///< elements one unrolled body handles per thread
   int divisions_per_elem = 0;         ///< IEEE divisions on the per-element dependency chain (Welford: 1)
   double smem_wavefronts_per_elem = 0;  ///< shared-memory wavefronts per warp per element a lane handles (bank conflicts counted)
 };

@@ -154,7 +154,14 @@ LaunchPrediction predict_launch(const SubKernel& k, const GpuArch& g) {
   bool first_global = true;
   for (const Pass& p : k.passes) {
     double mem = 0;
-    const double batches = std::ceil(loads_per_thread / std::max(1, p.loads_in_flight));
+    double batches = std::ceil(loads_per_thread / std::max(1, p.loads_in_flight));
+    if (p.remainder_instr_per_elem > 0) {
+      // Whole bodies, then one load at a time for the leftover elements.
+      const double bodies = std::floor(elems_per_thread / p.body_elems);
+      const double leftover = elems_per_thread - bodies * p.body_elems;
+      batches = std::ceil(bodies * p.body_elems * loads_per_thread / elems_per_thread / std::max(1, p.loads_in_flight)) +
+                leftover * loads_per_thread / elems_per_thread;
+    }
     if (p.source == Source::params) {
       const double param_loads = std::ceil(static_cast<double>(k.param_bytes) / (k.block * 16.0));
       mem = std::ceil(param_loads / std::max(1, p.loads_in_flight)) * l2_lat;
@@ -187,7 +194,14 @@ LaunchPrediction predict_launch(const SubKernel& k, const GpuArch& g) {
   // occupies, at the issue rate ncu shows for issue-bound kernels.
   const double sms_used = std::min<double>(g.sms, static_cast<double>(k.grid));
   double instr_per_thread_row = 0;
-  for (const Pass& p : k.passes) instr_per_thread_row += elems_per_thread * p.instr_per_elem;
+  for (const Pass& p : k.passes) {
+    if (p.remainder_instr_per_elem > 0) {
+      const double body = std::floor(elems_per_thread / p.body_elems) * p.body_elems;
+      instr_per_thread_row += body * p.instr_per_elem + (elems_per_thread - body) * p.remainder_instr_per_elem;
+    } else {
+      instr_per_thread_row += elems_per_thread * p.instr_per_elem;
+    }
+  }
   const double warps_per_row = static_cast<double>(k.threads_per_row) / g.warp_size;
   const double warp_instr = static_cast<double>(k.rows) * warps_per_row * (instr_per_thread_row + k.overhead_instr_per_warp);
   r.warp_instructions = warp_instr;
