@@ -98,7 +98,11 @@ LaunchPrediction predict_launch(const SubKernel& k, const GpuArch& g) {
       for (const Pass& p : k.passes) {
         if (!is_global(p.source)) continue;
         const double w = p.source == Source::global_streaming ? eps : 1.0;
-        per_row += row_bytes * w * (first ? 1.0 : (1 - r.l1_hit) * (1 - h));
+        // A re-read that hits still refreshes its line (to most recently
+        // used, or to evict-first with __ldcs): it occupies the L2 like an
+        // insertion. Only L1 hits stay out of the L2.
+        per_row += row_bytes * w * (first ? 1.0 : (1 - r.l1_hit));
+        (void)h;
         first = false;
       }
       per_row += row_bytes * (k.output_bytes > 0 ? 1.0 : 0.0) *
