@@ -83,43 +83,33 @@ LaunchPrediction predict_launch(const SubKernel& k, const GpuArch& g) {
   r.l1_hit = gp > 1 && !k.uncoalesced && l1_free > 0
                  ? reuse_hit_fraction(rows_per_sm * row_bytes, l1_free, g.l2.reuse_steepness)
                  : 0.0;
-  // L2: bytes inserted between a row's pass and its next one. With every row
-  // in flight at once (one wave) that is everyone's first pass; otherwise the
-  // in-flight rows each advance one pass: their average insertions per pass.
-  // Evict-first lines (__ldcs, __stcs) weigh less: they leave first; stores
-  // have weights of their own (written once, never re-read here).
+  // L2: the reuse distance D, bytes brought into the L2 between a row's pass
+  // and its next one. With every row in flight at once (one wave) that is
+  // everyone's first pass; otherwise the in-flight rows each advance one
+  // pass: their average per pass. Evict-first lines (__ldcs, __stcs) weigh
+  // less (they leave first); stores have weights of their own.
   if (gp > 1) {
-    const double eps = g.l2.evict_first_weight;
     const bool one_wave = k.rows <= o.rows_in_flight;
-    auto distance = [&](double h) {
-      if (one_wave) return static_cast<double>(k.rows) * row_bytes;
+    if (one_wave) {
+      r.reuse_distance_bytes = static_cast<double>(k.rows) * row_bytes;
+    } else {
       double per_row = 0;
       bool first = true;
       for (const Pass& p : k.passes) {
         if (!is_global(p.source)) continue;
-        const double w = p.source == Source::global_streaming ? eps : 1.0;
+        const double w = p.source == Source::global_streaming ? g.l2.evict_first_weight : 1.0;
         // A re-read that hits still refreshes its line (to most recently
         // used, or to evict-first with __ldcs): it occupies the L2 like an
         // insertion. Only L1 hits stay out of the L2.
-        per_row += row_bytes * w * (first ? 1.0 : (1 - r.l1_hit));
-        (void)h;
+        per_row += row_bytes * w * (first ? 1.0 : 1 - r.l1_hit);
         first = false;
       }
       per_row += row_bytes * (k.output_bytes > 0 ? 1.0 : 0.0) *
                  (k.streaming_store ? g.l2.streaming_store_weight : g.l2.store_weight);
-      return static_cast<double>(o.rows_in_flight) * per_row / gp;
-    };
-    // h = hit(D(h)): D falls as h rises, so the fixed point is unique; bisect.
-    double lo = 0, hi = 1;
-    for (int i = 0; i < 60; ++i) {
-      const double mid = 0.5 * (lo + hi);
-      const double f = (one_wave ? reuse_hit_fraction(distance(mid), g.l2.sweep_half_bytes, g.l2.sweep_steepness)
-                                 : reuse_hit_fraction(distance(mid), g.l2.reuse_half_bytes, g.l2.reuse_steepness)) -
-                       mid;
-      (f > 0 ? lo : hi) = mid;
+      r.reuse_distance_bytes = static_cast<double>(o.rows_in_flight) * per_row / gp;
     }
-    r.l2_hit = 0.5 * (lo + hi);
-    r.reuse_distance_bytes = distance(r.l2_hit);
+    r.l2_hit = one_wave ? reuse_hit_fraction(r.reuse_distance_bytes, g.l2.sweep_half_bytes, g.l2.sweep_steepness)
+                        : reuse_hit_fraction(r.reuse_distance_bytes, g.l2.reuse_half_bytes, g.l2.reuse_steepness);
   } else {
     r.l2_hit = 1.0;
   }
