@@ -4,6 +4,7 @@
 # instruction, issue activity, achieved occupancy, L1 and L2 throughput and the
 # stall reasons -- one CSV per case, packed into OUTDIR/profile.tar.gz.
 #   gpu_ref/scripts/run_profile.sh OUTDIR [ID-REGEX]
+# METRICS=a,b,c replaces the metric list (e.g. the L2 hit counters).
 set -uo pipefail
 out=${1:?OUTDIR}; filter=${2:-.}
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -21,6 +22,7 @@ metrics="gpu__time_duration.sum,smsp__inst_executed.sum,smsp__average_warp_laten
 metrics="$metrics,smsp__issue_active.avg.pct_of_peak_sustained_active,sm__warps_active.avg.pct_of_peak_sustained_active"
 metrics="$metrics,l1tex__throughput.avg.pct_of_peak_sustained_active,lts__throughput.avg.pct_of_peak_sustained_elapsed"
 metrics="$metrics,dram__throughput.avg.pct_of_peak_sustained_elapsed$stalls"
+metrics=${METRICS:-$metrics}
 start=$(date +%s)
 bash "$here/scripts/golden_cases.sh" | grep -E "$filter" | while read -r id args; do
   if [ -n "${DEADLINE_S:-}" ] && [ $(( $(date +%s) - start )) -gt "$DEADLINE_S" ]; then echo "$id skipped"; continue; fi
