@@ -73,7 +73,10 @@ GpuArch parse(config::YamlReader m, const std::string& source) {
     g.l1.bytes = positive(*l1, "bytes", g.l1.bytes);
     g.l1.hit_latency_cycles = positive(*l1, "hit_latency_cycles", g.l1.hit_latency_cycles);
     g.l1.miss_requests_per_cycle = positive(*l1, "miss_requests_per_cycle", g.l1.miss_requests_per_cycle);
-    l1->finish({"bytes", "hit_latency_cycles", "miss_requests_per_cycle"});
+    g.l1.smem_carveout_bytes = l1->get_double("smem_carveout_bytes").value_or(g.l1.smem_carveout_bytes);
+    if (!(g.l1.smem_carveout_bytes >= 0 && g.l1.smem_carveout_bytes <= g.l1.bytes))
+      l1->fail("smem_carveout_bytes", "must be within [0, l1.bytes]", "0.." + std::to_string(g.l1.bytes));
+    l1->finish({"bytes", "hit_latency_cycles", "miss_requests_per_cycle", "smem_carveout_bytes"});
   }
   if (auto d = m.get_map("dram")) {
     g.dram.bytes_per_s = positive(*d, "bytes_per_s", g.dram.bytes_per_s);

@@ -32,6 +32,7 @@ struct L1Config {
   double bytes = 262144;
   double hit_latency_cycles = 43;
   double miss_requests_per_cycle = 0.6;  ///< sector requests an SM sends to the L2 per cycle
+  double smem_carveout_bytes = 32768;    ///< shared memory the driver reserves out of L1 at least
 };
 
 struct DramConfig {

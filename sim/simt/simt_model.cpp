@@ -78,7 +78,11 @@ LaunchPrediction predict_launch(const SubKernel& k, const GpuArch& g) {
   // as the L2's, below).
   const double smem_per_sm = static_cast<double>(o.blocks_per_sm) *
                              static_cast<double>(k.static_smem_bytes + k.dynamic_smem_bytes);
-  const double l1_free = std::max(0.0, g.l1.bytes - smem_per_sm);
+  // The driver carves at least smem_carveout_bytes out of L1 for shared
+  // memory (ncu: 32 KiB for kernels that use little), and gamma/beta, read
+  // with every element, stay resident beside the rows.
+  const double l1_free =
+      std::max(0.0, g.l1.bytes - std::max(smem_per_sm, g.l1.smem_carveout_bytes) - static_cast<double>(k.param_bytes));
   const double rows_per_sm = static_cast<double>(o.rows_in_flight) / g.sms;
   r.l1_hit = gp > 1 && !k.uncoalesced && l1_free > 0
                  ? reuse_hit_fraction(rows_per_sm * row_bytes, l1_free, g.l2.reuse_steepness)
