@@ -52,9 +52,8 @@ void check_requant(int value_bits, int iterations) {
     const int bits = shift >= 0 ? value_bits : std::min(value_bits, value_bits + shift);  // room to append zeros
     if (bits < 1 || shift >= value_bits) continue;
     const I v = random_value<I>(g, bits, shift);
-    const Wide<I> w{v, from_frac};
     QuantFlags fw, fe;
-    const Fx a = quantize(w, f, fw);
+    const Fx a{static_cast<i128>(Requant<I>(from_frac, f)(v, fw)), f.frac_bits};
     const Exact e{v < 0, v < 0 ? static_cast<u128>(-static_cast<i128>(v)) : static_cast<u128>(v), from_frac};
     const Fx b = quantize(e, f, &fe);
     ASSERT_EQ(a.raw, b.raw) << f.describe() << " from frac " << from_frac << " value " << static_cast<double>(v);

@@ -57,6 +57,17 @@ FxWelford chan_merge(const FxWelford& a, const FxWelford& b, const StageFormats&
   return r;
 }
 
+FxWelford welford_update(const FxWelford& s, Fx x, Fx recip_next, const StageFormats& f, StageCounters& c) {
+  FxWelford r;
+  r.count = s.count + 1;
+  const Exact xe = exact(x);
+  const Exact delta = sub(xe, exact(s.mean));
+  r.mean = quantize_stage(add(exact(s.mean), mul(delta, exact(recip_next))), Stage::mean, f, c);
+  const Exact delta2 = sub(xe, exact(r.mean));
+  r.m2 = quantize_stage(add(exact(s.m2), mul(delta, delta2)), Stage::m2, f, c);
+  return r;
+}
+
 std::string RsqrtConfig::validate() const {
   if (table_bits < 1 || table_bits > 16) return "table_bits " + std::to_string(table_bits) + " outside 1..16";
   if (iterations < 0 || iterations > 4) return "iterations " + std::to_string(iterations) + " outside 0..4";
@@ -113,6 +124,11 @@ Fx rsqrt_nr(Fx v, const RsqrtConfig& cfg, const std::vector<Fx>& table, const Fi
   }
   // rsqrt(value) = rsqrt(m) 2^(-k/2)
   return quantize(shift(exact(y), -k / 2), out, flags);
+}
+
+Fx normalize_affine(Fx x, Fx mean, Fx rstd, Fx gamma, Fx beta, const StageFormats& f, StageCounters& c) {
+  const Fx xhat = quantize_stage(mul(sub(exact(x), exact(mean)), exact(rstd)), Stage::xhat, f, c);
+  return quantize_stage(add(mul(exact(xhat), exact(gamma)), exact(beta)), Stage::output, f, c);
 }
 
 }  // namespace normsim::core

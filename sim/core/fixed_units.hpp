@@ -9,7 +9,6 @@
 #include <vector>
 
 #include "sim/core/fixed_stage.hpp"
-#include "sim/core/fixed_wide.hpp"
 
 namespace normsim::core {
 
@@ -34,18 +33,7 @@ struct FxWelford {
 
 /// One Welford update with the table reciprocal r = 1/(n+1):
 /// d = x - mu; mu' = q_mean(mu + d r); M2' = q_m2(M2 + d (x - mu')).
-/// N is the exact intermediate: Exact, or Wide<int> where wide_fits allows.
-template <class N = Exact>
-FxWelford welford_update(const FxWelford& s, Fx x, Fx recip_next, const StageFormats& f, StageCounters& c) {
-  FxWelford r;
-  r.count = s.count + 1;
-  const N xe = lift<N>(x);
-  const N delta = sub(xe, lift<N>(s.mean));
-  r.mean = quantize_stage(add(lift<N>(s.mean), mul(delta, lift<N>(recip_next))), Stage::mean, f, c);
-  const N delta2 = sub(xe, lift<N>(r.mean));
-  r.m2 = quantize_stage(add(lift<N>(s.m2), mul(delta, delta2)), Stage::m2, f, c);
-  return r;
-}
+FxWelford welford_update(const FxWelford& s, Fx x, Fx recip_next, const StageFormats& f, StageCounters& c);
 
 /// Chan merge of two lane states. Equal counts reduce to shifts:
 /// mu = (mu_a + mu_b)/2, M2 = M2_a + M2_b + d^2 n_a/2 (exact, no table);
@@ -75,11 +63,6 @@ Fx rsqrt_nr(Fx v, const RsqrtConfig& cfg, const std::vector<Fx>& table, const Fi
 
 /// x_hat = q_xhat((x - mean) rstd); y = q_out(x_hat gamma + beta). RMSNorm
 /// passes mean = 0 and, with no beta, beta = 0.
-/// Nx and Ny are the exact intermediates of the two expressions.
-template <class Nx = Exact, class Ny = Nx>
-Fx normalize_affine(Fx x, Fx mean, Fx rstd, Fx gamma, Fx beta, const StageFormats& f, StageCounters& c) {
-  const Fx xhat = quantize_stage(mul(sub(lift<Nx>(x), lift<Nx>(mean)), lift<Nx>(rstd)), Stage::xhat, f, c);
-  return quantize_stage(add(mul(lift<Ny>(xhat), lift<Ny>(gamma)), lift<Ny>(beta)), Stage::output, f, c);
-}
+Fx normalize_affine(Fx x, Fx mean, Fx rstd, Fx gamma, Fx beta, const StageFormats& f, StageCounters& c);
 
 }  // namespace normsim::core

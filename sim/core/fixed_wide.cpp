@@ -9,11 +9,6 @@ int64_t DoubleQuantizer::slow(double x, QuantFlags& fl) const {
   return static_cast<int64_t>(quantize(exact_from_double(x), f_, &fl).raw);  // fits: <= 62 bits
 }
 
-Fx quantize_double_fast(double x, const FixedFormat& f, QuantFlags& fl) {
-  if (f.total_bits > 62) return quantize(exact_from_double(x), f, &fl);
-  return Fx{quantize_double_raw(x, f, fl), f.frac_bits};
-}
-
 namespace {
 // Worst case of an intermediate: |value| < 2^bits, scaled by 2^-frac.
 struct Bound {
@@ -34,7 +29,7 @@ class BoundCheck {
     return keep({std::max(a.bits + F - a.frac, b.bits + F - b.frac) + 1, F});
   }
   Bound mul(Bound a, Bound b) {
-    ok_ &= a.bits <= 62 && b.bits <= 62;  // factors of Wide<i128>'s 64 x 64 multiply
+    ok_ &= a.bits <= 62 && b.bits <= 62;  // factors of the kernels' 64 x 64 -> 128 multiply (wmul)
     return keep({a.bits + b.bits, a.frac + b.frac});
   }
   Bound quantize(Bound v, Stage s) {

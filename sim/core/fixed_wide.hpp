@@ -1,9 +1,9 @@
 // The fast form of the exact fixed-point arithmetic: a two's-complement
 // intermediate held in one machine integer (int64_t or __int128) instead of
-// the 128-bit sign-magnitude `Exact`. It computes the same exact values and
-// rounds them by the same rules, so every result is bit-identical to the
-// Exact path (tests compare them on random operands in every mode and on
-// every shipped datapath).
+// the 128-bit sign-magnitude `Exact`, rounded by `Requant` with the same
+// rules, so every result is bit-identical to the Exact path (tests compare
+// them on random operands in every mode and on every shipped datapath). The
+// per-element loops that use it are in fixed_kernels.hpp.
 //
 // It is only exact while no intermediate outgrows the integer, so a datapath
 // uses it only after `wide_fits` has bounded every per-element expression of
@@ -19,54 +19,6 @@
 #include "sim/core/norm_types.hpp"
 
 namespace normsim::core {
-
-/// value = v * 2^-frac, v in two's complement.
-template <class I>
-struct Wide {
-  I v = 0;
-  int frac = 0;
-};
-
-template <class N>
-N lift(Fx x);
-template <>
-inline Exact lift<Exact>(Fx x) { return exact(x); }
-template <>
-inline Wide<int64_t> lift<Wide<int64_t>>(Fx x) { return {static_cast<int64_t>(x.raw), x.frac}; }
-template <>
-inline Wide<i128> lift<Wide<i128>>(Fx x) { return {x.raw, x.frac}; }
-
-namespace detail {
-// Brings both operands to the larger fraction count (a left shift, defined
-// for negative values since C++20: exact within the bound wide_fits checked).
-template <class I>
-inline void align(Wide<I>& a, Wide<I>& b) {
-  if (a.frac < b.frac) {
-    a.v <<= b.frac - a.frac;
-    a.frac = b.frac;
-  } else if (b.frac < a.frac) {
-    b.v <<= a.frac - b.frac;
-    b.frac = a.frac;
-  }
-}
-}  // namespace detail
-
-template <class I>
-inline Wide<I> add(Wide<I> a, Wide<I> b) {
-  detail::align(a, b);
-  return {static_cast<I>(a.v + b.v), a.frac};
-}
-template <class I>
-inline Wide<I> sub(Wide<I> a, Wide<I> b) {
-  detail::align(a, b);
-  return {static_cast<I>(a.v - b.v), a.frac};
-}
-inline Wide<int64_t> mul(Wide<int64_t> a, Wide<int64_t> b) { return {a.v * b.v, a.frac + b.frac}; }
-/// 64 x 64 -> 128: wide_fits also checks that both factors fit 62 bits, so
-/// this is one widening multiply, not a 128 x 128 one.
-inline Wide<i128> mul(Wide<i128> a, Wide<i128> b) {
-  return {static_cast<i128>(static_cast<int64_t>(a.v)) * static_cast<int64_t>(b.v), a.frac + b.frac};
-}
 
 /// Quantisation into one format of values with a fixed number of fraction
 /// bits: the rules of quantize(const Exact&, ...) on a two's-complement
@@ -143,28 +95,11 @@ class Requant {
   int total_bits_;
 };
 
-template <class I>
-inline Fx quantize(const Wide<I>& w, const FixedFormat& f, QuantFlags& fl) {
-  return Fx{static_cast<i128>(Requant<I>(w.frac, f)(w.v, fl)), f.frac_bits};
-}
-
-template <class I>
-inline Fx quantize_stage(const Wide<I>& v, Stage s, const StageFormats& f, StageCounters& c) {
-  QuantFlags fl;
-  const Fx r = quantize(v, f[static_cast<int>(s)], fl);
-  ++c.quantizations[static_cast<int>(s)];
-  c.overflows[static_cast<int>(s)] += fl.overflow;
-  return r;
-}
-
-/// quantize(exact_from_double(x), f) without the 128-bit detour, for the
-/// input register: x 2^frac is exact in a double, its integer part and
-/// remainder are exact, and the mode decides from the remainder. Falls back
-/// to the exact path for |x 2^frac| >= 2^62 or a format of 63+ bits.
-Fx quantize_double_fast(double x, const FixedFormat& f, QuantFlags& fl);
-
-/// quantize_double_fast's raw value for one format of at most 62 bits, with
-/// the scale and range computed once (the input register's loop).
+/// quantize(exact_from_double(x), f)'s raw value for one format of at most
+/// 62 bits, without the 128-bit detour: x 2^frac is exact in a double, its
+/// integer part and remainder are exact, and the mode decides from the
+/// remainder; scale and range are computed once (the input register's
+/// loop). |x 2^frac| >= 2^62 (and NaN/Inf) take the Exact path.
 class DoubleQuantizer {
  public:
   explicit DoubleQuantizer(const FixedFormat& f)
@@ -195,7 +130,7 @@ class DoubleQuantizer {
   Requant<int64_t> range_;
 };
 
-/// The raw value of quantize_double_fast for a format of at most 62 bits.
+/// DoubleQuantizer for a single value.
 inline int64_t quantize_double_raw(double x, const FixedFormat& f, QuantFlags& fl) { return DoubleQuantizer(f)(x, fl); }
 
 /// The per-element expressions of the datapath: the lane update (of the
@@ -204,7 +139,7 @@ enum class ElementLoop { lanes, xhat, affine };
 
 /// True when every per-element expression of `loop` for (kind, algorithm)
 /// fits a `bits`-bit two's-complement integer (64 or 128) for every value
-/// the stage formats can hold; then Wide<intN> gives the Exact path's results.
+/// the stage formats can hold; then the machine-word loops give the Exact path's results.
 bool wide_fits(const StageFormats& f, NormKind kind, VarianceAlgorithm algorithm, ElementLoop loop, int bits);
 
 /// The narrowest of 64 and 128 that wide_fits allows, else 0 (Exact).

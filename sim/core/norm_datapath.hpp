@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "sim/core/fixed_units.hpp"
+#include "sim/core/fixed_wide.hpp"
 #include "sim/core/float_norm.hpp"
 #include "sim/core/norm_types.hpp"
 
