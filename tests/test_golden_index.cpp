@@ -60,8 +60,12 @@ TEST(GoldenIndex, CasesCarryTheContractFields) {
     EXPECT_GT(c["copy_gbps"].get<double>(), 3000.0);  // same-run copy on an H200
     // Event timing and ncu's duration of the same kernel agree to 25% (launch gaps aside).
     const double t = c["time_us"], d = c["ncu"]["duration_us"];
-    if (t > 50) EXPECT_NEAR(d / t, 1.0, 0.25) << c["id"];
-    if (c["dist"] == "normal") EXPECT_TRUE(c["valid"].get<bool>()) << c["id"];
+    if (t > 50) {
+      EXPECT_NEAR(d / t, 1.0, 0.25) << c["id"];
+    }
+    if (c["dist"] == "normal") {
+      EXPECT_TRUE(c["valid"].get<bool>()) << c["id"];
+    }
   }
 }
 

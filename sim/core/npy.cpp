@@ -22,6 +22,10 @@ int elem_size(const std::string& descr) {
 NpyArray read_npy(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw std::runtime_error(path + ": cannot open");
+  return read_npy(in, path);
+}
+
+NpyArray read_npy(std::istream& in, const std::string& path) {
   char magic[8];
   in.read(magic, 8);
   if (!in || std::memcmp(magic, "\x93NUMPY", 6) != 0) throw std::runtime_error(path + ": not a .npy file");

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <istream>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -22,6 +23,8 @@ struct NpyArray {
 
 /// Throws std::runtime_error with the path and the reason.
 NpyArray read_npy(const std::string& path);
+/// The same from a stream (e.g. a decompressed buffer); `path` names it in errors.
+NpyArray read_npy(std::istream& in, const std::string& path);
 void write_npy(const std::string& path, const std::string& dtype, const std::vector<int64_t>& shape,
                const void* data, size_t bytes);
 

@@ -6,9 +6,12 @@
 #include <bit>
 #include <cmath>
 #include <cstring>
+#include <sstream>
 #include <stdexcept>
 
 #include "sim/core/counter_rng.hpp"
+#include "sim/core/element_format.hpp"
+#include "sim/core/npy.hpp"
 #include "sim/core/rng_batch.hpp"
 
 namespace normsim::simt {
@@ -23,15 +26,11 @@ HardwareRsqrt::HardwareRsqrt(const std::string& gz_path) {
   int n;
   while ((n = gzread(f, buf, sizeof buf)) > 0) bytes.insert(bytes.end(), buf, buf + n);
   gzclose(f);
-  // .npy v1.0: magic, version, header length (2 bytes LE), header, data.
-  if (bytes.size() < 10 || std::memcmp(bytes.data(), "\x93NUMPY", 6) != 0)
-    throw std::runtime_error(gz_path + ": not a gzipped .npy file");
-  const size_t header = 10 + (bytes[8] | (bytes[9] << 8));
-  const std::string hdr(bytes.begin() + 10, bytes.begin() + static_cast<long>(std::min(header, bytes.size())));
-  if (hdr.find("'|i1'") == std::string::npos || bytes.size() != header + (size_t(1) << 24))
+  std::istringstream npy(std::string(bytes.begin(), bytes.end()));
+  const core::NpyArray a = core::read_npy(npy, gz_path);
+  if (a.dtype != "|i1" || a.elements() != (int64_t(1) << 24))
     throw std::runtime_error(gz_path + ": expected 2^24 int8 entries");
-  delta_.resize(size_t(1) << 24);
-  std::memcpy(delta_.data(), bytes.data() + header, delta_.size());
+  delta_ = a.as<int8_t>();
 }
 
 float HardwareRsqrt::operator()(float x) const {
@@ -56,12 +55,8 @@ float HardwareRsqrt::operator()(float x) const {
 // --- inputs ------------------------------------------------------------------------
 
 namespace {
-uint16_t bf16_rne(float f) {
-  const uint32_t u = std::bit_cast<uint32_t>(f);
-  if (std::isnan(f)) return 0x7fff;
-  return static_cast<uint16_t>((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
-}
-float bf16_to_float(uint16_t h) { return std::bit_cast<float>(static_cast<uint32_t>(h) << 16); }
+// __float2bfloat16_rn: round to nearest even; NaN becomes the GPU's canonical 0x7fff.
+uint16_t bf16_rne(float f) { return std::isnan(f) ? uint16_t(0x7fff) : core::fp32_to_bf16_bits(f); }
 }  // namespace
 
 KernelInputs gpu_ref_inputs(int64_t rows, int64_t hidden, const std::string& dtype, const std::string& dist,
@@ -78,7 +73,7 @@ KernelInputs gpu_ref_inputs(int64_t rows, int64_t hidden, const std::string& dty
   in.x.resize(n);
   for (size_t i = 0; i < n; ++i) {
     const float f = static_cast<float>(v[i]);  // input_gen.cu: float first, then bf16
-    in.x[i] = in.bf16 ? bf16_to_float(bf16_rne(f)) : f;
+    in.x[i] = in.bf16 ? core::bf16_bits_to_fp32(bf16_rne(f)) : f;
   }
   in.gamma.resize(static_cast<size_t>(hidden));
   in.beta.resize(static_cast<size_t>(hidden));
@@ -209,7 +204,7 @@ class Emulator {
     const size_t i = static_cast<size_t>(r * C_ + c);
     if (in_.bf16) {
       out_.y_bf16[i] = bf16_rne(v);
-      out_.y[i] = bf16_to_float(out_.y_bf16[i]);
+      out_.y[i] = core::bf16_bits_to_fp32(out_.y_bf16[i]);
     } else {
       out_.y[i] = v;
     }
