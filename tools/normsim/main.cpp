@@ -245,50 +245,56 @@ int cmd_sweep(const SweepArgs& a) {
   }
   spdlog::info("sweep: {} points, {:.2f} ms per point (forked child, {})", points, 1e3 * sim_seconds / points,
                a.numerics ? "bit-accurate" : "timing only");
-  // One line per point: the grid values, then the figures users compare.
-  std::string table;
+  // One line per point: the grid values, then the figures users compare
+  // (units in the column names), as a table and as CSV.
+  struct Column {
+    const char* table;  // table heading
+    const char* csv;    // CSV heading
+    const char* group;  // report section
+    const char* key;
+    const char* format;
+  };
+  std::vector<Column> cols = {{"cycles", "cycles", "timing", "cycles", "%-13.0f"},
+                              {"time_us", "time_us", "timing", "time_us", "%-8.1f"},
+                              {"DRAM_read_bytes", "dram_bytes_read", "traffic", "dram_bytes_read", "%-16.0f"},
+                              {"DRAM_written_bytes", "dram_bytes_written", "traffic", "dram_bytes_written", "%-19.0f"},
+                              {"DRAM_GB/s", "dram_gbps", "traffic", "dram_gbps", "%-10.2f"},
+                              {"SRAM_bytes", "sram_capacity_bytes", "area", "sram_capacity_bytes", "%-10.0f"},
+                              {"area_mm2", "area_total_mm2", "area", "total_mm2", "%-10.4f"},
+                              {"energy_uJ", "energy_total_uj", "energy", "total_uj", "%-10.4g"}};
+  if (a.numerics) {
+    cols.push_back({"rel_l2_error", "rel_l2_error", "numerics", "rel_l2_error", "%-12.4g"});
+    cols.push_back({"max_ulp", "max_ulp_error", "numerics", "max_ulp_error", "%-8.4g"});
+  }
+  std::string table, csv;
   char b[512];
   for (const auto& ax : axes) {
     std::snprintf(b, sizeof b, "%-24s ", ax.key.c_str());
     table += b;
+    csv += ax.key + ",";
   }
-  table += "cycles        time_us  DRAM_read_bytes  DRAM_written_bytes  DRAM_GB/s  SRAM_KiB  area_mm2   energy_uJ";
-  if (a.numerics) table += "  rel_l2_error  max_ulp";
-  table += "\n";
-  std::string csv;
-  for (const auto& ax : axes) csv += ax.key + ",";
-  csv += "cycles,time_us,dram_bytes_read,dram_bytes_written,dram_gbps,sram_capacity_bytes,area_total_mm2,energy_total_uj";
-  if (a.numerics) csv += ",rel_l2_error,max_ulp_error";
-  csv += "\n";
-  for (const auto& r : rows) {
-    const auto& rep = r["report"];
-    for (const auto& ax : axes) {
-      std::snprintf(b, sizeof b, "%-24s ", r["point"][ax.key].get<std::string>().c_str());
-      table += b;
-      csv += r["point"][ax.key].get<std::string>() + ",";
-    }
-    const double cycles = rep["timing"]["cycles"].get<double>();
-    std::snprintf(b, sizeof b, "%-13.0f %-8.1f %-16.0f %-19.0f %-10.2f %-9.1f %-10.4f %-10.4g", cycles,
-                  rep["timing"]["time_us"].get<double>(), rep["traffic"]["dram_bytes_read"].get<double>(),
-                  rep["traffic"]["dram_bytes_written"].get<double>(), rep["traffic"]["dram_gbps"].get<double>(),
-                  rep["area"]["sram_capacity_bytes"].get<double>() / 1024.0, rep["area"]["total_mm2"].get<double>(),
-                  rep["energy"]["total_uj"].get<double>());
+  for (size_t c = 0; c < cols.size(); ++c) {
+    std::snprintf(b, sizeof b, "%-*s ", std::atoi(cols[c].format + 2), cols[c].table);
     table += b;
-    std::snprintf(b, sizeof b, "%.0f,%.6g,%.0f,%.0f,%.6g,%.0f,%.6g,%.6g", cycles, rep["timing"]["time_us"].get<double>(),
-                  rep["traffic"]["dram_bytes_read"].get<double>(), rep["traffic"]["dram_bytes_written"].get<double>(),
-                  rep["traffic"]["dram_gbps"].get<double>(), rep["area"]["sram_capacity_bytes"].get<double>(),
-                  rep["area"]["total_mm2"].get<double>(), rep["energy"]["total_uj"].get<double>());
-    csv += b;
-    if (a.numerics && rep.contains("numerics")) {
-      std::snprintf(b, sizeof b, "  %-12.4g  %.4g", rep["numerics"]["rel_l2_error"].get<double>(),
-                    rep["numerics"]["max_ulp_error"].get<double>());
+    csv += std::string(cols[c].csv) + (c + 1 < cols.size() ? "," : "\n");
+  }
+  table += "\n";
+  for (const auto& r : rows) {
+    for (const auto& ax : axes) {
+      const std::string v = r["point"][ax.key].get<std::string>();
+      std::snprintf(b, sizeof b, "%-24s ", v.c_str());
       table += b;
-      std::snprintf(b, sizeof b, ",%.6g,%.6g", rep["numerics"]["rel_l2_error"].get<double>(),
-                    rep["numerics"]["max_ulp_error"].get<double>());
-      csv += b;
+      csv += v + ",";
+    }
+    for (size_t c = 0; c < cols.size(); ++c) {
+      const double v = r["report"][cols[c].group][cols[c].key].get<double>();
+      std::snprintf(b, sizeof b, cols[c].format, v);
+      table += b;
+      table += " ";
+      std::snprintf(b, sizeof b, "%.15g", v);  // integers (cycles, bytes) exactly
+      csv += std::string(b) + (c + 1 < cols.size() ? "," : "\n");
     }
     table += "\n";
-    csv += "\n";
   }
   const nlohmann::json all = {{"points", rows}, {"mode", a.numerics ? "bit-accurate" : "timing-only"}};
   if (!a.run.out_dir.empty()) {
