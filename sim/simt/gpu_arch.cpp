@@ -1,14 +1,32 @@
 #include "sim/simt/gpu_arch.hpp"
 
+#include <cmath>
+#include <cstdio>
+
 #include "sim/config/embedded_configs.hpp"
 
 namespace normsim::simt {
 
 namespace {
 
+std::string fmt(double v) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%g", v);
+  return b;
+}
+
 double positive(config::YamlReader& m, const std::string& key, double def) {
   const double v = m.get_double(key).value_or(def);
   if (!(v > 0)) m.fail(key, "must be > 0", "> 0");
+  return v;
+}
+// A real value in [lo, hi] (hi may be infinite); exit 2 naming the range otherwise.
+double within(config::YamlReader& m, const std::string& key, double def, double lo, double hi) {
+  const double v = m.get_double(key).value_or(def);
+  if (!(v >= lo && v <= hi)) {
+    const std::string range = std::isinf(hi) ? ">= " + fmt(lo) : "[" + fmt(lo) + ", " + fmt(hi) + "]";
+    m.fail(key, "must be " + (std::isinf(hi) ? range : "within " + range), range);
+  }
   return v;
 }
 int count(config::YamlReader& m, const std::string& key, int def, int lo, int hi) {
@@ -31,18 +49,14 @@ GpuArch parse(config::YamlReader m, const std::string& source) {
   g.smem_reserved_per_block_bytes = count(m, "smem_reserved_per_block_bytes", g.smem_reserved_per_block_bytes, 0, 1 << 20);
   g.schedulers_per_sm = count(m, "schedulers_per_sm", g.schedulers_per_sm, 1, 64);
   g.issue_per_scheduler = positive(m, "issue_per_scheduler", g.issue_per_scheduler);
-  g.dependent_issue_cycles = positive(m, "dependent_issue_cycles", g.dependent_issue_cycles);
   if (g.issue_per_scheduler > 1) m.fail("issue_per_scheduler", "at most one instruction per cycle", "(0, 1]");
+  g.dependent_issue_cycles = positive(m, "dependent_issue_cycles", g.dependent_issue_cycles);
   g.shuffle_latency_cycles = positive(m, "shuffle_latency_cycles", g.shuffle_latency_cycles);
   g.barrier_latency_cycles = positive(m, "barrier_latency_cycles", g.barrier_latency_cycles);
   g.smem_latency_cycles = positive(m, "smem_latency_cycles", g.smem_latency_cycles);
   g.fdiv_latency_cycles = positive(m, "fdiv_latency_cycles", g.fdiv_latency_cycles);
-  g.bound_overlap_exponent = m.get_double("bound_overlap_exponent").value_or(g.bound_overlap_exponent);
-  if (!(g.bound_overlap_exponent >= 1 && g.bound_overlap_exponent <= 64))
-    m.fail("bound_overlap_exponent", "must be within [1, 64]", "[1, 64]");
-  g.memory_overlap_exponent = m.get_double("memory_overlap_exponent").value_or(g.memory_overlap_exponent);
-  if (!(g.memory_overlap_exponent >= 1 && g.memory_overlap_exponent <= 64))
-    m.fail("memory_overlap_exponent", "must be within [1, 64]", "[1, 64]");
+  g.bound_overlap_exponent = within(m, "bound_overlap_exponent", g.bound_overlap_exponent, 1, 64);
+  g.memory_overlap_exponent = within(m, "memory_overlap_exponent", g.memory_overlap_exponent, 1, 64);
   if (g.max_threads_per_sm % g.warp_size != 0)
     m.fail("max_threads_per_sm", "must be a multiple of warp_size (" + std::to_string(g.warp_size) + ")");
   if (auto l2 = m.get_map("l2")) {
@@ -54,17 +68,10 @@ GpuArch parse(config::YamlReader m, const std::string& source) {
     g.l2.reuse_steepness = positive(*l2, "reuse_steepness", g.l2.reuse_steepness);
     g.l2.sweep_half_bytes = positive(*l2, "sweep_half_bytes", g.l2.sweep_half_bytes);
     g.l2.sweep_steepness = positive(*l2, "sweep_steepness", g.l2.sweep_steepness);
-    g.l2.evict_first_weight = l2->get_double("evict_first_weight").value_or(g.l2.evict_first_weight);
-    if (!(g.l2.evict_first_weight >= 0 && g.l2.evict_first_weight <= 1))
-      l2->fail("evict_first_weight", "must be within [0, 1]", "[0, 1]");
-    for (const char* key : {"store_weight", "streaming_store_weight"}) {
-      double& v = std::string(key) == "store_weight" ? g.l2.store_weight : g.l2.streaming_store_weight;
-      v = l2->get_double(key).value_or(v);
-      if (!(v >= 0 && v <= 1)) l2->fail(key, "must be within [0, 1]", "[0, 1]");
-    }
-    g.l2.dirty_resident_bytes = l2->get_double("dirty_resident_bytes").value_or(g.l2.dirty_resident_bytes);
-    if (!(g.l2.dirty_resident_bytes >= 0 && g.l2.dirty_resident_bytes <= g.l2.bytes))
-      l2->fail("dirty_resident_bytes", "must be within [0, l2.bytes]", "0.." + std::to_string(g.l2.bytes));
+    g.l2.evict_first_weight = within(*l2, "evict_first_weight", g.l2.evict_first_weight, 0, 1);
+    g.l2.store_weight = within(*l2, "store_weight", g.l2.store_weight, 0, 1);
+    g.l2.streaming_store_weight = within(*l2, "streaming_store_weight", g.l2.streaming_store_weight, 0, 1);
+    g.l2.dirty_resident_bytes = within(*l2, "dirty_resident_bytes", g.l2.dirty_resident_bytes, 0, g.l2.bytes);
     l2->finish({"bytes", "line_bytes", "near_hit_latency_cycles", "far_hit_latency_cycles", "reuse_half_bytes",
                 "reuse_steepness", "sweep_half_bytes", "sweep_steepness", "evict_first_weight", "store_weight",
                 "streaming_store_weight", "dirty_resident_bytes"});
@@ -73,9 +80,7 @@ GpuArch parse(config::YamlReader m, const std::string& source) {
     g.l1.bytes = positive(*l1, "bytes", g.l1.bytes);
     g.l1.hit_latency_cycles = positive(*l1, "hit_latency_cycles", g.l1.hit_latency_cycles);
     g.l1.miss_requests_per_cycle = positive(*l1, "miss_requests_per_cycle", g.l1.miss_requests_per_cycle);
-    g.l1.smem_carveout_bytes = l1->get_double("smem_carveout_bytes").value_or(g.l1.smem_carveout_bytes);
-    if (!(g.l1.smem_carveout_bytes >= 0 && g.l1.smem_carveout_bytes <= g.l1.bytes))
-      l1->fail("smem_carveout_bytes", "must be within [0, l1.bytes]", "0.." + std::to_string(g.l1.bytes));
+    g.l1.smem_carveout_bytes = within(*l1, "smem_carveout_bytes", g.l1.smem_carveout_bytes, 0, g.l1.bytes);
     l1->finish({"bytes", "hit_latency_cycles", "miss_requests_per_cycle", "smem_carveout_bytes"});
   }
   if (auto d = m.get_map("dram")) {
@@ -83,14 +88,11 @@ GpuArch parse(config::YamlReader m, const std::string& source) {
     g.dram.latency_cycles = positive(*d, "latency_cycles", g.dram.latency_cycles);
     d->finish({"bytes_per_s", "latency_cycles"});
   }
-  g.launch_overhead_us = m.get_double("launch_overhead_us").value_or(g.launch_overhead_us);
-  if (!(g.launch_overhead_us >= 0)) m.fail("launch_overhead_us", "must be >= 0", ">= 0");
-  g.block_dispatch_ns = m.get_double("block_dispatch_ns").value_or(g.block_dispatch_ns);
-  if (!(g.block_dispatch_ns >= 0)) m.fail("block_dispatch_ns", "must be >= 0", ">= 0");
-  g.round_overhead_cycles = m.get_double("round_overhead_cycles").value_or(g.round_overhead_cycles);
-  if (!(g.round_overhead_cycles >= 0)) m.fail("round_overhead_cycles", "must be >= 0", ">= 0");
-  g.kernel_tail_cycles = m.get_double("kernel_tail_cycles").value_or(g.kernel_tail_cycles);
-  if (!(g.kernel_tail_cycles >= 0)) m.fail("kernel_tail_cycles", "must be >= 0", ">= 0");
+  constexpr double kNoLimit = INFINITY;
+  g.launch_overhead_us = within(m, "launch_overhead_us", g.launch_overhead_us, 0, kNoLimit);
+  g.block_dispatch_ns = within(m, "block_dispatch_ns", g.block_dispatch_ns, 0, kNoLimit);
+  g.round_overhead_cycles = within(m, "round_overhead_cycles", g.round_overhead_cycles, 0, kNoLimit);
+  g.kernel_tail_cycles = within(m, "kernel_tail_cycles", g.kernel_tail_cycles, 0, kNoLimit);
   m.finish({"name", "sms", "sm_clock_mhz", "warp_size", "max_threads_per_sm", "max_blocks_per_sm", "registers_per_sm",
             "register_alloc_unit", "smem_per_sm_bytes", "smem_per_block_bytes", "smem_reserved_per_block_bytes",
             "schedulers_per_sm", "issue_per_scheduler", "dependent_issue_cycles", "shuffle_latency_cycles", "barrier_latency_cycles", "smem_latency_cycles",

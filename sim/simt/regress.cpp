@@ -109,13 +109,13 @@ double ulp_distance(float a, float b) {
   return static_cast<double>(std::llabs(ordered(a) - ordered(b)));
 }
 
-void compare_outputs(CaseResult& c, const GpuArch& gpu, const std::string& dir, const HardwareRsqrt& rsqrt) {
+void compare_outputs(CaseResult& c, const std::string& dir, const HardwareRsqrt& rsqrt) {
   const GoldenCase& g = c.golden;
   if (g.outputs.empty()) return;
   c.outputs_compared = true;
   try {
     const KernelInputs in = gpu_ref_inputs(g.rows, g.hidden, g.dtype, g.dist, g.dist_mean, g.dist_sigma, g.seed);
-    const KernelOutputs out = emulate(plan_launch(g.kernel, g.rows, g.hidden, g.dtype, g.block, gpu), in, rsqrt);
+    const KernelOutputs out = emulate(c.pred.plan, in, rsqrt);
     auto path = [&](const std::string& key) { return (std::filesystem::path(dir) / g.outputs.at(key)).string(); };
     uint64_t differing = 0;
     double max_ulp = 0;
@@ -180,7 +180,7 @@ RegressResult regress(const std::vector<GoldenCase>& cases, const GpuArch& gpu, 
     c.dram_write_err = rel(c.pred.dram_bytes_written, g.dram_bytes_written);
     c.l2_err = rel(c.pred.l2_bytes, g.l2_bytes);
     c.duration_err = rel(c.pred.duration_us, g.duration_us);
-    compare_outputs(c, gpu, golden_dir, rsqrt);
+    compare_outputs(c, golden_dir, rsqrt);
     r.cases.push_back(std::move(c));
   }
   std::vector<const CaseResult*> all, train, hold;
@@ -244,14 +244,17 @@ double& param_ref(GpuArch& g, const Param& p) {
 
 GpuArch fit_arch(const std::vector<GoldenCase>& cases, const GpuArch& start, std::string* log) {
   const std::vector<bool> held = held_out_mask(cases);
-  std::vector<const GoldenCase*> train;
+  // Launch plans do not depend on the fitted parameters: plan each case once.
+  std::vector<std::pair<const GoldenCase*, LaunchPlan>> train;
   for (size_t i = 0; i < cases.size(); ++i)
-    if (!held[i]) train.push_back(&cases[i]);
+    if (!held[i])
+      train.emplace_back(&cases[i], plan_launch(cases[i].kernel, cases[i].rows, cases[i].hidden, cases[i].dtype,
+                                                cases[i].block, start));
   auto objective = [&](const GpuArch& g) {
     double dur = 0, rd = 0, wr = 0, rd_max = 0;
     size_t nwr = 0;
-    for (const GoldenCase* c : train) {
-      const Prediction p = predict(plan_launch(c->kernel, c->rows, c->hidden, c->dtype, c->block, g), g);
+    for (const auto& [c, plan] : train) {
+      const Prediction p = predict(plan, g);
       dur += std::fabs(rel(p.duration_us, c->duration_us));
       const double e = std::fabs(rel(p.dram_bytes_read, c->dram_bytes_read));
       rd += e;
