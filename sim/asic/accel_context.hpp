@@ -5,6 +5,7 @@
 
 #include <systemc.h>
 
+#include <cmath>
 #include <cstdint>
 #include <vector>
 
@@ -61,10 +62,16 @@ struct AccelContext {
   double lane_cycles(int64_t elems) const { return static_cast<double>((elems + lanes - 1) / lanes); }
 };
 
-inline double now_cycles() { return sc_core::sc_time_stamp().to_seconds() * 1e9; }
+// The kernel counts picoseconds (asic_run sets the resolution): integer
+// arithmetic on the raw value avoids sc_time's unit conversions, which cost
+// more than the model's own work per transaction in timing-only runs.
+inline constexpr double kPsPerCycle = 1000.0;
+inline double now_cycles() { return static_cast<double>(sc_core::sc_time_stamp().value()) / kPsPerCycle; }
 inline void wait_until(double t) {
-  const double n = now_cycles();
-  if (t > n) sc_core::wait(sc_core::sc_time(t - n, sc_core::SC_NS));
+  const auto now_ps = sc_core::sc_time_stamp().value();
+  const double target_ps = std::nearbyint(t * kPsPerCycle);
+  if (target_ps > static_cast<double>(now_ps))
+    sc_core::wait(sc_core::sc_time::from_value(static_cast<sc_core::sc_time::value_type>(target_ps) - now_ps));
 }
 
 }  // namespace normsim::asic
