@@ -8,11 +8,15 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <algorithm>
+#include <map>
 #include <random>
+#include <regex>
+#include <sstream>
 #include <set>
 
 #include "sim/config/config_error.hpp"
 #include "sim/simt/emulate.hpp"
+#include "sim/simt/golden.hpp"
 #include "sim/simt/regress.hpp"
 
 using namespace normsim;
@@ -79,19 +83,67 @@ TEST(Simt, OccupancyMatchesTheKernelsLimits) {
   }
 }
 
+// What every launch reads besides its data: its code and constants.
+double launch_bytes(const LaunchPlan& p) {
+  double b = 0;
+  for (const SubKernel& k : p.launches) b += static_cast<double>(k.code_bytes) + h200().dram.launch_read_bytes;
+  return b;
+}
+
 TEST(Simt, OnePassKernelsReadExactlyTheirCompulsoryBytes) {
-  // x once, gamma and beta once; y and the statistics less what stays dirty in the L2.
+  // x once, gamma and beta once, the code and constants once; y and the
+  // statistics less what stays dirty in the L2.
   for (const auto& [k, dtype] : std::vector<std::pair<std::string, std::string>>{
            {"v6", "fp32"}, {"v6", "bf16"}, {"welford_block_smem", "bf16"}, {"welford_warp_reg", "fp32"}}) {
     const int64_t N = 4096, C = 4096, eb = dtype == "bf16" ? 2 : 4;
     const Prediction p = run(k, N, C, dtype);
-    EXPECT_EQ(p.dram_bytes_read, static_cast<double>(N * C * eb + 2 * C * 4)) << k << " " << dtype;
+    const double code = launch_bytes(plan_launch(k, N, C, dtype, 0, h200()));
+    EXPECT_GT(code, 4096);
+    EXPECT_EQ(p.dram_bytes_read, static_cast<double>(N * C * eb + 2 * C * 4) + code) << k << " " << dtype;
     EXPECT_EQ(p.dram_bytes_written, std::max(0.0, static_cast<double>(N * C * eb + 2 * N * 4) - h200().l2.dirty_resident_bytes))
         << k;
   }
   // v2: three launches, each starts cold (ncu flushes): x three times, mean and rstd read back.
   const Prediction v2 = run("v2", 4096, 4096);
-  EXPECT_EQ(v2.dram_bytes_read, 3.0 * 4096 * 4096 * 4 + 2 * 4096 * 4 + 3 * 4096 * 4);
+  EXPECT_EQ(v2.dram_bytes_read, 3.0 * 4096 * 4096 * 4 + 2 * 4096 * 4 + 3 * 4096 * 4 +
+                                    launch_bytes(plan_launch("v2", 4096, 4096, "fp32", 0, h200())));
+}
+
+// The code size behind each launch's instruction fetch is the function's
+// length in the golden SASS (cuobjdump of the build the cases ran).
+TEST(Simt, CodeBytesAreTheFunctionsInTheGoldenSass) {
+  std::map<std::string, int> instructions;  // mangled name -> instructions
+  std::istringstream sass(read_gz(golden() + "/normref.sass.gz"));
+  std::string line, fn;
+  const std::regex function(R"(Function : (\S+))"), instr(R"(^\s+/\*[0-9a-f]{4}\*/)");
+  std::smatch m;
+  while (std::getline(sass, line)) {
+    if (std::regex_search(line, m, function)) fn = m[1];
+    else if (!fn.empty() && std::regex_search(line, instr)) ++instructions[fn];
+  }
+  ASSERT_GT(instructions.size(), 20u);
+  // The Itanium mangling of normref::dev::<name>[<T>[, VPT]].
+  auto mangled = [](const SubKernel& k, bool bf16) {
+    const bool templated = k.name.rfind("ln_v", 0) != 0 || k.name == "ln_v5" || k.name == "ln_v6";
+    std::string s = std::to_string(k.name.size()) + k.name;
+    if (!templated) return s + "E";
+    s += bf16 ? "I13__nv_bfloat16" : "If";
+    if (k.values_per_lane) s += "Li" + std::to_string(k.values_per_lane) + "E";
+    return s + "EEv";
+  };
+  int checked = 0;
+  for (const auto& c : load_golden(golden())) {
+    for (const SubKernel& k : plan_launch(c.kernel, c.rows, c.hidden, c.dtype, c.block, h200()).launches) {
+      const std::string key = mangled(k, c.dtype == "bf16");
+      int found = -1;
+      for (const auto& [name, n] : instructions)
+        if (name.find("normref3dev" + key) != std::string::npos) found = n;
+      ASSERT_GE(found, 0) << c.id << ": no function " << key << " in the SASS";
+      EXPECT_EQ(k.code_bytes, 16 * found) << c.id << " " << k.name;
+      ++checked;
+    }
+  }
+  EXPECT_GE(checked, 149);
 }
 
 TEST(Simt, ReReadsMissTheL2OnlyWhenTheRowsInFlightOutgrowIt) {

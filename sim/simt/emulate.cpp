@@ -1,7 +1,5 @@
 #include "sim/simt/emulate.hpp"
 
-#include <zlib.h>
-
 #include <array>
 #include <bit>
 #include <cmath>
@@ -13,20 +11,14 @@
 #include "sim/core/element_format.hpp"
 #include "sim/core/npy.hpp"
 #include "sim/core/rng_batch.hpp"
+#include "sim/simt/golden.hpp"
 
 namespace normsim::simt {
 
 // --- hardware rsqrtf ------------------------------------------------------------
 
 HardwareRsqrt::HardwareRsqrt(const std::string& gz_path) {
-  gzFile f = gzopen(gz_path.c_str(), "rb");
-  if (!f) throw std::runtime_error(gz_path + ": cannot open the rsqrtf table");
-  std::vector<uint8_t> bytes;
-  uint8_t buf[1 << 16];
-  int n;
-  while ((n = gzread(f, buf, sizeof buf)) > 0) bytes.insert(bytes.end(), buf, buf + n);
-  gzclose(f);
-  std::istringstream npy(std::string(bytes.begin(), bytes.end()));
+  std::istringstream npy(read_gz(gz_path));
   const core::NpyArray a = core::read_npy(npy, gz_path);
   if (a.dtype != "|i1" || a.elements() != (int64_t(1) << 24))
     throw std::runtime_error(gz_path + ": expected 2^24 int8 entries");

@@ -23,6 +23,10 @@ struct GoldenCase {
   double dist_mean = 0, dist_sigma = 1, eps = 1e-5;
 };
 
+/// The whole of a gzip file (golden data is stored compressed); runtime_error
+/// naming the file when it cannot be read.
+std::string read_gz(const std::string& path);
+
 /// Reads <dir>/index.json; ConfigError (exit 2) naming the file and the
 /// missing key on a malformed one.
 std::vector<GoldenCase> load_golden(const std::string& dir);

@@ -86,7 +86,8 @@ GpuArch parse(config::YamlReader m, const std::string& source) {
   if (auto d = m.get_map("dram")) {
     g.dram.bytes_per_s = positive(*d, "bytes_per_s", g.dram.bytes_per_s);
     g.dram.latency_cycles = positive(*d, "latency_cycles", g.dram.latency_cycles);
-    d->finish({"bytes_per_s", "latency_cycles"});
+    g.dram.launch_read_bytes = within(*d, "launch_read_bytes", g.dram.launch_read_bytes, 0, 1 << 30);
+    d->finish({"bytes_per_s", "latency_cycles", "launch_read_bytes"});
   }
   constexpr double kNoLimit = INFINITY;
   g.launch_overhead_us = within(m, "launch_overhead_us", g.launch_overhead_us, 0, kNoLimit);

@@ -38,6 +38,7 @@ struct L1Config {
 struct DramConfig {
   double bytes_per_s = 3.976e12;  ///< sustained read + write bandwidth (a copy kernel's)
   double latency_cycles = 650;    ///< unloaded
+  double launch_read_bytes = 2560;  ///< read by every launch besides its code and data (constant bank, parameters)
 };
 
 struct GpuArch {

@@ -47,12 +47,14 @@ struct SubKernel {
   int registers_per_thread = 32;  ///< ptxas (golden registers_per_thread)
   int static_smem_bytes = 0;      ///< ptxas
   int64_t dynamic_smem_bytes = 0;
+  int values_per_lane = 0;        ///< welford_warp_reg's template argument (the row held in registers)
   int vector_bytes = 4;           ///< bytes per global load per thread (16 for 128-bit access)
   std::vector<Pass> passes;
   double overhead_instr_per_warp = 100;  ///< instructions a warp executes per row outside the element loops
   bool streaming_store = true;    ///< __stcs (evict-first) output stores
   bool uncoalesced = false;       ///< neighbouring threads read addresses a row apart (v1)
   // Bytes the launch moves besides x and y.
+  int64_t code_bytes = 0;          ///< the function's SASS (16 B an instruction), fetched from DRAM once a launch
   int64_t param_bytes = 0;         ///< gamma (+ beta), read by every row (L2/L1 resident after the first)
   int64_t extra_read_bytes = 0;    ///< per-row values read from a previous launch (v2: mean, rstd)
   int64_t input_bytes = 0;         ///< x, once
@@ -71,6 +73,10 @@ struct LaunchPlan {
   int block = 0;
   std::vector<SubKernel> launches;
 };
+
+/// Instructions in the SASS of a launch's function (golden normref.sass.gz,
+/// sm_90): `name` as in SubKernel, `vpt` welford_warp_reg's values per lane.
+int sass_instructions(const std::string& name, bool bf16, int vpt = 0);
 
 /// The kernel names of gpu_ref (the same list as normref's registry).
 std::vector<std::string> simt_kernel_names();

@@ -120,8 +120,11 @@ LaunchPrediction predict_launch(const SubKernel& k, const GpuArch& g) {
 
   // --- bytes --------------------------------------------------------------------
   const double miss_later = (1 - r.l1_hit) * (1 - r.l2_hit);
+  // Besides x: gamma/beta and earlier launches' statistics once, and the
+  // launch's own code and constants (cold caches, as ncu profiles).
+  const double launch_bytes = static_cast<double>(k.code_bytes) + g.dram.launch_read_bytes;
   r.dram_bytes_read = in * (gp > 0 ? 1 + (gp - 1) * miss_later : 0) + static_cast<double>(k.param_bytes) +
-                      static_cast<double>(k.extra_read_bytes);
+                      static_cast<double>(k.extra_read_bytes) + launch_bytes;
   const double written = static_cast<double>(k.output_bytes + k.stats_bytes);
   r.dram_bytes_written = std::max(0.0, written - g.l2.dirty_resident_bytes);
   // L2 traffic: requests from the SMs (first pass, re-reads that miss L1,
