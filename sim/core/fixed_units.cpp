@@ -30,6 +30,13 @@ Exact times_recip(const Exact& v, int64_t n, Fx recip_n) {
   return mul(v, exact(recip_n));
 }
 
+Fx merge_coefficient(int64_t n_a, int64_t n_b, const FixedFormat& recip) {
+  const u128 num = (u128(1) << 96) * static_cast<u128>(n_b);  // counts < 2^31
+  const u128 den = static_cast<u128>(n_a + n_b);
+  const u128 sticky = (num % den) != 0 ? 1 : 0;  // never a false tie
+  return quantize(Exact{false, (num / den) | sticky, 96}, recip);
+}
+
 FxWelford chan_merge(const FxWelford& a, const FxWelford& b, const StageFormats& f, StageCounters& c) {
   if (a.count == 0) return b;
   if (b.count == 0) return a;
@@ -42,13 +49,7 @@ FxWelford chan_merge(const FxWelford& a, const FxWelford& b, const StageFormats&
     mean = shift(add(exact(a.mean), exact(b.mean)), -1);
     cross = shift(mul(d2, exact_from_int(a.count)), -1);
   } else {
-    // n_b/n as a constant of the recip format (counts are static per row length).
-    const FixedFormat& rf = fmt(f, Stage::recip);
-    const u128 num = (u128(1) << 96) * static_cast<u128>(b.count);  // counts < 2^31
-    const u128 den = static_cast<u128>(r.count);
-    const u128 sticky = (num % den) != 0 ? 1 : 0;  // never a false tie
-    const Exact coef_exact{false, (num / den) | sticky, 96};
-    const Exact coef = exact(quantize(coef_exact, rf));
+    const Exact coef = exact(merge_coefficient(a.count, b.count, fmt(f, Stage::recip)));
     mean = add(exact(a.mean), mul(delta, coef));
     cross = mul(mul(d2, exact_from_int(a.count)), coef);
   }

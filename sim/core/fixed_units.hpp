@@ -35,6 +35,10 @@ struct FxWelford {
 /// d = x - mu; mu' = q_mean(mu + d r); M2' = q_m2(M2 + d (x - mu')).
 FxWelford welford_update(const FxWelford& s, Fx x, Fx recip_next, const StageFormats& f, StageCounters& c);
 
+/// The merge coefficient n_b / (n_a + n_b) in the `recip` format (a
+/// constant per tree position: counts are static for a row length).
+Fx merge_coefficient(int64_t n_a, int64_t n_b, const FixedFormat& recip);
+
 /// Chan merge of two lane states. Equal counts reduce to shifts:
 /// mu = (mu_a + mu_b)/2, M2 = M2_a + M2_b + d^2 n_a/2 (exact, no table);
 /// otherwise the coefficient n_b/n comes from the `recip` format.

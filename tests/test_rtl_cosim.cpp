@@ -1,0 +1,337 @@
+// RTL co-simulation: the Verilog units of rtl_models/, verilated as SystemC
+// modules at one arch's formats (RTL_ARCH), against sim/core's functions on
+// random and edge-case operands, bit for bit (values and overflow flags).
+// Built once per arch; the RTL_EXPECT_MISMATCH build carries a one-bit change
+// in the rounding logic and must disagree.
+#include <gtest/gtest.h>
+#include <systemc.h>
+
+#include <cstdint>
+#include <deque>
+#include <random>
+#include <sstream>
+
+#include RTL_BENCH_HEADER
+#include "sim/config/arch.hpp"
+#include "sim/core/fixed_units.hpp"
+
+int sc_main(int, char**) { return 0; }  // libsystemc wants one; gtest's main runs the tests
+
+namespace {
+using namespace normsim;
+using namespace normsim::core;
+
+constexpr int64_t kVectors = 1'000'000;
+const config::Arch& arch() {
+  static const config::Arch a = config::load_arch(RTL_ARCH);
+  return a;
+}
+const FixedFormat& fmt(Stage s) { return arch().formats[static_cast<int>(s)]; }
+
+// A signal of the port's own type (Verilator picks bool / uint32_t / uint64_t by width).
+template <class Port>
+sc_core::sc_signal<typename Port::data_type>& wire(Port& p) {
+  auto* s = new sc_core::sc_signal<typename Port::data_type>();
+  p(*s);
+  return *s;
+}
+
+uint64_t bits_of(Fx v, int width) {
+  const uint64_t mask = width >= 64 ? ~uint64_t(0) : (uint64_t(1) << width) - 1;
+  return static_cast<uint64_t>(static_cast<int64_t>(v.raw)) & mask;
+}
+Fx from_bits(uint64_t b, const FixedFormat& f) {
+  int64_t raw = static_cast<int64_t>(b);
+  if (f.is_signed && f.total_bits < 64 && ((b >> (f.total_bits - 1)) & 1)) raw = static_cast<int64_t>(b) - (int64_t(1) << f.total_bits);
+  return Fx{raw, f.frac_bits};
+}
+
+// Operands: uniform raw words, small magnitudes, powers of two (their
+// products land on rounding ties) and the format's extremes.
+class Operands {
+ public:
+  explicit Operands(uint64_t seed) : rng_(seed) {}
+  Fx operator()(const FixedFormat& f) {
+    const i128 lo = f.min_raw(), hi = f.max_raw();
+    i128 raw = 0;
+    switch (rng_() % 8) {
+      case 0: case 1: case 2: {  // any word
+        const uint64_t mask = f.total_bits >= 64 ? ~uint64_t(0) : (uint64_t(1) << f.total_bits) - 1;
+        raw = from_bits(rng_() & mask, f).raw;
+        break;
+      }
+      case 3: case 4: {  // small: |raw| < 2^k
+        const int k = static_cast<int>(rng_() % static_cast<uint64_t>(f.total_bits));
+        raw = static_cast<i128>(rng_() & ((uint64_t(1) << k) - 1) | (k ? 0 : 0));
+        if (f.is_signed && (rng_() & 1)) raw = -raw;
+        break;
+      }
+      case 5: case 6: {  // a power of two
+        const int k = static_cast<int>(rng_() % static_cast<uint64_t>(f.total_bits - (f.is_signed ? 1 : 0)));
+        raw = i128(1) << k;
+        if (f.is_signed && (rng_() & 1)) raw = -raw;
+        break;
+      }
+      default: {  // extremes
+        const i128 e[] = {0, 1, hi, hi - 1, lo, lo + 1, f.is_signed ? i128(-1) : i128(2)};
+        raw = e[rng_() % 7];
+      }
+    }
+    raw = std::min(std::max(raw, lo), hi);
+    return Fx{raw, f.frac_bits};
+  }
+  uint64_t next() { return rng_(); }
+
+ private:
+  std::mt19937_64 rng_;
+};
+
+// The verilated bench with a signal on every port; one per process.
+struct Bench {
+  RTL_BENCH dut{"rtl_bench"};
+  sc_core::sc_signal<bool> clk;
+#define NORMSIM_PORT(p) decltype(wire(dut.p))& p = wire(dut.p);
+  NORMSIM_PORT(wl_start) NORMSIM_PORT(wl_in_valid) NORMSIM_PORT(wl_x) NORMSIM_PORT(wl_count) NORMSIM_PORT(wl_mean)
+  NORMSIM_PORT(wl_m2) NORMSIM_PORT(wl_mean_overflow) NORMSIM_PORT(wl_m2_overflow)
+  NORMSIM_PORT(wu_x) NORMSIM_PORT(wu_mean) NORMSIM_PORT(wu_m2) NORMSIM_PORT(wu_recip) NORMSIM_PORT(wu_mean_next)
+  NORMSIM_PORT(wu_m2_next) NORMSIM_PORT(wu_mean_overflow) NORMSIM_PORT(wu_m2_overflow)
+  NORMSIM_PORT(cm_n_a) NORMSIM_PORT(cm_n_b) NORMSIM_PORT(cm_mean_a) NORMSIM_PORT(cm_mean_b) NORMSIM_PORT(cm_m2_a)
+  NORMSIM_PORT(cm_m2_b) NORMSIM_PORT(cm_coef) NORMSIM_PORT(cm_n) NORMSIM_PORT(cm_mean) NORMSIM_PORT(cm_m2)
+  NORMSIM_PORT(cm_mean_overflow) NORMSIM_PORT(cm_m2_overflow)
+  NORMSIM_PORT(rs_in_valid) NORMSIM_PORT(rs_in) NORMSIM_PORT(rs_out_valid) NORMSIM_PORT(rs_out) NORMSIM_PORT(rs_overflow)
+  NORMSIM_PORT(na_x) NORMSIM_PORT(na_mean) NORMSIM_PORT(na_rstd) NORMSIM_PORT(na_gamma) NORMSIM_PORT(na_beta)
+  NORMSIM_PORT(na_xhat) NORMSIM_PORT(na_y) NORMSIM_PORT(na_xhat_overflow) NORMSIM_PORT(na_y_overflow)
+#undef NORMSIM_PORT
+  Bench() { dut.clk(clk); }
+  void settle() { sc_core::sc_start(1, sc_core::SC_NS); }
+  void cycle() {  // a rising edge, then the registers' outputs settle
+    clk.write(false);
+    settle();
+    clk.write(true);
+    settle();
+  }
+};
+
+template <class Sig>
+void put(Sig& s, Fx v, const FixedFormat& f) {
+  s.write(static_cast<typename std::decay_t<decltype(s.read())>>(bits_of(v, f.total_bits)));
+}
+template <class Sig>
+Fx get(const Sig& s, const FixedFormat& f) {
+  return from_bits(static_cast<uint64_t>(s.read()), f);
+}
+
+// Mismatch bookkeeping: the first few are printed in full.
+struct Mismatches {
+  int64_t count = 0;
+  void check(bool same, const std::string& what) {
+    if (same) return;
+    if (++count <= 5) ADD_FAILURE_IF_EXPECTED(what);
+  }
+  static void ADD_FAILURE_IF_EXPECTED(const std::string& what) {
+#ifdef RTL_EXPECT_MISMATCH
+    std::cout << "  (expected) " << what << "\n";
+#else
+    ADD_FAILURE() << what;
+#endif
+  }
+  void finish(int64_t vectors) const {
+#ifdef RTL_EXPECT_MISMATCH
+    EXPECT_GT(count, 0) << "the mutated RTL agreed with sim/core on all " << vectors << " vectors";
+#else
+    EXPECT_EQ(count, 0) << "of " << vectors << " vectors";
+#endif
+  }
+};
+
+std::string show(Fx v) { return std::to_string(static_cast<int64_t>(v.raw)); }
+
+bool counted(const StageCounters& before, const StageCounters& after, Stage s) {
+  return after.overflows[static_cast<int>(s)] != before.overflows[static_cast<int>(s)];
+}
+}  // namespace
+
+TEST(RtlCosim, WelfordUpdateMatchesCore) {
+  Bench b;
+  Operands op(1);
+  Mismatches mm;
+  StageCounters c;
+  for (int64_t i = 0; i < kVectors; ++i) {
+    const FxWelford s{1, op(fmt(Stage::mean)), op(fmt(Stage::m2))};
+    const Fx x = op(fmt(Stage::input)), r = op(fmt(Stage::recip));
+    put(b.wu_x, x, fmt(Stage::input));
+    put(b.wu_mean, s.mean, fmt(Stage::mean));
+    put(b.wu_m2, s.m2, fmt(Stage::m2));
+    put(b.wu_recip, r, fmt(Stage::recip));
+    b.settle();
+    const StageCounters before = c;
+    const FxWelford ref = welford_update(s, x, r, arch().formats, c);
+    const Fx mean = get(b.wu_mean_next, fmt(Stage::mean)), m2 = get(b.wu_m2_next, fmt(Stage::m2));
+    std::ostringstream what;
+    what << "x " << show(x) << " mean " << show(s.mean) << " m2 " << show(s.m2) << " recip " << show(r) << ": rtl ("
+         << show(mean) << ", " << show(m2) << ", ovf " << b.wu_mean_overflow.read() << b.wu_m2_overflow.read()
+         << ") core (" << show(ref.mean) << ", " << show(ref.m2) << ", ovf " << counted(before, c, Stage::mean)
+         << counted(before, c, Stage::m2) << ")";
+    mm.check(mean.raw == ref.mean.raw && m2.raw == ref.m2.raw &&
+                 b.wu_mean_overflow.read() == counted(before, c, Stage::mean) &&
+                 b.wu_m2_overflow.read() == counted(before, c, Stage::m2),
+             what.str());
+  }
+  mm.finish(kVectors);
+}
+
+TEST(RtlCosim, ChanMergeMatchesCore) {
+  Bench b;
+  Operands op(2);
+  Mismatches mm;
+  StageCounters c;
+  const FixedFormat& rf = fmt(Stage::recip);
+  for (int64_t i = 0; i < kVectors; ++i) {
+    // Counts: equal (a tree over equal lanes), unequal, and an empty side.
+    const int64_t na = static_cast<int64_t>(op.next() % 8 == 0 ? 0 : 1 + op.next() % (1 << 20));
+    const uint64_t pick = op.next() % 8;
+    const int64_t nb = pick < 3 ? na : pick == 3 ? 0 : static_cast<int64_t>(1 + op.next() % (1 << 20));
+    const FxWelford a{na, op(fmt(Stage::mean)), op(fmt(Stage::m2))};
+    const FxWelford bb{nb, op(fmt(Stage::mean)), op(fmt(Stage::m2))};
+    const Fx coef = na + nb > 0 ? merge_coefficient(na, nb, rf) : Fx{0, rf.frac_bits};
+    b.cm_n_a.write(static_cast<uint32_t>(na));
+    b.cm_n_b.write(static_cast<uint32_t>(nb));
+    put(b.cm_mean_a, a.mean, fmt(Stage::mean));
+    put(b.cm_mean_b, bb.mean, fmt(Stage::mean));
+    put(b.cm_m2_a, a.m2, fmt(Stage::m2));
+    put(b.cm_m2_b, bb.m2, fmt(Stage::m2));
+    put(b.cm_coef, coef, rf);
+    b.settle();
+    const StageCounters before = c;
+    const FxWelford ref = chan_merge(a, bb, arch().formats, c);
+    const Fx mean = get(b.cm_mean, fmt(Stage::mean)), m2 = get(b.cm_m2, fmt(Stage::m2));
+    std::ostringstream what;
+    what << "n " << na << "+" << nb << " means " << show(a.mean) << "," << show(bb.mean) << " m2 " << show(a.m2)
+         << "," << show(bb.m2) << ": rtl (" << b.cm_n.read() << ", " << show(mean) << ", " << show(m2) << ") core ("
+         << ref.count << ", " << show(ref.mean) << ", " << show(ref.m2) << ")";
+    mm.check(static_cast<int64_t>(b.cm_n.read()) == ref.count && mean.raw == ref.mean.raw && m2.raw == ref.m2.raw &&
+                 b.cm_mean_overflow.read() == counted(before, c, Stage::mean) &&
+                 b.cm_m2_overflow.read() == counted(before, c, Stage::m2),
+             what.str());
+  }
+  mm.finish(kVectors);
+}
+
+TEST(RtlCosim, RsqrtMatchesCoreThroughItsPipeline) {
+  Bench b;
+  Operands op(3);
+  Mismatches mm;
+  const auto table = make_rsqrt_table(arch().rsqrt);
+  const FixedFormat& in = fmt(Stage::rsqrt_in);
+  const FixedFormat& out = fmt(Stage::rsqrt_out);
+  const int latency = arch().rsqrt.iterations + 2;
+  std::deque<std::pair<Fx, std::pair<Fx, bool>>> expected;  // input, (output, overflow)
+  int64_t checked = 0;
+  for (int64_t i = 0; i < kVectors + latency; ++i) {
+    const bool feed = i < kVectors;
+    if (feed) {
+      const Fx v = op(in);
+      QuantFlags fl;
+      const Fx r = rsqrt_nr(v, arch().rsqrt, table, out, &fl);
+      expected.push_back({v, {r, fl.overflow}});
+      put(b.rs_in, v, in);
+    }
+    b.rs_in_valid.write(feed);
+    b.cycle();
+    if (b.rs_out_valid.read()) {
+      ASSERT_FALSE(expected.empty()) << "a result the pipeline was never given";
+      const auto [v, ref] = expected.front();
+      expected.pop_front();
+      const Fx got = get(b.rs_out, out);
+      mm.check(got.raw == ref.first.raw && b.rs_overflow.read() == ref.second,
+               "rsqrt(" + show(v) + "): rtl " + show(got) + " ovf " + std::to_string(b.rs_overflow.read()) + ", core " +
+                   show(ref.first) + " ovf " + std::to_string(ref.second));
+      ++checked;
+    }
+  }
+  EXPECT_EQ(checked, kVectors) << "results out of the pipeline";
+  EXPECT_TRUE(expected.empty());
+  mm.finish(kVectors);
+}
+
+TEST(RtlCosim, RsqrtLatencyIsItsStages) {
+  Bench b;
+  put(b.rs_in, Fx{int64_t(1) << fmt(Stage::rsqrt_in).frac_bits, 0}, fmt(Stage::rsqrt_in));
+  b.rs_in_valid.write(true);
+  b.cycle();
+  b.rs_in_valid.write(false);
+  int cycles = 1;
+  while (!b.rs_out_valid.read() && cycles < 64) {
+    b.cycle();
+    ++cycles;
+  }
+  EXPECT_EQ(cycles, arch().rsqrt.iterations + 2) << "normalise + seed, one per Newton step, the output rounding";
+  // rsqrt(1) = 1 exactly, whatever the table's error, after at least one step.
+  EXPECT_EQ(get(b.rs_out, fmt(Stage::rsqrt_out)).raw >> fmt(Stage::rsqrt_out).frac_bits, arch().rsqrt.iterations ? 1 : 0);
+}
+
+TEST(RtlCosim, NormalizeAffineMatchesCore) {
+  Bench b;
+  Operands op(4);
+  Mismatches mm;
+  StageCounters c;
+  for (int64_t i = 0; i < kVectors; ++i) {
+    const Fx x = op(fmt(Stage::input)), mean = op(fmt(Stage::mean)), rstd = op(fmt(Stage::rsqrt_out));
+    const Fx g = op(fmt(Stage::gamma)), be = op(fmt(Stage::beta));
+    put(b.na_x, x, fmt(Stage::input));
+    put(b.na_mean, mean, fmt(Stage::mean));
+    put(b.na_rstd, rstd, fmt(Stage::rsqrt_out));
+    put(b.na_gamma, g, fmt(Stage::gamma));
+    put(b.na_beta, be, fmt(Stage::beta));
+    b.settle();
+    const StageCounters before = c;
+    const Fx y = normalize_affine(x, mean, rstd, g, be, arch().formats, c);
+    StageCounters scratch;
+    const Fx xhat = quantize_stage(mul(sub(exact(x), exact(mean)), exact(rstd)), Stage::xhat, arch().formats, scratch);
+    const Fx got_y = get(b.na_y, fmt(Stage::output)), got_xhat = get(b.na_xhat, fmt(Stage::xhat));
+    std::ostringstream what;
+    what << "x " << show(x) << " mean " << show(mean) << " rstd " << show(rstd) << " gamma " << show(g) << " beta "
+         << show(be) << ": rtl (" << show(got_xhat) << ", " << show(got_y) << ") core (" << show(xhat) << ", "
+         << show(y) << ")";
+    mm.check(got_y.raw == y.raw && got_xhat.raw == xhat.raw &&
+                 b.na_xhat_overflow.read() == counted(before, c, Stage::xhat) &&
+                 b.na_y_overflow.read() == counted(before, c, Stage::output),
+             what.str());
+  }
+  mm.finish(kVectors);
+}
+
+TEST(RtlCosim, WelfordLaneMatchesCoreOverRows) {
+  // Rows of 1..RTL_MAX_COUNT elements through the registered lane, its 1/n
+  // from the generated ROM; the state is compared after every element.
+  Bench b;
+  Operands op(5);
+  Mismatches mm;
+  StageCounters c;
+  const auto recip = make_recip_table(std::max<int64_t>(RTL_MAX_COUNT, 2), fmt(Stage::recip));
+  int64_t elements = 0;
+  while (elements < kVectors) {
+    b.wl_start.write(true);
+    b.wl_in_valid.write(false);
+    b.cycle();
+    b.wl_start.write(false);
+    FxWelford s{0, Fx{0, fmt(Stage::mean).frac_bits}, Fx{0, fmt(Stage::m2).frac_bits}};
+    const int64_t n = op.next() % 4 == 0 ? RTL_MAX_COUNT : 1 + static_cast<int64_t>(op.next() % RTL_MAX_COUNT);
+    for (int64_t k = 0; k < n; ++k, ++elements) {
+      const Fx x = op(fmt(Stage::input));
+      put(b.wl_x, x, fmt(Stage::input));
+      b.wl_in_valid.write(true);
+      b.cycle();
+      const StageCounters before = c;
+      s = welford_update(s, x, recip[static_cast<size_t>(s.count + 1)], arch().formats, c);
+      const Fx mean = get(b.wl_mean, fmt(Stage::mean)), m2 = get(b.wl_m2, fmt(Stage::m2));
+      mm.check(static_cast<int64_t>(b.wl_count.read()) == s.count && mean.raw == s.mean.raw && m2.raw == s.m2.raw &&
+                   b.wl_mean_overflow.read() == counted(before, c, Stage::mean) &&
+                   b.wl_m2_overflow.read() == counted(before, c, Stage::m2),
+               "element " + std::to_string(k) + " of a row of " + std::to_string(n) + ": rtl (" +
+                   std::to_string(b.wl_count.read()) + ", " + show(mean) + ", " + show(m2) + ") core (" +
+                   std::to_string(s.count) + ", " + show(s.mean) + ", " + show(s.m2) + ")");
+    }
+  }
+  mm.finish(elements);
+}
