@@ -62,7 +62,7 @@ class Operands {
       }
       case 3: case 4: {  // small: |raw| < 2^k
         const int k = static_cast<int>(rng_() % static_cast<uint64_t>(f.total_bits));
-        raw = static_cast<i128>(rng_() & ((uint64_t(1) << k) - 1) | (k ? 0 : 0));
+        raw = static_cast<i128>(rng_() & ((uint64_t(1) << k) - 1));
         if (f.is_signed && (rng_() & 1)) raw = -raw;
         break;
       }

@@ -9,11 +9,8 @@ namespace normsim::area {
 namespace {
 using core::Stage;
 
-// Horowitz 2014 at 45 nm (um^2): 32b int add 137, 32b int mult 3495, fp32 add 4184, fp32 mult 7700.
-// In GE at NanGate45's 0.798 um^2: per adder bit 137/32/0.798 = 5.36 GE; per multiplier
-// bit-product 3495/1024/0.798 = 4.28 GE; fp32 adder 5243 GE; fp32 multiplier 9649 GE.
-constexpr double kGePerAdderBit = 137.0 / 32 / 0.798;
-constexpr double kGePerMulBitProduct = 3495.0 / 1024 / 0.798;
+// Horowitz 2014 at 45 nm (um^2): fp32 add 4184, fp32 mult 7700; in GE at
+// NanGate45's 0.798 um^2: fp32 adder 5243 GE, fp32 multiplier 9649 GE.
 constexpr double kGeFp32Add = 4184.0 / 0.798;
 constexpr double kGeFp32Mul = 7700.0 / 0.798;
 // Energy at 45 nm: 32b add 0.1 pJ, 32b mult 3.1 pJ, fp32 add 0.9 pJ, fp32 mult 3.7 pJ.
@@ -22,10 +19,17 @@ constexpr double kPjPerMulBitProduct = 3.1 / 1024;
 constexpr double kPjFp32Add = 0.9, kPjFp32Mul = 3.7;
 
 int bits(const core::DatapathConfig& dp, Stage s) { return dp.formats[static_cast<int>(s)].total_bits; }
-double adder(int w) { return kGePerAdderBit * w; }
-double mult(int a, int b) { return kGePerMulBitProduct * a * b; }
 double regs(int w) { return kGePerFlipFlop * w; }
 }  // namespace
+
+// Fitted by tools/area/calibrate_area.py (least squares on yosys 0.23 synth +
+// abc -fast of rtl_models/ over the sweep in docs/AREA.md).
+const LogicCosts kFittedLogicCosts{14.8238, 12.0839, 0.0, 4.1573};
+
+double logic_ge(const LogicInventory& v, const LogicCosts& c) {
+  return c.adder_bit * v.adder_bits + c.multiplier_bit_product * v.multiplier_bit_products +
+         c.requant_bit * v.requant_bits + c.shifter_bit * v.shifter_bits + kGePerFlipFlop * v.flip_flops;
+}
 
 std::optional<NodeTable> node_table(const std::string& node) {
   // Stillmaker & Baas area factors from 45 nm: 32 nm 0.46, 16 nm 0.19.
@@ -59,37 +63,45 @@ AreaReport estimate_area(const core::DatapathConfig& dp, double sram_bytes, cons
   const bool welford = !rms && dp.algorithm == core::VarianceAlgorithm::welford;
   const int64_t per_lane = (dp.hidden + L - 1) / L;
   auto add_unit = [&](const std::string& name, double ge, double table_bits) {
-    UnitArea u{name, ge, table_bits, 0};
+    UnitArea u;
+    u.unit = name;
+    u.ge = ge;
+    u.table_bits = table_bits;
     u.um2 = ge * nt.nand2_um2 / kUtilisation + table_bits * nt.bitcell_um2 / sram_array_efficiency(table_bits / 8);
     r.units.push_back(u);
     r.datapath_um2 += u.um2;
   };
   if (fixed) {
-    const int in = bits(dp, Stage::input), mean = bits(dp, Stage::mean), m2 = bits(dp, Stage::m2),
-              rc = bits(dp, Stage::recip), sum = bits(dp, Stage::sum), sq = bits(dp, Stage::sumsq);
+    const auto& f = dp.formats;
+    const int in = bits(dp, Stage::input), sum = bits(dp, Stage::sum), sq = bits(dp, Stage::sumsq),
+              rc = bits(dp, Stage::recip), var = bits(dp, Stage::variance);
+    auto add_rtl_unit = [&](const std::string& name, int instances, const LogicInventory& one, double table_bits) {
+      add_unit(name, instances * logic_ge(one), table_bits);
+      r.units.back().instances = instances;
+      r.units.back().per_instance = one;
+    };
     if (welford) {
-      // d = x - mu; mu += d r; M2 += d (x - mu'): 2 subtractors, 2 multipliers, 2 adders, mean/M2/count registers.
-      const int dw = std::max(in, mean) + 1;
-      const double lane = 2 * adder(dw) + mult(dw, rc) + mult(dw, dw) + adder(mean) + adder(m2) +
-                          regs(mean + m2 + 32);
-      add_unit("welford_lanes", L * lane, static_cast<double>(per_lane) * rc);
-      const double node_ge = adder(dw) + mult(dw, dw) + mult(2 * dw, 32) + mult(dw, rc) + adder(mean) + 2 * adder(m2) +
-                             regs(mean + m2);
-      add_unit("chan_merge_tree", (L - 1) * node_ge, 0);
+      add_rtl_unit("welford_lanes", L, welford_lane_inventory(f, count_bits(per_lane)), static_cast<double>(per_lane) * rc);
+      add_rtl_unit("chan_merge_tree", L - 1, chan_merge_inventory(f, count_bits(dp.hidden)), 0);
     } else {
-      const double lane = (rms ? 0 : adder(sum) + regs(sum)) + mult(in, in) + adder(sq) + regs(sq);
-      add_unit(rms ? "square_sum_lanes" : "sum_lanes", L * lane, 0);
-      add_unit("adder_tree", (L - 1) * ((rms ? 0 : adder(sum)) + adder(sq)), 0);
+      LogicInventory lane;
+      lane.adder_bits = (rms ? 0 : sum) + sq;
+      lane.multiplier_bit_products = static_cast<double>(in) * in;
+      lane.requant_bits = (rms ? 0 : sum) + sq;
+      lane.flip_flops = (rms ? 0 : sum) + sq;
+      add_unit(rms ? "square_sum_lanes" : "sum_lanes", L * logic_ge(lane), 0);
+      LogicInventory node;
+      node.adder_bits = node.requant_bits = (rms ? 0 : sum) + sq;
+      add_unit("adder_tree", (L - 1) * logic_ge(node), 0);
     }
-    const int nr = dp.rsqrt.nr_frac_bits + 3;
-    const double rsqrt = bits(dp, Stage::rsqrt_in) * 2 /* leading-zero count + shifter */ +
-                         std::max(1, dp.rsqrt.iterations) * (3 * mult(nr, nr) + adder(nr)) + regs(nr * 2) +
-                         mult(bits(dp, Stage::variance), rc);  // variance = M2 x 1/C
-    add_unit("rsqrt_unit", rsqrt, std::ldexp(1.0, dp.rsqrt.table_bits) * nr);
-    const int xh = bits(dp, Stage::xhat), out = bits(dp, Stage::output), g = bits(dp, Stage::gamma);
-    const double norm_lane = adder(std::max(in, mean) + 1) + mult(std::max(in, mean) + 1, bits(dp, Stage::rsqrt_out)) +
-                             mult(xh, g) + adder(out) + regs(out);
-    add_unit("normalize_affine", L * norm_lane, 0);
+    // variance = (M2 or the square sum) x 1/C, into the rsqrt_in format with eps.
+    LogicInventory scale;
+    scale.multiplier_bit_products = static_cast<double>(welford ? bits(dp, Stage::m2) : sq) * rc;
+    scale.adder_bits = var;
+    scale.requant_bits = 2.0 * var;
+    add_unit("variance_scale", logic_ge(scale), 0);
+    add_rtl_unit("rsqrt_unit", 1, rsqrt_inventory(f, dp.rsqrt), std::ldexp(1.0, dp.rsqrt.table_bits) * (dp.rsqrt.nr_frac_bits + 3));
+    add_rtl_unit("normalize_affine", L, normalize_inventory(f), 0);
   } else {
     if (welford) {
       add_unit("welford_lanes", L * (4 * kGeFp32Add + 2 * kGeFp32Mul + regs(96)), static_cast<double>(per_lane) * 32);

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/area/logic_inventory.hpp"
 #include "sim/core/norm_datapath.hpp"
 
 namespace normsim::area {
@@ -41,7 +42,19 @@ struct UnitArea {
   double ge = 0;       ///< logic gate equivalents
   double table_bits = 0;  ///< ROM/table bits, costed as SRAM cells
   double um2 = 0;
+  int instances = 1;   ///< lanes, tree nodes, ...
+  /// Fixed point: one instance's operators (the units with RTL in rtl_models/).
+  std::optional<LogicInventory> per_instance;
 };
+
+/// Gate equivalents per operator of the fixed-point units, fitted to yosys
+/// synthesis of rtl_models/ over a sweep of widths (tools/area/calibrate_area.py,
+/// table in docs/AREA.md); flip-flops at kGePerFlipFlop.
+struct LogicCosts {
+  double adder_bit, multiplier_bit_product, requant_bit, shifter_bit;
+};
+extern const LogicCosts kFittedLogicCosts;
+double logic_ge(const LogicInventory& v, const LogicCosts& c = kFittedLogicCosts);
 
 struct AreaReport {
   std::string node;

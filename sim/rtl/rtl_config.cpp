@@ -4,6 +4,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "sim/area/logic_inventory.hpp"
 #include "sim/core/fixed_units.hpp"
 
 namespace normsim::rtl {
@@ -23,15 +24,15 @@ int rounding_code(core::Rounding r) {
   return 1;
 }
 
-// ".XW(24), .XF(14), .XS(1)" and, for a register that rounds, ".XR(1), .XO(0)".
-std::string format_params(const std::string& p, const FixedFormat& f, bool rounds) {
-  std::ostringstream o;
-  o << "." << p << "W(" << f.total_bits << "), ." << p << "F(" << f.frac_bits << "), ." << p << "S("
-    << (f.is_signed ? 1 : 0) << ")";
-  if (rounds)
-    o << ", ." << p << "R(" << rounding_code(f.rounding) << "), ." << p << "O("
-      << (f.overflow == core::Overflow::wrap ? 1 : 0) << ")";
-  return o.str();
+// XW, XF, XS and, for a register that rounds, XR, XO.
+void format_params(ParameterList& l, const std::string& p, const FixedFormat& f, bool rounds) {
+  l.push_back({p + "W", f.total_bits});
+  l.push_back({p + "F", f.frac_bits});
+  l.push_back({p + "S", f.is_signed ? 1 : 0});
+  if (rounds) {
+    l.push_back({p + "R", rounding_code(f.rounding)});
+    l.push_back({p + "O", f.overflow == core::Overflow::wrap ? 1 : 0});
+  }
 }
 
 // A format's raw value as a Verilog literal of its width (two's complement).
@@ -43,46 +44,67 @@ std::string literal(core::Fx v, int bits) {
 }
 }  // namespace
 
-int count_bits_for(int64_t max_count) {
-  return std::max(1, static_cast<int>(std::bit_width(static_cast<uint64_t>(max_count) + 1)));
+const char* module_name(Unit unit) {
+  switch (unit) {
+    case Unit::welford_lane: return "welford_lane";
+    case Unit::welford_update: return "welford_update";
+    case Unit::chan_merge: return "chan_merge";
+    case Unit::rsqrt: return "rsqrt";
+    case Unit::normalize_affine: return "normalize_affine";
+  }
+  return "?";
 }
 
-std::string unit_parameters(Unit unit, const config::Arch& a, int count_bits) {
+ParameterList unit_parameter_list(Unit unit, const config::Arch& a, int count_bits) {
   if (a.arithmetic != core::Arithmetic::fixed)
     throw std::invalid_argument(a.source + ": the RTL units are fixed point (arithmetic: fixed)");
-  std::ostringstream o;
-  o << "#(";
+  ParameterList l;
   switch (unit) {
     case Unit::welford_lane:
     case Unit::welford_update:
-      if (unit == Unit::welford_lane) o << ".NW(" << count_bits << "), ";
-      o << format_params("X", fmt(a, Stage::input), false) << ", " << format_params("M", fmt(a, Stage::mean), true)
-        << ", " << format_params("Q", fmt(a, Stage::m2), true) << ", "
-        << format_params("R", fmt(a, Stage::recip), false);
+      if (unit == Unit::welford_lane) l.push_back({"NW", count_bits});
+      format_params(l, "X", fmt(a, Stage::input), false);
+      format_params(l, "M", fmt(a, Stage::mean), true);
+      format_params(l, "Q", fmt(a, Stage::m2), true);
+      format_params(l, "R", fmt(a, Stage::recip), false);
       break;
     case Unit::chan_merge:
-      o << ".NW(" << count_bits << "), " << format_params("M", fmt(a, Stage::mean), true) << ", "
-        << format_params("Q", fmt(a, Stage::m2), true) << ", " << format_params("R", fmt(a, Stage::recip), false);
+      l.push_back({"NW", count_bits});
+      format_params(l, "M", fmt(a, Stage::mean), true);
+      format_params(l, "Q", fmt(a, Stage::m2), true);
+      format_params(l, "R", fmt(a, Stage::recip), false);
       break;
     case Unit::rsqrt:
-      o << format_params("I", fmt(a, Stage::rsqrt_in), false) << ", "
-        << format_params("O", fmt(a, Stage::rsqrt_out), true) << ", .TB(" << a.rsqrt.table_bits << "), .ITER("
-        << a.rsqrt.iterations << "), .NR(" << a.rsqrt.nr_frac_bits << ")";
+      format_params(l, "I", fmt(a, Stage::rsqrt_in), false);
+      format_params(l, "O", fmt(a, Stage::rsqrt_out), true);
+      l.push_back({"TB", a.rsqrt.table_bits});
+      l.push_back({"ITER", a.rsqrt.iterations});
+      l.push_back({"NR", a.rsqrt.nr_frac_bits});
       break;
     case Unit::normalize_affine:
-      o << format_params("X", fmt(a, Stage::input), false) << ", " << format_params("M", fmt(a, Stage::mean), false)
-        << ", " << format_params("S", fmt(a, Stage::rsqrt_out), false) << ", "
-        << format_params("H", fmt(a, Stage::xhat), true) << ", " << format_params("G", fmt(a, Stage::gamma), false)
-        << ", " << format_params("B", fmt(a, Stage::beta), false) << ", "
-        << format_params("Y", fmt(a, Stage::output), true);
+      format_params(l, "X", fmt(a, Stage::input), false);
+      format_params(l, "M", fmt(a, Stage::mean), false);
+      format_params(l, "S", fmt(a, Stage::rsqrt_out), false);
+      format_params(l, "H", fmt(a, Stage::xhat), true);
+      format_params(l, "G", fmt(a, Stage::gamma), false);
+      format_params(l, "B", fmt(a, Stage::beta), false);
+      format_params(l, "Y", fmt(a, Stage::output), true);
       break;
   }
+  return l;
+}
+
+std::string unit_parameters(Unit unit, const config::Arch& a, int count_bits) {
+  std::ostringstream o;
+  o << "#(";
+  const ParameterList l = unit_parameter_list(unit, a, count_bits);
+  for (size_t i = 0; i < l.size(); ++i) o << (i ? ", ." : ".") << l[i].first << "(" << l[i].second << ")";
   o << ")";
   return o.str();
 }
 
 std::string rom_modules(const config::Arch& a, int64_t max_count) {
-  const int nw = count_bits_for(max_count);
+  const int nw = area::count_bits(max_count);
   const FixedFormat& rf = fmt(a, Stage::recip);
   std::ostringstream o;
   o << "// Generated by sim/rtl from " << a.source << ": do not edit.\n"
@@ -107,7 +129,7 @@ std::string rom_modules(const config::Arch& a, int64_t max_count) {
 }
 
 std::string bench_top(const config::Arch& a, int64_t max_count) {
-  const int nw = count_bits_for(max_count);
+  const int nw = area::count_bits(max_count);
   const int merge_nw = 24;  // counts up to 2^24 elements a row
   auto w = [&](Stage s) { return fmt(a, s).total_bits; };
   auto bus = [](int bits) { return "[" + std::to_string(bits - 1) + ":0] "; };

@@ -7,6 +7,8 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "sim/config/arch.hpp"
 
@@ -14,13 +16,18 @@ namespace normsim::rtl {
 
 enum class Unit { welford_lane, welford_update, chan_merge, rsqrt, normalize_affine };
 
+using ParameterList = std::vector<std::pair<std::string, int>>;
+
+/// The Verilog module of each unit.
+const char* module_name(Unit unit);
+
+/// The parameters of `unit` at the arch's formats (name, value).
+ParameterList unit_parameter_list(Unit unit, const config::Arch& arch, int count_bits);
+
 /// Verilog parameter assignments of `unit` for the arch's formats, e.g.
 /// "#(.XW(24), .XF(14), ...)". `count_bits`: width of the lane's and the
 /// merge's counts.
 std::string unit_parameters(Unit unit, const config::Arch& arch, int count_bits);
-
-/// Bits for a count of at most `max_count`.
-int count_bits_for(int64_t max_count);
 
 /// `welford_recip_rom` and `rsqrt_seed_rom`: 1/n for n = 1..max_count in the
 /// recip format, and the rsqrt seed table, as case statements.

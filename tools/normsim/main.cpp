@@ -21,6 +21,8 @@
 #include "sim/report/atomic_file.hpp"
 #include "sim/report/run_report.hpp"
 #include "sim/run/functional_run.hpp"
+#include "sim/area/area_energy.hpp"
+#include "sim/rtl/synthesis.hpp"
 #include "sim/simt/regress.hpp"
 
 #ifndef NORMSIM_VERSION
@@ -442,6 +444,83 @@ int cmd_simt(const SimtArgs& a) {
   return kExitOk;
 }
 
+struct AreaArgs {
+  RunArgs in;
+  bool synth = false;
+  std::string rtl_dir = NORMSIM_RTL_DIR;
+};
+
+// Area of the configured datapath: sim/area's analytic model per unit and,
+// with --synth, yosys's synthesis of the same units from rtl_models/.
+int cmd_area(const AreaArgs& a) {
+  using namespace normsim;
+  const Inputs in = load_inputs(a.in);
+  const core::DatapathConfig dp = run::make_datapath_config(in.workload, in.arch, run::RunOptions{});
+  const std::string node = in.arch.asic ? in.arch.asic->node : "7nm";
+  const double sram = in.arch.asic ? static_cast<double>(in.arch.asic->sram.capacity_bytes) : 0.0;
+  const area::AreaReport ar = area::estimate_area(dp, sram, node);
+  const area::NodeTable nt = *area::node_table(node);
+  std::vector<rtl::DatapathUnitSynthesis> syn;
+  if (a.synth) {
+    const auto yosys = rtl::find_yosys();
+    if (!yosys) throw config::ConfigError("area: --synth needs yosys on PATH (tools/bootstrap.sh installs it)");
+    syn = rtl::synthesize_datapath(in.arch, dp, a.rtl_dir, *yosys);
+  }
+  auto synth_of = [&](const std::string& unit) -> const rtl::DatapathUnitSynthesis* {
+    for (const auto& u : syn)
+      if (u.area_unit == unit) return &u;
+    return nullptr;
+  };
+  const double um2_per_ge = nt.nand2_um2 / area::kUtilisation;
+  if (a.in.json) {
+    nlohmann::json units = nlohmann::json::array();
+    for (const auto& u : ar.units) {
+      nlohmann::json j = {{"unit", u.unit}, {"instances", u.instances}, {"analytic_ge", u.ge}, {"table_bits", u.table_bits},
+                          {"analytic_um2", u.um2}};
+      if (const auto& v = u.per_instance)
+        j["operators_per_instance"] = {{"adder_bits", v->adder_bits}, {"multiplier_bit_products", v->multiplier_bit_products},
+                                       {"requant_bits", v->requant_bits}, {"shifter_bits", v->shifter_bits},
+                                       {"flip_flops", v->flip_flops}};
+      if (const auto* s = synth_of(u.unit)) {
+        nlohmann::json cells = s->one.cells;
+        j["synth"] = {{"instances", s->instances}, {"ge_per_instance", s->one.ge}, {"ge", s->ge()},
+                      {"logic_um2", s->ge() * um2_per_ge}, {"flip_flops_per_instance", s->one.flip_flops},
+                      {"cells_per_instance", cells}, {"yosys_seconds", s->one.seconds},
+                      {"analytic_over_synth", u.ge / s->ge()}};
+      }
+      units.push_back(j);
+    }
+    const nlohmann::json j = {{"arch", in.arch.name}, {"workload", in.workload.name}, {"node", node},
+                              {"nand2_um2", nt.nand2_um2}, {"utilisation", area::kUtilisation},
+                              {"units", units}, {"datapath_um2", ar.datapath_um2}, {"sram_bytes", ar.sram_bytes},
+                              {"sram_um2", ar.sram_um2}, {"total_mm2", ar.total_mm2()}};
+    std::cout << j.dump(2) << "\n";
+    return kExitOk;
+  }
+  std::printf("normsim area: arch %s, workload %s (hidden %lld), %s: NAND2 %.4f um^2, utilisation %.2f\n\n",
+              in.arch.name.c_str(), in.workload.name.c_str(), static_cast<long long>(dp.hidden), node.c_str(),
+              nt.nand2_um2, area::kUtilisation);
+  std::printf("  %-18s %14s %12s %14s", "unit", "analytic_GE", "table_bits", "analytic_um2");
+  if (a.synth) std::printf(" %10s %14s %14s %10s", "instances", "synth_GE", "synth_um2", "ratio");
+  std::printf("\n");
+  for (const auto& u : ar.units) {
+    std::printf("  %-18s %14.0f %12.0f %14.1f", u.unit.c_str(), u.ge, u.table_bits, u.um2);
+    if (const auto* s = synth_of(u.unit))
+      std::printf(" %10d %14.0f %14.1f %9.2fx", s->instances, s->ge(), s->ge() * um2_per_ge, u.ge / s->ge());
+    else if (a.synth)
+      std::printf(" %10s %14s %14s %10s", "-", "(no RTL)", "-", "-");
+    std::printf("\n");
+  }
+  std::printf("\n  datapath          %14.1f um^2 (analytic, logic and tables)\n", ar.datapath_um2);
+  std::printf("  SRAM              %14.1f um^2 (%.0f bytes)\n", ar.sram_um2, ar.sram_bytes);
+  std::printf("  total             %14.4f mm^2\n", ar.total_mm2());
+  if (a.synth)
+    std::printf("\n  synth: yosys synth + abc -fast onto NOT/NAND/NOR/AND/OR/XOR/XNOR/MUX, GE = CMOS transistors / 4,\n"
+                "  flip-flops %.1f GE; ROMs black-boxed (costed as table bits); ratio = analytic / synth GE\n",
+                area::kGePerFlipFlop);
+  return kExitOk;
+}
+
 struct RegressArgs {
   std::string golden = "gpu_ref/golden/h200", gpu;
   bool json = false, fit = false;
@@ -532,6 +611,16 @@ int main(int argc, char** argv) {
   simt_cmd->add_option("--set", sa.sets, "override a GPU key: gpu.l2.bytes=52428800 (repeatable)");
   simt_cmd->add_flag("--json", sa.json, "print the prediction as one JSON object on stdout");
 
+  AreaArgs aa;
+  auto* area_cmd = app.add_subcommand("area", "area of the datapath units: the analytic model and, with --synth, yosys");
+  area_cmd->fallthrough();
+  area_cmd->add_option("workload", aa.in.workload, "workload YAML (default: the embedded llama2-7b; its hidden size sizes the 1/n table)");
+  area_cmd->add_option("--arch", aa.in.arch, "architecture YAML (default: the embedded asic-default)");
+  area_cmd->add_option("--set", aa.in.sets, "override a key: arch.formats.mean.bits=28 (repeatable)");
+  area_cmd->add_flag("--synth", aa.synth, "also synthesise each unit's RTL with yosys (a minute or two)");
+  area_cmd->add_option("--rtl-dir", aa.rtl_dir, "directory of the Verilog units (default: this checkout's rtl_models)");
+  area_cmd->add_flag("--json", aa.in.json, "print the report as one JSON object on stdout");
+
   RegressArgs ga;
   auto* regress_cmd = app.add_subcommand("regress", "compare the SIMT model with golden GPU measurements; exit 1 past the thresholds");
   regress_cmd->fallthrough();
@@ -561,6 +650,7 @@ int main(int argc, char** argv) {
     if (*sweep) return cmd_sweep(wa);
     if (*simt_cmd) return cmd_simt(sa);
     if (*regress_cmd) return cmd_regress(ga);
+    if (*area_cmd) return cmd_area(aa);
     std::cout << app.help();
     return kExitOk;
   } catch (const normsim::config::ConfigError& e) {

@@ -1,0 +1,122 @@
+#include "sim/area/logic_inventory.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+
+namespace normsim::area {
+
+namespace {
+using core::Stage;
+const core::FixedFormat& fmt(const core::StageFormats& f, Stage s) { return f[static_cast<int>(s)]; }
+int log2_ceil(int v) { return std::max(1, static_cast<int>(std::bit_width(static_cast<unsigned>(std::max(v - 1, 1))))); }
+}  // namespace
+
+int count_bits(int64_t max_count) {
+  return std::max(1, static_cast<int>(std::bit_width(static_cast<uint64_t>(max_count) + 1)));
+}
+
+LogicInventory& LogicInventory::operator+=(const LogicInventory& o) {
+  adder_bits += o.adder_bits;
+  multiplier_bit_products += o.multiplier_bit_products;
+  requant_bits += o.requant_bits;
+  shifter_bits += o.shifter_bits;
+  flip_flops += o.flip_flops;
+  return *this;
+}
+
+LogicInventory operator*(double k, LogicInventory v) {
+  v.adder_bits *= k;
+  v.multiplier_bit_products *= k;
+  v.requant_bits *= k;
+  v.shifter_bits *= k;
+  v.flip_flops *= k;
+  return v;
+}
+
+// Widths as rtl_models/welford_update.v derives them.
+LogicInventory welford_lane_inventory(const core::StageFormats& f, int count_bits) {
+  const auto& x = fmt(f, Stage::input);
+  const auto& m = fmt(f, Stage::mean);
+  const auto& q = fmt(f, Stage::m2);
+  const auto& r = fmt(f, Stage::recip);
+  const int DF = std::max(x.frac_bits, m.frac_bits);
+  const int DW = std::max(x.total_bits + 1 + DF - x.frac_bits, m.total_bits + 1 + DF - m.frac_bits) + 1;
+  const int PF = DF + r.frac_bits;
+  const int S1W = std::max(DW + r.total_bits + 1, m.total_bits + 1 + PF - m.frac_bits) + 1;
+  const int QF2 = std::max(2 * DF, q.frac_bits);
+  const int S2W = std::max(2 * DW + QF2 - 2 * DF, q.total_bits + 1 + QF2 - q.frac_bits) + 1;
+  LogicInventory v;
+  v.adder_bits = 2.0 * DW + S1W + S2W + count_bits;  // x - mu, x - mu', the two sums, count + 1
+  v.multiplier_bit_products = static_cast<double>(DW) * (r.total_bits + 1) + static_cast<double>(DW) * DW;
+  v.requant_bits = S1W + S2W;
+  v.flip_flops = count_bits + m.total_bits + q.total_bits + 2;
+  return v;
+}
+
+// Widths as rtl_models/chan_merge.v derives them.
+LogicInventory chan_merge_inventory(const core::StageFormats& f, int count_bits) {
+  const auto& m = fmt(f, Stage::mean);
+  const auto& q = fmt(f, Stage::m2);
+  const auto& r = fmt(f, Stage::recip);
+  const int MW = m.total_bits, MF = m.frac_bits, QW = q.total_bits, QF = q.frac_bits, NW = count_bits;
+  const int EF = std::max(2 * MF + 1, QF);
+  const int EW = std::max(2 * MW + 4 + NW + 1 + EF - 2 * MF - 1, QW + 1 + EF - QF) + 2;
+  const int GMW = std::max(MW + 2 + r.total_bits + 1, MW + 1 + r.frac_bits) + 1;
+  const int GF = std::max(2 * MF + r.frac_bits, QF);
+  const int GW = std::max(2 * MW + 4 + NW + 1 + r.total_bits + 1 + GF - 2 * MF - r.frac_bits, QW + 1 + GF - QF) + 2;
+  LogicInventory v;
+  // delta, mu_a + mu_b, the two M2 sums of each path, mu_a + d c, the count.
+  v.adder_bits = (MW + 2) * 2.0 + 2.0 * EW + GMW + 2.0 * GW + NW;
+  const double d = MW + 2;
+  // d^2, d^2 n_a (one product: both paths use it, synthesis merges the two
+  // identical multipliers), d c and (d^2 n_a) c.
+  v.multiplier_bit_products = d * d + (2 * d) * (NW + 1) + d * (r.total_bits + 1) +
+                              (2 * d + NW + 1) * (r.total_bits + 1);
+  v.requant_bits = (MW + 2) + EW + GMW + GW;
+  v.shifter_bits = 0;
+  return v;
+}
+
+// Widths as rtl_models/rsqrt.v derives them.
+LogicInventory rsqrt_inventory(const core::StageFormats& f, const core::RsqrtConfig& rc) {
+  const auto& in = fmt(f, Stage::rsqrt_in);
+  const auto& out = fmt(f, Stage::rsqrt_out);
+  const int IW = in.total_bits, IF = in.frac_bits, YW = rc.nr_frac_bits + 3, NR = rc.nr_frac_bits;
+  const int EMIN = -IF, EMAX = IW - 1 - IF;
+  auto floor_half = [](int e) { return e >= 0 ? e / 2 : -((-e + 1) / 2); };
+  const int KMAX = floor_half(EMAX), KMIN = floor_half(EMIN);
+  const int FR = std::max(NR + KMAX, out.frac_bits);
+  const int VW = YW + FR - NR - KMIN + 1;
+  LogicInventory v;
+  v.shifter_bits = static_cast<double>(IW) * log2_ceil(IW) + static_cast<double>(VW) * log2_ceil(KMAX - KMIN + 1);
+  const double it = rc.iterations;
+  v.multiplier_bit_products = it * (static_cast<double>(YW) * YW + static_cast<double>(IW + 2) * YW +
+                                    static_cast<double>(YW) * (YW + 2));
+  v.adder_bits = it * (YW + 2) + 9;  // 3 - m y^2 per step; the exponent
+  v.requant_bits = it * (2.0 * YW + (IW + YW + 2) + (2 * YW + 3)) + VW;
+  v.flip_flops = (rc.iterations + 1.0) * (YW + IW + 1 + 9 + 2) + out.total_bits + 2;
+  return v;
+}
+
+// Widths as rtl_models/normalize_affine.v derives them.
+LogicInventory normalize_inventory(const core::StageFormats& f) {
+  const auto& x = fmt(f, Stage::input);
+  const auto& m = fmt(f, Stage::mean);
+  const auto& s = fmt(f, Stage::rsqrt_out);
+  const auto& h = fmt(f, Stage::xhat);
+  const auto& g = fmt(f, Stage::gamma);
+  const auto& b = fmt(f, Stage::beta);
+  const int DF = std::max(x.frac_bits, m.frac_bits);
+  const int DW = std::max(x.total_bits + 1 + DF - x.frac_bits, m.total_bits + 1 + DF - m.frac_bits) + 1;
+  const int YF2 = std::max(h.frac_bits + g.frac_bits, b.frac_bits);
+  const int AW = std::max(h.total_bits + g.total_bits + 2 + YF2 - h.frac_bits - g.frac_bits,
+                          b.total_bits + 1 + YF2 - b.frac_bits) + 1;
+  LogicInventory v;
+  v.adder_bits = DW + AW;
+  v.multiplier_bit_products = static_cast<double>(DW) * (s.total_bits + 1) + static_cast<double>(h.total_bits + 1) * (g.total_bits + 1);
+  v.requant_bits = (DW + s.total_bits + 1) + AW;
+  return v;
+}
+
+}  // namespace normsim::area

@@ -1,0 +1,36 @@
+// The operators of each fixed-point RTL unit (rtl_models/) at an arch's
+// formats, with the widths the Verilog derives from them: adder and
+// subtractor bits, multiplier bit-products, requantiser input bits (round
+// increment, range compare, saturation mux), barrel-shifter bits and
+// flip-flops. sim/area turns an inventory into gate equivalents with per-
+// operator costs fitted to yosys synthesis (docs/AREA.md).
+#pragma once
+
+#include "sim/core/fixed_stage.hpp"
+#include "sim/core/fixed_units.hpp"
+
+namespace normsim::area {
+
+struct LogicInventory {
+  double adder_bits = 0;
+  double multiplier_bit_products = 0;
+  double requant_bits = 0;  ///< input width of each requantiser
+  double shifter_bits = 0;  ///< width x log2(shift range) of each barrel shifter / leading-zero normaliser
+  double flip_flops = 0;
+  LogicInventory& operator+=(const LogicInventory& o);
+};
+LogicInventory operator*(double k, LogicInventory v);
+
+/// Bits of a counter that reaches `max_count` (the lanes' and the merge's counts).
+int count_bits(int64_t max_count);
+
+/// One Welford lane: welford_update plus its count, mean and M2 registers.
+LogicInventory welford_lane_inventory(const core::StageFormats& f, int count_bits);
+/// One Chan merge node (combinational; equal-count shift path and general path).
+LogicInventory chan_merge_inventory(const core::StageFormats& f, int count_bits);
+/// The pipelined RSQRT unit (its seed table is costed as table bits).
+LogicInventory rsqrt_inventory(const core::StageFormats& f, const core::RsqrtConfig& r);
+/// One normalise/affine lane.
+LogicInventory normalize_inventory(const core::StageFormats& f);
+
+}  // namespace normsim::area

@@ -1,0 +1,138 @@
+#include "sim/rtl/synthesis.hpp"
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
+#include <stdexcept>
+#include <unistd.h>
+
+#include "sim/area/area_energy.hpp"
+
+namespace normsim::rtl {
+
+namespace fs = std::filesystem;
+
+std::optional<std::string> find_yosys() {
+  const char* path = std::getenv("PATH");
+  std::istringstream dirs(path ? path : "");
+  std::string d;
+  while (std::getline(dirs, d, ':')) {
+    const fs::path p = fs::path(d) / "yosys";
+    if (!d.empty() && ::access(p.c_str(), X_OK) == 0) return p.string();
+  }
+  return std::nullopt;
+}
+
+std::optional<double> cell_ge(const std::string& type) {
+  static const std::map<std::string, double> transistors = {
+      {"$_NOT_", 2},  {"$_NAND_", 4}, {"$_NOR_", 4},   {"$_AND_", 6},  {"$_OR_", 6},
+      {"$_XOR_", 12}, {"$_XNOR_", 12}, {"$_MUX_", 12}, {"$_BUF_", 4}};
+  if (auto it = transistors.find(type); it != transistors.end()) return it->second / 4.0;
+  if (type.rfind("$_DFF", 0) == 0 || type.rfind("$_SDFF", 0) == 0 || type.rfind("$_DFFE", 0) == 0)
+    return area::kGePerFlipFlop;
+  return std::nullopt;
+}
+
+namespace {
+std::string rtl_file(const std::string& dir, const std::string& name) {
+  const fs::path p = fs::path(dir) / name;
+  if (!fs::exists(p)) throw std::runtime_error(p.string() + ": RTL source not found (pass --rtl-dir)");
+  return p.string();
+}
+
+// Black boxes for the ROMs, at the widths the unit instantiates them.
+std::string rom_stubs(const config::Arch& a, int count_bits) {
+  const auto& rf = a.formats[static_cast<int>(core::Stage::recip)];
+  std::ostringstream o;
+  o << "(* blackbox *) module welford_recip_rom(input wire [" << count_bits - 1 << ":0] n, output wire ["
+    << rf.total_bits - 1 << ":0] value); endmodule\n"
+    << "(* blackbox *) module rsqrt_seed_rom(input wire [" << a.rsqrt.table_bits - 1 << ":0] index, output wire ["
+    << a.rsqrt.nr_frac_bits + 2 << ":0] value); endmodule\n";
+  return o.str();
+}
+}  // namespace
+
+SynthesisResult synthesize(Unit unit, const config::Arch& a, int count_bits, const std::string& rtl_dir,
+                           const std::string& yosys) {
+  const auto t0 = std::chrono::steady_clock::now();
+  char tmpl[] = "/tmp/normsim_synth_XXXXXX";
+  if (!::mkdtemp(tmpl)) throw std::runtime_error("synthesis: cannot create a scratch directory");
+  const fs::path work(tmpl);
+  struct Cleanup {
+    fs::path p;
+    ~Cleanup() {
+      std::error_code ec;
+      fs::remove_all(p, ec);
+    }
+  } cleanup{work};
+
+  std::ofstream(work / "roms.v") << rom_stubs(a, count_bits);
+  const std::string top = module_name(unit);
+  std::ostringstream script;
+  script << "read_verilog -sv " << rtl_file(rtl_dir, "fx_requant.v") << " " << rtl_file(rtl_dir, "welford_update.v")
+         << " " << rtl_file(rtl_dir, "welford_lane.v") << " " << rtl_file(rtl_dir, "chan_merge.v") << " "
+         << rtl_file(rtl_dir, "rsqrt.v") << " " << rtl_file(rtl_dir, "normalize_affine.v") << " "
+         << (work / "roms.v").string() << "\nchparam";
+  for (const auto& [k, v] : unit_parameter_list(unit, a, count_bits)) script << " -set " << k << " " << v;
+  // synth's own abc is skipped for `abc -fast`: the same gate library, minutes
+  // faster on the wide multipliers, a few percent more gates.
+  script << " " << top << "\nsynth -flatten -noabc -top " << top
+         << "\nabc -fast -g AND,NAND,OR,NOR,XOR,XNOR,MUX\nopt_clean\nstat\n";
+  std::ofstream(work / "synth.ys") << script.str();
+
+  const std::string log = (work / "yosys.log").string();
+  const std::string cmd = yosys + " -q -l " + log + " " + (work / "synth.ys").string() + " > /dev/null 2>&1";
+  const int rc = std::system(cmd.c_str());
+  std::ifstream in(log);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (rc != 0) {
+    const std::string tail = text.size() > 600 ? text.substr(text.size() - 600) : text;
+    throw std::runtime_error(std::string("yosys failed on ") + top + ":\n" + tail);
+  }
+
+  SynthesisResult r;
+  r.unit = unit;
+  // The last statistics block: "     $_NAND_    457".
+  const size_t at = text.rfind("Number of cells:");
+  if (at == std::string::npos) throw std::runtime_error(std::string("yosys printed no statistics for ") + top);
+  std::istringstream lines(text.substr(at));
+  std::string line;
+  std::getline(lines, line);
+  const std::regex cell(R"(^\s+(\S+)\s+(\d+)\s*$)");
+  std::smatch m;
+  while (std::getline(lines, line) && std::regex_match(line, m, cell)) {
+    const std::string type = m[1];
+    const int64_t n = std::stoll(m[2]);
+    r.cells[type] = n;
+    if (type.find("_rom") != std::string::npos) continue;  // the black-boxed tables
+    const auto ge = cell_ge(type);
+    if (!ge) throw std::runtime_error("synthesis: no gate-equivalent weight for yosys cell " + type);
+    r.ge += *ge * static_cast<double>(n);
+    if (*ge == area::kGePerFlipFlop) r.flip_flops += n;
+  }
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return r;
+}
+
+std::vector<DatapathUnitSynthesis> synthesize_datapath(const config::Arch& arch, const core::DatapathConfig& dp,
+                                                       const std::string& rtl_dir, const std::string& yosys) {
+  if (dp.arithmetic != core::Arithmetic::fixed)
+    throw std::invalid_argument(arch.source + ": synthesis needs a fixed-point datapath (arithmetic: fixed)");
+  const int L = dp.lanes;
+  const int64_t per_lane = (dp.hidden + L - 1) / L;
+  std::vector<DatapathUnitSynthesis> r;
+  const bool welford = dp.kind == core::NormKind::layernorm && dp.algorithm == core::VarianceAlgorithm::welford;
+  if (welford) {
+    r.push_back({"welford_lanes", L, synthesize(Unit::welford_lane, arch, area::count_bits(per_lane), rtl_dir, yosys)});
+    r.push_back({"chan_merge_tree", L - 1, synthesize(Unit::chan_merge, arch, area::count_bits(dp.hidden), rtl_dir, yosys)});
+  }
+  r.push_back({"rsqrt_unit", 1, synthesize(Unit::rsqrt, arch, 1, rtl_dir, yosys)});
+  r.push_back({"normalize_affine", L, synthesize(Unit::normalize_affine, arch, 1, rtl_dir, yosys)});
+  return r;
+}
+
+}  // namespace normsim::rtl

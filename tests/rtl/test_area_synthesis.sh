@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# `normsim area --synth` on the narrow co-simulation arch (outside the
+# calibration sweep): every synthesised unit within 10% of the analytic
+# model, the report's contract, and exit 2 for a floating-point arch.
+set -u
+N=${NORMSIM:?}; S=${NORMSIM_SOURCE_DIR:?}
+command -v yosys >/dev/null || { echo "yosys not installed"; exit 77; }
+out=$(mktemp)
+trap 'rm -f "$out"' EXIT
+"$N" area "$S/workloads/gpt2-small.yaml" --arch "$S/tests/rtl/narrow-wrap.yaml" --synth --json -q > "$out" || { echo "area --synth failed"; exit 1; }
+/usr/bin/python3 - "$out" <<'PY' || exit 1
+import json, sys
+r = json.load(open(sys.argv[1]))
+units = {u["unit"]: u for u in r["units"]}
+want = {"welford_lanes": 4, "chan_merge_tree": 3, "rsqrt_unit": 1, "normalize_affine": 4}
+bad = []
+for name, inst in want.items():
+    u = units[name]
+    s = u["synth"]
+    assert s["instances"] == inst, (name, s["instances"])
+    assert abs(s["ge"] - inst * s["ge_per_instance"]) < 1e-6 * s["ge"]
+    assert s["flip_flops_per_instance"] >= (1 if name in ("welford_lanes", "rsqrt_unit") else 0)
+    ratio = u["analytic_ge"] / s["ge"]
+    print(f"{name:18s} analytic {u['analytic_ge']:9.0f} GE  synth {s['ge']:9.0f} GE  ratio {ratio:.3f}")
+    if not 0.9 <= ratio <= 1.1:
+        bad.append(name)
+assert r["total_mm2"] > 0 and r["datapath_um2"] > 0
+if bad:
+    sys.exit("analytic area off by more than 10% for " + ", ".join(bad))
+PY
+"$N" area --arch "$S/workloads/arch/asic-fp32.yaml" --synth -q 2>/dev/null; rc=$?
+[ "$rc" = 2 ] || { echo "area --synth on an fp32 arch: exit $rc, want 2"; exit 1; }
+echo "area synthesis: ok"

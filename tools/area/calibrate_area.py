@@ -1,0 +1,121 @@
+#!/usr/bin/env python3
+"""Calibrate sim/area's fixed-point logic model against yosys synthesis.
+
+For each point of a sweep of widths (datapath 8..32 bits, rsqrt table 4..10
+bits, 1..3 Newton steps), runs `normsim area --synth --json` on a LayerNorm
+(Welford) workload, collects every RTL unit's synthesised gate equivalents
+per instance and the analytic model's operator inventory, fits the per-
+operator costs by least squares (flip-flops fixed), and writes the table of
+analytic vs synthesised GE -- with the model's current constants -- into
+docs/AREA.md between the generated markers.
+
+  tools/area/calibrate_area.py [--normsim build/normsim] [--fit-only] [--jobs N]
+"""
+import argparse, concurrent.futures, json, pathlib, subprocess, sys
+
+root = pathlib.Path(__file__).resolve().parents[2]
+ap = argparse.ArgumentParser()
+ap.add_argument("--normsim", default=str(root / "build/normsim"))
+ap.add_argument("--jobs", type=int, default=2)
+ap.add_argument("--fit-only", action="store_true", help="print the fitted costs, do not touch docs/AREA.md")
+ap.add_argument("--cache", help="JSON file of synthesis results to reuse / fill (synthesis takes minutes)")
+args = ap.parse_args()
+
+OPS = ["adder_bits", "multiplier_bit_products", "requant_bits", "shifter_bits"]
+FF_GE = 5.3  # sim/area kGePerFlipFlop
+
+
+def point(w, tb, it):
+    """Formats scaled from one data width w, as a set of --set overrides."""
+    f = {"input": (w, w - 6, 1), "mean": (w + 8, w, 1), "m2": (2 * w, w, 1), "recip": (w + 8, w + 7, 0),
+         "variance": (w + 16, w + 4, 0), "rsqrt_in": (w + 16, w + 4, 0), "rsqrt_out": (w + 8, w - 2, 0),
+         "xhat": (w, w - 6, 1), "gamma": (w, w - 3, 1), "beta": (w, w - 3, 1), "output": (w, w - 5, 1)}
+    sets = []
+    for stage, (bits, frac, signed) in f.items():
+        sets += [f"arch.formats.{stage}.bits={bits}", f"arch.formats.{stage}.frac={frac}",
+                 f"arch.formats.{stage}.signed={'true' if signed else 'false'}"]
+    sets += [f"arch.rsqrt.table_bits={tb}", f"arch.rsqrt.iterations={it}", f"arch.rsqrt.nr_frac_bits={w + 4}"]
+    return {"label": f"w{w} t{tb} i{it}", "sets": sets}
+
+
+SWEEP = [point(8, 4, 1), point(12, 5, 1), point(16, 6, 2), point(16, 8, 3), point(20, 7, 2),
+         point(24, 8, 2), point(24, 10, 1), point(28, 9, 3), point(32, 8, 2), point(32, 10, 3)]
+
+
+cache = json.loads(pathlib.Path(args.cache).read_text()) if args.cache and pathlib.Path(args.cache).exists() else {}
+
+
+def area(p, synth):
+    cmd = [args.normsim, "area", str(root / "workloads/gpt2-small.yaml"), "--json", "-q"] + (["--synth"] if synth else [])
+    for s in p["sets"]:
+        cmd += ["--set", s]
+    out = subprocess.run(cmd, capture_output=True, text=True)
+    if out.returncode != 0:
+        sys.exit(f"calibrate_area: {p['label']}: {out.stderr.strip()}")
+    return json.loads(out.stdout)
+
+
+def run(p):
+    """The analytic report as built, with each unit's synthesis (cached by point)."""
+    r = area(p, synth=False)
+    if p["label"] not in cache:
+        cache[p["label"]] = {u["unit"]: u["synth"] for u in area(p, synth=True)["units"] if "synth" in u}
+    for u in r["units"]:
+        if u["unit"] in cache[p["label"]]:
+            u["synth"] = cache[p["label"]][u["unit"]]
+    return p["label"], r
+
+
+with concurrent.futures.ThreadPoolExecutor(args.jobs) as ex:
+    results = list(ex.map(run, SWEEP))
+if args.cache:
+    pathlib.Path(args.cache).write_text(json.dumps(cache, indent=1))
+
+rows = []  # (label, unit, inventory, synth GE per instance, analytic GE per instance)
+for label, r in results:
+    for u in r["units"]:
+        if "synth" in u and "operators_per_instance" in u:
+            rows.append((label, u["unit"], u["operators_per_instance"], u["synth"]["ge_per_instance"],
+                         u["analytic_ge"] / u["instances"]))
+
+# Least squares on relative error (every point weighs the same): minimise
+# sum ((a . ops + FF - synth) / synth)^2 over the costs a.
+import numpy as np
+A = np.array([[r[2][k] / r[3] for k in OPS] for r in rows])
+b = np.array([(r[3] - FF_GE * r[2]["flip_flops"]) / r[3] for r in rows])
+# Costs stay non-negative: a column whose cost comes out negative is dropped
+# (cost 0) and the rest refitted.
+active = list(range(len(OPS)))
+while True:
+    sol, *_ = np.linalg.lstsq(A[:, active], b, rcond=None)
+    if (sol >= 0).all():
+        break
+    active.pop(int(np.argmin(sol)))
+costs = np.zeros(len(OPS))
+costs[active] = sol
+fitted = dict(zip(OPS, costs))
+worst_fit = max(abs((sum(fitted[k] * r[2][k] for k in OPS) + FF_GE * r[2]["flip_flops"]) / r[3] - 1) for r in rows)
+print("fitted GE per operator: " + ", ".join(f"{k} {v:.4f}" for k, v in fitted.items()))
+print(f"worst relative error with the fitted costs: {100 * worst_fit:.1f}%")
+print(f"const LogicCosts kFittedLogicCosts{{{fitted['adder_bits']:.4f}, {fitted['multiplier_bit_products']:.4f}, "
+      f"{fitted['requant_bits']:.4f}, {fitted['shifter_bits']:.4f}}};")
+if args.fit_only:
+    sys.exit(0)
+
+# The table: the model as built (its constants) against synthesis.
+lines = ["| point | unit | synth GE / instance | analytic GE / instance | error |", "|---|---|---|---|---|"]
+worst = 0.0
+for label, unit, inv, syn, ana in rows:
+    err = ana / syn - 1
+    worst = max(worst, abs(err))
+    lines.append(f"| {label} | {unit} | {syn:.0f} | {ana:.0f} | {100 * err:+.1f}% |")
+summary = (f"{len(rows)} unit syntheses over {len(SWEEP)} sweep points; worst error of the analytic model as built: "
+           f"**{100 * worst:.1f}%** (target 10%). Costs fitted on this sweep: "
+           + ", ".join(f"{k.replace('_', ' ')} {v:.3f} GE" for k, v in fitted.items()) + f"; flip-flop {FF_GE} GE.")
+doc = root / "docs/AREA.md"
+text = doc.read_text()
+begin, end = "<!-- BEGIN generated by tools/area/calibrate_area.py -->", "<!-- END generated -->"
+i, j = text.index(begin) + len(begin), text.index(end)
+doc.write_text(text[:i] + "\n\n" + summary + "\n\n" + "\n".join(lines) + "\n\n" + text[j:])
+print(f"calibrate_area: wrote {doc} (worst error {100 * worst:.1f}%)")
+sys.exit(0 if worst <= 0.10 else 1)
