@@ -21,7 +21,8 @@ module welford_lane #(
   output reg           m2_overflow
 );
   wire [RW-1:0] recip;
-  welford_recip_rom rom (.n(count + 1'b1), .value(recip));
+  wire [NW-1:0] next_count = count + 1'b1;
+  welford_recip_rom rom (.n(next_count), .value(recip));
   wire [MW-1:0] mean_next;
   wire [QW-1:0] m2_next;
   wire mo, qo;
@@ -37,7 +38,7 @@ module welford_lane #(
       mean_overflow <= 1'b0;
       m2_overflow <= 1'b0;
     end else if (in_valid) begin
-      count <= count + 1'b1;
+      count <= next_count;
       mean <= mean_next;
       m2 <= m2_next;
       mean_overflow <= mo;

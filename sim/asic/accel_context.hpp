@@ -13,6 +13,7 @@
 #include "sim/asic/memory_models.hpp"
 #include "sim/asic/replay_path.hpp"
 #include "sim/asic/row_slot.hpp"
+#include "sim/asic/rtl_pipeline.hpp"
 #include "sim/config/workload.hpp"
 #include "sim/core/norm_datapath.hpp"
 #include "sim/run/output_checker.hpp"
@@ -46,6 +47,7 @@ struct AccelContext {
   core::NormDatapath* datapath = nullptr;
   run::OutputChecker* checker = nullptr;
   run::NumericsResult* numerics = nullptr;
+  RtlPipeline* rtl = nullptr;  ///< lock-stepped RTL (--rtl), else null
   // Results.
   StallCounters lanes_stalls, normalize_stalls;
   double lanes_busy = 0, normalize_busy = 0;

@@ -1,5 +1,7 @@
 #include "sim/asic/asic_run.hpp"
 
+#include <bit>
+
 #include "sim/asic/norm_accelerator.hpp"
 #include "sim/config/config_error.hpp"
 
@@ -106,6 +108,12 @@ AsicResult run_asic(const config::Workload& w, const config::Arch& a, const Asic
   }
 
   sc_core::sc_set_time_resolution(1, sc_core::SC_PS);
+  std::unique_ptr<RtlPipeline> rtl;
+  if (o.rtl) {
+    if (!o.numerics) throw config::ConfigError("--rtl: the RTL computes the numerics (drop --no-numerics)");
+    rtl = std::make_unique<RtlPipeline>(a, dcfg, gamma, beta);
+    ctx.rtl = rtl.get();
+  }
   NormAccelerator top("norm_accelerator", ctx);
   sc_core::sc_trace_file* tf = nullptr;
   if (!o.trace_file.empty()) {
@@ -120,6 +128,24 @@ AsicResult run_asic(const config::Workload& w, const config::Arch& a, const Asic
   if (ctx.rows_done != w.rows)
     throw std::runtime_error("asic model stopped after " + std::to_string(ctx.rows_done) + " of " + std::to_string(w.rows) + " rows");
 
+  if (rtl) {
+    RtlCheck c;
+    c.rows_checked = rtl->rows_checked();
+    c.rtl_cycles = rtl->rtl_cycles();
+    c.stats_latency_cycles = rtl->stats_latency_cycles();
+    c.normalize_latency_cycles = rtl->normalize_latency_cycles();
+    const auto& lat = res.cfg.latency;
+    c.model_stats_latency_cycles =
+        lat.welford_cycles + std::countr_zero(static_cast<unsigned>(a.lanes)) * lat.merge_level_cycles + lat.rsqrt_cycles;
+    c.model_normalize_latency_cycles = lat.normalize_cycles;
+    c.seconds = rtl->seconds();
+    if (c.stats_latency_cycles != c.model_stats_latency_cycles || c.normalize_latency_cycles != c.model_normalize_latency_cycles)
+      throw std::runtime_error("--rtl: the RTL pipeline took " + std::to_string(c.stats_latency_cycles) + " / " +
+                               std::to_string(c.normalize_latency_cycles) + " cycles (statistics / normalise), the model " +
+                               std::to_string(c.model_stats_latency_cycles) + " / " +
+                               std::to_string(c.model_normalize_latency_cycles));
+    res.rtl = c;
+  }
   res.cycles = ctx.last_output_cycle;
   res.first_stats_cycle = ctx.first_stats_cycle;
   res.last_lanes_cycle = ctx.last_lanes_cycle;

@@ -19,6 +19,7 @@ struct AsicOptions {
   bool numerics = true;      ///< false: timing only (no arithmetic, same cycles and traffic)
   bool keep_outputs = false;
   std::string trace_file;    ///< VCD of the first rows' handshakes and counters
+  bool rtl = false;          ///< lock-step the verilated norm_row_pipeline (rtl_pipeline.hpp)
 };
 
 /// The closed forms the model must meet (DESIGN "Exact identities").
@@ -32,8 +33,20 @@ struct TrafficIdentity {
   double lower_bound_cycles = 0;    ///< max(DRAM bytes / sustained bytes per cycle, N C / L)
 };
 
+/// What the lock-stepped RTL did (AsicOptions::rtl).
+struct RtlCheck {
+  int64_t rows_checked = 0;     ///< rows whose statistics and y matched the model bit for bit
+  int64_t rtl_cycles = 0;       ///< clock cycles the RTL simulated
+  int stats_latency_cycles = 0;      ///< last x beat -> statistics, as measured on the RTL
+  int normalize_latency_cycles = 0;  ///< x beat -> y, as measured on the RTL
+  int model_stats_latency_cycles = 0;      ///< the same from the arch's latency keys
+  int model_normalize_latency_cycles = 0;
+  double seconds = 0;           ///< wall time spent driving the RTL (its delta-cycle clocking included)
+};
+
 struct AsicResult {
   run::RunResult run;  ///< workload, arch, numerics, kept outputs
+  std::optional<RtlCheck> rtl;
   AsicConfig cfg;      ///< with the path and algorithm actually simulated
   bool numerics = true;
   double cycles = 0;

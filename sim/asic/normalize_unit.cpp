@@ -82,6 +82,7 @@ void NormalizeUnit::run() {
     if (ctx_.numerics) {
       y_.resize(static_cast<size_t>(ctx_.hidden));
       ctx_.datapath->normalize(slot->state, y_, ctx_.numerics->counters);
+      if (ctx_.rtl) ctx_.rtl->check_normalize(slot->row, slot->x, slot->state, y_);
       ctx_.checker->check_row(slot->x, y_, slot->state.stats());
     }
     ctx_.sram->hold(-stored * ctx_.in_bytes);

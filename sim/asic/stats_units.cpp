@@ -46,6 +46,7 @@ void WelfordLaneArray::run() {
       slot->t_ready = end + ctx_.cfg.latency.welford_cycles;
       tree_.transport(*slot);
       rsqrt_.transport(*slot);
+      if (ctx_.rtl) ctx_.rtl->check_stats(slot->row, slot->x, slot->state);
       to_normalize.write(slot);
     }
   }

@@ -1,8 +1,11 @@
 #include "sim/rtl/rtl_config.hpp"
 
 #include <bit>
+#include <map>
 #include <sstream>
 #include <stdexcept>
+
+#include "sim/config/config_error.hpp"
 
 #include "sim/area/logic_inventory.hpp"
 #include "sim/core/fixed_units.hpp"
@@ -179,6 +182,62 @@ std::string bench_top(const config::Arch& a, int64_t max_count) {
     << " normalize (.x(na_x), .mean(na_mean), .rstd(na_rstd), .gamma(na_gamma), .beta(na_beta), "
        ".xhat(na_xhat), .y(na_y), .xhat_overflow(na_xhat_overflow), .y_overflow(na_y_overflow));\n"
     << "endmodule\n";
+  return o.str();
+}
+
+std::string parameter_key(const std::string& p) {
+  static const std::map<std::string, std::string> whole = {
+      {"L", "lanes"}, {"TB", "rsqrt.table_bits"}, {"ITER", "rsqrt.iterations"}, {"NR", "rsqrt.nr_frac_bits"},
+      {"WELFORD_LAT", "asic.latency.welford_cycles"}, {"MERGE_LAT", "asic.latency.merge_level_cycles"},
+      {"RSQRT_LAT", "asic.latency.rsqrt_cycles"}, {"NORM_LAT", "asic.latency.normalize_cycles"}};
+  static const std::map<char, std::string> stage = {{'X', "input"}, {'M', "mean"}, {'Q', "m2"}, {'R', "recip"},
+                                                    {'U', "sumsq"}, {'V', "variance"}, {'I', "rsqrt_in"},
+                                                    {'O', "rsqrt_out"}, {'H', "xhat"}, {'G', "gamma"}, {'B', "beta"},
+                                                    {'Y', "output"}};
+  static const std::map<char, std::string> field = {{'W', "bits"}, {'F', "frac"}, {'S', "signed"}, {'R', "rounding"},
+                                                    {'O', "overflow"}};
+  if (auto it = whole.find(p); it != whole.end()) return it->second;
+  if (p.size() == 2 && stage.count(p[0]) && field.count(p[1])) return "formats." + stage.at(p[0]) + "." + field.at(p[1]);
+  return p;
+}
+
+std::string pipeline_parameters(const config::Arch& a, bool rmsnorm, int64_t max_hidden) {
+  if (!a.asic) throw config::ConfigError(a.source + ": the RTL pipeline needs the arch's asic.latency section");
+  const auto& lat = a.asic->latency;
+  const int L = a.lanes;
+  const int64_t max_count = (max_hidden + L - 1) / L;
+  // The pipeline's own depth: lanes 1 (the lane register), a tree level 1,
+  // rsqrt_in 1 + the rsqrt unit's N + 2, normalise 1.
+  auto need = [&](const char* key, int have, int min) {
+    if (have < min)
+      throw config::ConfigError(a.source + ": asic.latency." + key + ": the RTL pipeline needs a whole number >= " +
+                                std::to_string(min) + " cycles, got " + std::to_string(have));
+  };
+  need("welford_cycles", lat.welford_cycles, 1);
+  need("merge_level_cycles", lat.merge_level_cycles, 1);
+  need("rsqrt_cycles", lat.rsqrt_cycles, a.rsqrt.iterations + 3);
+  need("normalize_cycles", lat.normalize_cycles, 1);
+  ParameterList l = {{"L", L}, {"LOG2L", std::countr_zero(static_cast<unsigned>(L))}, {"KIND", rmsnorm ? 1 : 0},
+                     {"NW", area::count_bits(max_count)}, {"MNW", 24}, {"LMAX", 24},
+                     {"WELFORD_LAT", lat.welford_cycles}, {"MERGE_LAT", lat.merge_level_cycles},
+                     {"RSQRT_LAT", lat.rsqrt_cycles}, {"NORM_LAT", lat.normalize_cycles}};
+  format_params(l, "X", fmt(a, Stage::input), false);
+  format_params(l, "M", fmt(a, Stage::mean), true);
+  format_params(l, "Q", fmt(a, Stage::m2), true);
+  format_params(l, "R", fmt(a, Stage::recip), false);
+  format_params(l, "U", fmt(a, Stage::sumsq), true);
+  format_params(l, "V", fmt(a, Stage::variance), true);
+  format_params(l, "I", fmt(a, Stage::rsqrt_in), true);
+  format_params(l, "O", fmt(a, Stage::rsqrt_out), true);
+  format_params(l, "H", fmt(a, Stage::xhat), true);
+  format_params(l, "G", fmt(a, Stage::gamma), false);
+  format_params(l, "B", fmt(a, Stage::beta), false);
+  format_params(l, "Y", fmt(a, Stage::output), true);
+  l.push_back({"TB", a.rsqrt.table_bits});
+  l.push_back({"ITER", a.rsqrt.iterations});
+  l.push_back({"NR", a.rsqrt.nr_frac_bits});
+  std::ostringstream o;
+  for (const auto& [k, v] : l) o << "-G" << k << "=" << v << "\n";
   return o.str();
 }
 

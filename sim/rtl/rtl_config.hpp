@@ -38,4 +38,14 @@ std::string rom_modules(const config::Arch& arch, int64_t max_count);
 /// co-simulation tests drive.
 std::string bench_top(const config::Arch& arch, int64_t max_count);
 
+/// The arch key behind a pipeline parameter ("MW" -> "formats.mean.bits").
+std::string parameter_key(const std::string& parameter);
+
+/// Verilator command-line parameters (-G...) of `norm_row_pipeline` at the
+/// arch's formats, lanes and latencies: KIND 0 (LayerNorm, Welford) or 1
+/// (RMSNorm, square sums); lane counts up to ceil(max_hidden / lanes).
+/// ConfigError naming the arch key when a latency is below the pipeline's
+/// own depth.
+std::string pipeline_parameters(const config::Arch& arch, bool rmsnorm, int64_t max_hidden);
+
 }  // namespace normsim::rtl

@@ -3,7 +3,8 @@
 # the functional pipeline (numerics only), the SystemC model with numerics
 # (bit-accurate + timing) per input path, and the timing-only mode, on one
 # workload (default llama3-70b, 67 M elements), single thread; peak RSS from
-# /usr/bin/time -v. Prints elements/s and the ratios.
+# /usr/bin/time -v. Prints elements/s and the ratios; then the verilated RTL
+# pipeline against the SystemC model on a few hundred rows.
 #   tools/bench/bench_asic.sh [WORKLOAD] [ARCH...]
 set -euo pipefail
 here=$(cd "$(dirname "$0")/../.." && pwd)
@@ -70,3 +71,36 @@ for r in rows:
     print(f"  {label:<26} {sec:>8.3f} {n / sec / 1e6:>9.1f} {rss_text} {t['functional'] / sec:>13.2f}x {extra}")
 PY
 done
+
+# The verilated norm_row_pipeline (`run --rtl`, built at the embedded default
+# arch) against the SystemC model with numerics and the timing-only mode, on
+# the same rows of the same workload: RTL rows are slow (every clock is four
+# SystemC delta cycles and a Verilator evaluation of 16 lanes), so this part
+# runs RTL_ROWS rows (default 1024) and reports the time spent in the RTL alone.
+rows=${RTL_ROWS:-1024}
+echo
+echo "RTL pipeline vs the SystemC model, $(basename "$W") x $rows rows, embedded default arch"
+{
+  t0=$(date +%s%N)
+  "$N" run "$W" --set "workload.rows=$rows" --rtl --json -q >"$tmp/rtl.json"
+  t1=$(date +%s%N)
+  echo "rtl-run $(( (t1 - t0) / 1000 ))e-6"
+  measure "systemc-bit-accurate" run "$W" --set "workload.rows=$rows" | awk '{print $1, $2}'
+  measure "timing-only" run "$W" --set "workload.rows=$rows" --no-numerics | awk '{print $1, $2}'
+} >"$tmp/rtl.txt"
+/usr/bin/python3 - "$tmp/rtl.txt" "$tmp/rtl.json" "$start" <<'PY'
+import json, sys
+t = {l.split()[0]: float(l.split()[1]) for l in open(sys.argv[1])}
+r = json.load(open(sys.argv[2]))
+n = r["workload"]["elements"]
+start = float(sys.argv[3])
+rtl = r["rtl"]["rtl_seconds"]
+rows = [("verilated norm_row_pipeline", rtl, "time inside the RTL"),
+        ("SystemC model, bit-accurate", t["systemc-bit-accurate"] - start, "run minus process start"),
+        ("SystemC model, timing only", t["timing-only"] - start, "run minus process start")]
+print(f"  {'mode':<30} {'seconds':>8} {'Melem/s':>9} {'vs RTL':>8}   measured as")
+for name, sec, how in rows:
+    print(f"  {name:<30} {sec:>8.3f} {n / sec / 1e6:>9.2f} {rtl / sec:>7.0f}x   {how}")
+print(f"  ({r['rtl']['rows_checked']} rows bit-exact, {r['rtl']['rtl_cycles']} RTL cycles, "
+      f"{r['rtl']['rtl_cycles'] / rtl / 1e3:.0f} k RTL cycles/s)")
+PY

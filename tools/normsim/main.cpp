@@ -37,7 +37,7 @@ constexpr int kExitBadInput = 2;
 struct RunArgs {
   std::string workload, arch, algorithm, out_dir, path, trace;
   std::vector<std::string> sets;
-  bool json = false, save_outputs = false, no_numerics = false;
+  bool json = false, save_outputs = false, no_numerics = false, rtl = false;
 };
 
 // Memory a run may use for kept outputs: half the physical memory.
@@ -80,6 +80,9 @@ normsim::asic::AsicOptions asic_options(const RunArgs& a, const normsim::run::Ru
   o.numerics = !a.no_numerics;
   o.keep_outputs = opt.keep_outputs;
   o.trace_file = a.trace;
+  o.rtl = a.rtl;
+  if (a.rtl && a.no_numerics)
+    throw normsim::config::ConfigError("--rtl: the RTL computes the numerics (allowed: one of --rtl, --no-numerics)");
   if (a.no_numerics && a.save_outputs)
     throw normsim::config::ConfigError("--save-outputs: there are no outputs with --no-numerics (allowed: one of them)");
   return o;
@@ -338,8 +341,8 @@ int cmd_run(const RunArgs& a) {
   spdlog::info("run: workload {} ({}), arch {} ({})", w.name, w.source, arch.name, arch.source);
 
   if (arch.asic) return run_asic_model(a, w, arch, opt);
-  if (!a.path.empty() || a.no_numerics || !a.trace.empty())
-    throw config::ConfigError(arch.source + ": key 'asic': missing: --path, --no-numerics and --trace need the timing "
+  if (!a.path.empty() || a.no_numerics || !a.trace.empty() || a.rtl)
+    throw config::ConfigError(arch.source + ": key 'asic': missing: --path, --no-numerics, --trace and --rtl need the timing "
                                             "model (allowed: an arch with an 'asic' section, e.g. workloads/arch/asic-default.yaml)");
   const run::RunResult r = run::run_functional(w, arch, opt);
   const nlohmann::json report = report::run_report_json(r);
@@ -574,6 +577,7 @@ int main(int argc, char** argv) {
   run->add_flag("--save-outputs", ra.save_outputs, "also write y.npy, mean.npy, rstd.npy into --out");
   run->add_option("--path", ra.path, "input path of the ASIC model: sram-replay, dram-reread, partial-replay");
   run->add_flag("--no-numerics", ra.no_numerics, "timing only: same cycles and traffic, no arithmetic");
+  run->add_flag("--rtl", ra.rtl, "lock-step the verilated RTL pipeline: statistics, y and latencies checked bit for bit");
   run->add_option("--trace", ra.trace, "write a VCD of the first rows' handshakes and counters");
 
   RunArgs ca;

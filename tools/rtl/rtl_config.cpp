@@ -1,5 +1,8 @@
-// rtl_config ARCH.yaml MAX_COUNT OUT.v: writes the ROMs and the `rtl_bench`
-// top for an arch's formats (the build runs it for each co-simulated arch).
+// rtl_config bench ARCH.yaml MAX_COUNT OUT.v
+//   the ROMs and the `rtl_bench` top (every unit) at an arch's formats
+// rtl_config pipeline ARCH.yaml ln|rms MAX_HIDDEN OUT.v OUT.vc
+//   the ROMs, and norm_row_pipeline's -G parameters for Verilator (-f OUT.vc)
+// The build runs it for each verilated configuration.
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -8,24 +11,40 @@
 #include "sim/config/config_error.hpp"
 #include "sim/rtl/rtl_config.hpp"
 
-int main(int argc, char** argv) {
-  if (argc != 4) {
-    std::cerr << "usage: rtl_config ARCH.yaml MAX_COUNT OUT.v\n";
-    return 2;
+namespace {
+void write_atomic(const std::string& path, const std::string& text) {
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp);
+    out << text;
+    if (!out) throw std::runtime_error(path + ": cannot write");
   }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) throw std::runtime_error(path + ": cannot write");
+}
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::string mode = argc > 1 ? argv[1] : "";
   try {
-    const auto arch = normsim::config::load_arch(argv[1]);
-    const int64_t max_count = std::stoll(argv[2]);
-    const std::string tmp = std::string(argv[3]) + ".tmp";
-    {
-      std::ofstream out(tmp);
-      out << normsim::rtl::bench_top(arch, max_count);
-      if (!out) throw std::runtime_error(std::string(argv[3]) + ": cannot write");
+    if (mode == "bench" && argc == 5) {
+      const auto arch = normsim::config::load_arch(argv[2]);
+      write_atomic(argv[4], normsim::rtl::bench_top(arch, std::stoll(argv[3])));
+      return 0;
     }
-    if (std::rename(tmp.c_str(), argv[3]) != 0) throw std::runtime_error(std::string(argv[3]) + ": cannot write");
+    if (mode == "pipeline" && argc == 7) {
+      const auto arch = normsim::config::load_arch(argv[2]);
+      const std::string kind = argv[3];
+      if (kind != "ln" && kind != "rms") throw normsim::config::ConfigError("kind '" + kind + "' (allowed: ln, rms)");
+      const int64_t max_hidden = std::stoll(argv[4]);
+      write_atomic(argv[5], normsim::rtl::rom_modules(arch, (max_hidden + arch.lanes - 1) / arch.lanes));
+      write_atomic(argv[6], normsim::rtl::pipeline_parameters(arch, kind == "rms", max_hidden));
+      return 0;
+    }
   } catch (const std::exception& e) {
     std::cerr << "rtl_config: " << e.what() << "\n";
     return 2;
   }
-  return 0;
+  std::cerr << "usage: rtl_config bench ARCH.yaml MAX_COUNT OUT.v\n"
+               "       rtl_config pipeline ARCH.yaml ln|rms MAX_HIDDEN OUT.v OUT.vc\n";
+  return 2;
 }
