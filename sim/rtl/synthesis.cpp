@@ -57,18 +57,26 @@ std::string rom_stubs(const config::Arch& a, int count_bits) {
 }  // namespace
 
 SynthesisResult synthesize(Unit unit, const config::Arch& a, int count_bits, const std::string& rtl_dir,
-                           const std::string& yosys) {
+                           const std::string& yosys, const std::string& keep_dir) {
   const auto t0 = std::chrono::steady_clock::now();
-  char tmpl[] = "/tmp/normsim_synth_XXXXXX";
-  if (!::mkdtemp(tmpl)) throw std::runtime_error("synthesis: cannot create a scratch directory");
-  const fs::path work(tmpl);
+  fs::path work;
+  if (keep_dir.empty()) {
+    char tmpl[] = "/tmp/normsim_synth_XXXXXX";
+    if (!::mkdtemp(tmpl)) throw std::runtime_error("synthesis: cannot create a scratch directory");
+    work = tmpl;
+  } else {
+    work = fs::path(keep_dir) / module_name(unit);
+    std::error_code ec;
+    fs::create_directories(work, ec);
+    if (ec) throw std::runtime_error(work.string() + ": cannot create (" + ec.message() + ")");
+  }
   struct Cleanup {
     fs::path p;
     ~Cleanup() {
       std::error_code ec;
-      fs::remove_all(p, ec);
+      if (!p.empty()) fs::remove_all(p, ec);
     }
-  } cleanup{work};
+  } cleanup{keep_dir.empty() ? work : fs::path()};
 
   std::ofstream(work / "roms.v") << rom_stubs(a, count_bits);
   const std::string top = module_name(unit);
@@ -81,7 +89,7 @@ SynthesisResult synthesize(Unit unit, const config::Arch& a, int count_bits, con
   // synth's own abc is skipped for `abc -fast`: the same gate library, minutes
   // faster on the wide multipliers, a few percent more gates.
   script << " " << top << "\nsynth -flatten -noabc -top " << top
-         << "\nabc -fast -g AND,NAND,OR,NOR,XOR,XNOR,MUX\nopt_clean\nstat\n";
+         << "\nabc -fast -g AND,NAND,OR,NOR,XOR,XNOR,MUX\nopt_clean\nstat\nstat -tech cmos\n";
   std::ofstream(work / "synth.ys") << script.str();
 
   const std::string log = (work / "yosys.log").string();
@@ -96,8 +104,13 @@ SynthesisResult synthesize(Unit unit, const config::Arch& a, int count_bits, con
 
   SynthesisResult r;
   r.unit = unit;
-  // The last statistics block: "     $_NAND_    457".
-  const size_t at = text.rfind("Number of cells:");
+  // yosys's CMOS estimate ("Estimated number of transistors: 1234+": the "+"
+  // marks cells it has no figure for, here the flip-flops and black boxes).
+  if (const size_t tr = text.rfind("Estimated number of transistors:"); tr != std::string::npos)
+    r.cmos_transistors = std::stod(text.substr(tr + 32));
+  // The first statistics block of the last run: "     $_NAND_    457".
+  const size_t cmos = text.rfind("stat -tech cmos");
+  const size_t at = text.rfind("Number of cells:", cmos == std::string::npos ? std::string::npos : cmos);
   if (at == std::string::npos) throw std::runtime_error(std::string("yosys printed no statistics for ") + top);
   std::istringstream lines(text.substr(at));
   std::string line;
@@ -119,7 +132,8 @@ SynthesisResult synthesize(Unit unit, const config::Arch& a, int count_bits, con
 }
 
 std::vector<DatapathUnitSynthesis> synthesize_datapath(const config::Arch& arch, const core::DatapathConfig& dp,
-                                                       const std::string& rtl_dir, const std::string& yosys) {
+                                                       const std::string& rtl_dir, const std::string& yosys,
+                                                       const std::string& keep_dir) {
   if (dp.arithmetic != core::Arithmetic::fixed)
     throw std::invalid_argument(arch.source + ": synthesis needs a fixed-point datapath (arithmetic: fixed)");
   const int L = dp.lanes;
@@ -127,11 +141,11 @@ std::vector<DatapathUnitSynthesis> synthesize_datapath(const config::Arch& arch,
   std::vector<DatapathUnitSynthesis> r;
   const bool welford = dp.kind == core::NormKind::layernorm && dp.algorithm == core::VarianceAlgorithm::welford;
   if (welford) {
-    r.push_back({"welford_lanes", L, synthesize(Unit::welford_lane, arch, area::count_bits(per_lane), rtl_dir, yosys)});
-    r.push_back({"chan_merge_tree", L - 1, synthesize(Unit::chan_merge, arch, area::count_bits(dp.hidden), rtl_dir, yosys)});
+    r.push_back({"welford_lanes", L, synthesize(Unit::welford_lane, arch, area::count_bits(per_lane), rtl_dir, yosys, keep_dir)});
+    r.push_back({"chan_merge_tree", L - 1, synthesize(Unit::chan_merge, arch, area::count_bits(dp.hidden), rtl_dir, yosys, keep_dir)});
   }
-  r.push_back({"rsqrt_unit", 1, synthesize(Unit::rsqrt, arch, 1, rtl_dir, yosys)});
-  r.push_back({"normalize_affine", L, synthesize(Unit::normalize_affine, arch, 1, rtl_dir, yosys)});
+  r.push_back({"rsqrt_unit", 1, synthesize(Unit::rsqrt, arch, 1, rtl_dir, yosys, keep_dir)});
+  r.push_back({"normalize_affine", L, synthesize(Unit::normalize_affine, arch, 1, rtl_dir, yosys, keep_dir)});
   return r;
 }
 

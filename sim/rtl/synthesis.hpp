@@ -21,6 +21,7 @@ struct SynthesisResult {
   std::map<std::string, int64_t> cells;  ///< yosys cell type -> count (gates and flip-flops)
   int64_t flip_flops = 0;
   double ge = 0;       ///< NAND2 gate equivalents: CMOS transistors / 4, flip-flops at sim/area's kGePerFlipFlop
+  double cmos_transistors = 0;  ///< yosys `stat -tech cmos` (its gates only: no flip-flops, no black boxes)
   double seconds = 0;  ///< yosys run time
 };
 
@@ -33,11 +34,12 @@ std::optional<std::string> find_yosys();
 /// nullopt for a cell the model does not know.
 std::optional<double> cell_ge(const std::string& type);
 
-/// Synthesises `unit` at the arch's formats in a scratch directory; the
+/// Synthesises `unit` at the arch's formats in a scratch directory, or in
+/// keep_dir/<unit>/ (script synth.ys, ROM stubs, yosys.log) when given; the
 /// Verilog comes from `rtl_dir` (rtl_models/). Throws std::runtime_error
 /// with yosys's last lines when it fails.
 SynthesisResult synthesize(Unit unit, const config::Arch& arch, int count_bits, const std::string& rtl_dir,
-                           const std::string& yosys);
+                           const std::string& yosys, const std::string& keep_dir = {});
 
 /// A unit of sim/area's report (welford_lanes, chan_merge_tree, rsqrt_unit,
 /// normalize_affine) as synthesised: one instance times how many the
@@ -53,6 +55,7 @@ struct DatapathUnitSynthesis {
 /// the merge tree (LayerNorm with Welford), the RSQRT unit and the
 /// normalise lanes. Units without RTL (sum / square-sum lanes) are absent.
 std::vector<DatapathUnitSynthesis> synthesize_datapath(const config::Arch& arch, const core::DatapathConfig& dp,
-                                                       const std::string& rtl_dir, const std::string& yosys);
+                                                       const std::string& rtl_dir, const std::string& yosys,
+                                                       const std::string& keep_dir = {});
 
 }  // namespace normsim::rtl

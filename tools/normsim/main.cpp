@@ -450,7 +450,7 @@ int cmd_simt(const SimtArgs& a) {
 struct AreaArgs {
   RunArgs in;
   bool synth = false;
-  std::string rtl_dir = NORMSIM_RTL_DIR;
+  std::string rtl_dir = NORMSIM_RTL_DIR, synth_dir;
 };
 
 // Area of the configured datapath: sim/area's analytic model per unit and,
@@ -467,7 +467,7 @@ int cmd_area(const AreaArgs& a) {
   if (a.synth) {
     const auto yosys = rtl::find_yosys();
     if (!yosys) throw config::ConfigError("area: --synth needs yosys on PATH (tools/bootstrap.sh installs it)");
-    syn = rtl::synthesize_datapath(in.arch, dp, a.rtl_dir, *yosys);
+    syn = rtl::synthesize_datapath(in.arch, dp, a.rtl_dir, *yosys, a.synth_dir);
   }
   auto synth_of = [&](const std::string& unit) -> const rtl::DatapathUnitSynthesis* {
     for (const auto& u : syn)
@@ -489,6 +489,7 @@ int cmd_area(const AreaArgs& a) {
         j["synth"] = {{"instances", s->instances}, {"ge_per_instance", s->one.ge}, {"ge", s->ge()},
                       {"logic_um2", s->ge() * um2_per_ge}, {"flip_flops_per_instance", s->one.flip_flops},
                       {"cells_per_instance", cells}, {"yosys_seconds", s->one.seconds},
+                      {"cmos_transistors_per_instance", s->one.cmos_transistors},
                       {"analytic_over_synth", u.ge / s->ge()}};
       }
       units.push_back(j);
@@ -622,6 +623,7 @@ int main(int argc, char** argv) {
   area_cmd->add_option("--arch", aa.in.arch, "architecture YAML (default: the embedded asic-default)");
   area_cmd->add_option("--set", aa.in.sets, "override a key: arch.formats.mean.bits=28 (repeatable)");
   area_cmd->add_flag("--synth", aa.synth, "also synthesise each unit's RTL with yosys (a minute or two)");
+  area_cmd->add_option("--synth-dir", aa.synth_dir, "keep each unit's yosys script, ROM stubs and log in DIR/<unit>/");
   area_cmd->add_option("--rtl-dir", aa.rtl_dir, "directory of the Verilog units (default: this checkout's rtl_models)");
   area_cmd->add_flag("--json", aa.in.json, "print the report as one JSON object on stdout");
 
