@@ -310,15 +310,19 @@ TEST(RtlCosim, WelfordLaneMatchesCoreOverRows) {
   StageCounters c;
   const auto recip = make_recip_table(std::max<int64_t>(RTL_MAX_COUNT, 2), fmt(Stage::recip));
   int64_t elements = 0;
-  while (elements < kVectors) {
+  for (int rows = 0; elements < kVectors; ++rows) {
     b.wl_start.write(true);
     b.wl_in_valid.write(false);
     b.cycle();
     b.wl_start.write(false);
     FxWelford s{0, Fx{0, fmt(Stage::mean).frac_bits}, Fx{0, fmt(Stage::m2).frac_bits}};
-    const int64_t n = op.next() % 4 == 0 ? RTL_MAX_COUNT : 1 + static_cast<int64_t>(op.next() % RTL_MAX_COUNT);
+    // The first rows are the edge cases: one element (count 1), two, and a
+    // full row of one repeated value (variance 0); then random lengths.
+    const int64_t n = rows == 0 ? 1 : rows == 1 ? 2 : rows == 2 ? RTL_MAX_COUNT
+                    : op.next() % 4 == 0 ? RTL_MAX_COUNT : 1 + static_cast<int64_t>(op.next() % RTL_MAX_COUNT);
+    const Fx constant = op(fmt(Stage::input));
     for (int64_t k = 0; k < n; ++k, ++elements) {
-      const Fx x = op(fmt(Stage::input));
+      const Fx x = rows == 2 ? constant : op(fmt(Stage::input));
       put(b.wl_x, x, fmt(Stage::input));
       b.wl_in_valid.write(true);
       b.cycle();

@@ -518,6 +518,9 @@ int cmd_area(const AreaArgs& a) {
   std::printf("\n  datapath          %14.1f um^2 (analytic, logic and tables)\n", ar.datapath_um2);
   std::printf("  SRAM              %14.1f um^2 (%.0f bytes)\n", ar.sram_um2, ar.sram_bytes);
   std::printf("  total             %14.4f mm^2\n", ar.total_mm2());
+  if (!a.synth)
+    std::printf("\n  %s\n", rtl::find_yosys() ? "yosys is installed: --synth adds each unit's synthesis beside the model"
+                                               : "--synth needs yosys (tools/bootstrap.sh installs it)");
   if (a.synth)
     std::printf("\n  synth: yosys synth + abc -fast onto NOT/NAND/NOR/AND/OR/XOR/XNOR/MUX, GE = CMOS transistors / 4,\n"
                 "  flip-flops %.1f GE; ROMs black-boxed (costed as table bits); ratio = analytic / synth GE\n",
