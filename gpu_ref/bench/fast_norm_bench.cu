@@ -4,6 +4,10 @@
 // before every timed launch, medians; the copy kernel is timed in the same
 // run. One JSON object per line on stdout.
 //   fast_norm_bench [--reps 20]
+// Build-time knobs for measuring alternatives (defaults are the shipped
+// choice): FAST_ROWS_SMALL (warp rows a block), FAST_CLUSTER and
+// FAST_CLUSTER_THREADS (blocks and threads a row at C = 65536),
+// FAST_BF16_CLUSTER (bf16 long rows by cluster instead of two sweeps).
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -69,28 +73,40 @@ Shape launch(T* y, float* mean, float* rstd, const T* x, const float* g, const f
   }
   // At most 32 values a thread in registers (8 fp32 or 4 bf16 vectors).
   constexpr int V = sizeof(T) == 4 ? 8 : 4;
-  if (nvec <= 32 * V) NORMREF_FAST(32, V, 4)
+#ifndef FAST_ROWS_SMALL
+#define FAST_ROWS_SMALL 4
+#endif
+  if (nvec <= 32 * V) NORMREF_FAST(32, V, FAST_ROWS_SMALL)
   if (nvec <= 64 * V) NORMREF_FAST(64, V, 1)
   if (nvec <= 128 * V) NORMREF_FAST(128, V, 1)
   if (nvec <= 256 * V) NORMREF_FAST(256, V, 1)
   if (nvec <= 512 * V) NORMREF_FAST(512, V, 1)
   if (nvec <= 1024 * V) NORMREF_FAST(1024, V, 1)
-  if (sizeof(T) == 4 && nvec <= 2 * 1024 * V) {
-    // fp32: a cluster of two blocks (two SMs) per row (79-85% of the copy at
-    // C = 65536 against 69-74% for two sweeps; for bf16 the two sweeps win,
-    // 77-85% against 51-64%: the cluster's pair of blocks per row halves the
-    // rows in flight).
+#ifndef FAST_CLUSTER
+#define FAST_CLUSTER 2
+#endif
+#ifndef FAST_CLUSTER_THREADS
+#define FAST_CLUSTER_THREADS 1024
+#endif
+  constexpr int CV = (sizeof(T) == 4 ? 16384 : 8192) / (FAST_CLUSTER * FAST_CLUSTER_THREADS);  // vectors a thread at C = 65536
+#ifdef FAST_BF16_CLUSTER
+  constexpr bool use_cluster = true;
+#else
+  constexpr bool use_cluster = sizeof(T) == 4;
+#endif
+  if (use_cluster && nvec <= FAST_CLUSTER * FAST_CLUSTER_THREADS * CV) {
     cudaLaunchConfig_t cfg{};
-    cfg.gridDim = dim3(2 * rows);
-    cfg.blockDim = dim3(1024);
+    cfg.gridDim = dim3(FAST_CLUSTER * rows);
+    cfg.blockDim = dim3(FAST_CLUSTER_THREADS);
     cfg.stream = st;
     cudaLaunchAttribute attr{};
     attr.id = cudaLaunchAttributeClusterDimension;
-    attr.val.clusterDim.x = 2, attr.val.clusterDim.y = 1, attr.val.clusterDim.z = 1;
+    attr.val.clusterDim.x = FAST_CLUSTER, attr.val.clusterDim.y = 1, attr.val.clusterDim.z = 1;
     cfg.attrs = &attr;
     cfg.numAttrs = 1;
-    CUDA_OK(cudaLaunchKernelEx(&cfg, normref::dev::fast_norm_cluster<T, RMS, 1024, V, 2>, y, mean, rstd, x, g, b, rows, C));
-    return Shape{2048, V, 1};  // two blocks of 1024 threads
+    CUDA_OK(cudaLaunchKernelEx(&cfg, normref::dev::fast_norm_cluster<T, RMS, FAST_CLUSTER_THREADS, CV, FAST_CLUSTER>, y,
+                               mean, rstd, x, g, b, rows, C));
+    return Shape{FAST_CLUSTER * FAST_CLUSTER_THREADS, CV, 1};
   }
   normref::dev::fast_norm_two_sweep<T, RMS, 1024><<<rows, 1024, 0, st>>>(y, mean, rstd, x, g, b, rows, C);
   return Shape{1024, -1, 1};  // vecs -1: two sweeps over x

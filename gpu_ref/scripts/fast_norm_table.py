@@ -40,5 +40,19 @@ for f in fast:
                  f"{e['us']:.1f} | {c['us']:.1f} | {best} | {f['max_rel_err']:.2g} |")
 lines += ["", "Targets (issue: >= 90% of the copy at C = 4096, >= 80% at every C, faster than torch eager and "
           "torch.compile at every C) missed by: " + (", ".join(missed) if missed else "none") + "."]
+lines += ["", "## Tried, and kept or not", "",
+          "* Plain 128-bit loads and stores beat the evict-first `__ldcs`/`__stcs` pair by 5-7% in the register-resident "
+          "kernels; the evict-first load stays on the two-sweep kernel's second (last) read of x, where it measured better.",
+          "* C = 65536 does not fit one block's registers (64 fp32 values a thread at 1024 threads spill): fp32 uses a "
+          "cluster of two blocks per row with the statistics exchanged through distributed shared memory; bf16 reads x "
+          "twice (the second time from the L2). `fast_norm_variants.jsonl` holds the alternatives measured in one call "
+          "(variant A is the shipped one; B-D: clusters of 4 or 8 blocks, for bf16 too, and 2 or 8 warp-rows a block): "
+          "every larger cluster was slower (32-79% of the copy against A's 69-85%), and the rows-a-block choice moved "
+          "nothing beyond noise.",
+          "* torch.compile's kernel varies from call to call (fp32 C = 4096: 254 us in one call, 290 us in this one): "
+          "compare within one call only.",
+          "* Not tried yet: software pipelining across rows for the longest rows (the next row's loads, by cp.async or "
+          "the tensor memory accelerator into shared memory, while the current row reduces), which the one-row-per-SM "
+          "kernels at C = 65536 lack."]
 (d / "FAST_NORM.md").write_text("\n".join(lines) + "\n")
 print(f"fast_norm_table: wrote {d / 'FAST_NORM.md'} ({len(missed)} cases miss a target)")
