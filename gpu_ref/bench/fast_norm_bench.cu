@@ -20,45 +20,13 @@
 
 #include <cooperative_groups.h>
 
+#include "bench/bench_util.cuh"
 #include "kernels/fast_norm.cuh"
-
-#define CUDA_OK(x)                                                                        \
-  do {                                                                                    \
-    cudaError_t e_ = (x);                                                                 \
-    if (e_ != cudaSuccess) {                                                              \
-      std::fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, cudaGetErrorString(e_));   \
-      std::exit(1);                                                                       \
-    }                                                                                     \
-  } while (0)
 
 namespace {
 using normref::dev::fast_norm;
 using normref::dev::Vec16;
-
-__global__ void fill_normal(float* out, size_t n, uint32_t seed) {
-  for (size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; i < n; i += static_cast<size_t>(gridDim.x) * blockDim.x) {
-    // Hash -> two uniforms -> Box-Muller (a test input, not the golden generator).
-    uint32_t h = static_cast<uint32_t>(i) * 2654435761u ^ seed;
-    h ^= h >> 15; h *= 2246822519u; h ^= h >> 13; h *= 3266489917u; h ^= h >> 16;
-    uint32_t g = h * 747796405u + 2891336453u;
-    g ^= g >> 17; g *= 0xed5ad4bbu; g ^= g >> 11;
-    const float u1 = (static_cast<float>(h >> 8) + 1.0f) / 16777217.0f, u2 = static_cast<float>(g >> 8) / 16777216.0f;
-    out[i] = sqrtf(-2.0f * logf(u1)) * cospif(2.0f * u2) + 0.5f;
-  }
-}
-__global__ void to_bf16(__nv_bfloat16* out, const float* in, size_t n) {
-  for (size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; i < n; i += static_cast<size_t>(gridDim.x) * blockDim.x)
-    out[i] = __float2bfloat16_rn(in[i]);
-}
-// One 16-byte vector a thread, no loop: the plainest streaming copy.
-__global__ void copy_flat(float4* __restrict__ dst, const float4* __restrict__ src, size_t n) {
-  const size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x;
-  if (i < n) dst[i] = src[i];
-}
-__global__ void copy_kernel(float4* __restrict__ dst, const float4* __restrict__ src, size_t n) {
-  for (size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; i < n; i += static_cast<size_t>(gridDim.x) * blockDim.x)
-    dst[i] = src[i];
-}
+using namespace normref::bench;
 
 struct Shape { int threads, vecs, rows_per_block; };
 
@@ -113,37 +81,6 @@ Shape launch(T* y, float* mean, float* rstd, const T* x, const float* g, const f
 #undef NORMREF_FAST
 }
 
-template <typename F>
-double median_us(F&& run, int reps, void* flush, size_t flush_bytes, cudaStream_t st) {
-  cudaEvent_t e0, e1;
-  CUDA_OK(cudaEventCreate(&e0));
-  CUDA_OK(cudaEventCreate(&e1));
-  for (int i = 0; i < 3; ++i) run();
-  CUDA_OK(cudaStreamSynchronize(st));
-  std::vector<double> us;
-  for (int i = 0; i < reps; ++i) {
-    CUDA_OK(cudaMemsetAsync(flush, i & 0xff, flush_bytes, st));
-    CUDA_OK(cudaEventRecord(e0, st));
-    run();
-    CUDA_OK(cudaEventRecord(e1, st));
-    CUDA_OK(cudaEventSynchronize(e1));
-    float ms = 0;
-    CUDA_OK(cudaEventElapsedTime(&ms, e0, e1));
-    us.push_back(ms * 1e3);
-  }
-  CUDA_OK(cudaGetLastError());
-  std::sort(us.begin(), us.end());
-  return us[us.size() / 2];
-}
-
-float bf16_to_f(__nv_bfloat16 h) {
-  uint16_t b;
-  std::memcpy(&b, &h, 2);
-  const uint32_t u = static_cast<uint32_t>(b) << 16;
-  float f;
-  std::memcpy(&f, &u, 4);
-  return f;
-}
 }  // namespace
 
 int main(int argc, char** argv) {

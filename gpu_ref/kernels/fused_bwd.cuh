@@ -1,0 +1,191 @@
+// Post-Norm fusion and the LayerNorm backward pass (seed 001 sections 26 and
+// 28-31), built like fast_norm.cuh: rows in registers, 128-bit accesses.
+//
+// fused_residual: z = x + r (rounded to T and written), y = LN(z) from the
+// rounded z -- the same bits as an add kernel followed by fast_ln, with one
+// read of x and r and no re-read of z.
+//
+// Backward: with x_hat = (x - mu) rstd and g = dy gamma (section 29),
+//   dx = rstd / C (C g - S1 - x_hat S2),  S1 = sum g,  S2 = sum g x_hat,
+// and the parameter gradients reduce across rows (section 30):
+//   dgamma = sum_rows dy x_hat,  dbeta = sum_rows dy.
+// bwd_atomic: each block keeps its rows' partials in registers and adds them
+// to dgamma/dbeta with global atomics at the end (section 31, first form);
+// bwd_twolevel: each block writes its partials to a [blocks x C] buffer and
+// a second kernel sums the columns in a fixed order (deterministic).
+#pragma once
+
+#include "kernels/fast_norm.cuh"
+
+namespace normref::dev {
+
+template <typename T, int THREADS, int VECS>
+__global__ void __launch_bounds__(THREADS) fused_residual_ln(T* __restrict__ z, T* __restrict__ y,
+                                                             float* __restrict__ mean_out, float* __restrict__ rstd_out,
+                                                             const T* __restrict__ x, const T* __restrict__ r,
+                                                             const float* __restrict__ gamma,
+                                                             const float* __restrict__ beta, int rows, int C) {
+  constexpr int kN = Vec16<T>::kN;
+  __shared__ float smem[32];
+  const int t = threadIdx.x;
+  const int64_t row = blockIdx.x;
+  const int nvec = C / kN;
+  float v[VECS][kN];
+#pragma unroll
+  for (int k = 0; k < VECS; ++k) {
+    const int i = t + k * THREADS;
+    if (i < nvec) {
+      const int64_t off = row * C + static_cast<int64_t>(i) * kN;
+      const Vec16<T> a = fast_load(x + off), b = fast_load(r + off);
+      Vec16<T> s;
+#pragma unroll
+      for (int j = 0; j < kN; ++j) {
+        s.v[j] = from_f<T>(to_f(a.v[j]) + to_f(b.v[j]));
+        v[k][j] = to_f(s.v[j]);  // normalise the stored z
+      }
+      fast_store(z + off, s);
+    } else {
+#pragma unroll
+      for (int j = 0; j < kN; ++j) v[k][j] = 0.0f;
+    }
+  }
+  float s = 0.0f;
+#pragma unroll
+  for (int k = 0; k < VECS; ++k)
+#pragma unroll
+    for (int j = 0; j < kN; ++j) s += v[k][j];
+  const float mean = row_sum<THREADS>(s, smem) / static_cast<float>(C);
+  float q = 0.0f;
+#pragma unroll
+  for (int k = 0; k < VECS; ++k)
+    if (t + k * THREADS < nvec)
+#pragma unroll
+      for (int j = 0; j < kN; ++j) q += (v[k][j] - mean) * (v[k][j] - mean);
+  const float rstd = rsqrtf(row_sum<THREADS>(q, smem) / static_cast<float>(C) + kEps);
+  if (t == 0) mean_out[row] = mean, rstd_out[row] = rstd;
+#pragma unroll
+  for (int k = 0; k < VECS; ++k) {
+    const int i = t + k * THREADS;
+    if (i < nvec) {
+      // gamma/beta as float4 loads, and the same expression as fast_ln's.
+      const float4* g4 = reinterpret_cast<const float4*>(gamma + static_cast<int64_t>(i) * kN);
+      const float4* b4 = reinterpret_cast<const float4*>(beta + static_cast<int64_t>(i) * kN);
+      Vec16<T> o;
+#pragma unroll
+      for (int j = 0; j < kN; j += 4) {
+        const float4 gv = __ldg(g4 + j / 4), bv = __ldg(b4 + j / 4);
+        const float g[4] = {gv.x, gv.y, gv.z, gv.w}, b[4] = {bv.x, bv.y, bv.z, bv.w};
+#pragma unroll
+        for (int u = 0; u < 4; ++u) {
+          const float n = (v[k][j + u] - mean) * rstd;
+          o.v[j + u] = from_f<T>(n * g[u] + b[u]);
+        }
+      }
+      fast_store(y + row * C + static_cast<int64_t>(i) * kN, o);
+    }
+  }
+}
+
+/// z = x + r alone (the unfused pair's first kernel).
+template <typename T>
+__global__ void residual_add(T* __restrict__ z, const T* __restrict__ x, const T* __restrict__ r, size_t nvec) {
+  constexpr int kN = Vec16<T>::kN;
+  const size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x;
+  if (i >= nvec) return;
+  const Vec16<T> a = fast_load(x + i * kN), b = fast_load(r + i * kN);
+  Vec16<T> s;
+#pragma unroll
+  for (int j = 0; j < kN; ++j) s.v[j] = from_f<T>(to_f(a.v[j]) + to_f(b.v[j]));
+  fast_store(z + i * kN, s);
+}
+
+// One block walks rows blockIdx.x, += gridDim.x; each thread keeps the
+// dgamma/dbeta partials of its columns. TWO_LEVEL: partials to
+// partial[blockIdx.x][C] (then bwd_column_sum); else atomics into dgamma/dbeta.
+template <typename T, int THREADS, int VECS, bool TWO_LEVEL>
+__global__ void __launch_bounds__(THREADS) ln_backward(T* __restrict__ dx, float* __restrict__ dgamma,
+                                                       float* __restrict__ dbeta, float* __restrict__ partial,
+                                                       const T* __restrict__ dy, const T* __restrict__ x,
+                                                       const float* __restrict__ gamma, const float* __restrict__ mean,
+                                                       const float* __restrict__ rstd, int rows, int C) {
+  constexpr int kN = Vec16<T>::kN;
+  __shared__ float smem[32];
+  const int t = threadIdx.x;
+  const int nvec = C / kN;
+  float pg[VECS][kN], pb[VECS][kN];
+#pragma unroll
+  for (int k = 0; k < VECS; ++k)
+#pragma unroll
+    for (int j = 0; j < kN; ++j) pg[k][j] = pb[k][j] = 0.0f;
+  for (int64_t row = blockIdx.x; row < rows; row += gridDim.x) {
+    const float mu = mean[row], rs = rstd[row];
+    float xh[VECS][kN], g[VECS][kN];
+    float s1 = 0.0f, s2 = 0.0f;
+#pragma unroll
+    for (int k = 0; k < VECS; ++k) {
+      const int i = t + k * THREADS;
+      if (i < nvec) {
+        const int64_t off = row * C + static_cast<int64_t>(i) * kN;
+        const Vec16<T> a = fast_load(x + off), d = fast_load(dy + off);
+#pragma unroll
+        for (int j = 0; j < kN; ++j) {
+          const float dyv = to_f(d.v[j]);
+          xh[k][j] = (to_f(a.v[j]) - mu) * rs;
+          g[k][j] = dyv * __ldg(gamma + i * kN + j);
+          s1 += g[k][j];
+          s2 += g[k][j] * xh[k][j];
+          pg[k][j] += dyv * xh[k][j];
+          pb[k][j] += dyv;
+        }
+      } else {
+#pragma unroll
+        for (int j = 0; j < kN; ++j) xh[k][j] = g[k][j] = 0.0f;
+      }
+    }
+    const float S1 = row_sum<THREADS>(s1, smem), S2 = row_sum<THREADS>(s2, smem);
+    const float scale = rs / static_cast<float>(C), Cf = static_cast<float>(C);
+#pragma unroll
+    for (int k = 0; k < VECS; ++k) {
+      const int i = t + k * THREADS;
+      if (i < nvec) {
+        Vec16<T> o;
+#pragma unroll
+        for (int j = 0; j < kN; ++j) o.v[j] = from_f<T>(scale * (Cf * g[k][j] - S1 - xh[k][j] * S2));
+        fast_store(dx + row * C + static_cast<int64_t>(i) * kN, o);
+      }
+    }
+  }
+#pragma unroll
+  for (int k = 0; k < VECS; ++k) {
+    const int i = t + k * THREADS;
+    if (i < nvec) {
+#pragma unroll
+      for (int j = 0; j < kN; ++j) {
+        if constexpr (TWO_LEVEL) {
+          partial[(2 * static_cast<int64_t>(blockIdx.x)) * C + i * kN + j] = pg[k][j];
+          partial[(2 * static_cast<int64_t>(blockIdx.x) + 1) * C + i * kN + j] = pb[k][j];
+        } else {
+          atomicAdd(dgamma + i * kN + j, pg[k][j]);
+          atomicAdd(dbeta + i * kN + j, pb[k][j]);
+        }
+      }
+    }
+  }
+}
+
+/// Second level: dgamma[c] = sum over blocks of partial[2b][c], dbeta from
+/// partial[2b+1][c], in block order (deterministic).
+__global__ void bwd_column_sum(float* __restrict__ dgamma, float* __restrict__ dbeta, const float* __restrict__ partial,
+                               int blocks, int C) {
+  const int c = blockIdx.x * blockDim.x + threadIdx.x;
+  if (c >= C) return;
+  float g = 0.0f, b = 0.0f;
+  for (int k = 0; k < blocks; ++k) {
+    g += partial[(2 * static_cast<int64_t>(k)) * C + c];
+    b += partial[(2 * static_cast<int64_t>(k) + 1) * C + c];
+  }
+  dgamma[c] = g;
+  dbeta[c] = b;
+}
+
+}  // namespace normref::dev
