@@ -4,7 +4,7 @@ torch.compile), from one run's fast_norm.jsonl (fast_norm_bench) and
 torch_norm.jsonl (bench_torch.py): writes FAST_NORM.md beside them.
   fast_norm_table.py [gpu_ref/golden/h200]
 """
-import json, pathlib, sys
+import csv, gzip, json, pathlib, statistics, sys
 
 d = pathlib.Path(sys.argv[1] if len(sys.argv) > 1 else "gpu_ref/golden/h200")
 fast = [json.loads(l) for l in open(d / "fast_norm.jsonl")]
@@ -40,6 +40,36 @@ for f in fast:
                  f"{e['us']:.1f} | {c['us']:.1f} | {best} | {f['max_rel_err']:.2g} |")
 lines += ["", "Targets (issue: >= 90% of the copy at C = 4096, >= 80% at every C, faster than torch eager and "
           "torch.compile at every C) missed by: " + (", ".join(missed) if missed else "none") + "."]
+
+
+def ncu_table(path):
+    """Per kernel instance and launch shape: medians of ncu's counters over its launches."""
+    if not path.exists():
+        return []
+    text = gzip.open(path, "rt").read().splitlines()
+    rows = list(csv.DictReader(l for l in text if l.startswith('"')))
+    launches = {}
+    for r in rows:
+        launches.setdefault(r["ID"], {"name": r["Kernel Name"], "grid": r["Grid Size"], "block": r["Block Size"]})[
+            r["Metric Name"]] = float(r["Metric Value"].replace(",", ""))
+    groups = {}
+    for l in launches.values():
+        groups.setdefault((l["name"], l["grid"], l["block"]), []).append(l)
+    out = ["| kernel | grid | block | DRAM read MB | DRAM write MB | L2 MB | duration us |", "|---|---|---|---|---|---|---|"]
+    for (name, grid, block), ls in groups.items():
+        med = lambda k: statistics.median(l[k] for l in ls)
+        out.append(f"| `{name.split('(')[0].replace('void ', '')}` | {grid} | {block} | {med('dram__bytes_read.sum') / 1e6:.1f} | "
+                   f"{med('dram__bytes_write.sum') / 1e6:.1f} | {med('lts__t_bytes.sum') / 1e6:.1f} | "
+                   f"{med('gpu__time_duration.sum') / 1e3:.1f} |")
+    return out
+
+
+ncu = ncu_table(d / "ncu_fast_norm.csv.gz")
+if ncu:
+    lines += ["", "## Nsight Compute (`ncu --clock-control none`, caches flushed by ncu, one run of the bench)", "",
+              "Every case reads x once from DRAM (2^27 elements x 4 or 2 bytes, plus gamma/beta and the code); "
+              "y's writes are counted less what is still dirty in the L2 when the kernel ends. "
+              "`ncu_fast_norm.csv.gz` holds every launch.", ""] + ncu
 lines += ["", "## Tried, and kept or not", "",
           "* Plain 128-bit loads and stores beat the evict-first `__ldcs`/`__stcs` pair by 5-7% in the register-resident "
           "kernels; the evict-first load stays on the two-sweep kernel's second (last) read of x, where it measured better.",
@@ -87,5 +117,8 @@ if fb.exists():
             out.append(f"| {r['kernel']} | {r['dtype']} | {r['C']} | {r['blocks']} x {r['threads']} | {r['us']:.1f} | "
                        f"{r['gbps']:.0f} | {r['pct_copy']:.1f}% | {r['dx_max_err']:.2g} | {r['param_grad_max_err']:.2g} | "
                        f"{'yes' if r['valid'] else 'no'} |")
+    ncu = ncu_table(d / "ncu_fused_bwd.csv.gz")
+    if ncu:
+        out += ["", "## Nsight Compute (`ncu --clock-control none`, one run of the bench; `ncu_fused_bwd.csv.gz`)", ""] + ncu
     (d / "FUSED_BWD.md").write_text("\n".join(out) + "\n")
     print(f"fast_norm_table: wrote {d / 'FUSED_BWD.md'}")
