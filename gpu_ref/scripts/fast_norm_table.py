@@ -79,6 +79,10 @@ lines += ["", "## Tried, and kept or not", "",
           "(variant A is the shipped one; B-D: clusters of 4 or 8 blocks, for bf16 too, and 2 or 8 warp-rows a block): "
           "every larger cluster was slower (32-79% of the copy against A's 69-85%), and the rows-a-block choice moved "
           "nothing beyond noise.",
+          "* bf16 C = 65536 held in one block's registers as packed 16-byte words (8 a thread, converted at each "
+          "use): 35-40% of the copy against the two sweeps' 70-77% (it spills at 1024 threads, and one block an SM "
+          "leaves nothing to overlap its reductions); not kept. The two sweeps' LayerNorm re-reads 27% of x from DRAM "
+          "(ncu below: 342 MB read for a 268 MB input), RMSNorm 1%.",
           "* torch.compile's kernel varies from call to call (fp32 C = 4096: 254 us in one call, 290 us in this one): "
           "compare within one call only.",
           "* Not tried yet: software pipelining across rows for the longest rows (the next row's loads, by cp.async or "
