@@ -25,7 +25,6 @@ const core::FixedFormat& fmt(const core::DatapathConfig& dp, Stage s) { return d
 
 #ifndef NORMSIM_WITH_RTL
 
-bool rtl_pipeline_available() { return false; }
 std::string rtl_pipeline_mismatch(const config::Arch&, const core::DatapathConfig&) {
   return "this normsim was built without Verilator (tools/bootstrap.sh installs it; rebuild)";
 }
@@ -38,8 +37,6 @@ void RtlPipeline::check_stats(int64_t, std::span<const double>, const core::RowS
 void RtlPipeline::check_normalize(int64_t, std::span<const double>, const core::RowState&, std::span<const double>) {}
 
 #else
-
-bool rtl_pipeline_available() { return true; }
 
 std::string rtl_pipeline_mismatch(const config::Arch& arch, const core::DatapathConfig& dp) {
   if (dp.arithmetic != core::Arithmetic::fixed) return "key 'arithmetic': the RTL is fixed point (allowed: fixed)";

@@ -21,9 +21,6 @@
 
 namespace normsim::asic {
 
-/// Whether this build carries the verilated pipeline.
-bool rtl_pipeline_available();
-
 /// Empty when `arch` with this datapath can run on the built RTL, else why
 /// not (naming the key that differs).
 std::string rtl_pipeline_mismatch(const config::Arch& arch, const core::DatapathConfig& dp);
