@@ -31,12 +31,13 @@ using namespace normref::bench;
 struct Shape { int threads, vecs, rows_per_block; };
 
 // Threads per row and vectors per thread by the row's 16-byte vectors.
+// Parameters in the input's type (bf16 runs use bf16 gamma/beta, as torch).
 template <typename T, bool RMS>
-Shape launch(T* y, float* mean, float* rstd, const T* x, const float* g, const float* b, int rows, int C, cudaStream_t st) {
+Shape launch(T* y, float* mean, float* rstd, const T* x, const T* g, const T* b, int rows, int C, cudaStream_t st) {
   const int nvec = C / normref::dev::Vec16<T>::kN;
 #define NORMREF_FAST(TH, V, R)                                                                                      \
   {                                                                                                                 \
-    fast_norm<T, RMS, TH, V, R><<<(rows + R - 1) / R, TH * R, 0, st>>>(y, mean, rstd, x, g, b, rows, C);             \
+    fast_norm<T, T, RMS, TH, V, R><<<(rows + R - 1) / R, TH * R, 0, st>>>(y, mean, rstd, x, g, b, rows, C);             \
     return Shape{TH, V, R};                                                                                         \
   }
   // At most 32 values a thread in registers (8 fp32 or 4 bf16 vectors).
@@ -72,11 +73,11 @@ Shape launch(T* y, float* mean, float* rstd, const T* x, const float* g, const f
     attr.val.clusterDim.x = FAST_CLUSTER, attr.val.clusterDim.y = 1, attr.val.clusterDim.z = 1;
     cfg.attrs = &attr;
     cfg.numAttrs = 1;
-    CUDA_OK(cudaLaunchKernelEx(&cfg, normref::dev::fast_norm_cluster<T, RMS, FAST_CLUSTER_THREADS, CV, FAST_CLUSTER>, y,
+    CUDA_OK(cudaLaunchKernelEx(&cfg, normref::dev::fast_norm_cluster<T, T, RMS, FAST_CLUSTER_THREADS, CV, FAST_CLUSTER>, y,
                                mean, rstd, x, g, b, rows, C));
     return Shape{FAST_CLUSTER * FAST_CLUSTER_THREADS, CV, 1};
   }
-  normref::dev::fast_norm_two_sweep<T, RMS, 1024><<<rows, 1024, 0, st>>>(y, mean, rstd, x, g, b, rows, C);
+  normref::dev::fast_norm_two_sweep<T, T, RMS, 1024><<<rows, 1024, 0, st>>>(y, mean, rstd, x, g, b, rows, C);
   return Shape{1024, -1, 1};  // vecs -1: two sweeps over x
 #undef NORMREF_FAST
 }
@@ -91,7 +92,7 @@ int main(int argc, char** argv) {
   CUDA_OK(cudaStreamCreate(&st));
   const size_t n = size_t(1) << 27;
   float *xf, *yf, *g, *b, *mean, *rstd;
-  __nv_bfloat16 *xb, *yb;
+  __nv_bfloat16 *xb, *yb, *gb, *bb;
   void* flush;
   const size_t flush_bytes = size_t(256) << 20;
   CUDA_OK(cudaMalloc(&xf, n * 4));
@@ -100,6 +101,8 @@ int main(int argc, char** argv) {
   CUDA_OK(cudaMalloc(&yb, n * 2));
   CUDA_OK(cudaMalloc(&g, 65536 * 4));
   CUDA_OK(cudaMalloc(&b, 65536 * 4));
+  CUDA_OK(cudaMalloc(&gb, 65536 * 2));
+  CUDA_OK(cudaMalloc(&bb, 65536 * 2));
   CUDA_OK(cudaMalloc(&mean, (n / 768 + 1) * 4));
   CUDA_OK(cudaMalloc(&rstd, (n / 768 + 1) * 4));
   CUDA_OK(cudaMalloc(&flush, flush_bytes));
@@ -107,10 +110,12 @@ int main(int argc, char** argv) {
   to_bf16<<<1024, 256, 0, st>>>(xb, xf, n);
   fill_normal<<<64, 256, 0, st>>>(g, 65536, 2);
   fill_normal<<<64, 256, 0, st>>>(b, 65536, 3);
+  to_bf16<<<64, 256, 0, st>>>(gb, g, 65536);
+  to_bf16<<<64, 256, 0, st>>>(bb, b, 65536);
   CUDA_OK(cudaStreamSynchronize(st));
-  std::vector<float> hg(65536), hb(65536);
-  CUDA_OK(cudaMemcpy(hg.data(), g, 65536 * 4, cudaMemcpyDeviceToHost));
-  CUDA_OK(cudaMemcpy(hb.data(), b, 65536 * 4, cudaMemcpyDeviceToHost));
+  // The reference uses the parameters each run's kernel reads (bf16 runs: bf16).
+  const std::vector<double> hg32 = to_host(g, 65536), hb32 = to_host(b, 65536), hg16 = to_host(gb, 65536),
+                            hb16 = to_host(bb, 65536);
 
   const double copy_us = median_us([&] { copy_kernel<<<132 * 8, 512, 0, st>>>(reinterpret_cast<float4*>(yf), reinterpret_cast<const float4*>(xf), n / 4); }, reps, flush, flush_bytes, st);
   const double grid_copy_gbps = 2.0 * n * 4 / (copy_us * 1e3);
@@ -128,8 +133,8 @@ int main(int argc, char** argv) {
         const size_t eb = bf16 ? 2 : 4;
         Shape sh{};
         auto run = [&] {
-          if (bf16) sh = rms ? launch<__nv_bfloat16, true>(yb, mean, rstd, xb, g, b, rows, C, st)
-                             : launch<__nv_bfloat16, false>(yb, mean, rstd, xb, g, b, rows, C, st);
+          if (bf16) sh = rms ? launch<__nv_bfloat16, true>(yb, mean, rstd, xb, gb, bb, rows, C, st)
+                             : launch<__nv_bfloat16, false>(yb, mean, rstd, xb, gb, bb, rows, C, st);
           else sh = rms ? launch<float, true>(yf, mean, rstd, xf, g, b, rows, C, st)
                         : launch<float, false>(yf, mean, rstd, xf, g, b, rows, C, st);
         };
@@ -156,13 +161,15 @@ int main(int argc, char** argv) {
           for (float v : xr) q += (v - m) * (v - m);
           const double rs = 1.0 / std::sqrt(q / C + 1e-5);
           for (int c = 0; c < C; ++c) {
+            const auto& hg = bf16 ? hg16 : hg32;
+            const auto& hb = bf16 ? hb16 : hb32;
             const double ref = (xr[c] - m) * rs * hg[c] + (rms ? 0.0 : hb[c]);
             max_err = std::max(max_err, std::fabs(yr[c] - ref) / (std::fabs(ref) + 1.0));
           }
         }
         // fp32: a few ulps of the fp32 statistics; bf16: the output's rounding (2^-8 relative) and a little more.
         const double tol = bf16 ? 1.0 / 128 : 1e-5;
-        const double bytes = 2.0 * n * eb + (rms ? 1 : 2) * C * 4.0 + (rms ? 1 : 2) * rows * 4.0;
+        const double bytes = 2.0 * n * eb + (rms ? 1 : 2) * C * static_cast<double>(eb) + (rms ? 1 : 2) * rows * 4.0;
         const double gbps = bytes / (us * 1e3);
         std::printf("{\"kernel\": \"%s\", \"dtype\": \"%s\", \"C\": %d, \"rows\": %d, \"threads_per_row\": %d, "
                     "\"vecs_per_thread\": %d, \"rows_per_block\": %d, \"us\": %.2f, \"bytes\": %.0f, \"gbps\": %.1f, "

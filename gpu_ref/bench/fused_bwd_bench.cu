@@ -64,7 +64,7 @@ void fused_case(int C, int reps, void* flush, size_t flush_bytes, double copy, c
   auto unfused = [&] {
     normref::dev::residual_add<T><<<(nvec + 255) / 256, 256, 0, st>>>(z2, x, r, nvec);
     // fast_ln on z2 as a row-per-block kernel of the same shape.
-#define NORMREF_LN(TH, V) normref::dev::fast_norm<T, false, TH, V, 1><<<rows, TH, 0, st>>>(y2, mean, rstd, z2, g, b, rows, C)
+#define NORMREF_LN(TH, V) normref::dev::fast_norm<T, float, false, TH, V, 1><<<rows, TH, 0, st>>>(y2, mean, rstd, z2, g, b, rows, C)
     switch (threads) {
       case 32: NORMREF_LN(32, (sizeof(T) == 4 ? 8 : 4)); break;
       case 64: NORMREF_LN(64, (sizeof(T) == 4 ? 8 : 4)); break;
@@ -137,7 +137,7 @@ void backward_case(int C, int reps, void* flush, size_t flush_bytes, double copy
   while (threads * V < nvec) threads *= 2;
   int fth, fv;
   shape_for<T>(C, fth, fv);
-#define NORMREF_LN(TH) normref::dev::fast_norm<T, false, TH, (sizeof(T) == 4 ? 8 : 4), 1><<<rows, TH, 0, st>>>(yscratch, mean, rstd, x, g, b, rows, C)
+#define NORMREF_LN(TH) normref::dev::fast_norm<T, float, false, TH, (sizeof(T) == 4 ? 8 : 4), 1><<<rows, TH, 0, st>>>(yscratch, mean, rstd, x, g, b, rows, C)
   switch (fth) {
     case 32: NORMREF_LN(32); break;
     case 64: NORMREF_LN(64); break;

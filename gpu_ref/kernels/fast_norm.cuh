@@ -5,7 +5,8 @@
 // from the registers (mean, then sum of squared deviations), in fp32.
 // THREADS = 32: a warp per row (ROWS rows a block), reduced by shuffles;
 // THREADS > 32: a block per row, warp partials through shared memory.
-// gamma/beta are fp32 and read through the read-only cache.
+// gamma/beta (type P: fp32, or bf16 like the input, as torch keeps them) are
+// read through the read-only cache.
 #pragma once
 
 #include "kernels/common.cuh"
@@ -25,6 +26,27 @@ __device__ __forceinline__ void fast_store(T* p, const Vec16<T>& v) {
   *reinterpret_cast<int4*>(p) = *reinterpret_cast<const int4*>(&v);
 }
 
+// kN parameters (gamma or beta) from element e, as fp32: P float (float4
+// loads) or bf16 (one 16-byte load per 8).
+template <typename P, int kN>
+__device__ __forceinline__ void load_params(const P* __restrict__ p, int64_t e, float (&out)[kN]) {
+  if constexpr (sizeof(P) == 4) {
+#pragma unroll
+    for (int j = 0; j < kN; j += 4) {
+      const float4 v = __ldg(reinterpret_cast<const float4*>(p + e) + j / 4);
+      out[j] = v.x, out[j + 1] = v.y, out[j + 2] = v.z, out[j + 3] = v.w;
+    }
+  } else {
+#pragma unroll
+    for (int j = 0; j < kN; j += 8) {
+      Vec16<P> v;
+      *reinterpret_cast<int4*>(&v) = __ldg(reinterpret_cast<const int4*>(p + e) + j / 8);
+#pragma unroll
+      for (int u = 0; u < 8; ++u) out[j + u] = to_f(v.v[u]);
+    }
+  }
+}
+
 template <int THREADS>
 __device__ __forceinline__ float row_sum(float v, float* smem) {
   if constexpr (THREADS <= 32) {
@@ -41,11 +63,11 @@ __device__ __forceinline__ float row_sum(float v, float* smem) {
   }
 }
 
-template <typename T, bool RMS, int THREADS, int VECS, int ROWS>
+template <typename T, typename P, bool RMS, int THREADS, int VECS, int ROWS>
 __global__ void __launch_bounds__(THREADS * ROWS) fast_norm(T* __restrict__ y, float* __restrict__ mean_out,
                                                             float* __restrict__ rstd_out, const T* __restrict__ x,
-                                                            const float* __restrict__ gamma,
-                                                            const float* __restrict__ beta, int rows, int C) {
+                                                            const P* __restrict__ gamma, const P* __restrict__ beta,
+                                                            int rows, int C) {
   constexpr int kN = Vec16<T>::kN;
   __shared__ float smem[32];
   const int t = THREADS <= 32 ? threadIdx.x % 32 : threadIdx.x;
@@ -97,17 +119,9 @@ __global__ void __launch_bounds__(THREADS * ROWS) fast_norm(T* __restrict__ y, f
   for (int k = 0; k < VECS; ++k) {
     const int i = t + k * THREADS;
     if (i < nvec) {
-      const float4* g4 = reinterpret_cast<const float4*>(gamma + static_cast<int64_t>(i) * kN);
       float g[kN], b[kN];
-#pragma unroll
-      for (int j = 0; j < kN; j += 4) {
-        const float4 gv = __ldg(g4 + j / 4);
-        g[j] = gv.x, g[j + 1] = gv.y, g[j + 2] = gv.z, g[j + 3] = gv.w;
-        if constexpr (!RMS) {
-          const float4 bv = __ldg(reinterpret_cast<const float4*>(beta + static_cast<int64_t>(i) * kN) + j / 4);
-          b[j] = bv.x, b[j + 1] = bv.y, b[j + 2] = bv.z, b[j + 3] = bv.w;
-        }
-      }
+      load_params(gamma, static_cast<int64_t>(i) * kN, g);
+      if constexpr (!RMS) load_params(beta, static_cast<int64_t>(i) * kN, b);
       Vec16<T> o;
 #pragma unroll
       for (int j = 0; j < kN; ++j) {
@@ -126,11 +140,11 @@ __global__ void __launch_bounds__(THREADS * ROWS) fast_norm(T* __restrict__ y, f
 // for rows whose mean is large against their spread); the second re-reads x
 // -- from the L2, where 132 rows in flight of 256 KiB stay -- with
 // evict-first loads, normalises and streams y out.
-template <typename T, bool RMS, int THREADS>
+template <typename T, typename P, bool RMS, int THREADS>
 __global__ void __launch_bounds__(THREADS) fast_norm_two_sweep(T* __restrict__ y, float* __restrict__ mean_out,
                                                                float* __restrict__ rstd_out, const T* __restrict__ x,
-                                                               const float* __restrict__ gamma,
-                                                               const float* __restrict__ beta, int rows, int C) {
+                                                               const P* __restrict__ gamma,
+                                                               const P* __restrict__ beta, int rows, int C) {
   constexpr int kN = Vec16<T>::kN;
   __shared__ float smem[32];
   const int64_t row = blockIdx.x;
@@ -162,20 +176,14 @@ __global__ void __launch_bounds__(THREADS) fast_norm_two_sweep(T* __restrict__ y
     // The last use of x: evict-first here measured 77-85% of the copy at
     // bf16 C = 65536 against 64-76% with plain loads.
     const Vec16<T> a = load16_cs(xr + static_cast<int64_t>(i) * kN);
-    const float4* g4 = reinterpret_cast<const float4*>(gamma + static_cast<int64_t>(i) * kN);
-    const float4* b4 = reinterpret_cast<const float4*>(beta + static_cast<int64_t>(i) * kN);
+    float g[kN], b[kN];
+    load_params(gamma, static_cast<int64_t>(i) * kN, g);
+    if constexpr (!RMS) load_params(beta, static_cast<int64_t>(i) * kN, b);
     Vec16<T> o;
 #pragma unroll
-    for (int j = 0; j < kN; j += 4) {
-      const float4 gv = __ldg(g4 + j / 4);
-      const float g[4] = {gv.x, gv.y, gv.z, gv.w};
-      float b[4] = {0, 0, 0, 0};
-      if constexpr (!RMS) {
-        const float4 bv = __ldg(b4 + j / 4);
-        b[0] = bv.x, b[1] = bv.y, b[2] = bv.z, b[3] = bv.w;
-      }
-#pragma unroll
-      for (int u = 0; u < 4; ++u) o.v[j + u] = from_f<T>((to_f(a.v[j + u]) - mean) * rstd * g[u] + b[u]);
+    for (int j = 0; j < kN; ++j) {
+      const float n = (to_f(a.v[j]) - mean) * rstd;
+      o.v[j] = from_f<T>(RMS ? n * g[j] : n * g[j] + b[j]);
     }
     fast_store(yr + static_cast<int64_t>(i) * kN, o);
   }
@@ -185,11 +193,11 @@ __global__ void __launch_bounds__(THREADS) fast_norm_two_sweep(T* __restrict__ y
 // row (one per SM), each holding 1/CLUSTER of the row in registers; the
 // blocks' partial sums meet through distributed shared memory, added in rank
 // order so every block gets the same bits.
-template <typename T, bool RMS, int THREADS, int VECS, int CLUSTER>
+template <typename T, typename P, bool RMS, int THREADS, int VECS, int CLUSTER>
 __global__ void __launch_bounds__(THREADS) fast_norm_cluster(T* __restrict__ y, float* __restrict__ mean_out,
                                                              float* __restrict__ rstd_out, const T* __restrict__ x,
-                                                             const float* __restrict__ gamma,
-                                                             const float* __restrict__ beta, int rows, int C) {
+                                                             const P* __restrict__ gamma,
+                                                             const P* __restrict__ beta, int rows, int C) {
   constexpr int kN = Vec16<T>::kN;
   __shared__ float smem[32];
   __shared__ float partial[2];
@@ -257,20 +265,14 @@ __global__ void __launch_bounds__(THREADS) fast_norm_cluster(T* __restrict__ y, 
   for (int k = 0; k < VECS; ++k) {
     const int i = first + threadIdx.x + k * THREADS;
     if (i < nvec && threadIdx.x + k * THREADS < per_block) {
-      const float4* g4 = reinterpret_cast<const float4*>(gamma + static_cast<int64_t>(i) * kN);
-      const float4* b4 = reinterpret_cast<const float4*>(beta + static_cast<int64_t>(i) * kN);
+      float g[kN], b[kN];
+      load_params(gamma, static_cast<int64_t>(i) * kN, g);
+      if constexpr (!RMS) load_params(beta, static_cast<int64_t>(i) * kN, b);
       Vec16<T> o;
 #pragma unroll
-      for (int j = 0; j < kN; j += 4) {
-        const float4 gv = __ldg(g4 + j / 4);
-        const float g[4] = {gv.x, gv.y, gv.z, gv.w};
-        float b[4] = {0, 0, 0, 0};
-        if constexpr (!RMS) {
-          const float4 bv = __ldg(b4 + j / 4);
-          b[0] = bv.x, b[1] = bv.y, b[2] = bv.z, b[3] = bv.w;
-        }
-#pragma unroll
-        for (int u = 0; u < 4; ++u) o.v[j + u] = from_f<T>((v[k][j + u] - mean) * rstd * g[u] + b[u]);
+      for (int j = 0; j < kN; ++j) {
+        const float n = (v[k][j] - mean) * rstd;
+        o.v[j] = from_f<T>(RMS ? n * g[j] : n * g[j] + b[j]);
       }
       fast_store(yr + static_cast<int64_t>(i) * kN, o);
     }

@@ -83,8 +83,12 @@ lines += ["", "## Tried, and kept or not", "",
           "use): 35-40% of the copy against the two sweeps' 70-77% (it spills at 1024 threads, and one block an SM "
           "leaves nothing to overlap its reductions); not kept. The two sweeps' LayerNorm re-reads 27% of x from DRAM "
           "(ncu below: 342 MB read for a 268 MB input), RMSNorm 1%.",
-          "* torch.compile's kernel varies from call to call (fp32 C = 4096: 254 us in one call, 290 us in this one): "
-          "compare within one call only.",
+          "* gamma/beta in the input's type for bf16 (as torch keeps them): halving the parameter bytes took bf16 "
+          "LayerNorm from 85-90% to 92-93% of the copy at C = 8192-16384 and C = 65536 from 70/77% to 74/82% "
+          "(previous call's fast_norm.jsonl in git history).",
+          "* torch.compile's kernel varies from call to call (fp32 C = 4096: 254 us in one call, 290 us in another; "
+          "bf16 C = 768-1024: 130-178 us): compare within one call only. In its fast calls it reaches the copy "
+          "bandwidth for C <= 1024 and some larger C, 3-4% above these kernels (96-97% of the copy).",
           "* Not tried yet: software pipelining across rows for the longest rows (the next row's loads, by cp.async or "
           "the tensor memory accelerator into shared memory, while the current row reduces), which the one-row-per-SM "
           "kernels at C = 65536 lack."]
