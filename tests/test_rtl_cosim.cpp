@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include RTL_BENCH_HEADER
+#include "sim/asic/port_signal.hpp"
 #include "sim/config/arch.hpp"
 #include "sim/core/fixed_units.hpp"
 
@@ -28,23 +29,6 @@ const config::Arch& arch() {
 }
 const FixedFormat& fmt(Stage s) { return arch().formats[static_cast<int>(s)]; }
 
-// A signal of the port's own type (Verilator picks bool / uint32_t / uint64_t by width).
-template <class Port>
-sc_core::sc_signal<typename Port::data_type>& wire(Port& p) {
-  auto* s = new sc_core::sc_signal<typename Port::data_type>();
-  p(*s);
-  return *s;
-}
-
-uint64_t bits_of(Fx v, int width) {
-  const uint64_t mask = width >= 64 ? ~uint64_t(0) : (uint64_t(1) << width) - 1;
-  return static_cast<uint64_t>(static_cast<int64_t>(v.raw)) & mask;
-}
-Fx from_bits(uint64_t b, const FixedFormat& f) {
-  int64_t raw = static_cast<int64_t>(b);
-  if (f.is_signed && f.total_bits < 64 && ((b >> (f.total_bits - 1)) & 1)) raw = static_cast<int64_t>(b) - (int64_t(1) << f.total_bits);
-  return Fx{raw, f.frac_bits};
-}
 
 // Operands: uniform raw words, small magnitudes, powers of two (their
 // products land on rounding ties) and the format's extremes.
@@ -57,7 +41,7 @@ class Operands {
     switch (rng_() % 8) {
       case 0: case 1: case 2: {  // any word
         const uint64_t mask = f.total_bits >= 64 ? ~uint64_t(0) : (uint64_t(1) << f.total_bits) - 1;
-        raw = from_bits(rng_() & mask, f).raw;
+        raw = from_word(rng_() & mask, f).raw;
         break;
       }
       case 3: case 4: {  // small: |raw| < 2^k
@@ -90,7 +74,7 @@ class Operands {
 struct Bench {
   RTL_BENCH dut{"rtl_bench"};
   sc_core::sc_signal<bool> clk;
-#define NORMSIM_PORT(p) decltype(wire(dut.p))& p = wire(dut.p);
+#define NORMSIM_PORT(p) decltype(asic::bind_signal(dut.p))& p = asic::bind_signal(dut.p);
   NORMSIM_PORT(wl_start) NORMSIM_PORT(wl_in_valid) NORMSIM_PORT(wl_x) NORMSIM_PORT(wl_count) NORMSIM_PORT(wl_mean)
   NORMSIM_PORT(wl_m2) NORMSIM_PORT(wl_mean_overflow) NORMSIM_PORT(wl_m2_overflow)
   NORMSIM_PORT(wu_x) NORMSIM_PORT(wu_mean) NORMSIM_PORT(wu_m2) NORMSIM_PORT(wu_recip) NORMSIM_PORT(wu_mean_next)
@@ -114,19 +98,21 @@ struct Bench {
 
 template <class Sig>
 void put(Sig& s, Fx v, const FixedFormat& f) {
-  s.write(static_cast<typename std::decay_t<decltype(s.read())>>(bits_of(v, f.total_bits)));
+  s.write(static_cast<typename std::decay_t<decltype(s.read())>>(to_word(v, f.total_bits)));
 }
 template <class Sig>
 Fx get(const Sig& s, const FixedFormat& f) {
-  return from_bits(static_cast<uint64_t>(s.read()), f);
+  return from_word(static_cast<uint64_t>(s.read()), f);
 }
 
-// Mismatch bookkeeping: the first few are printed in full.
+// Mismatch bookkeeping: the first few are printed in full (the message is
+// built only for those).
 struct Mismatches {
   int64_t count = 0;
-  void check(bool same, const std::string& what) {
+  template <class Describe>
+  void check(bool same, Describe&& what) {
     if (same) return;
-    if (++count <= 5) ADD_FAILURE_IF_EXPECTED(what);
+    if (++count <= 5) ADD_FAILURE_IF_EXPECTED(what());
   }
   static void ADD_FAILURE_IF_EXPECTED(const std::string& what) {
 #ifdef RTL_EXPECT_MISMATCH
@@ -167,15 +153,16 @@ TEST(RtlCosim, WelfordUpdateMatchesCore) {
     const StageCounters before = c;
     const FxWelford ref = welford_update(s, x, r, arch().formats, c);
     const Fx mean = get(b.wu_mean_next, fmt(Stage::mean)), m2 = get(b.wu_m2_next, fmt(Stage::m2));
-    std::ostringstream what;
-    what << "x " << show(x) << " mean " << show(s.mean) << " m2 " << show(s.m2) << " recip " << show(r) << ": rtl ("
-         << show(mean) << ", " << show(m2) << ", ovf " << b.wu_mean_overflow.read() << b.wu_m2_overflow.read()
-         << ") core (" << show(ref.mean) << ", " << show(ref.m2) << ", ovf " << counted(before, c, Stage::mean)
-         << counted(before, c, Stage::m2) << ")";
     mm.check(mean.raw == ref.mean.raw && m2.raw == ref.m2.raw &&
                  b.wu_mean_overflow.read() == counted(before, c, Stage::mean) &&
-                 b.wu_m2_overflow.read() == counted(before, c, Stage::m2),
-             what.str());
+                 b.wu_m2_overflow.read() == counted(before, c, Stage::m2), [&] {
+      std::ostringstream what;
+      what << "x " << show(x) << " mean " << show(s.mean) << " m2 " << show(s.m2) << " recip " << show(r) << ": rtl ("
+           << show(mean) << ", " << show(m2) << ", ovf " << b.wu_mean_overflow.read() << b.wu_m2_overflow.read()
+           << ") core (" << show(ref.mean) << ", " << show(ref.m2) << ", ovf " << counted(before, c, Stage::mean)
+           << counted(before, c, Stage::m2) << ")";
+      return what.str();
+    });
   }
   mm.finish(kVectors);
 }
@@ -205,14 +192,15 @@ TEST(RtlCosim, ChanMergeMatchesCore) {
     const StageCounters before = c;
     const FxWelford ref = chan_merge(a, bb, arch().formats, c);
     const Fx mean = get(b.cm_mean, fmt(Stage::mean)), m2 = get(b.cm_m2, fmt(Stage::m2));
-    std::ostringstream what;
-    what << "n " << na << "+" << nb << " means " << show(a.mean) << "," << show(bb.mean) << " m2 " << show(a.m2)
-         << "," << show(bb.m2) << ": rtl (" << b.cm_n.read() << ", " << show(mean) << ", " << show(m2) << ") core ("
-         << ref.count << ", " << show(ref.mean) << ", " << show(ref.m2) << ")";
     mm.check(static_cast<int64_t>(b.cm_n.read()) == ref.count && mean.raw == ref.mean.raw && m2.raw == ref.m2.raw &&
                  b.cm_mean_overflow.read() == counted(before, c, Stage::mean) &&
-                 b.cm_m2_overflow.read() == counted(before, c, Stage::m2),
-             what.str());
+                 b.cm_m2_overflow.read() == counted(before, c, Stage::m2), [&] {
+      std::ostringstream what;
+      what << "n " << na << "+" << nb << " means " << show(a.mean) << "," << show(bb.mean) << " m2 " << show(a.m2)
+           << "," << show(bb.m2) << ": rtl (" << b.cm_n.read() << ", " << show(mean) << ", " << show(m2) << ") core ("
+           << ref.count << ", " << show(ref.mean) << ", " << show(ref.m2) << ")";
+      return what.str();
+    });
   }
   mm.finish(kVectors);
 }
@@ -244,8 +232,8 @@ TEST(RtlCosim, RsqrtMatchesCoreThroughItsPipeline) {
       expected.pop_front();
       const Fx got = get(b.rs_out, out);
       mm.check(got.raw == ref.first.raw && b.rs_overflow.read() == ref.second,
-               "rsqrt(" + show(v) + "): rtl " + show(got) + " ovf " + std::to_string(b.rs_overflow.read()) + ", core " +
-                   show(ref.first) + " ovf " + std::to_string(ref.second));
+               [&] { return "rsqrt(" + show(v) + "): rtl " + show(got) + " ovf " + std::to_string(b.rs_overflow.read()) + ", core " +
+                   show(ref.first) + " ovf " + std::to_string(ref.second); });
       ++checked;
     }
   }
@@ -289,14 +277,15 @@ TEST(RtlCosim, NormalizeAffineMatchesCore) {
     StageCounters scratch;
     const Fx xhat = quantize_stage(mul(sub(exact(x), exact(mean)), exact(rstd)), Stage::xhat, arch().formats, scratch);
     const Fx got_y = get(b.na_y, fmt(Stage::output)), got_xhat = get(b.na_xhat, fmt(Stage::xhat));
-    std::ostringstream what;
-    what << "x " << show(x) << " mean " << show(mean) << " rstd " << show(rstd) << " gamma " << show(g) << " beta "
-         << show(be) << ": rtl (" << show(got_xhat) << ", " << show(got_y) << ") core (" << show(xhat) << ", "
-         << show(y) << ")";
     mm.check(got_y.raw == y.raw && got_xhat.raw == xhat.raw &&
                  b.na_xhat_overflow.read() == counted(before, c, Stage::xhat) &&
-                 b.na_y_overflow.read() == counted(before, c, Stage::output),
-             what.str());
+                 b.na_y_overflow.read() == counted(before, c, Stage::output), [&] {
+      std::ostringstream what;
+      what << "x " << show(x) << " mean " << show(mean) << " rstd " << show(rstd) << " gamma " << show(g) << " beta "
+           << show(be) << ": rtl (" << show(got_xhat) << ", " << show(got_y) << ") core (" << show(xhat) << ", "
+           << show(y) << ")";
+      return what.str();
+    });
   }
   mm.finish(kVectors);
 }
@@ -332,9 +321,9 @@ TEST(RtlCosim, WelfordLaneMatchesCoreOverRows) {
       mm.check(static_cast<int64_t>(b.wl_count.read()) == s.count && mean.raw == s.mean.raw && m2.raw == s.m2.raw &&
                    b.wl_mean_overflow.read() == counted(before, c, Stage::mean) &&
                    b.wl_m2_overflow.read() == counted(before, c, Stage::m2),
-               "element " + std::to_string(k) + " of a row of " + std::to_string(n) + ": rtl (" +
+               [&] { return "element " + std::to_string(k) + " of a row of " + std::to_string(n) + ": rtl (" +
                    std::to_string(b.wl_count.read()) + ", " + show(mean) + ", " + show(m2) + ") core (" +
-                   std::to_string(s.count) + ", " + show(s.mean) + ", " + show(s.m2) + ")");
+                   std::to_string(s.count) + ", " + show(s.mean) + ", " + show(s.m2) + ")"; });
     }
   }
   mm.finish(elements);

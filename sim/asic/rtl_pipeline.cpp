@@ -5,6 +5,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "sim/asic/port_signal.hpp"
 #include "sim/config/config_error.hpp"
 #include "sim/core/fixed_units.hpp"
 #include "sim/rtl/rtl_config.hpp"
@@ -70,6 +71,8 @@ std::string rtl_pipeline_mismatch(const config::Arch& arch, const core::Datapath
 }
 
 namespace {
+uint64_t word(Fx v, const core::FixedFormat& f) { return core::to_word(v, f.total_bits); }
+
 // Writes `bits` (width w) at bit `lo` of a port's signal, whatever its C++ type.
 template <class T>
 void put_bits(T& v, int lo, int w, uint64_t bits) {
@@ -90,23 +93,6 @@ uint64_t get_bits(const T& v, int lo, int w) {
   } else {
     return v.range(lo + w - 1, lo).to_uint64();
   }
-}
-uint64_t raw_bits(Fx v, const core::FixedFormat& f) {
-  const uint64_t mask = f.total_bits >= 64 ? ~uint64_t(0) : (uint64_t(1) << f.total_bits) - 1;
-  return static_cast<uint64_t>(static_cast<int64_t>(v.raw)) & mask;
-}
-Fx from_bits(uint64_t b, const core::FixedFormat& f) {
-  int64_t raw = static_cast<int64_t>(b);
-  if (f.is_signed && f.total_bits < 64 && ((b >> (f.total_bits - 1)) & 1))
-    raw = static_cast<int64_t>(b) - (int64_t(1) << f.total_bits);
-  return Fx{raw, f.frac_bits};
-}
-
-template <class Port>
-sc_core::sc_signal<typename Port::data_type>& wire(Port& p) {
-  auto* s = new sc_core::sc_signal<typename Port::data_type>();
-  p(*s);
-  return *s;
 }
 }  // namespace
 
@@ -155,7 +141,7 @@ struct ModelImpl : RtlPipeline::Impl {
   // The lanes' and the normalise unit's threads both step the RTL (one at a
   // time: lock()).
   sc_core::sc_signal<bool, sc_core::SC_MANY_WRITERS> clk;
-#define NORMSIM_PIN(member, port) decltype(wire(m.port))& member = wire(m.port);
+#define NORMSIM_PIN(member, port) decltype(bind_signal(m.port))& member = bind_signal(m.port);
   NORMSIM_PIN(start_, start) NORMSIM_PIN(x_valid, x_valid) NORMSIM_PIN(x_mask, x_mask) NORMSIM_PIN(x, x)
   NORMSIM_PIN(coef, coef) NORMSIM_PIN(recip_c, recip_c) NORMSIM_PIN(c_pow2, c_pow2) NORMSIM_PIN(log2c, log2c)
   NORMSIM_PIN(eps, eps) NORMSIM_PIN(stats_valid_, stats_valid) NORMSIM_PIN(mean_, mean)
@@ -222,10 +208,10 @@ struct ModelImpl : RtlPipeline::Impl {
     const auto& rf = fmt(dp, Stage::recip);
     const int64_t C = dp.hidden;
     const int L = dp.lanes;
-    put(recip_c, 0, rf.total_bits, raw_bits(core::make_recip_table(C, rf)[static_cast<size_t>(C)], rf));
+    put(recip_c, 0, rf.total_bits, word(core::make_recip_table(C, rf)[static_cast<size_t>(C)], rf));
     c_pow2.write((C & (C - 1)) == 0);
     put(log2c, 0, 6, static_cast<uint64_t>(std::countr_zero(static_cast<uint64_t>(C))));
-    put(eps, 0, fmt(dp, Stage::rsqrt_in).total_bits, raw_bits(eps_q, fmt(dp, Stage::rsqrt_in)));
+    put(eps, 0, fmt(dp, Stage::rsqrt_in).total_bits, word(eps_q, fmt(dp, Stage::rsqrt_in)));
     std::vector<int64_t> n(static_cast<size_t>(L));
     for (int i = 0; i < L; ++i) n[static_cast<size_t>(i)] = (C - i + L - 1) / L;
     int node = 0;
@@ -233,7 +219,7 @@ struct ModelImpl : RtlPipeline::Impl {
       for (int k = 0; k < width / 2; ++k, ++node) {
         const int64_t na = n[static_cast<size_t>(2 * k)], nb = n[static_cast<size_t>(2 * k + 1)];
         const Fx c = na + nb > 0 ? core::merge_coefficient(na, nb, rf) : Fx{0, rf.frac_bits};
-        put(coef, node * rf.total_bits, rf.total_bits, raw_bits(c, rf));
+        put(coef, node * rf.total_bits, rf.total_bits, word(c, rf));
         n[static_cast<size_t>(k)] = na + nb;
       }
   }
@@ -284,7 +270,7 @@ void RtlPipeline::check_stats(int64_t row, std::span<const double> xs, const cor
     uint32_t mask = 0;
     for (int i = 0; i < L; ++i) {
       const int64_t e = b * L + i;
-      beat[static_cast<size_t>(i)] = e < C ? raw_bits(core::quantize(xs[static_cast<size_t>(e)], xf), xf) : 0;
+      beat[static_cast<size_t>(i)] = e < C ? word(core::quantize(xs[static_cast<size_t>(e)], xf), xf) : 0;
       if (e < C) mask |= 1u << i;
     }
     r.beat(true, beat, mask);
@@ -299,8 +285,8 @@ void RtlPipeline::check_stats(int64_t row, std::span<const double> xs, const cor
   }
   cycles_ += latency;
   stats_latency_ = latency;
-  const Fx mean = from_bits(r.mean(), fmt(dp, Stage::mean)), var = from_bits(r.variance(), fmt(dp, Stage::variance)),
-           rstd = from_bits(r.rstd(), fmt(dp, Stage::rsqrt_out));
+  const Fx mean = core::from_word(r.mean(), fmt(dp, Stage::mean)), var = core::from_word(r.variance(), fmt(dp, Stage::variance)),
+           rstd = core::from_word(r.rstd(), fmt(dp, Stage::rsqrt_out));
   if (mean.raw != s.mean.raw || var.raw != s.var.raw || rstd.raw != s.rstd.raw) {
     std::ostringstream o;
     o << "statistics differ: RTL mean " << static_cast<int64_t>(mean.raw) << " variance " << static_cast<int64_t>(var.raw)
@@ -330,21 +316,21 @@ void RtlPipeline::check_normalize(int64_t row, std::span<const double> xs, const
     for (int i = 0; i < L; ++i) {
       const int64_t e = out_beat * L + i;
       if (e >= C) continue;
-      const double got = core::to_double(from_bits(r.y(i), yf));
+      const double got = core::to_double(core::from_word(r.y(i), yf));
       if (got != y[static_cast<size_t>(e)])
         throw std::runtime_error(row_message(row, "y[" + std::to_string(e) + "] differs: RTL " + std::to_string(got) +
                                                       ", model " + std::to_string(y[static_cast<size_t>(e)])));
     }
     ++out_beat;
   };
-  const uint64_t mean = raw_bits(s.mean, fmt(dp, Stage::mean)), rstd = raw_bits(s.rstd, fmt(dp, Stage::rsqrt_out));
+  const uint64_t mean = word(s.mean, fmt(dp, Stage::mean)), rstd = word(s.rstd, fmt(dp, Stage::rsqrt_out));
   for (int64_t b = 0; b < beats; ++b, ++t) {
     for (int i = 0; i < L; ++i) {
       const int64_t e = b * L + i;
       const size_t k = static_cast<size_t>(i);
-      bx[k] = e < C ? raw_bits(core::quantize(xs[static_cast<size_t>(e)], xf), xf) : 0;
-      bg[k] = e < C ? raw_bits(r.gamma_q[static_cast<size_t>(e)], gf) : 0;
-      bb[k] = e < C && !r.beta_q.empty() ? raw_bits(r.beta_q[static_cast<size_t>(e)], bf) : 0;
+      bx[k] = e < C ? word(core::quantize(xs[static_cast<size_t>(e)], xf), xf) : 0;
+      bg[k] = e < C ? word(r.gamma_q[static_cast<size_t>(e)], gf) : 0;
+      bb[k] = e < C && !r.beta_q.empty() ? word(r.beta_q[static_cast<size_t>(e)], bf) : 0;
     }
     r.n_beat(true, mean, rstd, bx, bg, bb);
     r.tick();

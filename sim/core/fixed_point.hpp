@@ -78,6 +78,20 @@ struct QuantFlags {
   bool inexact = false;   ///< rounding discarded non-zero bits
 };
 
+/// A value's raw bits as the `bits`-wide two's-complement register word a
+/// hardware unit holds (the inverse of from_word).
+inline uint64_t to_word(Fx v, int bits) {
+  const uint64_t mask = bits >= 64 ? ~uint64_t(0) : (uint64_t(1) << bits) - 1;
+  return static_cast<uint64_t>(static_cast<int64_t>(v.raw)) & mask;
+}
+/// A register word read back in format `f` (sign-extended when signed).
+inline Fx from_word(uint64_t w, const FixedFormat& f) {
+  int64_t raw = static_cast<int64_t>(w);
+  if (f.is_signed && f.total_bits < 64 && ((w >> (f.total_bits - 1)) & 1))
+    raw = static_cast<int64_t>(w) - (int64_t(1) << f.total_bits);
+  return Fx{raw, f.frac_bits};
+}
+
 /// Exact value of a finite double; throws std::domain_error on NaN/Inf.
 Exact exact_from_double(double v);
 int compare(const Exact& a, const Exact& b);  ///< -1, 0, 1

@@ -40,9 +40,8 @@ void format_params(ParameterList& l, const std::string& p, const FixedFormat& f,
 
 // A format's raw value as a Verilog literal of its width (two's complement).
 std::string literal(core::Fx v, int bits) {
-  const uint64_t mask = bits >= 64 ? ~uint64_t(0) : (uint64_t(1) << bits) - 1;
   std::ostringstream o;
-  o << bits << "'h" << std::hex << (static_cast<uint64_t>(static_cast<int64_t>(v.raw)) & mask);
+  o << bits << "'h" << std::hex << core::to_word(v, bits);
   return o.str();
 }
 }  // namespace
