@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <type_traits>
 #include <vector>
 
 #define CUDA_OK(x)                                                                        \
@@ -101,5 +102,21 @@ std::vector<double> to_host(const T* d, size_t n) {
     else out[i] = h[i];
   }
   return out;
+}
+}  // namespace normref::bench
+
+namespace normref::bench {
+/// f(std::integral_constant<int, TH>{}) for a block of `threads` threads (a
+/// power of two, 32..1024): turns a run-time shape into a kernel template.
+template <class F>
+void with_threads(int threads, F&& f) {
+  switch (threads) {
+    case 32: f(std::integral_constant<int, 32>{}); break;
+    case 64: f(std::integral_constant<int, 64>{}); break;
+    case 128: f(std::integral_constant<int, 128>{}); break;
+    case 256: f(std::integral_constant<int, 256>{}); break;
+    case 512: f(std::integral_constant<int, 512>{}); break;
+    default: f(std::integral_constant<int, 1024>{}); break;
+  }
 }
 }  // namespace normref::bench

@@ -15,14 +15,14 @@ namespace {
 using namespace normref::bench;
 using normref::dev::Vec16;
 
-// Threads per row and vectors per thread of the register-resident kernels
-// (as fast_norm_bench: at most 32 values a thread).
+// Threads per row of the register-resident kernels (as fast_norm_bench: at
+// most 32 values a thread, 8 fp32 or 4 bf16 vectors).
 template <typename T>
-void shape_for(int C, int& threads, int& vecs) {
+int threads_for(int C) {
   const int V = sizeof(T) == 4 ? 8 : 4, nvec = C / Vec16<T>::kN;
-  threads = 32;
+  int threads = 32;
   while (threads * V < nvec) threads *= 2;
-  vecs = V;
+  return threads;
 }
 
 template <typename T>
@@ -46,41 +46,29 @@ void fused_case(int C, int reps, void* flush, size_t flush_bytes, double copy, c
   make(r, 12);
   fill_normal<<<8, 256, 0, st>>>(g, C, 13);
   fill_normal<<<8, 256, 0, st>>>(b, C, 14);
-  int threads, vecs;
-  shape_for<T>(C, threads, vecs);
+  const int threads = threads_for<T>(C);
+  constexpr int V = sizeof(T) == 4 ? 8 : 4;
   auto fused = [&] {
-#define NORMREF_FUSED(TH, V) normref::dev::fused_residual_ln<T, TH, V><<<rows, TH, 0, st>>>(z, y, mean, rstd, x, r, g, b, rows, C)
-    switch (threads) {
-      case 32: NORMREF_FUSED(32, (sizeof(T) == 4 ? 8 : 4)); break;
-      case 64: NORMREF_FUSED(64, (sizeof(T) == 4 ? 8 : 4)); break;
-      case 128: NORMREF_FUSED(128, (sizeof(T) == 4 ? 8 : 4)); break;
-      case 256: NORMREF_FUSED(256, (sizeof(T) == 4 ? 8 : 4)); break;
-      case 512: NORMREF_FUSED(512, (sizeof(T) == 4 ? 8 : 4)); break;
-      default: NORMREF_FUSED(1024, (sizeof(T) == 4 ? 8 : 4)); break;
-    }
-#undef NORMREF_FUSED
+    with_threads(threads, [&](auto th) {
+      constexpr int TH = decltype(th)::value;
+      normref::dev::fused_residual_ln<T, TH, V><<<rows, TH, 0, st>>>(z, y, mean, rstd, x, r, g, b, rows, C);
+    });
   };
   const size_t nvec = n / Vec16<T>::kN;
   auto unfused = [&] {
     normref::dev::residual_add<T><<<(nvec + 255) / 256, 256, 0, st>>>(z2, x, r, nvec);
     // fast_ln on z2 as a row-per-block kernel of the same shape.
-#define NORMREF_LN(TH, V) normref::dev::fast_norm<T, float, false, TH, V, 1><<<rows, TH, 0, st>>>(y2, mean, rstd, z2, g, b, rows, C)
-    switch (threads) {
-      case 32: NORMREF_LN(32, (sizeof(T) == 4 ? 8 : 4)); break;
-      case 64: NORMREF_LN(64, (sizeof(T) == 4 ? 8 : 4)); break;
-      case 128: NORMREF_LN(128, (sizeof(T) == 4 ? 8 : 4)); break;
-      case 256: NORMREF_LN(256, (sizeof(T) == 4 ? 8 : 4)); break;
-      case 512: NORMREF_LN(512, (sizeof(T) == 4 ? 8 : 4)); break;
-      default: NORMREF_LN(1024, (sizeof(T) == 4 ? 8 : 4)); break;
-    }
-#undef NORMREF_LN
+    with_threads(threads, [&](auto th) {
+      constexpr int TH = decltype(th)::value;
+      normref::dev::fast_norm<T, float, false, TH, V, 1><<<rows, TH, 0, st>>>(y2, mean, rstd, z2, g, b, rows, C);
+    });
   };
   const double fused_us = median_us(fused, reps, flush, flush_bytes, st);
   const double unfused_us = median_us(unfused, reps, flush, flush_bytes, st);
   CUDA_OK(cudaStreamSynchronize(st));
   // Bit for bit against the pair, and y against fp64 on 16 rows.
-  const bool same = to_host(z, n) == to_host(z2, n) && to_host(y, n) == to_host(y2, n);
   const auto hz = to_host(z, n), hy = to_host(y, n), hg = to_host(g, C), hb = to_host(b, C);
+  const bool same = hz == to_host(z2, n) && hy == to_host(y2, n);
   double max_err = 0;
   for (int k = 0; k < 16; ++k) {
     const size_t row = static_cast<size_t>(k) * (rows - 1) / 15;
@@ -135,36 +123,22 @@ void backward_case(int C, int reps, void* flush, size_t flush_bytes, double copy
   const int nvec = C / Vec16<T>::kN;
   int threads = 32;
   while (threads * V < nvec) threads *= 2;
-  int fth, fv;
-  shape_for<T>(C, fth, fv);
-#define NORMREF_LN(TH) normref::dev::fast_norm<T, float, false, TH, (sizeof(T) == 4 ? 8 : 4), 1><<<rows, TH, 0, st>>>(yscratch, mean, rstd, x, g, b, rows, C)
-  switch (fth) {
-    case 32: NORMREF_LN(32); break;
-    case 64: NORMREF_LN(64); break;
-    case 128: NORMREF_LN(128); break;
-    case 256: NORMREF_LN(256); break;
-    case 512: NORMREF_LN(512); break;
-    default: NORMREF_LN(1024); break;
-  }
-#undef NORMREF_LN
+  const int fth = threads_for<T>(C);
+  with_threads(fth, [&](auto th) {
+    constexpr int TH = decltype(th)::value;
+    normref::dev::fast_norm<T, float, false, TH, (sizeof(T) == 4 ? 8 : 4), 1><<<rows, TH, 0, st>>>(yscratch, mean, rstd, x,
+                                                                                                g, b, rows, C);
+  });
   int sms = 0;
   CUDA_OK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
   int per_sm = 0;
-  auto kernel_atomic = [&](auto k) { return (void*)k; };
-  void* fa = nullptr;
-  void* ft = nullptr;
-#define NORMREF_PICK(TH)                                                                 \
-  fa = kernel_atomic(normref::dev::ln_backward<T, TH, V, false>);                         \
-  ft = kernel_atomic(normref::dev::ln_backward<T, TH, V, true>);
-  switch (threads) {
-    case 32: NORMREF_PICK(32) break;
-    case 64: NORMREF_PICK(64) break;
-    case 128: NORMREF_PICK(128) break;
-    case 256: NORMREF_PICK(256) break;
-    case 512: NORMREF_PICK(512) break;
-    default: NORMREF_PICK(1024) break;
-  }
-#undef NORMREF_PICK
+  void* fa = nullptr;  // dgamma/dbeta by atomics
+  void* ft = nullptr;  // by per-block partials and a column sum
+  with_threads(threads, [&](auto th) {
+    constexpr int TH = decltype(th)::value;
+    fa = reinterpret_cast<void*>(normref::dev::ln_backward<T, TH, V, false>);
+    ft = reinterpret_cast<void*>(normref::dev::ln_backward<T, TH, V, true>);
+  });
   CUDA_OK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fa, threads, 0));
   const int blocks = std::min(rows, sms * per_sm);
   CUDA_OK(cudaMalloc(&partial, 2 * static_cast<size_t>(blocks) * C * 4));
