@@ -30,4 +30,7 @@ if bad:
 PY
 "$N" area --arch "$S/workloads/arch/asic-fp32.yaml" --synth -q 2>/dev/null; rc=$?
 [ "$rc" = 2 ] || { echo "area --synth on an fp32 arch: exit $rc, want 2"; exit 1; }
+out2=$(PATH=/nonexistent "$N" area --synth -q 2>&1 >/dev/null); rc=$?
+{ [ "$rc" = 2 ] && [ "$(printf '%s\n' "$out2" | wc -l)" = 1 ] && printf '%s' "$out2" | grep -q yosys; } ||
+  { echo "area --synth without yosys: exit $rc, '$out2' (want 2 and one line naming yosys)"; exit 1; }
 echo "area synthesis: ok"
