@@ -11,10 +11,11 @@ namespace normref {
 
 namespace {
 template <typename T>
-__global__ void generate_kernel(T* x, int64_t n, normsim::rng::Distribution d, uint64_t seed) {
+__global__ void generate_kernel(T* x, int64_t n, normsim::rng::Distribution d, uint64_t seed,
+                                normsim::rng::Stream stream) {
   for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < n;
        i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
-    const float f = static_cast<float>(normsim::rng::sample(d, seed, normsim::rng::kInput, static_cast<uint64_t>(i)));
+    const float f = static_cast<float>(normsim::rng::sample(d, seed, stream, static_cast<uint64_t>(i)));
     if constexpr (sizeof(T) == 4) x[i] = f;
     else x[i] = __float2bfloat16_rn(f);
   }
@@ -22,10 +23,10 @@ __global__ void generate_kernel(T* x, int64_t n, normsim::rng::Distribution d, u
 }  // namespace
 
 cudaError_t generate_input(void* x, bool bf16, int64_t n, const normsim::rng::Distribution& d, uint64_t seed,
-                           cudaStream_t stream) {
+                           cudaStream_t stream, normsim::rng::Stream rng_stream) {
   const int block = 256, grid = 132 * 16;
-  if (bf16) generate_kernel<<<grid, block, 0, stream>>>(static_cast<__nv_bfloat16*>(x), n, d, seed);
-  else generate_kernel<<<grid, block, 0, stream>>>(static_cast<float*>(x), n, d, seed);
+  if (bf16) generate_kernel<<<grid, block, 0, stream>>>(static_cast<__nv_bfloat16*>(x), n, d, seed, rng_stream);
+  else generate_kernel<<<grid, block, 0, stream>>>(static_cast<float*>(x), n, d, seed, rng_stream);
   return cudaGetLastError();
 }
 

@@ -18,6 +18,7 @@
 #include "host/normref_args.hpp"
 #include "host/normref_validate.hpp"
 #include "input_gen.hpp"
+#include "kernels/fast_launch.cuh"
 #include "kernels/ladder.cuh"
 #include "kernels/welford_rms.cuh"
 #include "sim/core/counter_rng.hpp"
@@ -44,11 +45,20 @@ namespace {
 
 struct Buffers {
   void* x = nullptr;
-  void* y = nullptr;
-  float* mean = nullptr;
+  void* y = nullptr;        ///< y; the backward's dx
+  float* mean = nullptr;    ///< written by the forward kernels, read by the backward
   float* rstd = nullptr;
   float* w = nullptr;
   float* b = nullptr;
+  void* w_in = nullptr;     ///< gamma/beta in the input's type (fast_* bf16), else w and b
+  void* b_in = nullptr;
+  void* r = nullptr;        ///< fused_residual: the residual input
+  void* z = nullptr;        ///< fused_residual: z = x + r
+  void* dy = nullptr;       ///< backward: the output gradient
+  float* dgamma = nullptr;  ///< backward: parameter gradients
+  float* dbeta = nullptr;
+  float* partial = nullptr; ///< bwd_twolevel: [2 blocks][C] per-block partials
+  int bwd_blocks = 0;       ///< the backward's persistent grid
 };
 
 struct Launch {
@@ -77,6 +87,34 @@ void launch_typed(const Args& a, const Buffers& B, cudaStream_t st, Launch& L) {
   L.block = block;
   L.ran = a.kernel;
   const std::string& k = a.kernel;
+  if (k == "fast_ln" || k == "fast_rms") {
+    const FastShape sh = fast_norm_shape(C, sizeof(T));
+    dev::LaunchInfo li;
+    // bf16 runs read gamma/beta in bf16 (as torch keeps them); fp32 runs in fp32.
+    const T* w = static_cast<const T*>(B.w_in);
+    const T* b = static_cast<const T*>(B.b_in);
+    CUDA_OK((k == "fast_ln" ? dev::launch_fast_norm<T, T, false>(sh, y, B.mean, B.rstd, x, w, b, N, C, st, &li)
+                            : dev::launch_fast_norm<T, T, true>(sh, y, B.mean, B.rstd, x, w, b, N, C, st, &li)));
+    L.grid = li.grid, L.block = li.block, L.func = li.func;
+    return;
+  }
+  if (k == "fused_residual") {
+    const dev::LaunchInfo li = dev::launch_fused_residual<T>(static_cast<T*>(B.z), y, B.mean, B.rstd, x,
+                                                              static_cast<const T*>(B.r), B.w, B.b, N, C, st);
+    L.grid = li.grid, L.block = li.block, L.func = li.func;
+    return;
+  }
+  if (k == "bwd_atomic" || k == "bwd_twolevel") {
+    dev::LaunchInfo li;
+    const T* dy = static_cast<const T*>(B.dy);
+    CUDA_OK((k == "bwd_atomic"
+                 ? dev::launch_backward<T, false>(y, B.dgamma, B.dbeta, B.partial, dy, x, B.w, B.mean, B.rstd, N, C,
+                                                  B.bwd_blocks, st, &li)
+                 : dev::launch_backward<T, true>(y, B.dgamma, B.dbeta, B.partial, dy, x, B.w, B.mean, B.rstd, N, C,
+                                                 B.bwd_blocks, st, &li)));
+    L.grid = li.grid, L.block = li.block, L.func = li.func;
+    return;
+  }
   if constexpr (sizeof(T) == 4) {
     if (k == "v1") {
       L.grid = (N + block - 1) / block;
@@ -239,7 +277,10 @@ int main(int argc, char** argv) {
   CUDA_OK(cudaMemGetInfo(&free_b, &total_b));
   const size_t flush_bytes = std::max<size_t>(4 * static_cast<size_t>(prop.l2CacheSize), 256u << 20);
   const size_t copy_bytes = size_t(1) << 30;
-  const size_t need = 2 * n * esize + flush_bytes + 2 * copy_bytes + 8 * N + 8 * C + (1 << 20);
+  // Tensors of n elements: x, y (+ r, z fused; + dy backward), and the backward's partials.
+  const size_t tensors = ki.kind == KernelKind::fused_residual ? 4 : ki.kind == KernelKind::backward ? 3 : 2;
+  const size_t partial_bytes = ki.kind == KernelKind::backward ? 2 * static_cast<size_t>(N) * C * 4 : 0;
+  const size_t need = tensors * n * esize + partial_bytes + flush_bytes + 2 * copy_bytes + 8 * N + 24 * C + (1 << 20);
   if (need > free_b) {
     std::fprintf(stderr, "normref: --rows/--hidden: %lld x %lld needs %zu MiB of device memory, %zu MiB free\n",
                  static_cast<long long>(N), static_cast<long long>(C), need >> 20, free_b >> 20);
@@ -255,6 +296,24 @@ int main(int argc, char** argv) {
   CUDA_OK(cudaMalloc(&B.rstd, N * sizeof(float)));
   CUDA_OK(cudaMalloc(&B.w, C * sizeof(float)));
   CUDA_OK(cudaMalloc(&B.b, C * sizeof(float)));
+  B.w_in = B.w, B.b_in = B.b;
+  const bool params_in_input_type = bf16 && ki.block_from_hidden && ki.kind == KernelKind::forward;
+  if (params_in_input_type) {
+    CUDA_OK(cudaMalloc(&B.w_in, C * esize));
+    CUDA_OK(cudaMalloc(&B.b_in, C * esize));
+  }
+  if (ki.kind == KernelKind::fused_residual) {
+    CUDA_OK(cudaMalloc(&B.r, n * esize));
+    CUDA_OK(cudaMalloc(&B.z, n * esize));
+  }
+  if (ki.kind == KernelKind::backward) {
+    CUDA_OK(cudaMalloc(&B.dy, n * esize));
+    CUDA_OK(cudaMalloc(&B.dgamma, C * sizeof(float)));
+    CUDA_OK(cudaMalloc(&B.dbeta, C * sizeof(float)));
+    B.bwd_blocks = bf16 ? dev::backward_blocks<__nv_bfloat16, false>(static_cast<int>(N), static_cast<int>(C))
+                        : dev::backward_blocks<float, false>(static_cast<int>(N), static_cast<int>(C));
+    CUDA_OK(cudaMalloc(&B.partial, 2 * static_cast<size_t>(B.bwd_blocks) * C * sizeof(float)));
+  }
 
   // Inputs: x on the device with the shared RNG; gamma ~ N(1, 0.1), beta ~ N(0, 0.1) on the host.
   const normsim::rng::Distribution dist = a.dist == "cancellation"
@@ -268,9 +327,34 @@ int main(int argc, char** argv) {
     beta[i] = static_cast<float>(normsim::rng::sample(normsim::rng::Distribution::normal(0.0, 0.1), a.seed,
                                                       normsim::rng::kBeta, static_cast<uint64_t>(i)));
   }
+  if (params_in_input_type) {
+    // The kernel reads bf16 gamma/beta: round them, and validate against the rounded values.
+    std::vector<uint16_t> gw(C), bw(C);
+    for (int64_t i = 0; i < C; ++i) {
+      gw[i] = normsim::core::fp32_to_bf16_bits(gamma[i]), gamma[i] = normsim::core::bf16_bits_to_fp32(gw[i]);
+      bw[i] = normsim::core::fp32_to_bf16_bits(beta[i]), beta[i] = normsim::core::bf16_bits_to_fp32(bw[i]);
+    }
+    CUDA_OK(cudaMemcpyAsync(B.w_in, gw.data(), C * 2, cudaMemcpyHostToDevice, st));
+    CUDA_OK(cudaMemcpyAsync(B.b_in, bw.data(), C * 2, cudaMemcpyHostToDevice, st));
+    CUDA_OK(cudaStreamSynchronize(st));  // gw, bw leave scope
+  }
   CUDA_OK(cudaMemcpyAsync(B.w, gamma.data(), C * sizeof(float), cudaMemcpyHostToDevice, st));
   CUDA_OK(cudaMemcpyAsync(B.b, beta.data(), C * sizeof(float), cudaMemcpyHostToDevice, st));
+  // Second inputs: the residual r, or the output gradient dy, ~ N(0, 1) from their own RNG streams.
+  if (B.r) CUDA_OK(generate_input(B.r, bf16, static_cast<int64_t>(n), normsim::rng::Distribution::normal(0.0, 1.0), a.seed, st,
+                                  normsim::rng::kResidual));
+  if (B.dy) CUDA_OK(generate_input(B.dy, bf16, static_cast<int64_t>(n), normsim::rng::Distribution::normal(0.0, 1.0), a.seed,
+                                   st, normsim::rng::kGradOut));
   CUDA_OK(cudaStreamSynchronize(st));
+  // The backward reads the forward's statistics: the fp64 ones of x, rounded to fp32.
+  std::vector<float> bwd_mean, bwd_rstd;
+  if (ki.kind == KernelKind::backward) {
+    std::vector<uint8_t> raw(n * esize);
+    CUDA_OK(cudaMemcpy(raw.data(), B.x, raw.size(), cudaMemcpyDeviceToHost));
+    backward_statistics(to_floats(raw, bf16), N, C, dev::kEps, bwd_mean, bwd_rstd);
+    CUDA_OK(cudaMemcpy(B.mean, bwd_mean.data(), N * sizeof(float), cudaMemcpyHostToDevice));
+    CUDA_OK(cudaMemcpy(B.rstd, bwd_rstd.data(), N * sizeof(float), cudaMemcpyHostToDevice));
+  }
 
   if (a.mode == Mode::profile) {
     const Launch L = launch(a, B, st);
@@ -306,30 +390,75 @@ int main(int argc, char** argv) {
   }
 
   // Poison the outputs (NaN), run once, validate every element.
+  const bool backward = ki.kind == KernelKind::backward, fused = ki.kind == KernelKind::fused_residual;
   CUDA_OK(cudaMemsetAsync(B.y, 0xff, n * esize, st));
-  CUDA_OK(cudaMemsetAsync(B.mean, 0xff, N * sizeof(float), st));
-  CUDA_OK(cudaMemsetAsync(B.rstd, 0xff, N * sizeof(float), st));
+  if (backward) {
+    CUDA_OK(cudaMemsetAsync(B.dgamma, 0xff, C * sizeof(float), st));
+    CUDA_OK(cudaMemsetAsync(B.dbeta, 0xff, C * sizeof(float), st));
+  } else {
+    CUDA_OK(cudaMemsetAsync(B.mean, 0xff, N * sizeof(float), st));
+    CUDA_OK(cudaMemsetAsync(B.rstd, 0xff, N * sizeof(float), st));
+  }
+  if (fused) CUDA_OK(cudaMemsetAsync(B.z, 0xff, n * esize, st));
   const Launch L = launch(a, B, st);
   CUDA_OK(cudaGetLastError());
   CUDA_OK(cudaStreamSynchronize(st));
-  std::vector<uint8_t> xraw(n * esize), yraw(n * esize);
-  std::vector<float> mean(N), rstd(N);
+  std::vector<uint8_t> xraw(n * esize), yraw(n * esize), zraw;
+  std::vector<float> mean(N), rstd(N), dgamma, dbeta;
   CUDA_OK(cudaMemcpy(xraw.data(), B.x, xraw.size(), cudaMemcpyDeviceToHost));
   CUDA_OK(cudaMemcpy(yraw.data(), B.y, yraw.size(), cudaMemcpyDeviceToHost));
   CUDA_OK(cudaMemcpy(mean.data(), B.mean, N * sizeof(float), cudaMemcpyDeviceToHost));
   CUDA_OK(cudaMemcpy(rstd.data(), B.rstd, N * sizeof(float), cudaMemcpyDeviceToHost));
   const std::vector<float> xf = to_floats(xraw, bf16), yf = to_floats(yraw, bf16);
   const int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  const ValidationResult v = validate(ki, a.dtype, N, C, dev::kEps, xf, gamma, beta, yf, mean, rstd, threads);
+  ValidationResult v;
+  if (backward) {
+    dgamma.resize(C), dbeta.resize(C);
+    CUDA_OK(cudaMemcpy(dgamma.data(), B.dgamma, C * sizeof(float), cudaMemcpyDeviceToHost));
+    CUDA_OK(cudaMemcpy(dbeta.data(), B.dbeta, C * sizeof(float), cudaMemcpyDeviceToHost));
+    std::vector<uint8_t> dyraw(n * esize);
+    CUDA_OK(cudaMemcpy(dyraw.data(), B.dy, dyraw.size(), cudaMemcpyDeviceToHost));
+    v = validate_backward(a.dtype, N, C, xf, to_floats(dyraw, bf16), gamma, mean, rstd, yf, dgamma, dbeta, threads);
+  } else if (fused) {
+    // z must be x + r rounded to the dtype, bit for bit; y is validated as LN(z).
+    zraw.resize(n * esize);
+    std::vector<uint8_t> rraw(n * esize);
+    CUDA_OK(cudaMemcpy(zraw.data(), B.z, zraw.size(), cudaMemcpyDeviceToHost));
+    CUDA_OK(cudaMemcpy(rraw.data(), B.r, rraw.size(), cudaMemcpyDeviceToHost));
+    const std::vector<float> zf = to_floats(zraw, bf16), rf = to_floats(rraw, bf16);
+    int64_t z_wrong = 0, first = -1;
+    for (size_t i = 0; i < n; ++i) {
+      float want = xf[i] + rf[i];
+      if (bf16) want = normsim::core::bf16_bits_to_fp32(normsim::core::fp32_to_bf16_bits(want));
+      if (std::memcmp(&want, &zf[i], 4) != 0 && ++z_wrong == 1) first = static_cast<int64_t>(i);
+    }
+    v = validate(ki, a.dtype, N, C, dev::kEps, zf, gamma, beta, yf, mean, rstd, threads);
+    if (z_wrong && v.valid) {
+      v.valid = false;
+      v.reason = "z = x + r differs from the rounded sum in " + std::to_string(z_wrong) + " elements (first: " +
+                 std::to_string(first) + ")";
+    }
+  } else {
+    v = validate(ki, a.dtype, N, C, dev::kEps, xf, gamma, beta, yf, mean, rstd, threads);
+  }
 
   std::string npy_files;
   if (!a.npy_dir.empty() && static_cast<int64_t>(n) <= a.npy_max_elements) {
     const std::string stem = a.npy_dir + "/" + a.kernel + "_" + (bf16 ? "bf16" : "fp32") + "_" + std::to_string(N) +
                              "x" + std::to_string(C) + "_b" + std::to_string(L.block) + "_" + a.dist;
-    if (bf16) normsim::core::write_npy(stem + "_y.npy", "<u2", {N, C}, yraw.data(), yraw.size());  // raw bf16 bits
-    else normsim::core::write_npy(stem + "_y.npy", yf, {N, C});
-    normsim::core::write_npy(stem + "_rstd.npy", rstd, {N});
-    if (ki.layernorm) normsim::core::write_npy(stem + "_mean.npy", mean, {N});
+    auto tensor = [&](const std::string& part, const std::vector<uint8_t>& raw) {
+      if (bf16) normsim::core::write_npy(stem + "_" + part + ".npy", "<u2", {N, C}, raw.data(), raw.size());  // raw bf16 bits
+      else normsim::core::write_npy(stem + "_" + part + ".npy", "<f4", {N, C}, raw.data(), raw.size());
+    };
+    tensor(backward ? "dx" : "y", yraw);
+    if (fused) tensor("z", zraw);
+    if (backward) {
+      normsim::core::write_npy(stem + "_dgamma.npy", dgamma, {C});
+      normsim::core::write_npy(stem + "_dbeta.npy", dbeta, {C});
+    } else {
+      normsim::core::write_npy(stem + "_rstd.npy", rstd, {N});
+      if (ki.layernorm) normsim::core::write_npy(stem + "_mean.npy", mean, {N});
+    }
     npy_files = "\"" + json_escape(stem) + "\"";
   }
 
@@ -348,9 +477,19 @@ int main(int argc, char** argv) {
       3, a.reps, flush, flush_bytes, st);
   const double t_us = median(kus), copy_us = median(cus);
   const double copy_gbps = 2.0 * copy_bytes / (copy_us * 1e3);
-  // Ideal bytes: x read once, y written once, params read once, stats written once.
+  // Ideal bytes: every tensor once. Forward: x read, y written, params
+  // read, stats written; fused: x and r read, z and y written; backward: x
+  // and dy read, dx written, gamma and the stats read, dgamma/dbeta written.
+  const double param_bytes = params_in_input_type ? static_cast<double>(esize) : 4.0;
   const int params = ki.layernorm ? 2 : 1, stats = ki.layernorm ? 2 : 1;
-  const double ideal = static_cast<double>(n) * esize * 2 + params * C * 4.0 + stats * N * 4.0;
+  const int tensors_moved = fused ? 4 : backward ? 3 : 2;
+  const double ideal = static_cast<double>(n) * esize * tensors_moved +
+                       (backward ? 3 * C * 4.0 + 2 * N * 4.0 : params * C * param_bytes + stats * N * 4.0);
+  const std::string bytes_formula =
+      backward ? std::string("rows*hidden*") + (bf16 ? "2" : "4") + "*3 + 3*hidden*4 + 2*rows*4"
+               : std::string("rows*hidden*") + (bf16 ? "2" : "4") + "*" + std::to_string(tensors_moved) + " + " +
+                     std::to_string(params) + "*hidden*" + (params_in_input_type ? "2" : "4") + " + " +
+                     std::to_string(stats) + "*rows*4";
 
   cudaFuncAttributes fa{};
   CUDA_OK(cudaFuncGetAttributes(&fa, L.func));
@@ -361,6 +500,7 @@ int main(int argc, char** argv) {
   val.boolean("valid", v.valid).str("reason", v.reason).num("max_abs_error", v.max_abs_error)
       .num("rel_l2_error", v.rel_l2_error).num("max_tolerance_ratio", v.max_tolerance_ratio)
       .num("mean_max_abs_error", v.mean_max_abs_error).num("rstd_max_rel_error", v.rstd_max_rel_error)
+      .num("param_grad_max_tolerance_ratio", v.param_grad_max_tolerance_ratio)
       .integer("nonfinite", v.nonfinite).num("tolerance_k", kTolK);
   std::string times = "[";
   for (size_t i = 0; i < kus.size(); ++i) times += (i ? ", " : "") + std::to_string(kus[i]);
@@ -376,8 +516,7 @@ int main(int argc, char** argv) {
       .num("time_us_max", *std::max_element(kus.begin(), kus.end())).integer("reps", a.reps).raw("times_us", times)
       .num("copy_gbps", copy_gbps).num("copy_us", copy_us).integer("copy_bytes", static_cast<int64_t>(2 * copy_bytes))
       .num("ideal_bytes", ideal)
-      .str("bytes_formula", std::string("rows*hidden*") + (bf16 ? "2" : "4") + "*2 + " + std::to_string(params) +
-                                "*hidden*4 + " + std::to_string(stats) + "*rows*4")
+      .str("bytes_formula", bytes_formula)
       .num("gbps", ideal / (t_us * 1e3)).num("pct_of_copy", 100.0 * (ideal / (t_us * 1e3)) / copy_gbps)
       .raw("validation", val.dump()).raw("outputs", npy_files.empty() ? "null" : npy_files)
       .str("device", prop.name).integer("sms", prop.multiProcessorCount)

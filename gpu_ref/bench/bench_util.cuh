@@ -14,6 +14,8 @@
 #include <type_traits>
 #include <vector>
 
+#include "kernels/fast_launch.cuh"
+
 #define CUDA_OK(x)                                                                        \
   do {                                                                                    \
     cudaError_t e_ = (x);                                                                 \
@@ -106,17 +108,5 @@ std::vector<double> to_host(const T* d, size_t n) {
 }  // namespace normref::bench
 
 namespace normref::bench {
-/// f(std::integral_constant<int, TH>{}) for a block of `threads` threads (a
-/// power of two, 32..1024): turns a run-time shape into a kernel template.
-template <class F>
-void with_threads(int threads, F&& f) {
-  switch (threads) {
-    case 32: f(std::integral_constant<int, 32>{}); break;
-    case 64: f(std::integral_constant<int, 64>{}); break;
-    case 128: f(std::integral_constant<int, 128>{}); break;
-    case 256: f(std::integral_constant<int, 256>{}); break;
-    case 512: f(std::integral_constant<int, 512>{}); break;
-    default: f(std::integral_constant<int, 1024>{}); break;
-  }
-}
+using normref::dev::with_threads;
 }  // namespace normref::bench

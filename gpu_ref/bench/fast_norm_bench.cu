@@ -4,10 +4,6 @@
 // before every timed launch, medians; the copy kernel is timed in the same
 // run. One JSON object per line on stdout.
 //   fast_norm_bench [--reps 20]
-// Build-time knobs for measuring alternatives (defaults are the shipped
-// choice): FAST_ROWS_SMALL (warp rows a block), FAST_CLUSTER and
-// FAST_CLUSTER_THREADS (blocks and threads a row at C = 65536),
-// FAST_BF16_CLUSTER (bf16 long rows by cluster instead of two sweeps).
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -24,62 +20,17 @@
 #include "kernels/fast_norm.cuh"
 
 namespace {
-using normref::dev::fast_norm;
 using normref::dev::Vec16;
 using namespace normref::bench;
 
-struct Shape { int threads, vecs, rows_per_block; };
-
-// Threads per row and vectors per thread by the row's 16-byte vectors.
-// Parameters in the input's type (bf16 runs use bf16 gamma/beta, as torch).
+// The shipped launch (host/fast_shape.hpp), parameters in the input's type
+// (bf16 runs use bf16 gamma/beta, as torch keeps them).
 template <typename T, bool RMS>
-Shape launch(T* y, float* mean, float* rstd, const T* x, const T* g, const T* b, int rows, int C, cudaStream_t st) {
-  const int nvec = C / normref::dev::Vec16<T>::kN;
-#define NORMREF_FAST(TH, V, R)                                                                                      \
-  {                                                                                                                 \
-    fast_norm<T, T, RMS, TH, V, R><<<(rows + R - 1) / R, TH * R, 0, st>>>(y, mean, rstd, x, g, b, rows, C);             \
-    return Shape{TH, V, R};                                                                                         \
-  }
-  // At most 32 values a thread in registers (8 fp32 or 4 bf16 vectors).
-  constexpr int V = sizeof(T) == 4 ? 8 : 4;
-#ifndef FAST_ROWS_SMALL
-#define FAST_ROWS_SMALL 4
-#endif
-  if (nvec <= 32 * V) NORMREF_FAST(32, V, FAST_ROWS_SMALL)
-  if (nvec <= 64 * V) NORMREF_FAST(64, V, 1)
-  if (nvec <= 128 * V) NORMREF_FAST(128, V, 1)
-  if (nvec <= 256 * V) NORMREF_FAST(256, V, 1)
-  if (nvec <= 512 * V) NORMREF_FAST(512, V, 1)
-  if (nvec <= 1024 * V) NORMREF_FAST(1024, V, 1)
-#ifndef FAST_CLUSTER
-#define FAST_CLUSTER 2
-#endif
-#ifndef FAST_CLUSTER_THREADS
-#define FAST_CLUSTER_THREADS 1024
-#endif
-  constexpr int CV = (sizeof(T) == 4 ? 16384 : 8192) / (FAST_CLUSTER * FAST_CLUSTER_THREADS);  // vectors a thread at C = 65536
-#ifdef FAST_BF16_CLUSTER
-  constexpr bool use_cluster = true;
-#else
-  constexpr bool use_cluster = sizeof(T) == 4;
-#endif
-  if (use_cluster && nvec <= FAST_CLUSTER * FAST_CLUSTER_THREADS * CV) {
-    cudaLaunchConfig_t cfg{};
-    cfg.gridDim = dim3(FAST_CLUSTER * rows);
-    cfg.blockDim = dim3(FAST_CLUSTER_THREADS);
-    cfg.stream = st;
-    cudaLaunchAttribute attr{};
-    attr.id = cudaLaunchAttributeClusterDimension;
-    attr.val.clusterDim.x = FAST_CLUSTER, attr.val.clusterDim.y = 1, attr.val.clusterDim.z = 1;
-    cfg.attrs = &attr;
-    cfg.numAttrs = 1;
-    CUDA_OK(cudaLaunchKernelEx(&cfg, normref::dev::fast_norm_cluster<T, T, RMS, FAST_CLUSTER_THREADS, CV, FAST_CLUSTER>, y,
-                               mean, rstd, x, g, b, rows, C));
-    return Shape{FAST_CLUSTER * FAST_CLUSTER_THREADS, CV, 1};
-  }
-  normref::dev::fast_norm_two_sweep<T, T, RMS, 1024><<<rows, 1024, 0, st>>>(y, mean, rstd, x, g, b, rows, C);
-  return Shape{1024, -1, 1};  // vecs -1: two sweeps over x
-#undef NORMREF_FAST
+normref::FastShape launch(T* y, float* mean, float* rstd, const T* x, const T* g, const T* b, int rows, int C,
+                          cudaStream_t st) {
+  const normref::FastShape sh = normref::fast_norm_shape(C, sizeof(T));
+  CUDA_OK((normref::dev::launch_fast_norm<T, T, RMS>(sh, y, mean, rstd, x, g, b, rows, C, st)));
+  return sh;
 }
 
 }  // namespace
@@ -131,7 +82,7 @@ int main(int argc, char** argv) {
       for (int rms = 0; rms < 2; ++rms) {
         const int rows = static_cast<int>(n / C);
         const size_t eb = bf16 ? 2 : 4;
-        Shape sh{};
+        normref::FastShape sh{};
         auto run = [&] {
           if (bf16) sh = rms ? launch<__nv_bfloat16, true>(yb, mean, rstd, xb, gb, bb, rows, C, st)
                              : launch<__nv_bfloat16, false>(yb, mean, rstd, xb, gb, bb, rows, C, st);
@@ -172,9 +123,11 @@ int main(int argc, char** argv) {
         const double bytes = 2.0 * n * eb + (rms ? 1 : 2) * C * static_cast<double>(eb) + (rms ? 1 : 2) * rows * 4.0;
         const double gbps = bytes / (us * 1e3);
         std::printf("{\"kernel\": \"%s\", \"dtype\": \"%s\", \"C\": %d, \"rows\": %d, \"threads_per_row\": %d, "
-                    "\"vecs_per_thread\": %d, \"rows_per_block\": %d, \"us\": %.2f, \"bytes\": %.0f, \"gbps\": %.1f, "
+                    "\"vecs_per_thread\": %d, \"rows_per_block\": %d, \"scheme\": \"%s\", \"us\": %.2f, \"bytes\": %.0f, \"gbps\": %.1f, "
                     "\"copy_gbps\": %.1f, \"pct_copy\": %.1f, \"max_rel_err\": %.3g, \"tolerance\": %.3g, \"valid\": %s}\n",
-                    rms ? "fast_rms" : "fast_ln", bf16 ? "bf16" : "fp32", C, rows, sh.threads, sh.vecs, sh.rows_per_block,
+                    rms ? "fast_rms" : "fast_ln", bf16 ? "bf16" : "fp32", C, rows, sh.threads_per_row, sh.vecs, sh.rows_per_block,
+                    sh.scheme == normref::FastScheme::registers ? "registers"
+                    : sh.scheme == normref::FastScheme::cluster ? "cluster" : "two_sweep",
                     us, bytes, gbps, copy_gbps, 100.0 * gbps / copy_gbps, max_err, tol, max_err <= tol ? "true" : "false");
         std::fflush(stdout);
       }

@@ -19,10 +19,7 @@ using normref::dev::Vec16;
 // most 32 values a thread, 8 fp32 or 4 bf16 vectors).
 template <typename T>
 int threads_for(int C) {
-  const int V = sizeof(T) == 4 ? 8 : 4, nvec = C / Vec16<T>::kN;
-  int threads = 32;
-  while (threads * V < nvec) threads *= 2;
-  return threads;
+  return normref::fused_residual_threads(C, sizeof(T));
 }
 
 template <typename T>
@@ -48,12 +45,7 @@ void fused_case(int C, int reps, void* flush, size_t flush_bytes, double copy, c
   fill_normal<<<8, 256, 0, st>>>(b, C, 14);
   const int threads = threads_for<T>(C);
   constexpr int V = sizeof(T) == 4 ? 8 : 4;
-  auto fused = [&] {
-    with_threads(threads, [&](auto th) {
-      constexpr int TH = decltype(th)::value;
-      normref::dev::fused_residual_ln<T, TH, V><<<rows, TH, 0, st>>>(z, y, mean, rstd, x, r, g, b, rows, C);
-    });
-  };
+  auto fused = [&] { normref::dev::launch_fused_residual<T>(z, y, mean, rstd, x, r, g, b, rows, C, st); };
   const size_t nvec = n / Vec16<T>::kN;
   auto unfused = [&] {
     normref::dev::residual_add<T><<<(nvec + 255) / 256, 256, 0, st>>>(z2, x, r, nvec);
@@ -119,37 +111,18 @@ void backward_case(int C, int reps, void* flush, size_t flush_bytes, double copy
   fill_normal<<<8, 256, 0, st>>>(g, C, 23);
   fill_normal<<<8, 256, 0, st>>>(b, C, 24);
   // The forward's statistics (fast_ln, row per block) feed the backward.
-  constexpr int V = sizeof(T) == 4 ? 2 : 1;  // 8 values a thread: x_hat, g and two partials stay in registers
-  const int nvec = C / Vec16<T>::kN;
-  int threads = 32;
-  while (threads * V < nvec) threads *= 2;
   const int fth = threads_for<T>(C);
   with_threads(fth, [&](auto th) {
     constexpr int TH = decltype(th)::value;
     normref::dev::fast_norm<T, float, false, TH, (sizeof(T) == 4 ? 8 : 4), 1><<<rows, TH, 0, st>>>(yscratch, mean, rstd, x,
                                                                                                 g, b, rows, C);
   });
-  int sms = 0;
-  CUDA_OK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
-  int per_sm = 0;
-  void* fa = nullptr;  // dgamma/dbeta by atomics
-  void* ft = nullptr;  // by per-block partials and a column sum
-  with_threads(threads, [&](auto th) {
-    constexpr int TH = decltype(th)::value;
-    fa = reinterpret_cast<void*>(normref::dev::ln_backward<T, TH, V, false>);
-    ft = reinterpret_cast<void*>(normref::dev::ln_backward<T, TH, V, true>);
-  });
-  CUDA_OK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fa, threads, 0));
-  const int blocks = std::min(rows, sms * per_sm);
+  const int threads = normref::backward_threads(C, sizeof(T));
+  const int blocks = normref::dev::backward_blocks<T, false>(rows, C);
   CUDA_OK(cudaMalloc(&partial, 2 * static_cast<size_t>(blocks) * C * 4));
-  auto launch = [&](void* f, bool two) {
-    void* args[] = {&dx, &dg, &db, &partial, &dy, &x, &g, &mean, &rstd, const_cast<int*>(&rows), &C};
-    if (!two) {
-      CUDA_OK(cudaMemsetAsync(dg, 0, C * 4, st));
-      CUDA_OK(cudaMemsetAsync(db, 0, C * 4, st));
-    }
-    CUDA_OK(cudaLaunchKernel(f, dim3(blocks), dim3(threads), args, 0, st));
-    if (two) normref::dev::bwd_column_sum<<<(C + 255) / 256, 256, 0, st>>>(dg, db, partial, blocks, C);
+  auto launch = [&](bool two) {
+    if (two) CUDA_OK((normref::dev::launch_backward<T, true>(dx, dg, db, partial, dy, x, g, mean, rstd, rows, C, blocks, st)));
+    else CUDA_OK((normref::dev::launch_backward<T, false>(dx, dg, db, partial, dy, x, g, mean, rstd, rows, C, blocks, st)));
   };
   // fp64 reference: dx on 16 rows, dgamma/dbeta over every row.
   const auto hx = to_host(x, n), hdy = to_host(dy, n), hg = to_host(g, C);
@@ -169,9 +142,8 @@ void backward_case(int C, int reps, void* flush, size_t flush_bytes, double copy
     }
   }
   for (int two = 0; two < 2; ++two) {
-    void* f = two ? ft : fa;
-    const double us = median_us([&] { launch(f, two); }, reps, flush, flush_bytes, st);
-    launch(f, two);
+    const double us = median_us([&] { launch(two); }, reps, flush, flush_bytes, st);
+    launch(two);
     CUDA_OK(cudaStreamSynchronize(st));
     const auto hdx = to_host(dx, n), hdg = to_host(dg, C), hdb = to_host(db, C);
     double dx_err = 0, p_err = 0;

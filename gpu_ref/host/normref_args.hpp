@@ -11,6 +11,12 @@
 namespace normref {
 
 enum class DType { fp32, bf16 };
+/// What a kernel computes, which decides its inputs, outputs and validation.
+enum class KernelKind {
+  forward,         ///< y = norm(x), mean, rstd
+  fused_residual,  ///< z = x + r, y = LN(z) (Post-Norm), mean, rstd
+  backward,        ///< dx, dgamma, dbeta from dy, x, gamma, mean, rstd
+};
 enum class Mode { full, profile };
 
 struct Args {
@@ -43,6 +49,8 @@ struct KernelInfo {
   int64_t max_hidden_fp32 = 0, max_hidden_bf16 = 0;
   bool layernorm = true;         ///< false: RMSNorm (no mean, no beta)
   bool single_pass_variance = false;
+  KernelKind kind = KernelKind::forward;
+  bool block_from_hidden = false;  ///< the kernel picks its block from hidden (host/fast_shape.hpp)
 };
 
 const std::vector<KernelInfo>& kernel_registry();

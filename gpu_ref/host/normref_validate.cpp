@@ -123,6 +123,116 @@ ValidationResult validate(const KernelInfo& k, DType dtype, int64_t rows, int64_
   return v;
 }
 
+void backward_statistics(const std::vector<float>& x, int64_t rows, int64_t hidden, double eps,
+                         std::vector<float>& mean, std::vector<float>& rstd) {
+  mean.assign(static_cast<size_t>(rows), 0.0f);
+  rstd.assign(static_cast<size_t>(rows), 0.0f);
+  for (int64_t r = 0; r < rows; ++r) {
+    const float* xr = x.data() + r * hidden;
+    double m = 0, q = 0;
+    for (int64_t c = 0; c < hidden; ++c) m += xr[c];
+    m /= static_cast<double>(hidden);
+    for (int64_t c = 0; c < hidden; ++c) q += (xr[c] - m) * (xr[c] - m);
+    mean[static_cast<size_t>(r)] = static_cast<float>(m);
+    rstd[static_cast<size_t>(r)] = static_cast<float>(1.0 / std::sqrt(q / static_cast<double>(hidden) + eps));
+  }
+}
+
+ValidationResult validate_backward(DType dtype, int64_t rows, int64_t hidden, const std::vector<float>& x,
+                                   const std::vector<float>& dy, const std::vector<float>& gamma,
+                                   const std::vector<float>& mean, const std::vector<float>& rstd,
+                                   const std::vector<float>& dx, const std::vector<float>& dgamma,
+                                   const std::vector<float>& dbeta, int threads) {
+  namespace core = normsim::core;
+  const double u = std::ldexp(1.0, -24), C = static_cast<double>(hidden);
+  const double sqrt_c = std::sqrt(C);
+  threads = std::max(1, threads);
+  struct Part {
+    Partial p;
+    std::vector<double> dg, db, adg, adb;  // the parameter gradients' sums and absolute sums
+  };
+  std::vector<Part> parts(static_cast<size_t>(threads));
+  auto work = [&](int t) {
+    Part& w = parts[static_cast<size_t>(t)];
+    Partial& p = w.p;
+    w.dg.assign(static_cast<size_t>(hidden), 0.0), w.db = w.dg, w.adg = w.dg, w.adb = w.dg;
+    std::vector<double> xh(static_cast<size_t>(hidden)), g(static_cast<size_t>(hidden));
+    for (int64_t r = t; r < rows; r += threads) {
+      const size_t off = static_cast<size_t>(r * hidden);
+      const double mu = mean[static_cast<size_t>(r)], rs = rstd[static_cast<size_t>(r)];
+      double s1 = 0, s2 = 0, a1 = 0, a2 = 0;
+      for (int64_t c = 0; c < hidden; ++c) {
+        xh[c] = (x[off + c] - mu) * rs;
+        g[c] = static_cast<double>(dy[off + c]) * gamma[c];
+        s1 += g[c], s2 += g[c] * xh[c];
+        a1 += std::fabs(g[c]), a2 += std::fabs(g[c] * xh[c]);
+        const double d = dy[off + c];
+        w.dg[c] += d * xh[c], w.db[c] += d;
+        w.adg[c] += std::fabs(d * xh[c]), w.adb[c] += std::fabs(d);
+      }
+      for (int64_t c = 0; c < hidden; ++c) {
+        const double ref = rs / C * (C * g[c] - s1 - xh[c] * s2);
+        const double out = dx[off + c];
+        p.sq_ref += static_cast<long double>(ref) * ref;
+        if (!std::isfinite(out)) {
+          ++p.nonfinite;
+          continue;
+        }
+        const double err = std::fabs(out - ref);
+        const double mag = rs / C * (C * std::fabs(g[c]) + (1 + sqrt_c) * (a1 + std::fabs(xh[c]) * a2));
+        const double out_ulp = dtype == DType::bf16 ? core::ulp_of(core::ElemType::bf16, ref) : 0.0;
+        const double ratio = err / (kTolK * u * mag + out_ulp + 1e-30);
+        p.sq_err += static_cast<long double>(err) * err;
+        p.max_abs = std::max(p.max_abs, err);
+        if (ratio > p.max_ratio) p.max_ratio = ratio, p.worst_row = r, p.worst_col = c;
+      }
+    }
+  };
+  std::vector<std::thread> pool;
+  for (int t = 0; t < threads; ++t) pool.emplace_back(work, t);
+  for (auto& th : pool) th.join();
+
+  ValidationResult v;
+  long double sq_err = 0, sq_ref = 0;
+  std::vector<double> dg(static_cast<size_t>(hidden), 0.0), db = dg, adg = dg, adb = dg;
+  for (const auto& w : parts) {
+    v.nonfinite += w.p.nonfinite;
+    v.max_abs_error = std::max(v.max_abs_error, w.p.max_abs);
+    if (w.p.max_ratio > v.max_tolerance_ratio)
+      v.max_tolerance_ratio = w.p.max_ratio, v.worst_row = w.p.worst_row, v.worst_col = w.p.worst_col;
+    sq_err += w.p.sq_err, sq_ref += w.p.sq_ref;
+    for (int64_t c = 0; c < hidden; ++c) dg[c] += w.dg[c], db[c] += w.db[c], adg[c] += w.adg[c], adb[c] += w.adb[c];
+  }
+  const double grad_k = kTolK * u * (1 + std::sqrt(static_cast<double>(rows)));
+  int64_t worst_param = -1;
+  for (int64_t c = 0; c < hidden; ++c) {
+    if (!std::isfinite(dgamma[c]) || !std::isfinite(dbeta[c])) {
+      ++v.nonfinite;
+      continue;
+    }
+    const double ratio = std::max(std::fabs(dgamma[c] - dg[c]) / (grad_k * adg[c] + 1e-30),
+                                  std::fabs(dbeta[c] - db[c]) / (grad_k * adb[c] + 1e-30));
+    if (ratio > v.param_grad_max_tolerance_ratio) v.param_grad_max_tolerance_ratio = ratio, worst_param = c;
+  }
+  v.rel_l2_error = sq_ref > 0 ? static_cast<double>(std::sqrt(sq_err / sq_ref)) : 0.0;
+  if (v.nonfinite) {
+    v.reason = std::to_string(v.nonfinite) + " outputs not finite (unwritten or NaN)";
+    v.rel_l2_error = INFINITY;
+  } else if (v.max_tolerance_ratio > 1.0) {
+    char b[160];
+    std::snprintf(b, sizeof b, "dx [%lld, %lld] exceeds tolerance %.3gx", static_cast<long long>(v.worst_row),
+                  static_cast<long long>(v.worst_col), v.max_tolerance_ratio);
+    v.reason = b;
+  } else if (v.param_grad_max_tolerance_ratio > 1.0) {
+    char b[160];
+    std::snprintf(b, sizeof b, "dgamma/dbeta [%lld] exceeds tolerance %.3gx", static_cast<long long>(worst_param),
+                  v.param_grad_max_tolerance_ratio);
+    v.reason = b;
+  }
+  v.valid = v.nonfinite == 0 && v.max_tolerance_ratio <= 1.0 && v.param_grad_max_tolerance_ratio <= 1.0;
+  return v;
+}
+
 std::string json_escape(const std::string& s) {
   std::string r;
   for (char c : s) {

@@ -33,6 +33,7 @@ struct ValidationResult {
   double mean_max_abs_error = 0;
   double rstd_max_rel_error = 0;
   int64_t worst_row = -1, worst_col = -1;
+  double param_grad_max_tolerance_ratio = 0;  ///< backward: max |err| / tol over dgamma, dbeta
   std::string reason;            ///< first failed criterion, empty when valid
 };
 
@@ -44,6 +45,24 @@ ValidationResult validate(const KernelInfo& k, DType dtype, int64_t rows, int64_
                           const std::vector<float>& x, const std::vector<float>& gamma,
                           const std::vector<float>& beta, const std::vector<float>& y,
                           const std::vector<float>& mean, const std::vector<float>& rstd, int threads);
+
+/// The statistics a backward kernel reads: fp64 mean and 1/sqrt(var + eps)
+/// of each row of x (two-pass), rounded to fp32.
+void backward_statistics(const std::vector<float>& x, int64_t rows, int64_t hidden, double eps,
+                         std::vector<float>& mean, std::vector<float>& rstd);
+
+/// LayerNorm backward (seed 001 section 29) against fp64 with the kernel's
+/// own fp32 mean/rstd: x_hat = (x - mu) rstd, g = dy gamma,
+///   dx = rstd / C (C g - S1 - x_hat S2), S1 = sum g, S2 = sum g x_hat;
+///   dgamma = sum_rows dy x_hat, dbeta = sum_rows dy.
+/// Tolerances (u = 2^-24, K = kTolK) bound each sum by its absolute terms:
+///   |dx - ref| <= K u rstd / C (C |g| + (1 + sqrt C)(sum|g| + |x_hat| sum|g x_hat|)) + out_ulp(ref),
+///   |dgamma - ref| <= K u (1 + sqrt rows) sum_rows |dy x_hat| (dbeta: sum |dy|).
+ValidationResult validate_backward(DType dtype, int64_t rows, int64_t hidden, const std::vector<float>& x,
+                                   const std::vector<float>& dy, const std::vector<float>& gamma,
+                                   const std::vector<float>& mean, const std::vector<float>& rstd,
+                                   const std::vector<float>& dx, const std::vector<float>& dgamma,
+                                   const std::vector<float>& dbeta, int threads);
 
 /// Minimal JSON object writer (no dependencies: the GPU machine has none).
 class JsonObject {

@@ -20,3 +20,18 @@ for k in v3 v4 v5 welford_warp_reg welford_block_smem; do
   echo "${k}_fp32_256x768_b256_cancellation --kernel $k --rows 256 --hidden 768 --dist cancellation --npy"
   echo "${k}_fp32_8192x768_b256_cancellation --kernel $k --rows 8192 --hidden 768 --dist cancellation"
 done
+# The frontier kernels (issue: fast_ln/fast_rms at the roofline, Post-Norm
+# fusion, the backward): block and shape picked from hidden (host/fast_shape.hpp).
+for s in $shapes 131072x1024 8192x16384; do
+  r=${s%x*}; h=${s#*x}
+  for k in fast_ln fast_rms; do for d in fp32 bf16; do echo "${k}_${d}_${s} --kernel $k --rows $r --hidden $h --dtype $d"; done; done
+done
+for s in 8192x768 32768x4096 4096x8192 1024x4096; do
+  r=${s%x*}; h=${s#*x}
+  for k in fused_residual bwd_atomic bwd_twolevel; do for d in fp32 bf16; do
+    echo "${k}_${d}_${s} --kernel $k --rows $r --hidden $h --dtype $d"
+  done; done
+done
+for k in fast_ln fast_rms fused_residual bwd_atomic bwd_twolevel; do for d in fp32 bf16; do
+  echo "${k}_${d}_256x768 --kernel $k --rows 256 --hidden 768 --dtype $d --npy"
+done; done

@@ -36,7 +36,7 @@ bash "$here/scripts/golden_cases.sh" | grep -E "$filter" | while read -r id args
     echo "$id rc=$? $(head -c 300 "$work/res/t_$id.err" | tr '\n' ' ')"
   else
     timeout 300 ncu --clock-control none --print-units base --csv \
-      --kernel-name regex:'ln_v|welford_warp|welford_block|block_reread|rms_' \
+      --kernel-name regex:'ln_v|welford_warp|welford_block|block_reread|rms_|fast_norm|fused_residual|ln_backward|bwd_column_sum' \
       --metrics dram__bytes_read.sum,dram__bytes_write.sum,lts__t_bytes.sum,gpu__time_duration.sum,sm__cycles_elapsed.avg,launch__registers_per_thread \
       $bin $args --profile >"$work/res/n_$id.csv" 2>"$work/res/n_$id.err"
     echo "$id rc=$?"

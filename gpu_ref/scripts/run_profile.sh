@@ -30,7 +30,7 @@ bash "$here/scripts/golden_cases.sh" | grep -E "$filter" | while read -r id args
   allow=""
   case "$id" in *cancellation*) allow="--allow-invalid";; esac
   timeout 300 ncu --clock-control none --print-units base --csv \
-    --kernel-name regex:'ln_v|welford_warp|welford_block|block_reread|rms_' --metrics "$metrics" \
+    --kernel-name regex:'ln_v|welford_warp|welford_block|block_reread|rms_|fast_norm|fused_residual|ln_backward|bwd_column_sum' --metrics "$metrics" \
     "$bin" $args $allow --profile >"$work/res/p_$id.csv" 2>&1
   echo "$id rc=$?"
 done

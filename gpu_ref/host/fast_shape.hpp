@@ -1,0 +1,84 @@
+// Launch shapes of the frontier kernels (kernels/fast_norm.cuh,
+// kernels/fused_bwd.cuh) as a function of the row length: plain C++, shared
+// by the CUDA launchers, the benchmarks and the SIMT model's descriptors so
+// that all three agree on threads, vectors and grid.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+
+namespace normref {
+
+/// How fast_ln / fast_rms hold a row.
+enum class FastScheme {
+  registers,  ///< THREADS threads x VECS 16-byte vectors in registers; x read once
+  cluster,    ///< a cluster of blocks per row, partial sums through distributed shared memory (fp32 C <= 65536)
+  two_sweep,  ///< one block per row sweeps x twice, the second time from the L2 (longer rows)
+};
+
+struct FastShape {
+  FastScheme scheme = FastScheme::registers;
+  int threads_per_row = 32;  ///< threads that share one row (all blocks of a cluster together)
+  int vecs = 8;              ///< 16-byte vectors a thread holds (registers and cluster schemes)
+  int rows_per_block = 1;    ///< warp-per-row kernels put several rows in a block
+  int cluster = 1;           ///< blocks per row (cluster scheme)
+  int block() const { return scheme == FastScheme::cluster ? threads_per_row / cluster : threads_per_row * rows_per_block; }
+  int64_t grid(int64_t rows) const {
+    return scheme == FastScheme::cluster ? rows * cluster : (rows + rows_per_block - 1) / rows_per_block;
+  }
+};
+
+/// Values a thread keeps at most: 32 (8 fp32 vectors, 4 bf16 vectors).
+inline int fast_max_vecs(int elem_bytes) { return elem_bytes == 4 ? 8 : 4; }
+
+/// Smallest power-of-two thread count (32..1024) whose threads hold a row of
+/// `nvec` vectors at `max_vecs` each; 0 when 1024 threads are not enough.
+inline int threads_for_vectors(int64_t nvec, int max_vecs) {
+  for (int t = 32; t <= 1024; t *= 2)
+    if (static_cast<int64_t>(t) * max_vecs >= nvec) return t;
+  return 0;
+}
+
+/// fast_ln / fast_rms: a warp per row (4 rows a block) while the row fits
+/// 32 threads, a block per row up to 1024 threads, then (fp32 up to C =
+/// 65536) a cluster of two 1024-thread blocks, else two sweeps. A warp-per-
+/// row kernel holds exactly the vectors its row needs (fewer registers for
+/// C = 768); the others hold the maximum.
+inline FastShape fast_norm_shape(int64_t hidden, int elem_bytes) {
+  const int64_t nvec = hidden / (16 / elem_bytes);
+  const int V = fast_max_vecs(elem_bytes);
+  FastShape s;
+  if (const int t = threads_for_vectors(nvec, V)) {
+    s.threads_per_row = t;
+    s.rows_per_block = t == 32 ? 4 : 1;
+    s.vecs = t == 32 ? static_cast<int>((nvec + 31) / 32) : V;
+    return s;
+  }
+  if (elem_bytes == 4 && nvec <= 2 * 1024 * 8) {
+    s.scheme = FastScheme::cluster;
+    s.cluster = 2;
+    s.threads_per_row = 2048;
+    s.vecs = 8;
+    return s;
+  }
+  s.scheme = FastScheme::two_sweep;
+  s.threads_per_row = 1024;
+  s.vecs = 0;
+  return s;
+}
+
+/// fused_residual: one block per row, 32 values a thread at most (8 fp32 or
+/// 4 bf16 vectors); 0 when the row does not fit 1024 threads.
+inline int fused_residual_threads(int64_t hidden, int elem_bytes) {
+  return threads_for_vectors(hidden / (16 / elem_bytes), fast_max_vecs(elem_bytes));
+}
+
+/// bwd_*: one block per row at a time, 8 values of x_hat and of g a thread
+/// (2 fp32 or 1 bf16 vector) besides the dgamma/dbeta partials; 0 when the
+/// row does not fit 1024 threads.
+inline int backward_vecs(int elem_bytes) { return elem_bytes == 4 ? 2 : 1; }
+inline int backward_threads(int64_t hidden, int elem_bytes) {
+  return threads_for_vectors(hidden / (16 / elem_bytes), backward_vecs(elem_bytes));
+}
+
+}  // namespace normref

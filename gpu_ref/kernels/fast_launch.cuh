@@ -1,0 +1,157 @@
+// Host launchers of the frontier kernels, shared by normref (the golden
+// cases) and the benchmarks: the run-time shape of host/fast_shape.hpp
+// becomes the kernel template it names.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <type_traits>
+
+#include "host/fast_shape.hpp"
+#include "kernels/fast_norm.cuh"
+#include "kernels/fused_bwd.cuh"
+
+namespace normref::dev {
+
+/// f(std::integral_constant<int, TH>{}) for a block of `threads` threads (a
+/// power of two, 32..1024).
+template <class F>
+void with_threads(int threads, F&& f) {
+  switch (threads) {
+    case 32: f(std::integral_constant<int, 32>{}); break;
+    case 64: f(std::integral_constant<int, 64>{}); break;
+    case 128: f(std::integral_constant<int, 128>{}); break;
+    case 256: f(std::integral_constant<int, 256>{}); break;
+    case 512: f(std::integral_constant<int, 512>{}); break;
+    default: f(std::integral_constant<int, 1024>{}); break;
+  }
+}
+
+/// The function and launch geometry a launcher used (for attributes and the report).
+struct LaunchInfo {
+  const void* func = nullptr;
+  int grid = 0, block = 0;
+};
+
+/// fast_ln (RMS false) / fast_rms (RMS true) with parameters of type P.
+template <typename T, typename P, bool RMS>
+cudaError_t launch_fast_norm(const FastShape& s, T* y, float* mean, float* rstd, const T* x, const P* gamma,
+                             const P* beta, int rows, int C, cudaStream_t st, LaunchInfo* info = nullptr) {
+  LaunchInfo li;
+  li.grid = static_cast<int>(s.grid(rows));
+  li.block = s.block();
+  cudaError_t err = cudaSuccess;
+  if (s.scheme == FastScheme::registers) {
+    constexpr int V = sizeof(T) == 4 ? 8 : 4;  // fast_max_vecs
+    auto go = [&](auto th, auto vecs) {
+      constexpr int TH = decltype(th)::value, VE = decltype(vecs)::value, R = TH == 32 ? 4 : 1;
+      auto* f = fast_norm<T, P, RMS, TH, VE, R>;
+      li.func = reinterpret_cast<const void*>(f);
+      f<<<li.grid, li.block, 0, st>>>(y, mean, rstd, x, gamma, beta, rows, C);
+    };
+    with_threads(s.threads_per_row, [&](auto th) {
+      if constexpr (decltype(th)::value == 32) {
+        // A warp per row holds exactly the vectors its row needs.
+        switch (s.vecs) {
+          case 1: go(th, std::integral_constant<int, 1>{}); break;
+          case 2: go(th, std::integral_constant<int, 2>{}); break;
+          case 3: go(th, std::integral_constant<int, 3>{}); break;
+          case 4: go(th, std::integral_constant<int, 4>{}); break;
+          case 5: go(th, std::integral_constant<int, (V >= 5 ? 5 : V)>{}); break;
+          case 6: go(th, std::integral_constant<int, (V >= 6 ? 6 : V)>{}); break;
+          case 7: go(th, std::integral_constant<int, (V >= 7 ? 7 : V)>{}); break;
+          default: go(th, std::integral_constant<int, V>{}); break;
+        }
+      } else {
+        go(th, std::integral_constant<int, V>{});
+      }
+    });
+  } else if (s.scheme == FastScheme::cluster) {
+    if constexpr (sizeof(T) == 4) {
+      cudaLaunchConfig_t cfg{};
+      cfg.gridDim = dim3(li.grid);
+      cfg.blockDim = dim3(li.block);
+      cfg.stream = st;
+      cudaLaunchAttribute attr{};
+      attr.id = cudaLaunchAttributeClusterDimension;
+      attr.val.clusterDim.x = 2, attr.val.clusterDim.y = 1, attr.val.clusterDim.z = 1;
+      cfg.attrs = &attr;
+      cfg.numAttrs = 1;
+      auto* f = fast_norm_cluster<T, P, RMS, 1024, 8, 2>;
+      li.func = reinterpret_cast<const void*>(f);
+      err = cudaLaunchKernelEx(&cfg, f, y, mean, rstd, x, gamma, beta, rows, C);
+    } else {
+      err = cudaErrorInvalidValue;  // fast_norm_shape never picks a bf16 cluster
+    }
+  } else {
+    auto* f = fast_norm_two_sweep<T, P, RMS, 1024>;
+    li.func = reinterpret_cast<const void*>(f);
+    f<<<li.grid, li.block, 0, st>>>(y, mean, rstd, x, gamma, beta, rows, C);
+  }
+  if (info) *info = li;
+  return err;
+}
+
+/// fused_residual: z = x + r, y = LN(z); one block of fused_residual_threads per row.
+template <typename T>
+LaunchInfo launch_fused_residual(T* z, T* y, float* mean, float* rstd, const T* x, const T* r, const float* gamma,
+                                 const float* beta, int rows, int C, cudaStream_t st) {
+  LaunchInfo li;
+  li.grid = rows;
+  li.block = fused_residual_threads(C, sizeof(T));
+  with_threads(li.block, [&](auto th) {
+    constexpr int TH = decltype(th)::value;
+    auto* f = fused_residual_ln<T, TH, (sizeof(T) == 4 ? 8 : 4)>;
+    li.func = reinterpret_cast<const void*>(f);
+    f<<<li.grid, TH, 0, st>>>(z, y, mean, rstd, x, r, gamma, beta, rows, C);
+  });
+  return li;
+}
+
+/// The backward kernel's function for C (TWO_LEVEL: per-block partials).
+template <typename T, bool TWO_LEVEL>
+const void* backward_function(int C) {
+  const void* f = nullptr;
+  with_threads(backward_threads(C, sizeof(T)), [&](auto th) {
+    constexpr int TH = decltype(th)::value;
+    f = reinterpret_cast<const void*>(ln_backward<T, TH, (sizeof(T) == 4 ? 2 : 1), TWO_LEVEL>);
+  });
+  return f;
+}
+
+/// Blocks of the backward's persistent grid: every SM full (the occupancy
+/// calculator), never more than rows.
+template <typename T, bool TWO_LEVEL>
+int backward_blocks(int rows, int C) {
+  int sms = 0, per_sm = 0, dev = 0;
+  cudaGetDevice(&dev);
+  cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+  cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, backward_function<T, TWO_LEVEL>(C),
+                                                backward_threads(C, sizeof(T)), 0);
+  return std::min(rows, sms * per_sm);
+}
+
+/// bwd_atomic (TWO_LEVEL false: dgamma/dbeta zeroed, then atomics) or
+/// bwd_twolevel (partials[2 blocks][C], then bwd_column_sum).
+template <typename T, bool TWO_LEVEL>
+cudaError_t launch_backward(T* dx, float* dgamma, float* dbeta, float* partial, const T* dy, const T* x,
+                            const float* gamma, const float* mean, const float* rstd, int rows, int C, int blocks,
+                            cudaStream_t st, LaunchInfo* info = nullptr) {
+  LaunchInfo li;
+  li.grid = blocks;
+  li.block = backward_threads(C, sizeof(T));
+  li.func = backward_function<T, TWO_LEVEL>(C);
+  if (!TWO_LEVEL) {
+    if (cudaError_t e = cudaMemsetAsync(dgamma, 0, C * sizeof(float), st)) return e;
+    if (cudaError_t e = cudaMemsetAsync(dbeta, 0, C * sizeof(float), st)) return e;
+  }
+  void* args[] = {&dx, &dgamma, &dbeta, &partial, const_cast<T**>(&dy), const_cast<T**>(&x),
+                  const_cast<float**>(&gamma), const_cast<float**>(&mean), const_cast<float**>(&rstd), &rows, &C};
+  if (cudaError_t e = cudaLaunchKernel(li.func, dim3(blocks), dim3(li.block), args, 0, st)) return e;
+  if (TWO_LEVEL) bwd_column_sum<<<(C + 255) / 256, 256, 0, st>>>(dgamma, dbeta, partial, blocks, C);
+  if (info) *info = li;
+  return cudaSuccess;
+}
+
+}  // namespace normref::dev
