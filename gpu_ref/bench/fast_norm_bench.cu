@@ -33,6 +33,28 @@ normref::FastShape launch(T* y, float* mean, float* rstd, const T* x, const T* g
   return sh;
 }
 
+// The software-pipelined warp-per-row kernel (a variant measured beside the
+// shipped one): a persistent grid of `waves` blocks per SM slot.
+template <typename T, bool RMS>
+void launch_pipelined(const normref::FastShape& sh, T* y, float* mean, float* rstd, const T* x, const T* g, const T* b,
+                      int rows, int C, cudaStream_t st) {
+  auto go = [&](auto vecs) {
+    constexpr int V = decltype(vecs)::value;
+    auto* f = normref::dev::fast_norm_pipelined<T, T, RMS, V, 4>;
+    int per_sm = 0, sms = 0;
+    CUDA_OK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, f, 128, 0));
+    CUDA_OK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+    const int grid = std::min((rows + 3) / 4, sms * per_sm);
+    f<<<grid, 128, 0, st>>>(y, mean, rstd, x, g, b, rows, C);
+  };
+  switch (sh.vecs) {
+    case 3: go(std::integral_constant<int, 3>{}); break;
+    case 4: go(std::integral_constant<int, 4>{}); break;
+    case 6: go(std::integral_constant<int, 6>{}); break;
+    default: go(std::integral_constant<int, 8>{}); break;
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -79,15 +101,24 @@ int main(int argc, char** argv) {
 
   for (int bf16 = 0; bf16 < 2; ++bf16)
     for (int C : {768, 1024, 2048, 4096, 8192, 16384, 65536})
-      for (int rms = 0; rms < 2; ++rms) {
+      for (int rms = 0; rms < 2; ++rms)
+      for (int pipelined = 0; pipelined < (C <= 1024 ? 2 : 1); ++pipelined) {
         const int rows = static_cast<int>(n / C);
         const size_t eb = bf16 ? 2 : 4;
-        normref::FastShape sh{};
+        normref::FastShape sh = normref::fast_norm_shape(C, eb);
         auto run = [&] {
-          if (bf16) sh = rms ? launch<__nv_bfloat16, true>(yb, mean, rstd, xb, gb, bb, rows, C, st)
-                             : launch<__nv_bfloat16, false>(yb, mean, rstd, xb, gb, bb, rows, C, st);
-          else sh = rms ? launch<float, true>(yf, mean, rstd, xf, g, b, rows, C, st)
-                        : launch<float, false>(yf, mean, rstd, xf, g, b, rows, C, st);
+          if (pipelined) {
+            if (bf16 && rms) launch_pipelined<__nv_bfloat16, true>(sh, yb, mean, rstd, xb, gb, bb, rows, C, st);
+            else if (bf16) launch_pipelined<__nv_bfloat16, false>(sh, yb, mean, rstd, xb, gb, bb, rows, C, st);
+            else if (rms) launch_pipelined<float, true>(sh, yf, mean, rstd, xf, g, b, rows, C, st);
+            else launch_pipelined<float, false>(sh, yf, mean, rstd, xf, g, b, rows, C, st);
+          } else if (bf16) {
+            rms ? launch<__nv_bfloat16, true>(yb, mean, rstd, xb, gb, bb, rows, C, st)
+                : launch<__nv_bfloat16, false>(yb, mean, rstd, xb, gb, bb, rows, C, st);
+          } else {
+            rms ? launch<float, true>(yf, mean, rstd, xf, g, b, rows, C, st)
+                : launch<float, false>(yf, mean, rstd, xf, g, b, rows, C, st);
+          }
         };
         const double us = median_us(run, reps, flush, flush_bytes, st);
         // Validate 32 rows spread over the tensor against fp64.
@@ -123,11 +154,12 @@ int main(int argc, char** argv) {
         const double bytes = 2.0 * n * eb + (rms ? 1 : 2) * C * static_cast<double>(eb) + (rms ? 1 : 2) * rows * 4.0;
         const double gbps = bytes / (us * 1e3);
         std::printf("{\"kernel\": \"%s\", \"dtype\": \"%s\", \"C\": %d, \"rows\": %d, \"threads_per_row\": %d, "
-                    "\"vecs_per_thread\": %d, \"rows_per_block\": %d, \"scheme\": \"%s\", \"us\": %.2f, \"bytes\": %.0f, \"gbps\": %.1f, "
+                    "\"vecs_per_thread\": %d, \"rows_per_block\": %d, \"scheme\": \"%s\", \"variant\": \"%s\", \"us\": %.2f, \"bytes\": %.0f, \"gbps\": %.1f, "
                     "\"copy_gbps\": %.1f, \"pct_copy\": %.1f, \"max_rel_err\": %.3g, \"tolerance\": %.3g, \"valid\": %s}\n",
                     rms ? "fast_rms" : "fast_ln", bf16 ? "bf16" : "fp32", C, rows, sh.threads_per_row, sh.vecs, sh.rows_per_block,
                     sh.scheme == normref::FastScheme::registers ? "registers"
                     : sh.scheme == normref::FastScheme::cluster ? "cluster" : "two_sweep",
+                    pipelined ? "pipelined" : "shipped",
                     us, bytes, gbps, copy_gbps, 100.0 * gbps / copy_gbps, max_err, tol, max_err <= tol ? "true" : "false");
         std::fflush(stdout);
       }

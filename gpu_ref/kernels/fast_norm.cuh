@@ -133,6 +133,84 @@ __global__ void __launch_bounds__(THREADS * ROWS) fast_norm(T* __restrict__ y, f
   }
 }
 
+// Warp-per-row rows (C <= 32 x VECS x 16 B), software-pipelined: a
+// persistent grid in which each warp walks rows row0, row0 + stride, ...
+// and issues the next row's loads before it reduces and stores the current
+// one, so a warp always has a row's bytes in flight. The arithmetic of each
+// row is fast_norm's, in the same order: the same bits.
+template <typename T, typename P, bool RMS, int VECS, int ROWS>
+__global__ void __launch_bounds__(32 * ROWS) fast_norm_pipelined(T* __restrict__ y, float* __restrict__ mean_out,
+                                                                 float* __restrict__ rstd_out, const T* __restrict__ x,
+                                                                 const P* __restrict__ gamma,
+                                                                 const P* __restrict__ beta, int rows, int C) {
+  constexpr int kN = Vec16<T>::kN;
+  const int t = threadIdx.x % 32;
+  const int64_t stride = static_cast<int64_t>(gridDim.x) * ROWS;
+  int64_t row = static_cast<int64_t>(blockIdx.x) * ROWS + threadIdx.x / 32;
+  const int nvec = C / kN;
+  auto load_row = [&](int64_t r, Vec16<T> (&dst)[VECS]) {
+#pragma unroll
+    for (int k = 0; k < VECS; ++k) {
+      const int i = t + k * 32;
+      if (r < rows && i < nvec) {
+        dst[k] = fast_load(x + r * C + static_cast<int64_t>(i) * kN);
+      } else {
+#pragma unroll
+        for (int j = 0; j < kN; ++j) dst[k].v[j] = from_f<T>(0.0f);
+      }
+    }
+  };
+  Vec16<T> cur[VECS], nxt[VECS];
+  load_row(row, cur);
+  for (; row < rows; row += stride) {
+    load_row(row + stride, nxt);  // in flight while this row reduces and stores
+    float mean = 0.0f;
+    if constexpr (!RMS) {
+      float s = 0.0f;
+#pragma unroll
+      for (int k = 0; k < VECS; ++k)
+#pragma unroll
+        for (int j = 0; j < kN; ++j) s += to_f(cur[k].v[j]);
+      mean = warp_sum(s) / static_cast<float>(C);
+    }
+    float q = 0.0f;
+#pragma unroll
+    for (int k = 0; k < VECS; ++k) {
+      if (t + k * 32 < nvec) {
+#pragma unroll
+        for (int j = 0; j < kN; ++j) {
+          const float d = to_f(cur[k].v[j]) - mean;
+          q += d * d;
+        }
+      }
+    }
+    const float rstd = rsqrtf(warp_sum(q) / static_cast<float>(C) + kEps);
+    if (t == 0) {
+      rstd_out[row] = rstd;
+      if constexpr (!RMS) mean_out[row] = mean;
+    }
+    T* yr = y + row * C;
+#pragma unroll
+    for (int k = 0; k < VECS; ++k) {
+      const int i = t + k * 32;
+      if (i < nvec) {
+        float g[kN], b[kN];
+        load_params(gamma, static_cast<int64_t>(i) * kN, g);
+        if constexpr (!RMS) load_params(beta, static_cast<int64_t>(i) * kN, b);
+        Vec16<T> o;
+#pragma unroll
+        for (int j = 0; j < kN; ++j) {
+          const float n = (to_f(cur[k].v[j]) - mean) * rstd;
+          o.v[j] = from_f<T>(RMS ? n * g[j] : n * g[j] + b[j]);
+        }
+        fast_store(yr + static_cast<int64_t>(i) * kN, o);
+      }
+    }
+#pragma unroll
+    for (int k = 0; k < VECS; ++k) cur[k] = nxt[k];
+  }
+}
+
 // Rows too long for the registers (more than 32 values a thread at 1024
 // threads): two sweeps over x by one block per row. The first reads with the
 // default (L2-allocating) policy and accumulates sum and sum of squares of
