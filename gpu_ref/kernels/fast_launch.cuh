@@ -149,7 +149,7 @@ cudaError_t launch_backward(T* dx, float* dgamma, float* dbeta, float* partial, 
   void* args[] = {&dx, &dgamma, &dbeta, &partial, const_cast<T**>(&dy), const_cast<T**>(&x),
                   const_cast<float**>(&gamma), const_cast<float**>(&mean), const_cast<float**>(&rstd), &rows, &C};
   if (cudaError_t e = cudaLaunchKernel(li.func, dim3(blocks), dim3(li.block), args, 0, st)) return e;
-  if (TWO_LEVEL) bwd_column_sum<<<(C + 255) / 256, 256, 0, st>>>(dgamma, dbeta, partial, blocks, C);
+  if (TWO_LEVEL) bwd_column_sum<<<(C + 31) / 32, 1024, 0, st>>>(dgamma, dbeta, partial, blocks, C);
   if (info) *info = li;
   return cudaSuccess;
 }

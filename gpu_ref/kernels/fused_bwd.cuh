@@ -12,7 +12,8 @@
 // bwd_atomic: each block keeps its rows' partials in registers and adds them
 // to dgamma/dbeta with global atomics at the end (section 31, first form);
 // bwd_twolevel: each block writes its partials to a [blocks x C] buffer and
-// a second kernel sums the columns in a fixed order (deterministic).
+// a second kernel sums the columns in a fixed order (deterministic, unlike
+// the atomics).
 #pragma once
 
 #include "kernels/fast_norm.cuh"
@@ -174,18 +175,31 @@ __global__ void __launch_bounds__(THREADS) ln_backward(T* __restrict__ dx, float
 }
 
 /// Second level: dgamma[c] = sum over blocks of partial[2b][c], dbeta from
-/// partial[2b+1][c], in block order (deterministic).
-__global__ void bwd_column_sum(float* __restrict__ dgamma, float* __restrict__ dbeta, const float* __restrict__ partial,
-                               int blocks, int C) {
-  const int c = blockIdx.x * blockDim.x + threadIdx.x;
-  if (c >= C) return;
+/// partial[2b+1][c]. A 32 x 32 block per 32 columns: thread (ty, tx) sums
+/// blocks ty, ty + 32, ... of column 32 blockIdx.x + tx (a warp reads 128
+/// contiguous bytes), then warp 0 adds the 32 partial sums in ty order --
+/// a fixed order, so the result does not depend on timing.
+__global__ void __launch_bounds__(1024) bwd_column_sum(float* __restrict__ dgamma, float* __restrict__ dbeta,
+                                                       const float* __restrict__ partial, int blocks, int C) {
+  __shared__ float sg[32][33], sb[32][33];  // +1: no bank conflicts on the transposed read
+  const int tx = threadIdx.x % 32, ty = threadIdx.x / 32;
+  const int c = blockIdx.x * 32 + tx;
   float g = 0.0f, b = 0.0f;
-  for (int k = 0; k < blocks; ++k) {
-    g += partial[(2 * static_cast<int64_t>(k)) * C + c];
-    b += partial[(2 * static_cast<int64_t>(k) + 1) * C + c];
+  if (c < C)
+    for (int k = ty; k < blocks; k += 32) {
+      g += partial[(2 * static_cast<int64_t>(k)) * C + c];
+      b += partial[(2 * static_cast<int64_t>(k) + 1) * C + c];
+    }
+  sg[ty][tx] = g;
+  sb[ty][tx] = b;
+  __syncthreads();
+  if (ty == 0 && c < C) {
+    float G = 0.0f, Bs = 0.0f;
+#pragma unroll
+    for (int k = 0; k < 32; ++k) G += sg[k][tx], Bs += sb[k][tx];
+    dgamma[c] = G;
+    dbeta[c] = Bs;
   }
-  dgamma[c] = g;
-  dbeta[c] = b;
 }
 
 }  // namespace normref::dev

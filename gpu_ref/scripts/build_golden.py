@@ -4,11 +4,14 @@ index.json (a list of cases, the DESIGN.md golden format), env.json, the
 .npy outputs, sass_facts.json and the per-case table of SUMMARY.md (the
 analysis sections are kept from the existing SUMMARY.md, between markers).
 
-usage: build_golden.py TIMING_DIR NCU_DIR NPY_DIR OUT_DIR
+usage: build_golden.py TIMING_DIR NCU_DIR NPY_DIR OUT_DIR [--merge]
+--merge: keep OUT_DIR's cases that this run did not record (a run of some
+kernels only, e.g. run_frontier.sh); the run's SASS replaces the old.
 Standard library only."""
 import csv, glob, json, os, re, shutil, sys
 
 timing_dir, ncu_dir, npy_dir, out_dir = sys.argv[1:5]
+merge = "--merge" in sys.argv[5:]
 os.makedirs(os.path.join(out_dir, "outputs"), exist_ok=True)
 
 
@@ -49,7 +52,7 @@ for path in sorted(glob.glob(os.path.join(timing_dir, "t_*.json"))):
     if t.get("outputs"):
         stem = os.path.basename(t["outputs"])
         outputs = {}
-        for part in ("y", "mean", "rstd"):
+        for part in ("y", "mean", "rstd", "z", "dx", "dgamma", "dbeta"):
             src = os.path.join(npy_dir, f"{stem}_{part}.npy")
             if os.path.exists(src):
                 shutil.copy(src, os.path.join(out_dir, "outputs", f"{stem}_{part}.npy"))
@@ -76,6 +79,13 @@ for path in sorted(glob.glob(os.path.join(timing_dir, "t_*.err"))):
     msg = open(path).read().strip()
     unsupported.append({"id": case_id, "status": "unsupported", "reason": msg})
 
+if merge and os.path.exists(os.path.join(out_dir, "index.json")):
+    fresh = {c["id"] for c in cases}
+    old = json.load(open(os.path.join(out_dir, "index.json")))
+    cases = [c for c in old if c["id"] not in fresh] + cases
+    old_env = json.load(open(os.path.join(out_dir, "env.json")))
+    fresh_unsupported = {u["id"] for u in unsupported}
+    unsupported = [u for u in old_env.get("unsupported_cases", []) if u["id"] not in fresh and u["id"] not in fresh_unsupported] + unsupported
 for extra in ("nvidia_smi.csv", "nvcc_version.txt"):
     p = os.path.join(timing_dir, extra)
     if os.path.exists(p) and env is not None:
@@ -88,6 +98,11 @@ env["unsupported_cases"] = unsupported
 json.dump(cases, open(os.path.join(out_dir, "index.json"), "w"), indent=1)
 json.dump(env, open(os.path.join(out_dir, "env.json"), "w"), indent=1)
 shutil.copy(os.path.join(timing_dir, "sass_facts.json"), os.path.join(out_dir, "sass_facts.json"))
+if os.path.exists(os.path.join(timing_dir, "normref.sass")):  # the SASS the cases ran (cuobjdump -sass)
+    import gzip
+    with open(os.path.join(timing_dir, "normref.sass"), "rb") as f, gzip.GzipFile(
+            os.path.join(out_dir, "normref.sass.gz"), "wb", mtime=0) as g:
+        shutil.copyfileobj(f, g)
 
 # --- SUMMARY.md: generated table between markers, hand-written analysis kept.
 def fmt_case(c):
@@ -106,7 +121,8 @@ def fmt_case(c):
 
 table = ["| kernel | dtype | shape | block | dist | time us (median) | GB/s | % of copy | DRAM read / input | DRAM write / output | L2 bytes / input | regs | valid |",
          "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
-order = {k: i for i, k in enumerate("v1 v2 v3 v4 v5 v6 welford_warp_reg welford_block_smem block_reread rms_warp rms_block".split())}
+order = {k: i for i, k in enumerate("v1 v2 v3 v4 v5 v6 welford_warp_reg welford_block_smem block_reread rms_warp rms_block "
+                                    "fast_ln fast_rms fused_residual bwd_atomic bwd_twolevel".split())}
 for c in sorted(cases, key=lambda c: (c["rows"] * c["hidden"] < 300000, c["dist"], c["hidden"], c["rows"], order.get(c["kernel"], 99), c["dtype"], c["block"])):
     table.append(fmt_case(c))
 table.append("")
