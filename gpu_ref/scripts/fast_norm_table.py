@@ -4,7 +4,7 @@ torch.compile), from one run's fast_norm.jsonl (fast_norm_bench) and
 torch_norm.jsonl (bench_torch.py): writes FAST_NORM.md beside them.
   fast_norm_table.py [gpu_ref/golden/h200]
 """
-import csv, gzip, json, pathlib, statistics, sys
+import json, pathlib, sys
 
 d = pathlib.Path(sys.argv[1] if len(sys.argv) > 1 else "gpu_ref/golden/h200")
 fast = [json.loads(l) for l in open(d / "fast_norm.jsonl")]
@@ -28,8 +28,9 @@ lines = [
     "|---|---|---|---|---|---|---|---|---|---|",
 ]
 missed = []
+pipelined = {(f["kernel"], f["dtype"], f["C"]): f for f in fast if f.get("variant") == "pipelined"}
 for f in fast:
-    if not f["kernel"].startswith("fast_"):
+    if not f["kernel"].startswith("fast_") or f.get("variant", "shipped") != "shipped":
         continue
     op = "layer_norm" if f["kernel"] == "fast_ln" else "rms_norm"
     e, c = T[("torch_" + op, "eager", f["dtype"], f["C"])], T[("torch_" + op, "compile", f["dtype"], f["C"])]
@@ -42,34 +43,12 @@ lines += ["", "Targets (issue: >= 90% of the copy at C = 4096, >= 80% at every C
           "torch.compile at every C) missed by: " + (", ".join(missed) if missed else "none") + "."]
 
 
-def ncu_table(path):
-    """Per kernel instance and launch shape: medians of ncu's counters over its launches."""
-    if not path.exists():
-        return []
-    text = gzip.open(path, "rt").read().splitlines()
-    rows = list(csv.DictReader(l for l in text if l.startswith('"')))
-    launches = {}
-    for r in rows:
-        launches.setdefault(r["ID"], {"name": r["Kernel Name"], "grid": r["Grid Size"], "block": r["Block Size"]})[
-            r["Metric Name"]] = float(r["Metric Value"].replace(",", ""))
-    groups = {}
-    for l in launches.values():
-        groups.setdefault((l["name"], l["grid"], l["block"]), []).append(l)
-    out = ["| kernel | grid | block | DRAM read MB | DRAM write MB | L2 MB | duration us |", "|---|---|---|---|---|---|---|"]
-    for (name, grid, block), ls in groups.items():
-        med = lambda k: statistics.median(l[k] for l in ls)
-        out.append(f"| `{name.split('(')[0].replace('void ', '')}` | {grid} | {block} | {med('dram__bytes_read.sum') / 1e6:.1f} | "
-                   f"{med('dram__bytes_write.sum') / 1e6:.1f} | {med('lts__t_bytes.sum') / 1e6:.1f} | "
-                   f"{med('gpu__time_duration.sum') / 1e3:.1f} |")
-    return out
-
-
-ncu = ncu_table(d / "ncu_fast_norm.csv.gz")
-if ncu:
-    lines += ["", "## Nsight Compute (`ncu --clock-control none`, caches flushed by ncu, one run of the bench)", "",
-              "Every case reads x once from DRAM (2^27 elements x 4 or 2 bytes, plus gamma/beta and the code); "
-              "y's writes are counted less what is still dirty in the L2 when the kernel ends. "
-              "`ncu_fast_norm.csv.gz` holds every launch.", ""] + ncu
+lines += ["", "Nsight Compute's counters for these kernels (DRAM bytes read and written, L2 bytes, duration, "
+          "registers) are those of the golden cases (`index.json`, SUMMARY.md): x is read from DRAM once in every "
+          "register-resident case."]
+shipped = {(f["kernel"], f["dtype"], f["C"]): f for f in fast if f.get("variant", "shipped") == "shipped" and f["kernel"].startswith("fast_")}
+pipe_note = ", ".join(f"{k[0]} {k[1]} C={k[2]}: {p['pct_copy']:.1f}% against {shipped[k]['pct_copy']:.1f}%"
+                      for k, p in sorted(pipelined.items()))
 lines += ["", "## Tried, and kept or not", "",
           "* Plain 128-bit loads and stores beat the evict-first `__ldcs`/`__stcs` pair by 5-7% in the register-resident "
           "kernels; the evict-first load stays on the two-sweep kernel's second (last) read of x, where it measured better.",
@@ -82,14 +61,18 @@ lines += ["", "## Tried, and kept or not", "",
           "* bf16 C = 65536 held in one block's registers as packed 16-byte words (8 a thread, converted at each "
           "use): 35-40% of the copy against the two sweeps' 70-77% (it spills at 1024 threads, and one block an SM "
           "leaves nothing to overlap its reductions); not kept. The two sweeps' LayerNorm re-reads 27% of x from DRAM "
-          "(ncu below: 342 MB read for a 268 MB input), RMSNorm 1%.",
+          "(an earlier call's ncu of the 2^27-element bench case: 342 MB read for a 268 MB input; RMSNorm 1%), while 1024 rows (golden fast_ln_bf16_1024x65536, 134 MB) stay in the L2 and are read once.",
           "* gamma/beta in the input's type for bf16 (as torch keeps them): halving the parameter bytes took bf16 "
           "LayerNorm from 85-90% to 92-93% of the copy at C = 8192-16384 and C = 65536 from 70/77% to 74/82% "
           "(previous call's fast_norm.jsonl in git history).",
           "* torch.compile's kernel varies from call to call (fp32 C = 4096: 254 us in one call, 290 us in another; "
           "bf16 C = 768-1024: 130-178 us): compare within one call only. In its fast calls it reaches the copy "
           "bandwidth for C <= 1024 and some larger C, 3-4% above these kernels (96-97% of the copy).",
-          "* Not tried yet: software pipelining across rows for the longest rows (the next row's loads, by cp.async or "
+          "* Software pipelining across rows for short rows (`fast_norm_pipelined`: a persistent grid whose warps load "
+          "the next row while they reduce and store the current one), timed in the same run: slower everywhere "
+          "(" + pipe_note + "); the second row's registers cut the warps per SM (fp32 C = 1024: 147 registers), "
+          "and the shipped kernel already keeps enough bytes in flight.",
+          "* Not tried yet: software pipelining for the longest rows (the next row's loads, by cp.async or "
           "the tensor memory accelerator into shared memory, while the current row reduces), which the one-row-per-SM "
           "kernels at C = 65536 lack."]
 (d / "FAST_NORM.md").write_text("\n".join(lines) + "\n")
@@ -125,8 +108,6 @@ if fb.exists():
             out.append(f"| {r['kernel']} | {r['dtype']} | {r['C']} | {r['blocks']} x {r['threads']} | {r['us']:.1f} | "
                        f"{r['gbps']:.0f} | {r['pct_copy']:.1f}% | {r['dx_max_err']:.2g} | {r['param_grad_max_err']:.2g} | "
                        f"{'yes' if r['valid'] else 'no'} |")
-    ncu = ncu_table(d / "ncu_fused_bwd.csv.gz")
-    if ncu:
-        out += ["", "## Nsight Compute (`ncu --clock-control none`, one run of the bench; `ncu_fused_bwd.csv.gz`)", ""] + ncu
+    out += ["", "Nsight Compute's counters for these kernels are those of the golden cases (`index.json`, SUMMARY.md)."]
     (d / "FUSED_BWD.md").write_text("\n".join(out) + "\n")
     print(f"fast_norm_table: wrote {d / 'FUSED_BWD.md'}")
