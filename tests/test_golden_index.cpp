@@ -74,12 +74,21 @@ TEST(GoldenIndex, OutputsExistAndMatchShapes) {
   for (const auto& c : load("index.json")) {
     if (c["outputs"].is_null()) continue;
     ++with_outputs;
-    const auto y = normsim::core::read_npy((golden() / c["outputs"]["y"].get<std::string>()).string());
-    EXPECT_EQ(y.shape, (std::vector<int64_t>{c["rows"], c["hidden"]}));
-    const auto r = normsim::core::read_npy((golden() / c["outputs"]["rstd"].get<std::string>()).string());
-    EXPECT_EQ(r.shape, (std::vector<int64_t>{c["rows"]}));
+    const std::vector<int64_t> tensor{c["rows"], c["hidden"]}, per_row{c["rows"]}, per_column{c["hidden"]};
+    auto shape = [&](const char* part) {
+      return normsim::core::read_npy((golden() / c["outputs"][part].get<std::string>()).string()).shape;
+    };
+    if (c["outputs"].contains("dx")) {  // the backward: dx, dgamma, dbeta
+      EXPECT_EQ(shape("dx"), tensor) << c["id"];
+      EXPECT_EQ(shape("dgamma"), per_column) << c["id"];
+      EXPECT_EQ(shape("dbeta"), per_column) << c["id"];
+      continue;
+    }
+    EXPECT_EQ(shape("y"), tensor) << c["id"];
+    EXPECT_EQ(shape("rstd"), per_row) << c["id"];
+    if (c["outputs"].contains("z")) EXPECT_EQ(shape("z"), tensor) << c["id"];
   }
-  EXPECT_GE(with_outputs, 16);
+  EXPECT_GE(with_outputs, 31);
 }
 
 TEST(GoldenIndex, CancellationRecordedAsTheSeedsSay) {

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <vector>
 
+#include "host/fast_shape.hpp"
 #include "host/normref_args.hpp"
 #include "host/normref_validate.hpp"
 #include "sim/core/counter_rng.hpp"
@@ -99,6 +100,93 @@ TEST(NormrefValidate, PassesCorrectKernelsFailsSinglePassOnCancellationAndUnwrit
       EXPECT_EQ(un.nonfinite, 1);
     }
   }
+}
+
+TEST(FastShape, RowsGoToWarpsBlocksClustersOrTwoSweeps) {
+  // fp32: 8 vectors (32 values) a thread at most.
+  const FastShape w = fast_norm_shape(768, 4);  // 192 vectors: a warp of 6 each, 4 rows a block
+  EXPECT_EQ(w.scheme, FastScheme::registers);
+  EXPECT_EQ(w.threads_per_row, 32);
+  EXPECT_EQ(w.vecs, 6);
+  EXPECT_EQ(w.block(), 128);
+  EXPECT_EQ(w.grid(8193), 2049);
+  const FastShape b = fast_norm_shape(4096, 4);  // 1024 vectors: 128 threads x 8
+  EXPECT_EQ(b.threads_per_row, 128);
+  EXPECT_EQ(b.rows_per_block, 1);
+  EXPECT_EQ(b.block(), 128);
+  const FastShape c = fast_norm_shape(65536, 4);  // past 1024 x 8: two 1024-thread blocks a row
+  EXPECT_EQ(c.scheme, FastScheme::cluster);
+  EXPECT_EQ(c.block(), 1024);
+  EXPECT_EQ(c.grid(1024), 2048);
+  EXPECT_EQ(fast_norm_shape(65536, 2).scheme, FastScheme::two_sweep);  // bf16: 4 vectors a thread
+  EXPECT_EQ(fast_norm_shape(131072, 4).scheme, FastScheme::two_sweep);
+  EXPECT_EQ(fused_residual_threads(768, 4), 32);
+  EXPECT_EQ(backward_threads(768, 4), 128);
+  EXPECT_EQ(backward_threads(16384, 4), 0);  // does not fit 1024 threads
+}
+
+TEST(NormrefArgs, FrontierKernelsPickTheirBlockAndRefuseWhatTheyCannotHold) {
+  Args a;
+  EXPECT_FALSE(parse({"--kernel", "fast_ln", "--rows", "8", "--hidden", "768"}, a));
+  EXPECT_EQ(effective_block(a, *find_kernel("fast_ln")), 128);
+  EXPECT_FALSE(parse({"--kernel", "fast_ln", "--rows", "8", "--hidden", "768", "--block", "128"}, a));
+  Args b;
+  const auto wrong = parse({"--kernel", "fast_ln", "--rows", "8", "--hidden", "768", "--block", "256"}, b);
+  ASSERT_TRUE(wrong);
+  EXPECT_NE(wrong->find("allowed: 0 or 128"), std::string::npos) << *wrong;
+  Args c;
+  const auto big = parse({"--kernel", "bwd_twolevel", "--rows", "8", "--hidden", "16384"}, c);
+  ASSERT_TRUE(big);
+  EXPECT_NE(big->find("8..8192"), std::string::npos) << *big;
+  Args d;
+  const auto odd = parse({"--kernel", "fused_residual", "--rows", "8", "--hidden", "772", "--dtype", "bf16"}, d);
+  ASSERT_TRUE(odd);
+  EXPECT_NE(odd->find("multiple of 8"), std::string::npos) << *odd;
+}
+
+TEST(NormrefValidate, BackwardPassesTheExactGradientAndCatchesAWrongOne) {
+  const int rows = 64, C = 256;
+  std::vector<float> x(rows * C), dy(rows * C), g(C);
+  for (int i = 0; i < rows * C; ++i) {
+    x[i] = static_cast<float>(normsim::rng::sample(normsim::rng::Distribution::normal(0, 1), 3, 0, i));
+    dy[i] = static_cast<float>(normsim::rng::sample(normsim::rng::Distribution::normal(0, 1), 3, 4, i));
+  }
+  for (int i = 0; i < C; ++i) g[i] = 1.0f + 0.01f * static_cast<float>(i % 7);
+  std::vector<float> mean, rstd;
+  backward_statistics(x, rows, C, 1e-5, mean, rstd);
+  // The gradient in fp64, rounded once: well inside the tolerance.
+  std::vector<float> dx(rows * C), dg(C, 0.0f), db(C, 0.0f);
+  std::vector<double> dgd(C, 0.0), dbd(C, 0.0);
+  for (int r = 0; r < rows; ++r) {
+    double s1 = 0, s2 = 0;
+    std::vector<double> xh(C), gg(C);
+    for (int c = 0; c < C; ++c) {
+      xh[c] = (x[r * C + c] - static_cast<double>(mean[r])) * rstd[r];
+      gg[c] = static_cast<double>(dy[r * C + c]) * g[c];
+      s1 += gg[c], s2 += gg[c] * xh[c];
+      dgd[c] += dy[r * C + c] * xh[c], dbd[c] += dy[r * C + c];
+    }
+    for (int c = 0; c < C; ++c) dx[r * C + c] = static_cast<float>(rstd[r] / C * (C * gg[c] - s1 - xh[c] * s2));
+  }
+  for (int c = 0; c < C; ++c) dg[c] = static_cast<float>(dgd[c]), db[c] = static_cast<float>(dbd[c]);
+  const auto ok = validate_backward(DType::fp32, rows, C, x, dy, g, mean, rstd, dx, dg, db, 2);
+  EXPECT_TRUE(ok.valid) << ok.reason;
+  // Forgetting the x_hat S2 term (a classic backward bug) is caught.
+  std::vector<float> bad = dx;
+  for (int r = 0; r < rows; ++r) {
+    double s1 = 0;
+    for (int c = 0; c < C; ++c) s1 += static_cast<double>(dy[r * C + c]) * g[c];
+    for (int c = 0; c < C; ++c) bad[r * C + c] = static_cast<float>(rstd[r] / C * (C * dy[r * C + c] * g[c] - s1));
+  }
+  const auto wrong = validate_backward(DType::fp32, rows, C, x, dy, g, mean, rstd, bad, dg, db, 2);
+  EXPECT_FALSE(wrong.valid);
+  EXPECT_NE(wrong.reason.find("dx"), std::string::npos) << wrong.reason;
+  // So is a dbeta that lost one row.
+  std::vector<float> db2 = db;
+  for (int c = 0; c < C; ++c) db2[c] -= dy[c];
+  const auto lost = validate_backward(DType::fp32, rows, C, x, dy, g, mean, rstd, dx, dg, db2, 2);
+  EXPECT_FALSE(lost.valid);
+  EXPECT_NE(lost.reason.find("dgamma/dbeta"), std::string::npos) << lost.reason;
 }
 
 TEST(NormrefJson, EscapesAndNulls) {

@@ -7,6 +7,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "host/normref_validate.hpp"
 #include "sim/core/counter_rng.hpp"
 #include "sim/core/element_format.hpp"
 #include "sim/core/npy.hpp"
@@ -76,6 +77,28 @@ KernelInputs gpu_ref_inputs(int64_t rows, int64_t hidden, const std::string& dty
         rng::sample(rng::Distribution::normal(0.0, 0.1), seed, rng::kBeta, static_cast<uint64_t>(i)));
   }
   return in;
+}
+
+void add_residual(KernelInputs& in, uint64_t seed) {
+  const size_t n = static_cast<size_t>(in.rows * in.hidden);
+  std::vector<double> v(n);
+  rng::sample_batch(rng::Distribution::normal(0.0, 1.0), seed, rng::kResidual, 0, n, v.data());
+  in.residual.resize(n);
+  for (size_t i = 0; i < n; ++i) {
+    const float f = static_cast<float>(v[i]);
+    in.residual[i] = in.bf16 ? core::bf16_bits_to_fp32(bf16_rne(f)) : f;
+  }
+}
+
+void add_grad_out(KernelInputs& in, uint64_t seed) {
+  const size_t n = static_cast<size_t>(in.rows * in.hidden);
+  std::vector<double> v(n);
+  rng::sample_batch(rng::Distribution::normal(0.0, 1.0), seed, rng::kGradOut, 0, n, v.data());
+  in.grad_out.resize(n);
+  for (size_t i = 0; i < n; ++i) {
+    const float f = static_cast<float>(v[i]);
+    in.grad_out[i] = in.bf16 ? core::bf16_bits_to_fp32(bf16_rne(f)) : f;
+  }
 }
 
 // --- the kernels' arithmetic ----------------------------------------------------------
@@ -170,11 +193,13 @@ class Emulator {
 
   void run() {
     const std::string& k = p_.ran;
+    if (k == "bwd_atomic" || k == "bwd_twolevel") return backward(k == "bwd_twolevel");
     const bool is_rms = k.rfind("rms_", 0) == 0;
     out_.y.resize(static_cast<size_t>(in_.rows * C_));
     if (in_.bf16) out_.y_bf16.resize(out_.y.size());
     out_.rstd.resize(static_cast<size_t>(in_.rows));
     if (!is_rms) out_.mean.resize(static_cast<size_t>(in_.rows));
+    if (k == "fast_ln" || k == "fast_rms" || k == "fused_residual") frontier_setup(k);
     for (int64_t r = 0; r < in_.rows; ++r) {
       const Row row{in_.x.data() + r * C_, C_, static_cast<float>(C_)};
       if (k == "v1") v1(r, row);
@@ -187,6 +212,8 @@ class Emulator {
       else if (k == "welford_block_smem" || k == "block_reread") welford_block(r, row);
       else if (k == "rms_warp") rms(r, row, false);
       else if (k == "rms_block") rms(r, row, true);
+      else if (k == "fast_ln" || k == "fast_rms") fast_norm(r, row, k == "fast_rms");
+      else if (k == "fused_residual") fused_residual(r);
       else throw std::invalid_argument("emulate: no emulation of kernel " + k);
     }
   }
@@ -331,6 +358,151 @@ class Emulator {
     stats(r, 0.0f, s);
   }
 
+  // --- the frontier kernels (fast_norm.cuh, fused_bwd.cuh) ---
+  // Thread t of a row's T threads holds 16-byte vectors t, t + T, ... (V of
+  // them, zero beyond the row), each of kN elements in order.
+  void frontier_setup(const std::string& k) {
+    const SubKernel& s = p_.launches.at(0);
+    if (s.name != "fast_norm" && s.name != "fused_residual_ln")
+      throw std::invalid_argument("emulate: no emulation of " + s.function + " (only the register-resident kernels)");
+    threads_ = s.threads_per_row;
+    kn_ = in_.bf16 ? 8 : 4;
+    vecs_ = static_cast<int>((C_ / kn_ + threads_ - 1) / threads_);
+    params_g_ = in_.gamma;
+    params_b_ = in_.beta;
+    if (k != "fused_residual" && in_.bf16)  // fast_* bf16 reads bf16 gamma/beta
+      for (size_t i = 0; i < params_g_.size(); ++i) {
+        params_g_[i] = core::bf16_bits_to_fp32(bf16_rne(params_g_[i]));
+        params_b_[i] = core::bf16_bits_to_fp32(bf16_rne(params_b_[i]));
+      }
+    if (k == "fused_residual") {
+      if (in_.residual.size() != in_.x.size()) throw std::invalid_argument("emulate: fused_residual needs add_residual");
+      out_.z.resize(in_.x.size());
+    }
+  }
+  // row_sum<THREADS>: a warp's butterfly, or the block's two levels.
+  float row_sum(const std::vector<float>& per_thread) const {
+    return threads_ <= 32 ? warp_sum(lanes(per_thread)) : block_sum(per_thread);
+  }
+  // Exact two-pass statistics from the registers, then y = FFMA(n, g, b) (RMS: n g).
+  void register_row(int64_t r, const float* v, bool is_rms) {
+    const int64_t nvec = C_ / kn_;
+    std::vector<float> acc(static_cast<size_t>(threads_), 0.0f);
+    float mean = 0.0f;
+    if (!is_rms) {
+      for (int t = 0; t < threads_; ++t)
+        for (int k = 0; k < vecs_; ++k) {
+          const int64_t i = t + static_cast<int64_t>(k) * threads_;
+          for (int j = 0; j < kn_; ++j) acc[static_cast<size_t>(t)] += i < nvec ? v[i * kn_ + j] : 0.0f;
+        }
+      mean = row_sum(acc) / static_cast<float>(C_);
+    }
+    for (int t = 0; t < threads_; ++t) {
+      float q = 0.0f;
+      for (int k = 0; k < vecs_; ++k) {
+        const int64_t i = t + static_cast<int64_t>(k) * threads_;
+        if (i >= nvec) continue;
+        for (int j = 0; j < kn_; ++j) {
+          const float d = v[i * kn_ + j] - mean;
+          q = std::fmaf(d, d, q);
+        }
+      }
+      acc[static_cast<size_t>(t)] = q;
+    }
+    const float rstd = rsqrt_(row_sum(acc) / static_cast<float>(C_) + kEps);
+    for (int64_t c = 0; c < C_; ++c) {
+      const float n = (v[c] - mean) * rstd;
+      store(r, c, is_rms ? n * params_g_[static_cast<size_t>(c)]
+                         : std::fmaf(n, params_g_[static_cast<size_t>(c)], params_b_[static_cast<size_t>(c)]));
+    }
+    stats(r, mean, rstd);
+  }
+  void fast_norm(int64_t r, const Row& row, bool is_rms) { register_row(r, row.x, is_rms); }
+  // z = x + r rounded to the dtype and stored; the row normalised from the stored z.
+  void fused_residual(int64_t r) {
+    std::vector<float> z(static_cast<size_t>(C_));
+    for (int64_t c = 0; c < C_; ++c) {
+      const size_t i = static_cast<size_t>(r * C_ + c);
+      const float sum = in_.x[i] + in_.residual[i];
+      z[static_cast<size_t>(c)] = in_.bf16 ? core::bf16_bits_to_fp32(bf16_rne(sum)) : sum;
+      out_.z[i] = z[static_cast<size_t>(c)];
+    }
+    register_row(r, z.data(), false);
+  }
+
+  // ln_backward (fused_bwd.cuh, SASS of ln_backward<float, 128, 2, true>):
+  // block b walks rows b, b + grid, ...; thread t holds vectors t + k T.
+  //   x_hat = (x - mu) rstd (FADD, FMUL); g = dy gamma (FMUL);
+  //   s1 += g (FADD); s2 = FFMA(x_hat, g, s2); pg = FFMA(dy, x_hat, pg); pb += dy;
+  //   dx = FFMA(-S2, x_hat, FFMA(C, g, -S1)) (rstd / C).
+  // The statistics are the harness's (normref::backward_statistics). Two
+  // levels: partials per block, then bwd_column_sum's order (thread ty adds
+  // blocks ty, ty + 32, ...; then the 32 sums in ty order).
+  void backward(bool two_level) {
+    const SubKernel& s = p_.launches.at(0);
+    if (in_.grad_out.size() != in_.x.size()) throw std::invalid_argument("emulate: the backward needs add_grad_out");
+    const int T = s.threads_per_row, kn = in_.bf16 ? 8 : 4, V = in_.bf16 ? 1 : 2;
+    const int64_t blocks = s.grid, nvec = C_ / kn, rows = in_.rows;
+    std::vector<float> mean, rstd;
+    normref::backward_statistics(in_.x, rows, C_, kEps, mean, rstd);
+    out_.y.assign(static_cast<size_t>(rows * C_), 0.0f);
+    if (in_.bf16) out_.y_bf16.assign(out_.y.size(), 0);
+    std::vector<float> pg(static_cast<size_t>(blocks * C_), 0.0f), pb(pg.size(), 0.0f);
+    std::vector<float> s1(static_cast<size_t>(T)), s2(static_cast<size_t>(T)), xh(static_cast<size_t>(C_)),
+        g(static_cast<size_t>(C_));
+    const float Cf = static_cast<float>(C_);
+    for (int64_t b = 0; b < blocks; ++b)
+      for (int64_t r = b; r < rows; r += blocks) {
+        const float mu = mean[static_cast<size_t>(r)], rs = rstd[static_cast<size_t>(r)];
+        for (int t = 0; t < T; ++t) {
+          float a1 = 0.0f, a2 = 0.0f;
+          for (int k = 0; k < V; ++k) {
+            const int64_t i = t + static_cast<int64_t>(k) * T;
+            if (i >= nvec) continue;
+            for (int j = 0; j < kn; ++j) {
+              const int64_t c = i * kn + j;
+              const size_t e = static_cast<size_t>(r * C_ + c), pc = static_cast<size_t>(b * C_ + c);
+              const float dy = in_.grad_out[e];
+              xh[static_cast<size_t>(c)] = (in_.x[e] - mu) * rs;
+              g[static_cast<size_t>(c)] = dy * in_.gamma[static_cast<size_t>(c)];
+              a1 += g[static_cast<size_t>(c)];
+              a2 = std::fmaf(xh[static_cast<size_t>(c)], g[static_cast<size_t>(c)], a2);
+              pg[pc] = std::fmaf(dy, xh[static_cast<size_t>(c)], pg[pc]);
+              pb[pc] += dy;
+            }
+          }
+          s1[static_cast<size_t>(t)] = a1;
+          s2[static_cast<size_t>(t)] = a2;
+        }
+        const float S1 = T <= 32 ? warp_sum(lanes(s1)) : block_sum(s1);
+        const float S2 = T <= 32 ? warp_sum(lanes(s2)) : block_sum(s2);
+        const float scale = rs / Cf;
+        for (int64_t c = 0; c < C_; ++c) {
+          const float u = std::fmaf(-S2, xh[static_cast<size_t>(c)], std::fmaf(Cf, g[static_cast<size_t>(c)], -S1));
+          store(r, c, u * scale);
+        }
+      }
+    out_.dgamma.assign(static_cast<size_t>(C_), 0.0f);
+    out_.dbeta.assign(static_cast<size_t>(C_), 0.0f);
+    for (int64_t c = 0; c < C_; ++c) {
+      float G = 0.0f, Bt = 0.0f;
+      if (two_level) {
+        for (int ty = 0; ty < 32; ++ty) {
+          float gs = 0.0f, bs = 0.0f;
+          for (int64_t k = ty; k < blocks; k += 32) gs += pg[static_cast<size_t>(k * C_ + c)], bs += pb[static_cast<size_t>(k * C_ + c)];
+          G += gs, Bt += bs;
+        }
+      } else {  // atomics from zero, here in block order
+        for (int64_t k = 0; k < blocks; ++k) G += pg[static_cast<size_t>(k * C_ + c)], Bt += pb[static_cast<size_t>(k * C_ + c)];
+      }
+      out_.dgamma[static_cast<size_t>(c)] = G;
+      out_.dbeta[static_cast<size_t>(c)] = Bt;
+    }
+    out_.parameter_order_free = !two_level;
+  }
+
+  int threads_ = 0, vecs_ = 0, kn_ = 4;
+  std::vector<float> params_g_, params_b_;
   const LaunchPlan& p_;
   const KernelInputs& in_;
   const HardwareRsqrt& rsqrt_;

@@ -35,6 +35,8 @@ struct KernelInputs {
   int64_t rows = 0, hidden = 0;
   bool bf16 = false;
   std::vector<float> x, gamma, beta;
+  std::vector<float> residual;  ///< fused_residual's r (add_residual)
+  std::vector<float> grad_out;  ///< the backward's dy (add_grad_out)
 };
 
 /// x ~ dist (normal or cancellation, mean, sigma) from the counter RNG with
@@ -43,11 +45,24 @@ struct KernelInputs {
 KernelInputs gpu_ref_inputs(int64_t rows, int64_t hidden, const std::string& dtype, const std::string& dist,
                             double mean, double sigma, uint64_t seed);
 
+/// fused_residual's second input: r ~ N(0, 1) from the counter RNG's
+/// residual stream, rounded like x (normref.cu).
+void add_residual(KernelInputs& in, uint64_t seed);
+
+/// The backward's dy ~ N(0, 1) from the counter RNG's gradient stream,
+/// rounded like x (normref.cu).
+void add_grad_out(KernelInputs& in, uint64_t seed);
+
 struct KernelOutputs {
-  std::vector<float> y;       ///< fp32 outputs, or bf16 outputs widened to float
+  std::vector<float> y;       ///< fp32 outputs, or bf16 outputs widened to float (the backward: dx)
   std::vector<uint16_t> y_bf16;  ///< raw bf16 bits (bf16 kernels)
+  std::vector<float> z;       ///< fused_residual: z = x + r (widened like y)
   std::vector<float> mean;    ///< empty for RMSNorm
   std::vector<float> rstd;
+  std::vector<float> dgamma, dbeta;  ///< the backward's parameter gradients
+  /// dgamma/dbeta were summed in an order the GPU does not fix (atomics):
+  /// the emulation gives one order, the comparison reports the gap.
+  bool parameter_order_free = false;
 };
 
 /// Runs the planned kernel's arithmetic (the kernel that ran: v6 may be v5).

@@ -61,6 +61,7 @@ std::vector<GoldenCase> load_golden(const std::string& dir) {
       g.duration_us = need(n, "duration_us").get<double>();
       g.sm_cycles = need(n, "sm_cycles").get<double>();
       g.registers_per_thread = c.value("registers_per_thread", 0);
+      g.grid = c.value("grid", int64_t{0});
       g.dist = c.value("dist", std::string("normal"));
       g.seed = c.value("seed", uint64_t(1));
       g.dist_mean = c.value("dist_mean", 0.0);

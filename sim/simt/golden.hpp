@@ -13,6 +13,7 @@ struct GoldenCase {
   std::string id, kernel, ran, dtype, dist;
   int64_t rows = 0, hidden = 0;
   int block = 0;
+  int64_t grid = 0;  ///< blocks of the first launch, as normref reported
   uint64_t seed = 0;
   double time_us = 0;    ///< CUDA events, median, L2 flushed before each run
   double copy_gbps = 0;  ///< the same run's copy kernel

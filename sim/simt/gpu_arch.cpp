@@ -72,9 +72,11 @@ GpuArch parse(config::YamlReader m, const std::string& source) {
     g.l2.store_weight = within(*l2, "store_weight", g.l2.store_weight, 0, 1);
     g.l2.streaming_store_weight = within(*l2, "streaming_store_weight", g.l2.streaming_store_weight, 0, 1);
     g.l2.dirty_resident_bytes = within(*l2, "dirty_resident_bytes", g.l2.dirty_resident_bytes, 0, g.l2.bytes);
+    g.l2.atomic_ops_per_ns = positive(*l2, "atomic_ops_per_ns", g.l2.atomic_ops_per_ns);
+    g.l2.scattered_store_ops_per_ns = positive(*l2, "scattered_store_ops_per_ns", g.l2.scattered_store_ops_per_ns);
     l2->finish({"bytes", "line_bytes", "near_hit_latency_cycles", "far_hit_latency_cycles", "reuse_half_bytes",
                 "reuse_steepness", "sweep_half_bytes", "sweep_steepness", "evict_first_weight", "store_weight",
-                "streaming_store_weight", "dirty_resident_bytes"});
+                "streaming_store_weight", "dirty_resident_bytes", "atomic_ops_per_ns", "scattered_store_ops_per_ns"});
   }
   if (auto l1 = m.get_map("l1")) {
     g.l1.bytes = positive(*l1, "bytes", g.l1.bytes);
@@ -87,7 +89,8 @@ GpuArch parse(config::YamlReader m, const std::string& source) {
     g.dram.bytes_per_s = positive(*d, "bytes_per_s", g.dram.bytes_per_s);
     g.dram.latency_cycles = positive(*d, "latency_cycles", g.dram.latency_cycles);
     g.dram.launch_read_bytes = within(*d, "launch_read_bytes", g.dram.launch_read_bytes, 0, 1 << 30);
-    d->finish({"bytes_per_s", "latency_cycles", "launch_read_bytes"});
+    g.dram.fill_weight = within(*d, "fill_weight", g.dram.fill_weight, 0, 1);
+    d->finish({"bytes_per_s", "latency_cycles", "launch_read_bytes", "fill_weight"});
   }
   constexpr double kNoLimit = INFINITY;
   g.launch_overhead_us = within(m, "launch_overhead_us", g.launch_overhead_us, 0, kNoLimit);

@@ -26,6 +26,11 @@ struct L2Config {
   double store_weight = 1.0;          ///< the same for a line written by a plain store
   double streaming_store_weight = 0.25;  ///< the same for a line written by __stcs
   double dirty_resident_bytes = 24e6; ///< written bytes still in L2 at kernel end (never written back by then)
+  /// Scalar global operations whose lanes lie 16-32 bytes apart (a thread's
+  /// own vector of partials), issued by every thread at a kernel's end:
+  /// 4-byte reductions (RED.ADD.F32) and plain stores the L2 completes per ns.
+  double atomic_ops_per_ns = 40;
+  double scattered_store_ops_per_ns = 80;
 };
 
 struct L1Config {
@@ -39,6 +44,9 @@ struct DramConfig {
   double bytes_per_s = 3.976e12;  ///< sustained read + write bandwidth (a copy kernel's)
   double latency_cycles = 650;    ///< unloaded
   double launch_read_bytes = 2560;  ///< read by every launch besides its code and data (constant bank, parameters)
+  /// The share of the first round's bytes in flight whose queueing at the
+  /// DRAM delays the whole launch once (pipeline fill; 0 turns it off).
+  double fill_weight = 1.0;
 };
 
 struct GpuArch {

@@ -1,10 +1,13 @@
 #include "sim/simt/kernel_desc.hpp"
 
 #include <algorithm>
+#include <map>
 #include <stdexcept>
 
+#include "host/fast_shape.hpp"
 #include "host/normref_args.hpp"
 #include "sim/config/config_error.hpp"
+#include "sim/simt/simt_model.hpp"
 
 namespace normsim::simt {
 
@@ -44,14 +47,6 @@ Pass welford_pass(Source s, int unroll, double instr, Reduction after) {
   return p;
 }
 
-// ptxas registers per thread for welford_warp_reg<float, VPT> (golden: VPT 32
-// -> 65, 128 -> 166); the others follow the same 33 + VPT line.
-int welford_warp_reg_registers(int vpt) {
-  if (vpt == 32) return 65;
-  if (vpt == 128) return 166;
-  return 33 + vpt;
-}
-
 SubKernel base(const std::string& name, int64_t rows, int64_t hidden, int eb, int block) {
   SubKernel k;
   k.name = name;
@@ -64,38 +59,134 @@ SubKernel base(const std::string& name, int64_t rows, int64_t hidden, int eb, in
   return k;
 }
 
+
+std::string element_type(bool bf16) { return bf16 ? "__nv_bfloat16" : "float"; }
+
+// The frontier kernels (gpu_ref/kernels/fast_norm.cuh, fused_bwd.cuh), shaped
+// by host/fast_shape.hpp as normref launches them. Instructions per element
+// and per warp-row come from ncu's smsp__inst_executed on the golden cases
+// (ncu_profile.json: e.g. fast_ln fp32 337 warp instructions per row at C =
+// 768 and 437 per warp at C = 4096 -> 12.5 per element + 37 per warp-row).
+SubKernel frontier_forward(const std::string& kernel, int64_t N, int64_t C, int eb) {
+  const bool bf16 = eb == 2, rms = kernel == "fast_rms", fused = kernel == "fused_residual";
+  const std::string T = element_type(bf16), R = rms ? "true" : "false";
+  const Source G = Source::global, REG = Source::registers;
+  normref::FastShape sh = normref::fast_norm_shape(C, eb);
+  if (fused) {  // one block of fused_residual_threads per row, the maximum vectors a thread
+    sh = normref::FastShape{};
+    sh.threads_per_row = normref::fused_residual_threads(C, eb);
+    sh.vecs = normref::fast_max_vecs(eb);
+  }
+  SubKernel k = base(fused ? "fused_residual_ln" : "fast_norm", N, C, eb, sh.block());
+  k.grid = sh.grid(N);
+  k.threads_per_row = sh.threads_per_row;
+  k.rows_per_block = sh.rows_per_block;
+  k.blocks_per_row = sh.cluster;
+  k.mapping = sh.threads_per_row == 32 && !fused ? RowMapping::warp : RowMapping::block;
+  k.vector_bytes = 16;
+  k.streaming_store = false;  // plain 128-bit stores
+  Reduction red = sh.threads_per_row == 32 ? Reduction::warp_shuffle : Reduction::block_two_level;
+  const std::string th = std::to_string(sh.threads_per_row), v = std::to_string(sh.vecs);
+  if (fused) {
+    k.function = "fused_residual_ln<" + T + ", " + th + ", " + v + ">";
+  } else if (sh.scheme == normref::FastScheme::registers) {
+    k.function = "fast_norm<" + T + ", " + T + ", " + R + ", " + th + ", " + v + ", " + std::to_string(sh.rows_per_block) + ">";
+  } else if (sh.scheme == normref::FastScheme::cluster) {
+    k.name = "fast_norm_cluster";
+    k.function = "fast_norm_cluster<" + T + ", " + T + ", " + R + ", 1024, 8, 2>";
+    red = Reduction::cluster_two_level;
+  } else {
+    k.name = "fast_norm_two_sweep";
+    k.function = "fast_norm_two_sweep<" + T + ", " + T + ", " + R + ", 1024>";
+  }
+  // Per element: LN fp32 12.5, RMS fp32 7.9, LN bf16 17.1, RMS bf16 8.5,
+  // fused fp32 15.5, fused bf16 19.75 (the conversions, and the second input).
+  const double a = fused ? (bf16 ? 19.75 : 15.5) : rms ? (bf16 ? 8.5 : 7.9) : (bf16 ? 17.1 : 12.5);
+  k.overhead_instr_per_warp = fused ? (bf16 ? 35 : 40) : rms ? (bf16 ? 83 : 17) : (bf16 ? 21 : 37);
+  const int in_flight = sh.vecs * (fused ? 2 : 1);  // every vector of the row (x and r) loaded before the first use
+  if (sh.scheme == normref::FastScheme::two_sweep) {
+    // Sum and sum of squares in one sweep (unrolled by four: SASS), then x
+    // again with evict-first loads to normalise.
+    k.passes = {pass(G, 4, 0.4 * a, kAccumulate, Reduction::block_two_level, rms ? 1 : 2),
+                pass(Source::global_streaming, 4, 0.6 * a, 0)};
+  } else if (rms) {
+    k.passes = {pass(G, in_flight, 0.3 * a, kAccumulate, red), pass(REG, 1, 0.7 * a, 0)};
+  } else {
+    k.passes = {pass(G, in_flight, 0.25 * a, kAccumulate, red), pass(REG, 1, 0.2 * a, kAccumulate, red),
+                pass(REG, 1, 0.55 * a, 0)};
+  }
+  const int params = rms ? 1 : 2;
+  k.param_bytes = params * C * (fused ? 4 : eb);  // fast_* bf16 reads bf16 gamma/beta (as torch keeps them)
+  k.output_bytes = N * C * eb * (fused ? 2 : 1);  // fused: z and y
+  k.input_bytes = N * C * eb * (fused ? 2 : 1);   // fused: x and r
+  k.stats_bytes = params * N * 4;
+  return k;
+}
+
+// ln_backward: a persistent grid (every SM full), each block walking rows
+// blockIdx.x, += gridDim.x; x and dy read once, dx written once; dgamma and
+// dbeta by atomics into the L2, or as per-block partials summed by
+// bwd_column_sum (which ncu profiles with cold caches: it reads them from
+// DRAM).
+std::vector<SubKernel> backward_launches(bool two_level, int64_t N, int64_t C, int eb, const GpuArch& gpu) {
+  const bool bf16 = eb == 2;
+  const int threads = normref::backward_threads(C, eb), vecs = normref::backward_vecs(eb);
+  SubKernel k = base("ln_backward", N, C, eb, threads);
+  k.function = "ln_backward<" + element_type(bf16) + ", " + std::to_string(threads) + ", " + std::to_string(vecs) + ", " +
+               (two_level ? "true" : "false") + ">";
+  k.registers_per_thread = sass_facts(k.function).registers_per_thread;
+  k.mapping = RowMapping::block;
+  k.threads_per_row = threads;
+  k.rows_per_block = 1;
+  k.vector_bytes = 16;
+  k.streaming_store = false;
+  k.grid = 1;  // occupancy below decides
+  const int64_t per_sm = occupancy(k, gpu).blocks_per_sm;
+  k.grid = std::min<int64_t>(N, gpu.sms * per_sm);
+  // Per element 10.5 (fp32) / 15.75 (bf16) instructions, 162 / 135 per warp-row (ncu_profile.json).
+  const double a = bf16 ? 15.75 : 10.5;
+  k.overhead_instr_per_warp = bf16 ? 135 : 162;
+  k.passes = {pass(Source::global, 2 * vecs, 0.6 * a, 2 * kAccumulate, Reduction::block_two_level, 2),
+              pass(Source::registers, 1, 0.4 * a, 0)};
+  k.input_bytes = 2 * N * C * eb;  // x and dy
+  k.output_bytes = N * C * eb;     // dx
+  k.param_bytes = C * 4;           // gamma
+  k.extra_read_bytes = 2 * N * 4;  // mean, rstd
+  const int64_t partial_bytes = 2 * k.grid * C * 4;
+  k.stats_bytes = two_level ? partial_bytes : 2 * C * 4;  // the atomics' lines reach DRAM as dgamma/dbeta
+  // Each thread's dgamma/dbeta partials, one scalar operation per element
+  // (SASS: 16 RED.E.ADD.F32 or 16 STG.E a thread).
+  (two_level ? k.epilogue_stores_per_thread : k.epilogue_atomics_per_thread) = 2 * vecs * (16 / eb);
+  if (!two_level) return {k};
+  // bwd_column_sum: 32 x 32 threads per 32 columns; thread (ty, tx) adds
+  // partials ty, ty + 32, ... of its column (loads unrolled: SASS), then a
+  // shared-memory stage in fixed order. Seen as one "row" per column thread
+  // group: 32 threads a row of 2 x grid partial values.
+  SubKernel s = base("bwd_column_sum", C, 2 * k.grid, 4, 1024);
+  s.mapping = RowMapping::block;
+  s.grid = (C + 31) / 32;
+  s.rows_per_block = 32;  // columns a block
+  s.threads_per_row = 32;
+  s.input_bytes = partial_bytes;
+  s.passes = {pass(Source::global, 16, 3, kAccumulate, Reduction::block_barrier)};
+  s.overhead_instr_per_warp = 80;
+  s.stats_bytes = 2 * C * 4;
+  return {k, s};
+}
 }  // namespace
 
-// Instruction counts of each function in the golden normref.sass.gz (the
-// cuobjdump of the sm_90 build the golden cases ran; a test re-counts them).
-// ncu's DRAM read counters include the launch's code: with the caches
-// flushed before a profiled kernel, the whole function comes from DRAM
-// (residuals of the 256 x 768 cases: code size + a constant 2.5 KB).
-int sass_instructions(const std::string& name, bool bf16, int vpt) {
-  if (name == "ln_v1") return 864;
-  if (name == "ln_v2_mean") return 240;
-  if (name == "ln_v2_rstd") return 344;
-  if (name == "ln_v2_normalize") return 152;
-  if (name == "ln_v3") return 392;
-  if (name == "ln_v4") return 320;
-  if (name == "ln_v5") return 304;
-  if (name == "ln_v6") return bf16 ? 800 : 752;
-  if (name == "rms_block") return bf16 ? 240 : 232;
-  if (name == "rms_warp") return bf16 ? 640 : 400;
-  if (name == "welford_block_smem") return 1392;
-  if (name == "block_reread") return 1376;
-  if (name == "welford_warp_reg") {
-    switch (vpt) {
-      case 4: return 928;
-      case 8: return 1120;
-      case 16: return 1488;
-      case 32: return 2184;
-      case 64: return 3648;
-      case 128: return 4096;
-    }
-  }
-  throw std::logic_error("sass_instructions: no SASS recorded for " + name + (bf16 ? " (bf16)" : "") +
-                         (vpt ? " vpt " + std::to_string(vpt) : ""));
+// Instructions and registers of every function of the golden build
+// (tools/simt/sass_table.py; a test recounts the SASS). ncu's DRAM read
+// counters include the launch's code: with the caches flushed before a
+// profiled kernel, the whole function comes from DRAM (residuals of the
+// 256 x 768 cases: code size + a constant 2.5 KB).
+SassFacts sass_facts(const std::string& function) {
+  static const std::map<std::string, SassFacts> table = {
+#include "sim/simt/sass_instructions.inc"
+  };
+  const auto it = table.find(function);
+  if (it == table.end()) throw std::logic_error("sass_facts: the golden build has no function " + function);
+  return it->second;
 }
 
 int SubKernel::global_passes() const {
@@ -196,7 +287,6 @@ LaunchPlan plan_launch(const std::string& kernel, int64_t rows, int64_t hidden, 
     k.rows_per_block = B;
     k.threads_per_row = 1;
     k.grid = (N + B - 1) / B;
-    k.registers_per_thread = 32;
     k.uncoalesced = true;
     k.streaming_store = false;
     k.passes = {pass(G, 16, 2.4, kAccumulate), pass(G, 16, 3.4, kAccumulate), pass(G, 16, 7.8, 0)};
@@ -210,7 +300,6 @@ LaunchPlan plan_launch(const std::string& kernel, int64_t rows, int64_t hidden, 
   } else if (ran == "v2") {
     SubKernel mean = base("ln_v2_mean", N, C, eb, B);
     block_rows(mean);
-    mean.registers_per_thread = 18;
     mean.dynamic_smem_bytes = B * 4;
     mean.passes = {pass(G, 4, 5, kAccumulate, Reduction::smem_tree)};
     mean.passes[0].body_elems = 4;
@@ -228,7 +317,6 @@ LaunchPlan plan_launch(const std::string& kernel, int64_t rows, int64_t hidden, 
     norm.rows_per_block = 1;
     norm.threads_per_row = 1;
     norm.grid = (N * C + B - 1) / B;
-    norm.registers_per_thread = 18;
         norm.streaming_store = false;
     // No loop: one element per thread; the 64-bit idx / C and idx % C call
     // the integer-division subroutine, most of the 78 instructions per
@@ -241,7 +329,6 @@ LaunchPlan plan_launch(const std::string& kernel, int64_t rows, int64_t hidden, 
   } else if (ran == "v3" || ran == "v4") {
     SubKernel k = base(ran == "v3" ? "ln_v3" : "ln_v4", N, C, eb, B);
     warp_rows(k);
-    k.registers_per_thread = ran == "v3" ? 26 : 24;
     k.overhead_instr_per_warp = 117;
     if (ran == "v3")
       k.passes = {pass(G, 4, 7.5, kAccumulate, Reduction::warp_shuffle),
@@ -253,7 +340,6 @@ LaunchPlan plan_launch(const std::string& kernel, int64_t rows, int64_t hidden, 
   } else if (ran == "v5") {
     SubKernel k = base("ln_v5", N, C, eb, B);
     block_rows(k);
-    k.registers_per_thread = bf16 ? 20 : 22;
     k.static_smem_bytes = 256;
     k.streaming_store = false;
     k.passes = {pass(G, 1, 11 + cvt, kAccumulate, Reduction::block_two_level, 2), pass(GS, 1, 21 + cvt, 0)};
@@ -263,7 +349,6 @@ LaunchPlan plan_launch(const std::string& kernel, int64_t rows, int64_t hidden, 
   } else if (ran == "v6") {
     SubKernel k = base("ln_v6", N, C, eb, B);
     warp_rows(k);
-    k.registers_per_thread = bf16 ? 32 : 34;
     k.dynamic_smem_bytes = 2 * C * 4 + static_cast<int64_t>(warps) * C * eb;
     k.vector_bytes = 16;
     k.overhead_instr_per_warp = 120;
@@ -291,7 +376,6 @@ LaunchPlan plan_launch(const std::string& kernel, int64_t rows, int64_t hidden, 
     const int need = static_cast<int>((C + 31) / 32);
     int vpt = 4;
     while (vpt < need) vpt *= 2;
-    k.registers_per_thread = welford_warp_reg_registers(vpt);
     k.values_per_lane = vpt;
     // Fully unrolled, but each element's load sits in its own `if (c < C)`
     // block with the Welford update that uses it (SASS: LDG, then the
@@ -304,7 +388,6 @@ LaunchPlan plan_launch(const std::string& kernel, int64_t rows, int64_t hidden, 
     const bool smem = ran == "welford_block_smem";
     SubKernel k = base(ran, N, C, eb, B);
     block_rows(k);
-    k.registers_per_thread = smem ? 28 : 25;
     k.static_smem_bytes = 384;
     k.overhead_instr_per_warp = smem ? 802 : 774;  // two warp_welford butterflies of Chan merges
     if (smem) {
@@ -321,7 +404,6 @@ LaunchPlan plan_launch(const std::string& kernel, int64_t rows, int64_t hidden, 
     SubKernel k = base(ran, N, C, eb, B);
     if (ran == "rms_warp") {
       warp_rows(k);
-      k.registers_per_thread = bf16 ? 32 : 31;
       k.passes = {pass(G, bf16 ? 14 : 15, bf16 ? 3.3 : 2.3, kAccumulate, Reduction::warp_shuffle),
                   pass(G, 4, bf16 ? 8 : 7.75, 0)};
       // SASS: 16-element bodies, then 1-element loops of 10/11 and 21/23 instructions.
@@ -332,7 +414,6 @@ LaunchPlan plan_launch(const std::string& kernel, int64_t rows, int64_t hidden, 
       k.overhead_instr_per_warp = 118;
     } else {
       block_rows(k);
-      k.registers_per_thread = bf16 ? 18 : 20;
       k.static_smem_bytes = 128;
       k.passes = {pass(G, 1, 10 + cvt, kAccumulate, Reduction::block_two_level), pass(G, 1, 18 + 2 * cvt, 0)};
       k.overhead_instr_per_warp = 100;
@@ -341,8 +422,24 @@ LaunchPlan plan_launch(const std::string& kernel, int64_t rows, int64_t hidden, 
     k.output_bytes = N * C * eb;
     k.stats_bytes = N * 4;
     plan.launches.push_back(k);
+  } else if (ran == "fast_ln" || ran == "fast_rms" || ran == "fused_residual") {
+    plan.launches.push_back(frontier_forward(ran, N, C, eb));
+  } else if (ran == "bwd_atomic" || ran == "bwd_twolevel") {
+    plan.launches = backward_launches(ran == "bwd_twolevel", N, C, eb, gpu);
   }
-  for (SubKernel& k : plan.launches) k.code_bytes = 16 * sass_instructions(k.name, bf16, k.values_per_lane);
+  const std::string T = element_type(bf16);
+  for (SubKernel& k : plan.launches) {
+    if (k.function.empty()) {
+      const bool templated = k.name == "ln_v5" || k.name == "ln_v6" || k.name == "rms_warp" || k.name == "rms_block" ||
+                             k.name == "welford_block_smem" || k.name == "block_reread";
+      k.function = k.name == "welford_warp_reg" ? "welford_warp_reg<float, " + std::to_string(k.values_per_lane) + ">"
+                   : templated                   ? k.name + "<" + T + ">"
+                                                 : k.name;
+    }
+    const SassFacts f = sass_facts(k.function);
+    k.code_bytes = 16 * static_cast<int64_t>(f.instructions);
+    k.registers_per_thread = f.registers_per_thread;
+  }
   return plan;
 }
 

@@ -17,7 +17,11 @@ namespace normsim::simt {
 enum class RowMapping { thread, warp, block, element };
 /// global_streaming: __ldcs (evict-first); params: gamma/beta copied by each block (v6's prologue)
 enum class Source { global, global_streaming, shared, registers, params };
-enum class Reduction { none, warp_shuffle, block_two_level, smem_tree, warp_welford, block_welford, block_barrier };
+/// cluster_two_level: block_two_level within each block of a cluster, then
+/// the blocks' partials through distributed shared memory (cluster barriers).
+enum class Reduction {
+  none, warp_shuffle, block_two_level, smem_tree, warp_welford, block_welford, block_barrier, cluster_two_level
+};
 
 /// One sweep of a row's threads over its elements.
 struct Pass {
@@ -38,13 +42,15 @@ struct Pass {
 
 /// One kernel launch.
 struct SubKernel {
-  std::string name;  ///< the CUDA function
+  std::string name;      ///< the CUDA function
+  std::string function;  ///< its template-id in normref::dev, as the SASS names it ("fast_norm<float, float, false, 32, 6, 4>")
   RowMapping mapping = RowMapping::warp;
   int64_t grid = 0;
   int block = 0;
   int rows_per_block = 1;
-  int threads_per_row = 32;
-  int registers_per_thread = 32;  ///< ptxas (golden registers_per_thread)
+  int blocks_per_row = 1;         ///< a cluster of blocks shares one row (fast_norm_cluster)
+  int threads_per_row = 32;       ///< all of a row's threads (block x blocks_per_row for a cluster)
+  int registers_per_thread = 32;  ///< ptxas (sass_facts; a test checks the golden registers_per_thread)
   int static_smem_bytes = 0;      ///< ptxas
   int64_t dynamic_smem_bytes = 0;
   int values_per_lane = 0;        ///< welford_warp_reg's template argument (the row held in registers)
@@ -53,11 +59,15 @@ struct SubKernel {
   double overhead_instr_per_warp = 100;  ///< instructions a warp executes per row outside the element loops
   bool streaming_store = true;    ///< __stcs (evict-first) output stores
   bool uncoalesced = false;       ///< neighbouring threads read addresses a row apart (v1)
+  /// Scalar global operations every thread issues once at the end, lanes
+  /// 16-32 bytes apart (the backward's dgamma/dbeta partials).
+  int epilogue_atomics_per_thread = 0;
+  int epilogue_stores_per_thread = 0;
   // Bytes the launch moves besides x and y.
   int64_t code_bytes = 0;          ///< the function's SASS (16 B an instruction), fetched from DRAM once a launch
   int64_t param_bytes = 0;         ///< gamma (+ beta), read by every row (L2/L1 resident after the first)
   int64_t extra_read_bytes = 0;    ///< per-row values read from a previous launch (v2: mean, rstd)
-  int64_t input_bytes = 0;         ///< x, once
+  int64_t input_bytes = 0;         ///< x (and r, or dy), once
   int64_t output_bytes = 0;        ///< y (0 for v2's statistics kernels)
   int64_t stats_bytes = 0;         ///< mean/rstd written
   int64_t rows = 0, hidden = 0;
@@ -74,9 +84,15 @@ struct LaunchPlan {
   std::vector<SubKernel> launches;
 };
 
-/// Instructions in the SASS of a launch's function (golden normref.sass.gz,
-/// sm_90): `name` as in SubKernel, `vpt` welford_warp_reg's values per lane.
-int sass_instructions(const std::string& name, bool bf16, int vpt = 0);
+/// What the golden build says about a function: instructions in its SASS
+/// (golden normref.sass.gz, sm_90) and ptxas's registers per thread.
+struct SassFacts {
+  int instructions = 0;
+  int registers_per_thread = 0;
+};
+/// `function` as SubKernel::function; logic_error naming it when the golden
+/// build has no such function.
+SassFacts sass_facts(const std::string& function);
 
 /// The kernel names of gpu_ref (the same list as normref's registry).
 std::vector<std::string> simt_kernel_names();

@@ -39,7 +39,7 @@ Occupancy occupancy(const SubKernel& k, const GpuArch& g) {
   o.warps_per_sm = o.blocks_per_sm * warps;
   const int64_t slots = static_cast<int64_t>(g.sms) * o.blocks_per_sm;
   o.waves = slots > 0 ? static_cast<double>(k.grid) / static_cast<double>(slots) : 0;
-  o.rows_in_flight = std::min<int64_t>(k.rows, slots * k.rows_per_block);
+  o.rows_in_flight = std::min<int64_t>(k.rows, slots * k.rows_per_block / std::max(1, k.blocks_per_row));
   return o;
 }
 
@@ -59,6 +59,10 @@ double reduction_cycles(const Pass& p, const SubKernel& k, const GpuArch& g) {
     case Reduction::warp_welford: return chan;
     case Reduction::block_welford: return 2 * chan + 2 * bar + sm;
     case Reduction::block_barrier: return bar;
+    // Each block's two-level sum, a cluster barrier, the partials read from
+    // the other blocks' shared memory (an SM-to-SM access, about an L2 hit).
+    case Reduction::cluster_two_level:
+      return p.reductions * (2 * butterfly + 3 * bar + sm + g.l2.near_hit_latency_cycles);
   }
   return 0;
 }
@@ -248,7 +252,18 @@ LaunchPrediction predict_launch(const SubKernel& k, const GpuArch& g) {
                                      : "block dispatch";
   // Once per launch and never overlapped: the first loads' cold start and the
   // last stores' drain to memory.
-  r.duration_us = g.launch_overhead_us + g.kernel_tail_cycles / clk + worst;
+  // The threads' scalar epilogue (every block reaches it at about the same
+  // time in a persistent grid): L2 operations at the arch's rates.
+  const double threads = static_cast<double>(k.grid) * k.block;
+  r.epilogue_us = threads * (k.epilogue_atomics_per_thread / g.l2.atomic_ops_per_ns +
+                             k.epilogue_stores_per_thread / g.l2.scattered_store_ops_per_ns) * 1e-3;
+  // Pipeline fill: the first round's loads all leave at the start and queue
+  // at the DRAM; nothing downstream starts before they drain, so the bytes
+  // in flight over the bandwidth (Little's law at the start) add once.
+  const double tensors = in / std::max(1.0, static_cast<double>(k.rows) * row_bytes);  // x (and r, or dy)
+  const double first_pass_bytes = gp > 0 ? std::min(in, static_cast<double>(o.rows_in_flight) * row_bytes * tensors) : 0.0;
+  r.fill_us = g.dram.fill_weight * first_pass_bytes / g.dram.bytes_per_s * 1e6;
+  r.duration_us = g.launch_overhead_us + g.kernel_tail_cycles / clk + r.fill_us + worst + r.epilogue_us;
   return r;
 }
 

@@ -126,7 +126,7 @@ for k in ("cases", "dram_read_max_rel_error", "duration_mae", "duration_corr", "
     assert k in s, k
 assert s["cases"] == len(j["cases"]) >= 100
 assert j["held_out"]["cases"] * 10 >= s["cases"] * 3
-assert s["bit_exact_cases"] == s["outputs_compared"] == 21
+assert s["bit_exact_cases"] == s["outputs_compared"] == 31
 assert rc == (0 if j["pass"] else 1), (rc, j["pass"])
 PY
 expect_exit 0 "" -- --version

@@ -40,4 +40,4 @@ for mangled, d in zip(names, demangled):
     key = d.removeprefix("void ").removeprefix("normref::dev::").split("(")[0]
     rows.append((key, counts[mangled], registers[mangled]))
 for key, n, regs in sorted(rows):
-    print(f'{{"{key}", {n}, {regs}}},')
+    print(f'{{"{key}", {{{n}, {regs}}}}},')
