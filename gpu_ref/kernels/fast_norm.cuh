@@ -271,7 +271,11 @@ __global__ void __launch_bounds__(THREADS) fast_norm_two_sweep(T* __restrict__ y
 // row (one per SM), each holding 1/CLUSTER of the row in registers; the
 // blocks' partial sums meet through distributed shared memory, added in rank
 // order so every block gets the same bits.
-template <typename T, typename P, bool RMS, int THREADS, int VECS, int CLUSTER>
+// CHAN (LayerNorm only): each block takes its share's exact two-pass mean
+// and M2 first, and the blocks exchange (mean, M2) once, merged by Chan's
+// formula in rank order (seed 001 section 9) -- one cluster exchange instead
+// of two (the sum, then the squared deviations from the global mean).
+template <typename T, typename P, bool RMS, int THREADS, int VECS, int CLUSTER, bool CHAN = false>
 __global__ void __launch_bounds__(THREADS) fast_norm_cluster(T* __restrict__ y, float* __restrict__ mean_out,
                                                              float* __restrict__ rstd_out, const T* __restrict__ x,
                                                              const P* __restrict__ gamma,
@@ -310,28 +314,67 @@ __global__ void __launch_bounds__(THREADS) fast_norm_cluster(T* __restrict__ y, 
     for (int r = 0; r < CLUSTER; ++r) total += *cluster.map_shared_rank(&partial[slot], r);
     return total;
   };
-  float mean = 0.0f;
-  if constexpr (!RMS) {
+  float mean = 0.0f, var = 0.0f;
+  if constexpr (CHAN && !RMS) {
+    __shared__ float stats[2];  // this block's mean and M2, read by the others
+    const int valid = max(0, min(per_block, nvec - first)) * kN;  // elements of this block's share
     float s = 0.0f;
 #pragma unroll
     for (int k = 0; k < VECS; ++k)
 #pragma unroll
       for (int j = 0; j < kN; ++j) s += v[k][j];
-    mean = cluster_sum(s, 0) / static_cast<float>(C);
-  }
-  float q = 0.0f;
+    const float m_b = valid ? row_sum<THREADS>(s, smem) / static_cast<float>(valid) : 0.0f;
+    float q = 0.0f;
 #pragma unroll
-  for (int k = 0; k < VECS; ++k) {
-    const int i = first + threadIdx.x + k * THREADS;
-    if (i < nvec && threadIdx.x + k * THREADS < per_block) {
+    for (int k = 0; k < VECS; ++k) {
+      const int i = first + threadIdx.x + k * THREADS;
+      if (i < nvec && threadIdx.x + k * THREADS < per_block) {
 #pragma unroll
-      for (int j = 0; j < kN; ++j) {
-        const float d = v[k][j] - mean;
-        q += d * d;
+        for (int j = 0; j < kN; ++j) {
+          const float d = v[k][j] - m_b;
+          q += d * d;
+        }
       }
     }
+    const float m2_b = row_sum<THREADS>(q, smem);
+    if (threadIdx.x == 0) stats[0] = m_b, stats[1] = m2_b;
+    cluster.sync();
+    float n = 0.0f, m = 0.0f, m2 = 0.0f;
+#pragma unroll
+    for (int r = 0; r < CLUSTER; ++r) {
+      const float nb = static_cast<float>(max(0, min(per_block, nvec - r * per_block)) * kN);
+      const float mb = *cluster.map_shared_rank(&stats[0], r), m2b = *cluster.map_shared_rank(&stats[1], r);
+      if (nb == 0.0f) continue;
+      const float nn = n + nb, d = mb - m;
+      m = m + d * (nb / nn);
+      m2 = m2 + m2b + d * d * (n * nb / nn);
+      n = nn;
+    }
+    mean = m;
+    var = m2 / static_cast<float>(C);
+  } else {
+    if constexpr (!RMS) {
+      float s = 0.0f;
+#pragma unroll
+      for (int k = 0; k < VECS; ++k)
+#pragma unroll
+        for (int j = 0; j < kN; ++j) s += v[k][j];
+      mean = cluster_sum(s, 0) / static_cast<float>(C);
+    }
+    float q = 0.0f;
+#pragma unroll
+    for (int k = 0; k < VECS; ++k) {
+      const int i = first + threadIdx.x + k * THREADS;
+      if (i < nvec && threadIdx.x + k * THREADS < per_block) {
+#pragma unroll
+        for (int j = 0; j < kN; ++j) {
+          const float d = v[k][j] - mean;
+          q += d * d;
+        }
+      }
+    }
+    var = cluster_sum(q, 1) / static_cast<float>(C);
   }
-  const float var = cluster_sum(q, 1) / static_cast<float>(C);
   cluster.sync();  // no block leaves while another may still read its partials
   const float rstd = rsqrtf(var + kEps);
   if (rank == 0 && threadIdx.x == 0) {
