@@ -55,6 +55,18 @@ void launch_pipelined(const normref::FastShape& sh, T* y, float* mean, float* rs
   }
 }
 
+// Twice the threads per row at half the vectors a thread (block-per-row
+// shapes): more warps per SM, the same bytes per row (a variant).
+template <typename T, bool RMS>
+void launch_wide(const normref::FastShape& sh, T* y, float* mean, float* rstd, const T* x, const T* g, const T* b,
+                 int rows, int C, cudaStream_t st) {
+  constexpr int V = sizeof(T) == 4 ? 4 : 2;
+  normref::dev::with_threads(2 * sh.threads_per_row, [&](auto th) {
+    constexpr int TH = decltype(th)::value;
+    normref::dev::fast_norm<T, T, RMS, TH, V, 1><<<rows, TH, 0, st>>>(y, mean, rstd, x, g, b, rows, C);
+  });
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -102,16 +114,21 @@ int main(int argc, char** argv) {
   for (int bf16 = 0; bf16 < 2; ++bf16)
     for (int C : {768, 1024, 2048, 4096, 8192, 16384, 65536})
       for (int rms = 0; rms < 2; ++rms)
-      for (int pipelined = 0; pipelined < (C <= 1024 || (C == 65536 && !bf16 && !rms) ? 2 : 1); ++pipelined) {
-        // The variant beside the shipped kernel: C <= 1024 the pipelined warp-per-row
-        // kernel, C = 65536 (fp32 LayerNorm) the cluster's one-exchange statistics.
-        const bool chan = pipelined && C == 65536;
+      for (int pipelined = 0; pipelined < (C <= 16384 ? 2 : 1); ++pipelined) {
+        // The variant beside the shipped kernel: C <= 1024 the pipelined
+        // warp-per-row kernel; 2048 <= C <= 16384 twice the threads per row.
+        const bool chan = false, wide = pipelined && C >= 2048;
         const int rows = static_cast<int>(n / C);
         const size_t eb = bf16 ? 2 : 4;
         normref::FastShape sh = normref::fast_norm_shape(C, eb);
         auto run = [&] {
           if (chan) {
             launch<float, false, true>(yf, mean, rstd, xf, g, b, rows, C, st);
+          } else if (wide) {
+            if (bf16 && rms) launch_wide<__nv_bfloat16, true>(sh, yb, mean, rstd, xb, gb, bb, rows, C, st);
+            else if (bf16) launch_wide<__nv_bfloat16, false>(sh, yb, mean, rstd, xb, gb, bb, rows, C, st);
+            else if (rms) launch_wide<float, true>(sh, yf, mean, rstd, xf, g, b, rows, C, st);
+            else launch_wide<float, false>(sh, yf, mean, rstd, xf, g, b, rows, C, st);
           } else if (pipelined) {
             if (bf16 && rms) launch_pipelined<__nv_bfloat16, true>(sh, yb, mean, rstd, xb, gb, bb, rows, C, st);
             else if (bf16) launch_pipelined<__nv_bfloat16, false>(sh, yb, mean, rstd, xb, gb, bb, rows, C, st);
@@ -164,7 +181,7 @@ int main(int argc, char** argv) {
                     rms ? "fast_rms" : "fast_ln", bf16 ? "bf16" : "fp32", C, rows, sh.threads_per_row, sh.vecs, sh.rows_per_block,
                     sh.scheme == normref::FastScheme::registers ? "registers"
                     : sh.scheme == normref::FastScheme::cluster ? "cluster" : "two_sweep",
-                    chan ? "chan" : pipelined ? "pipelined" : "shipped",
+                    chan ? "chan" : wide ? "wide" : pipelined ? "pipelined" : "shipped",
                     us, bytes, gbps, copy_gbps, 100.0 * gbps / copy_gbps, max_err, tol, max_err <= tol ? "true" : "false");
         std::fflush(stdout);
       }
