@@ -271,11 +271,11 @@ __global__ void __launch_bounds__(THREADS) fast_norm_two_sweep(T* __restrict__ y
 // row (one per SM), each holding 1/CLUSTER of the row in registers; the
 // blocks' partial sums meet through distributed shared memory, added in rank
 // order so every block gets the same bits.
-// CHAN (LayerNorm only): each block takes its share's exact two-pass mean
-// and M2 first, and the blocks exchange (mean, M2) once, merged by Chan's
-// formula in rank order (seed 001 section 9) -- one cluster exchange instead
-// of two (the sum, then the squared deviations from the global mean).
-template <typename T, typename P, bool RMS, int THREADS, int VECS, int CLUSTER, bool CHAN = false>
+// SHIFT (LayerNorm only): one cluster exchange instead of two -- each
+// thread sums x - x[0] and its square together (the shift keeps the single
+// pass away from cancellation when the mean is large against the spread, as
+// in fast_norm_two_sweep), and the blocks exchange both sums at once.
+template <typename T, typename P, bool RMS, int THREADS, int VECS, int CLUSTER, bool SHIFT = false>
 __global__ void __launch_bounds__(THREADS) fast_norm_cluster(T* __restrict__ y, float* __restrict__ mean_out,
                                                              float* __restrict__ rstd_out, const T* __restrict__ x,
                                                              const P* __restrict__ gamma,
@@ -315,43 +315,31 @@ __global__ void __launch_bounds__(THREADS) fast_norm_cluster(T* __restrict__ y, 
     return total;
   };
   float mean = 0.0f, var = 0.0f;
-  if constexpr (CHAN && !RMS) {
-    __shared__ float stats[2];  // this block's mean and M2, read by the others
-    const int valid = max(0, min(per_block, nvec - first)) * kN;  // elements of this block's share
-    float s = 0.0f;
-#pragma unroll
-    for (int k = 0; k < VECS; ++k)
-#pragma unroll
-      for (int j = 0; j < kN; ++j) s += v[k][j];
-    const float m_b = valid ? row_sum<THREADS>(s, smem) / static_cast<float>(valid) : 0.0f;
-    float q = 0.0f;
+  if constexpr (SHIFT && !RMS) {
+    __shared__ float sums[2];  // this block's shifted sum and sum of squares, read by the others
+    const float shift = to_f(xr[0]);
+    float s = 0.0f, q = 0.0f;
 #pragma unroll
     for (int k = 0; k < VECS; ++k) {
       const int i = first + threadIdx.x + k * THREADS;
       if (i < nvec && threadIdx.x + k * THREADS < per_block) {
 #pragma unroll
         for (int j = 0; j < kN; ++j) {
-          const float d = v[k][j] - m_b;
+          const float d = v[k][j] - shift;
+          s += d;
           q += d * d;
         }
       }
     }
-    const float m2_b = row_sum<THREADS>(q, smem);
-    if (threadIdx.x == 0) stats[0] = m_b, stats[1] = m2_b;
+    const float S_b = row_sum<THREADS>(s, smem), Q_b = row_sum<THREADS>(q, smem);
+    if (threadIdx.x == 0) sums[0] = S_b, sums[1] = Q_b;
     cluster.sync();
-    float n = 0.0f, m = 0.0f, m2 = 0.0f;
+    float S = 0.0f, Q = 0.0f;
 #pragma unroll
-    for (int r = 0; r < CLUSTER; ++r) {
-      const float nb = static_cast<float>(max(0, min(per_block, nvec - r * per_block)) * kN);
-      const float mb = *cluster.map_shared_rank(&stats[0], r), m2b = *cluster.map_shared_rank(&stats[1], r);
-      if (nb == 0.0f) continue;
-      const float nn = n + nb, d = mb - m;
-      m = m + d * (nb / nn);
-      m2 = m2 + m2b + d * d * (n * nb / nn);
-      n = nn;
-    }
-    mean = m;
-    var = m2 / static_cast<float>(C);
+    for (int r = 0; r < CLUSTER; ++r) S += *cluster.map_shared_rank(&sums[0], r), Q += *cluster.map_shared_rank(&sums[1], r);
+    const float m = S / static_cast<float>(C);
+    mean = shift + m;
+    var = fmaxf(Q / static_cast<float>(C) - m * m, 0.0f);
   } else {
     if constexpr (!RMS) {
       float s = 0.0f;
