@@ -25,11 +25,11 @@ using namespace normref::bench;
 
 // The shipped launch (host/fast_shape.hpp), parameters in the input's type
 // (bf16 runs use bf16 gamma/beta, as torch keeps them).
-template <typename T, bool RMS, bool SHIFT = false>
+template <typename T, bool RMS>
 normref::FastShape launch(T* y, float* mean, float* rstd, const T* x, const T* g, const T* b, int rows, int C,
                           cudaStream_t st) {
   const normref::FastShape sh = normref::fast_norm_shape(C, sizeof(T));
-  CUDA_OK((normref::dev::launch_fast_norm<T, T, RMS, SHIFT>(sh, y, mean, rstd, x, g, b, rows, C, st)));
+  CUDA_OK((normref::dev::launch_fast_norm<T, T, RMS>(sh, y, mean, rstd, x, g, b, rows, C, st)));
   return sh;
 }
 
@@ -114,18 +114,15 @@ int main(int argc, char** argv) {
   for (int bf16 = 0; bf16 < 2; ++bf16)
     for (int C : {768, 1024, 2048, 4096, 8192, 16384, 65536})
       for (int rms = 0; rms < 2; ++rms)
-      for (int pipelined = 0; pipelined < (C <= 16384 || (C == 65536 && !bf16 && !rms) ? 2 : 1); ++pipelined) {
+      for (int pipelined = 0; pipelined < (C <= 16384 ? 2 : 1); ++pipelined) {
         // The variant beside the shipped kernel: C <= 1024 the pipelined
-        // warp-per-row kernel; 2048 <= C <= 16384 twice the threads per row;
-        // fp32 LayerNorm at C = 65536 the cluster's one-exchange shifted statistics.
-        const bool shift = pipelined && C == 65536, wide = pipelined && C >= 2048 && C <= 16384;
+        // warp-per-row kernel; 2048 <= C <= 16384 twice the threads per row.
+        const bool wide = pipelined && C >= 2048;
         const int rows = static_cast<int>(n / C);
         const size_t eb = bf16 ? 2 : 4;
         normref::FastShape sh = normref::fast_norm_shape(C, eb);
         auto run = [&] {
-          if (shift) {
-            launch<float, false, true>(yf, mean, rstd, xf, g, b, rows, C, st);
-          } else if (wide) {
+          if (wide) {
             if (bf16 && rms) launch_wide<__nv_bfloat16, true>(sh, yb, mean, rstd, xb, gb, bb, rows, C, st);
             else if (bf16) launch_wide<__nv_bfloat16, false>(sh, yb, mean, rstd, xb, gb, bb, rows, C, st);
             else if (rms) launch_wide<float, true>(sh, yf, mean, rstd, xf, g, b, rows, C, st);
@@ -182,7 +179,7 @@ int main(int argc, char** argv) {
                     rms ? "fast_rms" : "fast_ln", bf16 ? "bf16" : "fp32", C, rows, sh.threads_per_row, sh.vecs, sh.rows_per_block,
                     sh.scheme == normref::FastScheme::registers ? "registers"
                     : sh.scheme == normref::FastScheme::cluster ? "cluster" : "two_sweep",
-                    shift ? "shift" : wide ? "wide" : pipelined ? "pipelined" : "shipped",
+                    wide ? "wide" : pipelined ? "pipelined" : "shipped",
                     us, bytes, gbps, copy_gbps, 100.0 * gbps / copy_gbps, max_err, tol, max_err <= tol ? "true" : "false");
         std::fflush(stdout);
       }

@@ -35,9 +35,7 @@ struct LaunchInfo {
 };
 
 /// fast_ln (RMS false) / fast_rms (RMS true) with parameters of type P.
-/// SHIFT: the cluster kernel's one-exchange shifted LayerNorm statistics (a
-/// variant the benchmark times beside the shipped form).
-template <typename T, typename P, bool RMS, bool SHIFT = false>
+template <typename T, typename P, bool RMS>
 cudaError_t launch_fast_norm(const FastShape& s, T* y, float* mean, float* rstd, const T* x, const P* gamma,
                              const P* beta, int rows, int C, cudaStream_t st, LaunchInfo* info = nullptr) {
   LaunchInfo li;
@@ -80,7 +78,7 @@ cudaError_t launch_fast_norm(const FastShape& s, T* y, float* mean, float* rstd,
       attr.val.clusterDim.x = 2, attr.val.clusterDim.y = 1, attr.val.clusterDim.z = 1;
       cfg.attrs = &attr;
       cfg.numAttrs = 1;
-      auto* f = fast_norm_cluster<T, P, RMS, 1024, 8, 2, SHIFT>;
+      auto* f = fast_norm_cluster<T, P, RMS, 1024, 8, 2>;
       li.func = reinterpret_cast<const void*>(f);
       err = cudaLaunchKernelEx(&cfg, f, y, mean, rstd, x, gamma, beta, rows, C);
     } else {

@@ -63,6 +63,31 @@ __device__ __forceinline__ float row_sum(float v, float* smem) {
   }
 }
 
+// y for the vectors t, t + STRIDE, ... of a row a thread holds (value(k, j):
+// element j of its k-th vector): n = (x - mean) rstd, y = n g (+ b).
+template <typename T, typename P, bool RMS, int STRIDE, int VECS, class Value>
+__device__ __forceinline__ void normalize_store(T* __restrict__ yr, const P* __restrict__ gamma,
+                                                const P* __restrict__ beta, int t, int nvec, float mean, float rstd,
+                                                Value&& value) {
+  constexpr int kN = Vec16<T>::kN;
+#pragma unroll
+  for (int k = 0; k < VECS; ++k) {
+    const int i = t + k * STRIDE;
+    if (i < nvec) {
+      float g[kN], b[kN];
+      load_params(gamma, static_cast<int64_t>(i) * kN, g);
+      if constexpr (!RMS) load_params(beta, static_cast<int64_t>(i) * kN, b);
+      Vec16<T> o;
+#pragma unroll
+      for (int j = 0; j < kN; ++j) {
+        const float n = (value(k, j) - mean) * rstd;
+        o.v[j] = from_f<T>(RMS ? n * g[j] : n * g[j] + b[j]);
+      }
+      fast_store(yr + static_cast<int64_t>(i) * kN, o);
+    }
+  }
+}
+
 template <typename T, typename P, bool RMS, int THREADS, int VECS, int ROWS>
 __global__ void __launch_bounds__(THREADS * ROWS) fast_norm(T* __restrict__ y, float* __restrict__ mean_out,
                                                             float* __restrict__ rstd_out, const T* __restrict__ x,
@@ -114,23 +139,8 @@ __global__ void __launch_bounds__(THREADS * ROWS) fast_norm(T* __restrict__ y, f
     rstd_out[row] = rstd;
     if constexpr (!RMS) mean_out[row] = mean;
   }
-  T* yr = y + row * C;
-#pragma unroll
-  for (int k = 0; k < VECS; ++k) {
-    const int i = t + k * THREADS;
-    if (i < nvec) {
-      float g[kN], b[kN];
-      load_params(gamma, static_cast<int64_t>(i) * kN, g);
-      if constexpr (!RMS) load_params(beta, static_cast<int64_t>(i) * kN, b);
-      Vec16<T> o;
-#pragma unroll
-      for (int j = 0; j < kN; ++j) {
-        const float n = (v[k][j] - mean) * rstd;
-        o.v[j] = from_f<T>(RMS ? n * g[j] : n * g[j] + b[j]);
-      }
-      fast_store(yr + static_cast<int64_t>(i) * kN, o);
-    }
-  }
+  normalize_store<T, P, RMS, THREADS, VECS>(y + row * C, gamma, beta, t, nvec, mean, rstd,
+                                            [&](int k, int j) { return v[k][j]; });
 }
 
 // Warp-per-row rows (C <= 32 x VECS x 16 B), software-pipelined: a
@@ -189,23 +199,8 @@ __global__ void __launch_bounds__(32 * ROWS) fast_norm_pipelined(T* __restrict__
       rstd_out[row] = rstd;
       if constexpr (!RMS) mean_out[row] = mean;
     }
-    T* yr = y + row * C;
-#pragma unroll
-    for (int k = 0; k < VECS; ++k) {
-      const int i = t + k * 32;
-      if (i < nvec) {
-        float g[kN], b[kN];
-        load_params(gamma, static_cast<int64_t>(i) * kN, g);
-        if constexpr (!RMS) load_params(beta, static_cast<int64_t>(i) * kN, b);
-        Vec16<T> o;
-#pragma unroll
-        for (int j = 0; j < kN; ++j) {
-          const float n = (to_f(cur[k].v[j]) - mean) * rstd;
-          o.v[j] = from_f<T>(RMS ? n * g[j] : n * g[j] + b[j]);
-        }
-        fast_store(yr + static_cast<int64_t>(i) * kN, o);
-      }
-    }
+    normalize_store<T, P, RMS, 32, VECS>(y + row * C, gamma, beta, t, nvec, mean, rstd,
+                                         [&](int k, int j) { return to_f(cur[k].v[j]); });
 #pragma unroll
     for (int k = 0; k < VECS; ++k) cur[k] = nxt[k];
   }
@@ -271,11 +266,7 @@ __global__ void __launch_bounds__(THREADS) fast_norm_two_sweep(T* __restrict__ y
 // row (one per SM), each holding 1/CLUSTER of the row in registers; the
 // blocks' partial sums meet through distributed shared memory, added in rank
 // order so every block gets the same bits.
-// SHIFT (LayerNorm only): one cluster exchange instead of two -- each
-// thread sums x - x[0] and its square together (the shift keeps the single
-// pass away from cancellation when the mean is large against the spread, as
-// in fast_norm_two_sweep), and the blocks exchange both sums at once.
-template <typename T, typename P, bool RMS, int THREADS, int VECS, int CLUSTER, bool SHIFT = false>
+template <typename T, typename P, bool RMS, int THREADS, int VECS, int CLUSTER>
 __global__ void __launch_bounds__(THREADS) fast_norm_cluster(T* __restrict__ y, float* __restrict__ mean_out,
                                                              float* __restrict__ rstd_out, const T* __restrict__ x,
                                                              const P* __restrict__ gamma,
@@ -314,55 +305,28 @@ __global__ void __launch_bounds__(THREADS) fast_norm_cluster(T* __restrict__ y, 
     for (int r = 0; r < CLUSTER; ++r) total += *cluster.map_shared_rank(&partial[slot], r);
     return total;
   };
-  float mean = 0.0f, var = 0.0f;
-  if constexpr (SHIFT && !RMS) {
-    __shared__ float sums[2];  // this block's shifted sum and sum of squares, read by the others
-    const float shift = to_f(xr[0]);
-    float s = 0.0f, q = 0.0f;
+  float mean = 0.0f;
+  if constexpr (!RMS) {
+    float s = 0.0f;
 #pragma unroll
-    for (int k = 0; k < VECS; ++k) {
-      const int i = first + threadIdx.x + k * THREADS;
-      if (i < nvec && threadIdx.x + k * THREADS < per_block) {
+    for (int k = 0; k < VECS; ++k)
 #pragma unroll
-        for (int j = 0; j < kN; ++j) {
-          const float d = v[k][j] - shift;
-          s += d;
-          q += d * d;
-        }
-      }
-    }
-    const float S_b = row_sum<THREADS>(s, smem), Q_b = row_sum<THREADS>(q, smem);
-    if (threadIdx.x == 0) sums[0] = S_b, sums[1] = Q_b;
-    cluster.sync();
-    float S = 0.0f, Q = 0.0f;
-#pragma unroll
-    for (int r = 0; r < CLUSTER; ++r) S += *cluster.map_shared_rank(&sums[0], r), Q += *cluster.map_shared_rank(&sums[1], r);
-    const float m = S / static_cast<float>(C);
-    mean = shift + m;
-    var = fmaxf(Q / static_cast<float>(C) - m * m, 0.0f);
-  } else {
-    if constexpr (!RMS) {
-      float s = 0.0f;
-#pragma unroll
-      for (int k = 0; k < VECS; ++k)
-#pragma unroll
-        for (int j = 0; j < kN; ++j) s += v[k][j];
-      mean = cluster_sum(s, 0) / static_cast<float>(C);
-    }
-    float q = 0.0f;
-#pragma unroll
-    for (int k = 0; k < VECS; ++k) {
-      const int i = first + threadIdx.x + k * THREADS;
-      if (i < nvec && threadIdx.x + k * THREADS < per_block) {
-#pragma unroll
-        for (int j = 0; j < kN; ++j) {
-          const float d = v[k][j] - mean;
-          q += d * d;
-        }
-      }
-    }
-    var = cluster_sum(q, 1) / static_cast<float>(C);
+      for (int j = 0; j < kN; ++j) s += v[k][j];
+    mean = cluster_sum(s, 0) / static_cast<float>(C);
   }
+  float q = 0.0f;
+#pragma unroll
+  for (int k = 0; k < VECS; ++k) {
+    const int i = first + threadIdx.x + k * THREADS;
+    if (i < nvec && threadIdx.x + k * THREADS < per_block) {
+#pragma unroll
+      for (int j = 0; j < kN; ++j) {
+        const float d = v[k][j] - mean;
+        q += d * d;
+      }
+    }
+  }
+  const float var = cluster_sum(q, 1) / static_cast<float>(C);
   cluster.sync();  // no block leaves while another may still read its partials
   const float rstd = rsqrtf(var + kEps);
   if (rank == 0 && threadIdx.x == 0) {

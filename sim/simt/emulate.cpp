@@ -79,27 +79,23 @@ KernelInputs gpu_ref_inputs(int64_t rows, int64_t hidden, const std::string& dty
   return in;
 }
 
-void add_residual(KernelInputs& in, uint64_t seed) {
+namespace {
+// A second input tensor ~ N(0, 1) from its own RNG stream, rounded like x.
+std::vector<float> second_input(const KernelInputs& in, uint64_t seed, rng::Stream stream) {
   const size_t n = static_cast<size_t>(in.rows * in.hidden);
   std::vector<double> v(n);
-  rng::sample_batch(rng::Distribution::normal(0.0, 1.0), seed, rng::kResidual, 0, n, v.data());
-  in.residual.resize(n);
+  rng::sample_batch(rng::Distribution::normal(0.0, 1.0), seed, stream, 0, n, v.data());
+  std::vector<float> out(n);
   for (size_t i = 0; i < n; ++i) {
     const float f = static_cast<float>(v[i]);
-    in.residual[i] = in.bf16 ? core::bf16_bits_to_fp32(bf16_rne(f)) : f;
+    out[i] = in.bf16 ? core::bf16_bits_to_fp32(bf16_rne(f)) : f;
   }
+  return out;
 }
+}  // namespace
 
-void add_grad_out(KernelInputs& in, uint64_t seed) {
-  const size_t n = static_cast<size_t>(in.rows * in.hidden);
-  std::vector<double> v(n);
-  rng::sample_batch(rng::Distribution::normal(0.0, 1.0), seed, rng::kGradOut, 0, n, v.data());
-  in.grad_out.resize(n);
-  for (size_t i = 0; i < n; ++i) {
-    const float f = static_cast<float>(v[i]);
-    in.grad_out[i] = in.bf16 ? core::bf16_bits_to_fp32(bf16_rne(f)) : f;
-  }
-}
+void add_residual(KernelInputs& in, uint64_t seed) { in.residual = second_input(in, seed, rng::kResidual); }
+void add_grad_out(KernelInputs& in, uint64_t seed) { in.grad_out = second_input(in, seed, rng::kGradOut); }
 
 // --- the kernels' arithmetic ----------------------------------------------------------
 
