@@ -112,9 +112,23 @@ TEST(ArchConfig, ZeroAndNonPowerOfTwoLanes) {
   expect_has(arch_error("lanes: 8\nvariance_clamp: maybe\n"), {"variance_clamp", "true, false"});
 }
 
+TEST(ArchConfig, GpuMappingKeys) {
+  expect_has(arch_error("lanes: 32\nmerge_order: zigzag\n"), {"merge_order", "zigzag", "adjacent, butterfly"});
+  expect_has(arch_error("lanes: 32\nmerge_group: 24\n"), {"merge_group", "power of two"});
+  expect_has(arch_error("lanes: 32\nfma_contraction: sometimes\n"), {"fma_contraction", "true, false"});
+  const std::string src = std::getenv("NORMSIM_SOURCE_DIR") ? std::getenv("NORMSIM_SOURCE_DIR") : NORMSIM_TEST_SOURCE_DIR;
+  const std::string fixed = read_config_file(src + "/workloads/arch/fixed16.yaml");
+  expect_has(arch_error(fixed + "merge_order: butterfly\n"), {"merge_order", "arithmetic: fp32"});
+  expect_has(arch_error(fixed + "fma_contraction: true\n"), {"fma_contraction", "arithmetic: fp32"});
+  const Arch a = parse_arch_text("lanes: 32\nmerge_order: butterfly\nfma_contraction: true\n", "a.yaml");
+  EXPECT_EQ(a.merge_order, normsim::core::MergeOrder::butterfly);
+  EXPECT_TRUE(a.fma_contraction);
+  EXPECT_EQ(a.merge_group, 32);
+}
+
 TEST(ArchConfig, ShippedArchesParse) {
   const std::string src = std::getenv("NORMSIM_SOURCE_DIR") ? std::getenv("NORMSIM_SOURCE_DIR") : NORMSIM_TEST_SOURCE_DIR;
-  for (const char* f : {"fp32", "fixed16", "int8-fixed", "asic-default", "edge-small-sram"}) EXPECT_NO_THROW(load_arch(src + "/workloads/arch/" + f + ".yaml")) << f;
+  for (const char* f : {"fp32", "fixed16", "int8-fixed", "asic-default", "edge-small-sram", "gpu-warp", "gpu-block"}) EXPECT_NO_THROW(load_arch(src + "/workloads/arch/" + f + ".yaml")) << f;
   for (const char* f : {"gpt2-small", "bert-large", "llama2-7b", "llama3-70b", "long-row", "cancellation", "int8"})
     EXPECT_NO_THROW(load_workload(src + "/workloads/" + f + ".yaml")) << f;
   EXPECT_EQ(default_arch().name, "asic-default");

@@ -92,3 +92,13 @@ TEST(FloatNorm, RmsNormReference) {
   reference_output(x, s, g, {}, y);
   EXPECT_DOUBLE_EQ(y[3], 8.0 / std::sqrt(7.5));
 }
+
+TEST(MergeStrides, AdjacentAndTheGpuButterfly) {
+  using normsim::core::merge_strides;
+  using normsim::core::MergeOrder;
+  EXPECT_EQ(merge_strides(MergeOrder::adjacent, 16, 32), (std::vector<int>{1, 2, 4, 8}));
+  EXPECT_EQ(merge_strides(MergeOrder::butterfly, 32, 32), (std::vector<int>{16, 8, 4, 2, 1}));
+  // A 256-thread block: each warp's butterfly, then the 8 warps' partials.
+  EXPECT_EQ(merge_strides(MergeOrder::butterfly, 256, 32), (std::vector<int>{16, 8, 4, 2, 1, 128, 64, 32}));
+  EXPECT_EQ(merge_strides(MergeOrder::butterfly, 8, 32), (std::vector<int>{4, 2, 1}));
+}

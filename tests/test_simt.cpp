@@ -19,6 +19,9 @@
 #include "sim/config/config_error.hpp"
 #include "sim/simt/emulate.hpp"
 #include "sim/simt/golden.hpp"
+#include "sim/core/norm_datapath.hpp"
+#include "sim/core/npy.hpp"
+#include "sim/simt/asic_crosscheck.hpp"
 #include "sim/simt/regress.hpp"
 
 using namespace normsim;
@@ -231,6 +234,47 @@ TEST(Simt, RegressionAgainstTheGoldenH200) {
   for (const char* k : {"cases", "summary", "held_out", "training", "per_kernel", "pass"}) EXPECT_TRUE(j.contains(k)) << k;
   for (const char* k : {"cases", "dram_read_max_rel_error", "duration_mae", "duration_corr", "bit_exact_cases"})
     EXPECT_TRUE(j["summary"].contains(k)) << k;
+}
+
+TEST(Simt, AsicDatapathAsTheGpuKernelsMatchesTheirOutputsBitForBit) {
+  const auto cases = load_golden(golden());
+  const auto asic = asic_output_cases(cases, golden());
+  // welford_warp_reg (fp32, normal and cancellation), welford_block_smem (fp32
+  // normal and cancellation, bf16) and block_reread: every recorded output.
+  ASSERT_EQ(asic.size(), 6u);
+  for (const auto& a : asic) {
+    EXPECT_TRUE(a.bit_exact) << a.id << ": " << a.elements_differing << " differ, " << a.error;
+    EXPECT_EQ(a.elements_compared, 256u * 768 + 2 * 256) << a.id;
+  }
+  // The mapping is what makes it exact: the RTL's adjacent tree without the
+  // fused multiply-adds misses the GPU's bits on the same inputs.
+  const GoldenCase* g = nullptr;
+  for (const auto& c : cases)
+    if (c.id == "welford_warp_reg_fp32_256x768_b256") g = &c;
+  ASSERT_NE(g, nullptr);
+  const KernelInputs in = gpu_ref_inputs(g->rows, g->hidden, g->dtype, g->dist, g->dist_mean, g->dist_sigma, g->seed);
+  const auto want = normsim::core::read_npy(golden() + "/" + g->outputs.at("y")).as<float>();
+  auto differing = [&](core::MergeOrder order, bool fma) {
+    core::DatapathConfig cfg;
+    cfg.lanes = 32;
+    cfg.hidden = g->hidden;
+    cfg.merge_order = order;
+    cfg.fma_contraction = fma;
+    core::NormDatapath dp(cfg, in.gamma, in.beta);
+    std::vector<double> x(static_cast<size_t>(g->hidden)), y(x.size());
+    core::StageCounters cnt;
+    size_t n = 0;
+    for (int64_t r = 0; r < g->rows; ++r) {
+      for (int64_t c = 0; c < g->hidden; ++c) x[static_cast<size_t>(c)] = in.x[static_cast<size_t>(r * g->hidden + c)];
+      dp.process_row(x, y, cnt);
+      for (int64_t c = 0; c < g->hidden; ++c)
+        n += static_cast<float>(y[static_cast<size_t>(c)]) != want[static_cast<size_t>(r * g->hidden + c)];
+    }
+    return n;
+  };
+  EXPECT_EQ(differing(core::MergeOrder::butterfly, true), 0u);
+  EXPECT_GT(differing(core::MergeOrder::adjacent, true), 1000u);
+  EXPECT_GT(differing(core::MergeOrder::butterfly, false), 1000u);
 }
 
 TEST(Simt, FitNeverSeesTheHeldOutCases) {

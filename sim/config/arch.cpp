@@ -130,8 +130,25 @@ Arch parse_arch_text(const std::string& text, const std::string& file, const std
     for (const char* k : {"formats", "rsqrt"})
       if (r.has(k)) r.fail(k, "only applies to 'arithmetic: fixed'");
   }
+  // The merge tree's order and FMA contraction: how a GPU kernel's datapath
+  // rounds (workloads/arch/gpu-warp.yaml); fp32 only.
+  if (auto mo = r.get_choice("merge_order", {"adjacent", "butterfly"})) {
+    a.merge_order = *mo == "butterfly" ? core::MergeOrder::butterfly : core::MergeOrder::adjacent;
+    if (a.merge_order == core::MergeOrder::butterfly && a.arithmetic == core::Arithmetic::fixed)
+      r.fail("merge_order", "butterfly needs 'arithmetic: fp32' (the fixed-point tree is the RTL's adjacent one)",
+             "adjacent");
+  }
+  a.merge_group = static_cast<int>(r.get_int("merge_group", 1, 4096).value_or(32));
+  if ((a.merge_group & (a.merge_group - 1)) != 0)
+    r.fail("merge_group", "value " + std::to_string(a.merge_group) + " is not a power of two", "1, 2, 4, ..., 4096");
+  if (auto fc = r.get_bool("fma_contraction")) {
+    a.fma_contraction = *fc;
+    if (*fc && a.arithmetic == core::Arithmetic::fixed)
+      r.fail("fma_contraction", "applies to 'arithmetic: fp32' only", "false");
+  }
   if (auto am = r.get_map("asic")) a.asic = parse_asic(*am);
-  r.finish({"name", "lanes", "algorithm", "variance_clamp", "arithmetic", "formats", "rsqrt", "asic"});
+  r.finish({"name", "lanes", "algorithm", "variance_clamp", "arithmetic", "formats", "rsqrt", "merge_order",
+            "merge_group", "fma_contraction", "asic"});
   return a;
 }
 

@@ -24,6 +24,9 @@ struct Arch {
   core::Arithmetic arithmetic = core::Arithmetic::fp32;
   core::StageFormats formats{};
   core::RsqrtConfig rsqrt{};
+  core::MergeOrder merge_order = core::MergeOrder::adjacent;
+  int merge_group = 32;
+  bool fma_contraction = false;
   /// Timing and memory system of the ASIC model; absent: numerics only.
   std::optional<asic::AsicConfig> asic;
 };

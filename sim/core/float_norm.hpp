@@ -4,6 +4,7 @@
 // uses them is NormDatapath (norm_datapath.hpp).
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -43,6 +44,30 @@ WelfordState<T> chan_merge(const WelfordState<T>& a, const WelfordState<T>& b) {
   const T delta = b.mean - a.mean;
   r.mean = a.mean + delta * (static_cast<T>(b.count) / n);
   r.m2 = a.m2 + b.m2 + delta * delta * (static_cast<T>(a.count) * static_cast<T>(b.count) / n);
+  return r;
+}
+
+/// The same two steps with the multiply-adds a GPU compiler fuses (one
+/// rounding each; the SASS of gpu_ref's Welford kernels):
+///   M2' = fma(d, x - mu', M2);  mu = fma(d, n_b/n, mu_a);  M2 = fma(d d, n_a n_b/n, M2_a + M2_b).
+template <typename T>
+WelfordState<T> welford_update_fma(WelfordState<T> s, T x) {
+  s.count += 1;
+  const T delta = x - s.mean;
+  s.mean = s.mean + delta / static_cast<T>(s.count);
+  s.m2 = std::fma(delta, x - s.mean, s.m2);
+  return s;
+}
+template <typename T>
+WelfordState<T> chan_merge_fma(const WelfordState<T>& a, const WelfordState<T>& b) {
+  if (a.count == 0) return b;
+  if (b.count == 0) return a;
+  WelfordState<T> r;
+  r.count = a.count + b.count;
+  const T n = static_cast<T>(r.count);
+  const T delta = b.mean - a.mean;
+  r.mean = std::fma(delta, static_cast<T>(b.count) / n, a.mean);
+  r.m2 = std::fma(delta * delta, static_cast<T>(a.count) * static_cast<T>(b.count) / n, a.m2 + b.m2);
   return r;
 }
 

@@ -13,20 +13,53 @@ namespace {
 const FixedFormat& fmt(const StageFormats& f, Stage s) { return f[static_cast<int>(s)]; }
 bool is_pow2(int64_t n) { return n > 0 && (n & (n - 1)) == 0; }
 
-// Binary tree over lanes: (2k, 2k+1), then (4k, 4k+2), ...; result in lane 0.
+// The merge tree; the result is in lane 0. Adjacent order in place: (2k,
+// 2k+1), then (4k, 4k+2), ... Any other order as the GPU runs it: every lane
+// l combines (min(l, l^s), max(l, l^s)) at each level s (a butterfly, so the
+// lower lane's operand comes first, as the kernels' Chan merges do).
 template <typename T, typename Combine>
-T tree(std::vector<T>& lane, Combine&& combine) {
+T tree(std::vector<T>& lane, MergeOrder order, const std::vector<int>& strides, Combine&& combine) {
   const int L = static_cast<int>(lane.size());
-  for (int stride = 1; stride < L; stride *= 2)
-    for (int k = 0; k + stride < L; k += 2 * stride) lane[k] = combine(lane[k], lane[k + stride]);
+  if (order == MergeOrder::adjacent) {
+    for (int stride = 1; stride < L; stride *= 2)
+      for (int k = 0; k + stride < L; k += 2 * stride) lane[k] = combine(lane[k], lane[k + stride]);
+    return lane[0];
+  }
+  std::vector<T> next(lane.size());
+  for (const int stride : strides) {
+    for (int l = 0; l < L; ++l) {
+      const int o = l ^ stride;
+      next[static_cast<size_t>(l)] = l < o ? combine(lane[static_cast<size_t>(l)], lane[static_cast<size_t>(o)])
+                                           : combine(lane[static_cast<size_t>(o)], lane[static_cast<size_t>(l)]);
+    }
+    lane.swap(next);
+  }
   return lane[0];
 }
 }  // namespace
+
+std::vector<int> merge_strides(MergeOrder order, int lanes, int group) {
+  std::vector<int> s;
+  if (order == MergeOrder::adjacent) {
+    for (int stride = 1; stride < lanes; stride *= 2) s.push_back(stride);
+    return s;
+  }
+  const int g = std::min(group, lanes);
+  for (int stride = g / 2; stride >= 1; stride /= 2) s.push_back(stride);      // within a warp
+  for (int stride = lanes / 2; stride >= g; stride /= 2) s.push_back(stride);  // across the warps' partials
+  return s;
+}
 
 std::string DatapathConfig::validate() const {
   if (lanes < 1 || lanes > 4096 || !is_pow2(lanes))
     return "lanes " + std::to_string(lanes) + " must be a power of two in 1..4096";
   if (hidden < 1) return "hidden " + std::to_string(hidden) + " must be >= 1";
+  if (merge_group < 1 || merge_group > 4096 || !is_pow2(merge_group))
+    return "merge_group " + std::to_string(merge_group) + " must be a power of two in 1..4096";
+  if (arithmetic == Arithmetic::fixed && merge_order != MergeOrder::adjacent)
+    return "merge_order butterfly needs arithmetic fp32 (the fixed-point tree is the RTL's adjacent one)";
+  if (arithmetic == Arithmetic::fixed && fma_contraction)
+    return "fma_contraction applies to arithmetic fp32 only";
   if (!(eps > 0) || !std::isfinite(eps)) return "eps must be a positive finite number";
   if (arithmetic == Arithmetic::fixed) {
     for (int s = 0; s < kStageCount; ++s) {
@@ -66,6 +99,7 @@ NormDatapath::NormDatapath(const DatapathConfig& cfg, std::span<const float> gam
   if (static_cast<int64_t>(gamma.size()) != cfg.hidden ||
       (!beta.empty() && static_cast<int64_t>(beta.size()) != cfg.hidden))
     throw std::invalid_argument("gamma/beta length differs from hidden");
+  strides_ = merge_strides(cfg.merge_order, cfg.lanes, cfg.merge_group);
   if (cfg.arithmetic != Arithmetic::fixed) return;
   const auto& f = cfg.formats;
   for (float g : gamma_) gamma_q_.push_back(quantize_stage(exact_from_double(g), Stage::gamma, f, param_counters_));
@@ -245,7 +279,7 @@ void NormDatapath::fp32_lanes(const std::vector<float>& xf, RowState& s, bool se
       s.wlf.assign(static_cast<size_t>(L), WelfordState<float>{});
       for (int64_t i = 0; i < C; ++i) {
         auto& w = s.wlf[static_cast<size_t>(i % L)];
-        w = welford_update(w, xf[i]);
+        w = cfg_.fma_contraction ? welford_update_fma(w, xf[i]) : welford_update(w, xf[i]);
       }
       return;
     case VarianceAlgorithm::single_pass:
@@ -314,7 +348,7 @@ void NormDatapath::merge(RowState& s, StageCounters& c) const {
   if (s.fixed) {
     const auto& f = cfg_.formats;
     auto add_tree = [&](std::vector<Fx>& acc, Stage st) {
-      return tree(acc, [&](const Fx& a, const Fx& b) { return quantize_stage(add(exact(a), exact(b)), st, f, c); });
+      return tree(acc, cfg_.merge_order, strides_, [&](const Fx& a, const Fx& b) { return quantize_stage(add(exact(a), exact(b)), st, f, c); });
     };
     auto by_c = [&](const Fx& v) { return times_recip(exact(v), C, recip_hidden_); };
     if (rms) {
@@ -324,7 +358,7 @@ void NormDatapath::merge(RowState& s, StageCounters& c) const {
     }
     switch (cfg_.algorithm) {
       case VarianceAlgorithm::welford: {
-        const FxWelford w = tree(s.wl, [&](const FxWelford& a, const FxWelford& b) { return chan_merge(a, b, f, c); });
+        const FxWelford w = tree(s.wl, cfg_.merge_order, strides_, [&](const FxWelford& a, const FxWelford& b) { return chan_merge(a, b, f, c); });
         s.mean = w.mean;
         s.var = quantize_stage(by_c(w.m2), Stage::variance, f, c);
         return;
@@ -353,7 +387,9 @@ void NormDatapath::merge(RowState& s, StageCounters& c) const {
     return;
   }
   const float n = static_cast<float>(C);
-  auto add_tree = [&](std::vector<float>& acc) { return tree(acc, [](float a, float b) { return a + b; }); };
+  auto add_tree = [&](std::vector<float>& acc) {
+    return tree(acc, cfg_.merge_order, strides_, [](float a, float b) { return a + b; });
+  };
   if (rms) {
     s.meanf = 0.0f;
     s.varf = add_tree(s.facc2) / n;
@@ -361,7 +397,10 @@ void NormDatapath::merge(RowState& s, StageCounters& c) const {
   }
   switch (cfg_.algorithm) {
     case VarianceAlgorithm::welford: {
-      const auto w = tree(s.wlf, [](const WelfordState<float>& a, const WelfordState<float>& b) { return chan_merge(a, b); });
+      const bool fma = cfg_.fma_contraction;
+      const auto w = tree(s.wlf, cfg_.merge_order, strides_, [fma](const WelfordState<float>& a, const WelfordState<float>& b) {
+        return fma ? chan_merge_fma(a, b) : chan_merge(a, b);
+      });
       s.meanf = w.mean;
       s.varf = w.m2 / n;
       return;
@@ -408,8 +447,13 @@ void NormDatapath::normalize(const RowState& s, std::span<double> y, StageCounte
   if (!s.fixed) {
     for (size_t i = 0; i < C; ++i) {
       const float xhat = (s.xf[i] - s.meanf) * s.rstdf;
-      float v = xhat * gamma_[i];
-      if (!beta_.empty()) v = v + beta_[i];
+      float v;
+      if (cfg_.fma_contraction && !beta_.empty()) {
+        v = std::fma(xhat, gamma_[i], beta_[i]);  // FFMA(x_hat, gamma, beta)
+      } else {
+        v = xhat * gamma_[i];
+        if (!beta_.empty()) v = v + beta_[i];
+      }
       y[i] = v;
     }
     return;

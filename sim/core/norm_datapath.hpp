@@ -6,9 +6,10 @@
 // functions (so their outputs are the functional pipeline's, bit for bit).
 //
 // Lanes: element i goes to lane i mod L; lanes are combined by a binary tree
-// (2k, 2k+1), then (4k, 4k+2), ... For Welford the tree is Chan's merge; for
-// sums it is an adder tree. Two-pass runs the lanes and tree twice (it needs
-// the mean before the second pass).
+// (2k, 2k+1), then (4k, 4k+2), ... (adjacent order), or in a GPU's butterfly
+// order (below). For Welford the tree is Chan's merge; for sums it is an
+// adder tree. Two-pass runs the lanes and tree twice (it needs the mean
+// before the second pass).
 #pragma once
 
 #include <array>
@@ -25,6 +26,17 @@ namespace normsim::core {
 
 enum class Arithmetic { fp32, fixed };
 
+/// The order in which the merge tree combines lanes.
+///  adjacent:  strides 1, 2, 4, ... (the RTL's tree);
+///  butterfly: a GPU's xor-shuffle reduction as lane 0 sees it -- within each
+///             group of `merge_group` lanes (a warp) strides group/2, ..., 1,
+///             then across groups strides L/2, ..., group (a block's second
+///             level over the warps' partials).
+enum class MergeOrder { adjacent, butterfly };
+
+/// The strides of the merge tree's levels, first to last.
+std::vector<int> merge_strides(MergeOrder order, int lanes, int group);
+
 struct DatapathConfig {
   NormKind kind = NormKind::layernorm;
   VarianceAlgorithm algorithm = VarianceAlgorithm::welford;
@@ -35,6 +47,12 @@ struct DatapathConfig {
   Arithmetic arithmetic = Arithmetic::fp32;
   StageFormats formats{};  ///< used when arithmetic == fixed
   RsqrtConfig rsqrt{};     ///< used when arithmetic == fixed
+  MergeOrder merge_order = MergeOrder::adjacent;
+  int merge_group = 32;    ///< lanes per butterfly group (a warp)
+  /// fp32: fuse the multiply-adds a GPU compiler contracts (Welford's
+  /// M2 += d (x - mu'), Chan's mu_a + d (n_b/n) and d^2 (n_a n_b/n) + (M2_a + M2_b),
+  /// y = x_hat gamma + beta), each one rounding, as the kernels' SASS shows.
+  bool fma_contraction = false;
   /// Fixed point: keep every per-element operation on the 128-bit
   /// sign-magnitude Exact path even where the formats allow the machine-word
   /// path (identical results, about 10x slower; the reference in tests).
@@ -109,6 +127,7 @@ class NormDatapath {
   std::array<int, 3> wide_bits_{};  ///< per ElementLoop
   StageCounters param_counters_{};
   RowState scratch_;
+  std::vector<int> strides_;  ///< merge_strides of the config
 };
 
 }  // namespace normsim::core

@@ -21,6 +21,9 @@ core::DatapathConfig make_datapath_config(const config::Workload& w, const confi
   c.arithmetic = a.arithmetic;
   c.formats = a.formats;
   c.rsqrt = a.rsqrt;
+  c.merge_order = a.merge_order;
+  c.merge_group = a.merge_group;
+  c.fma_contraction = a.fma_contraction;
   if (auto why = c.validate(); !why.empty()) throw config::ConfigError(a.source + ": " + why);
   return c;
 }

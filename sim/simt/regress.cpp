@@ -97,18 +97,6 @@ nlohmann::json summary_json(const Summary& s) {
             {"duration_us", counter_json(s.duration)}}}};
 }
 
-// Distance in units in the last place between two floats of the same sign
-// convention (NaN against NaN counts as equal: the payload is not compared).
-double ulp_distance(float a, float b) {
-  if (std::isnan(a) && std::isnan(b)) return 0;
-  if (std::isnan(a) || std::isnan(b)) return INFINITY;
-  auto ordered = [](float f) {
-    const int32_t i = std::bit_cast<int32_t>(f);
-    return i < 0 ? static_cast<int64_t>(INT32_MIN) - i : static_cast<int64_t>(i);
-  };
-  return static_cast<double>(std::llabs(ordered(a) - ordered(b)));
-}
-
 void compare_outputs(CaseResult& c, const std::string& dir, const HardwareRsqrt& rsqrt) {
   const GoldenCase& g = c.golden;
   if (g.outputs.empty()) return;
@@ -173,6 +161,18 @@ void compare_outputs(CaseResult& c, const std::string& dir, const HardwareRsqrt&
 
 }  // namespace
 
+// Distance in units in the last place between two floats of the same sign
+// convention (NaN against NaN counts as equal: the payload is not compared).
+double ulp_distance(float a, float b) {
+  if (std::isnan(a) && std::isnan(b)) return 0;
+  if (std::isnan(a) || std::isnan(b)) return INFINITY;
+  auto ordered = [](float f) {
+    const int32_t i = std::bit_cast<int32_t>(f);
+    return i < 0 ? static_cast<int64_t>(INT32_MIN) - i : static_cast<int64_t>(i);
+  };
+  return static_cast<double>(std::llabs(ordered(a) - ordered(b)));
+}
+
 std::vector<bool> held_out_mask(const std::vector<GoldenCase>& cases) {
   std::vector<size_t> idx(cases.size());
   std::iota(idx.begin(), idx.end(), 0);
@@ -218,7 +218,10 @@ RegressResult regress(const std::vector<GoldenCase>& cases, const GpuArch& gpu, 
     return s.dram_read.max_err <= r.thresholds.dram_read_max_rel_error && s.duration.mae <= r.thresholds.duration_mae &&
            s.duration.corr >= r.thresholds.duration_corr;
   };
-  r.pass = ok(r.all) && ok(r.held_out) && r.all.bit_exact == r.all.outputs_compared;
+  r.asic_cases = asic_output_cases(cases, golden_dir);
+  const bool asic_exact =
+      std::all_of(r.asic_cases.begin(), r.asic_cases.end(), [](const AsicCase& a) { return a.bit_exact; });
+  r.pass = ok(r.all) && ok(r.held_out) && r.all.bit_exact == r.all.outputs_compared && asic_exact;
   return r;
 }
 
@@ -368,11 +371,29 @@ nlohmann::json to_json(const RegressResult& r) {
   nlohmann::json per_kernel = nlohmann::json::object();
   for (const auto& [k, s] : r.per_kernel) per_kernel[k] = summary_json(s);
   nlohmann::json s = summary_json(r.all);
+  nlohmann::json asic = nlohmann::json::array();
+  size_t asic_exact = 0;
+  for (const auto& a : r.asic_cases) {
+    asic_exact += a.bit_exact;
+    asic.push_back({{"id", a.id},
+                    {"kernel", a.kernel},
+                    {"arch", a.arch},
+                    {"lanes", a.lanes},
+                    {"merge_order", a.merge_order},
+                    {"outputs",
+                     {{"bit_exact", a.bit_exact},
+                      {"elements_compared", a.elements_compared},
+                      {"elements_differing", a.elements_differing},
+                      {"max_ulp", std::isfinite(a.max_ulp) ? nlohmann::json(a.max_ulp) : nlohmann::json("inf")},
+                      {"error", a.error.empty() ? nlohmann::json() : nlohmann::json(a.error)}}}});
+  }
   return {{"cases", cases},
           {"summary", s},
           {"training", summary_json(r.training)},
           {"held_out", summary_json(r.held_out)},
           {"per_kernel", per_kernel},
+          {"asic_cases", asic},
+          {"asic_summary", {{"cases", r.asic_cases.size()}, {"bit_exact_cases", asic_exact}}},
           {"thresholds",
            {{"dram_read_max_rel_error", r.thresholds.dram_read_max_rel_error},
             {"duration_mae", r.thresholds.duration_mae},
@@ -411,6 +432,22 @@ std::string format_text(const RegressResult& r) {
     out += b;
   }
   std::snprintf(b, sizeof b, "  %zu of %zu compared cases bit-exact\n", r.all.bit_exact, r.all.outputs_compared);
+  out += b;
+  out += "\nasic_cases (the ASIC datapath configured as the kernel, against the GPU's outputs):\n";
+  size_t asic_exact = 0;
+  for (const auto& a : r.asic_cases) {
+    asic_exact += a.bit_exact;
+    if (!a.error.empty())
+      std::snprintf(b, sizeof b, "  %-48s %s: error: %s\n", a.id.c_str(), a.arch.c_str(), a.error.c_str());
+    else
+      std::snprintf(b, sizeof b, "  %-48s %s (%d lanes, %s): %s\n", a.id.c_str(), a.arch.c_str(), a.lanes,
+                    a.merge_order.c_str(),
+                    a.bit_exact ? "bit-exact"
+                                : (std::to_string(a.elements_differing) + " of " + std::to_string(a.elements_compared) +
+                                   " differ, max " + std::to_string(a.max_ulp) + " ulp").c_str());
+    out += b;
+  }
+  std::snprintf(b, sizeof b, "  %zu of %zu cases bit-exact\n", asic_exact, r.asic_cases.size());
   out += b;
   std::snprintf(b, sizeof b,
                 "\nthresholds (all and held-out): DRAM read max %.0f%%, duration MAE %.0f%%, duration r >= %.2f: %s\n",

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/simt/asic_crosscheck.hpp"
 #include "sim/simt/golden.hpp"
 #include "sim/simt/simt_model.hpp"
 
@@ -52,9 +53,14 @@ struct RegressResult {
   std::vector<CaseResult> cases;
   Summary all, training, held_out;
   std::vector<std::pair<std::string, Summary>> per_kernel;
+  /// The ASIC datapath configured as the GPU kernels (asic_crosscheck.hpp).
+  std::vector<AsicCase> asic_cases;
   Thresholds thresholds;
   bool pass = false;
 };
+
+/// Distance in fp32 units in the last place (NaN against NaN: 0; NaN against a number: infinity).
+double ulp_distance(float a, float b);
 
 /// The held-out cases: the ceil(30%) of ids with the smallest FNV-1a hash
 /// (fixed by the ids alone, so no one can choose them after seeing errors).

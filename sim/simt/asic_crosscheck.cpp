@@ -1,0 +1,103 @@
+#include "sim/simt/asic_crosscheck.hpp"
+
+#include <bit>
+#include <cmath>
+#include <filesystem>
+
+#include "sim/config/arch.hpp"
+#include "sim/config/embedded_configs.hpp"
+#include "sim/core/element_format.hpp"
+#include "sim/core/norm_datapath.hpp"
+#include "sim/core/npy.hpp"
+#include "sim/simt/emulate.hpp"
+#include "sim/simt/regress.hpp"
+
+namespace normsim::simt {
+
+namespace {
+
+struct Mapping {
+  const char* path;
+  const char* yaml;
+  bool lanes_from_block;  ///< a block-per-row kernel: one lane per thread
+};
+
+const Mapping* mapping_of(const std::string& kernel) {
+  static const Mapping warp{config::embedded::kGpuWarpArchPath, config::embedded::kGpuWarpArchYaml, false};
+  static const Mapping block{config::embedded::kGpuBlockArchPath, config::embedded::kGpuBlockArchYaml, true};
+  if (kernel == "welford_warp_reg") return &warp;
+  if (kernel == "welford_block_smem" || kernel == "block_reread") return &block;
+  return nullptr;
+}
+
+AsicCase run_case(const GoldenCase& g, const Mapping& m, const std::string& dir) {
+  AsicCase a;
+  a.id = g.id;
+  a.kernel = g.kernel;
+  a.arch = m.path;
+  try {
+    const config::Arch arch = config::parse_arch_text(m.yaml, m.path);
+    core::DatapathConfig cfg;
+    cfg.kind = core::NormKind::layernorm;
+    cfg.algorithm = arch.algorithm;
+    cfg.lanes = m.lanes_from_block ? g.block : arch.lanes;
+    cfg.eps = 1e-5;  // gpu_ref/kernels/common.cuh kEps (the fp32 datapath adds it as a float)
+    cfg.hidden = g.hidden;
+    cfg.arithmetic = arch.arithmetic;
+    cfg.merge_order = arch.merge_order;
+    cfg.merge_group = arch.merge_group;
+    cfg.fma_contraction = arch.fma_contraction;
+    a.lanes = cfg.lanes;
+    a.merge_order = cfg.merge_order == core::MergeOrder::butterfly ? "butterfly" : "adjacent";
+    const KernelInputs in = gpu_ref_inputs(g.rows, g.hidden, g.dtype, g.dist, g.dist_mean, g.dist_sigma, g.seed);
+    core::NormDatapath dp(cfg, in.gamma, in.beta);
+    auto path = [&](const std::string& key) { return (std::filesystem::path(dir) / g.outputs.at(key)).string(); };
+    const core::NpyArray y = core::read_npy(path("y"));
+    const auto mean = core::read_npy(path("mean")).as<float>();
+    const auto rstd = core::read_npy(path("rstd")).as<float>();
+    const bool bf16 = g.dtype == "bf16";
+    const std::vector<uint16_t> ybits = bf16 ? y.as<uint16_t>() : std::vector<uint16_t>{};
+    const std::vector<float> yf = bf16 ? std::vector<float>{} : y.as<float>();
+    std::vector<double> x(static_cast<size_t>(g.hidden)), out(static_cast<size_t>(g.hidden));
+    core::StageCounters counters;
+    auto cmp = [&](float want, float got, double scale) {
+      ++a.elements_compared;
+      const double u = ulp_distance(want, got) / scale;
+      if (u != 0) ++a.elements_differing;
+      a.max_ulp = std::max(a.max_ulp, u);
+    };
+    for (int64_t r = 0; r < g.rows; ++r) {
+      for (int64_t c = 0; c < g.hidden; ++c) x[static_cast<size_t>(c)] = in.x[static_cast<size_t>(r * g.hidden + c)];
+      const core::RowStats st = dp.process_row(x, out, counters);
+      for (int64_t c = 0; c < g.hidden; ++c) {
+        const size_t i = static_cast<size_t>(r * g.hidden + c);
+        const float v = static_cast<float>(out[static_cast<size_t>(c)]);
+        if (bf16)  // the output register rounded to the tensor's bf16 (RNE), as the kernel stores it
+          cmp(std::bit_cast<float>(static_cast<uint32_t>(ybits[i]) << 16),
+              core::bf16_bits_to_fp32(core::fp32_to_bf16_bits(v)), 65536.0);
+        else
+          cmp(yf[i], v, 1.0);
+      }
+      cmp(mean[static_cast<size_t>(r)], static_cast<float>(st.mean), 1.0);
+      cmp(rstd[static_cast<size_t>(r)], static_cast<float>(st.rstd), 1.0);
+    }
+    a.bit_exact = a.elements_differing == 0;
+  } catch (const std::exception& e) {
+    a.error = e.what();
+  }
+  return a;
+}
+
+}  // namespace
+
+bool has_asic_mapping(const std::string& kernel) { return mapping_of(kernel) != nullptr; }
+
+std::vector<AsicCase> asic_output_cases(const std::vector<GoldenCase>& cases, const std::string& golden_dir) {
+  std::vector<AsicCase> out;
+  for (const GoldenCase& g : cases)
+    if (const Mapping* m = mapping_of(g.kernel); m && g.outputs.count("y") && g.outputs.count("mean"))
+      out.push_back(run_case(g, *m, golden_dir));
+  return out;
+}
+
+}  // namespace normsim::simt
