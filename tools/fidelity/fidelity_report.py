@@ -50,6 +50,15 @@ for c in sorted(r["cases"], key=lambda c: -abs(c["rel_error"]["dram_bytes_read"]
     if abs(e) > 0.05:
         lines.append(f"| {c['id']} | {'yes' if c['held_out'] else 'no'} | {c['measured']['dram_bytes_read'] / 1e6:.1f} | "
                      f"{c['predicted']['dram_bytes_read'] / 1e6:.1f} | {pct(e)} |")
+lines += ["", "### The ASIC datapath as the GPU kernels (`asic_cases`)", "",
+          "sim/core's datapath configured as the kernel (workloads/arch/gpu-warp.yaml, gpu-block.yaml: fp32, one lane "
+          "per thread, the shuffle butterfly's merge order, the SASS's fused multiply-adds) on each golden case's "
+          "inputs; y, mean and rstd against the GPU's, every element.", "",
+          "| case | arch | lanes | merge order | elements compared | differing | max ulp |", "|---|---|---|---|---|---|---|"]
+for a in r.get("asic_cases", []):
+    o = a["outputs"]
+    lines.append(f"| {a['id']} | {a['arch']} | {a['lanes']} | {a['merge_order']} | {o['elements_compared']} | "
+                 f"{o['elements_differing']} | {o['max_ulp']} |")
 held = sorted(c["id"] for c in r["cases"] if c["held_out"])
 lines += ["", f"### The {len(held)} held-out cases (never fitted on)", "", ", ".join(f"`{h}`" for h in held)]
 lines += ["", "![predicted vs measured](fidelity.png)", "", "<!-- END generated -->"]
