@@ -277,6 +277,25 @@ TEST(Simt, AsicDatapathAsTheGpuKernelsMatchesTheirOutputsBitForBit) {
   EXPECT_GT(differing(core::MergeOrder::butterfly, false), 1000u);
 }
 
+TEST(Simt, Fixed16OnTheGoldenInputsReportsItsErrorAgainstTheGpu) {
+  const auto cases = load_golden(golden());
+  const auto fx = fixed_point_cases(cases, golden());
+  ASSERT_GE(fx.size(), 19u);  // every fp32 forward case with recorded outputs
+  for (const auto& f : fx) {
+    EXPECT_TRUE(f.error.empty()) << f.id << ": " << f.error;
+    if (f.id.find("cancellation") != std::string::npos) {
+      // mean 1e4 does not fit the s24.14 input format (+-512): every input saturates, and the report says so.
+      EXPECT_EQ(f.input_overflows, 256u * 768) << f.id;
+      EXPECT_GT(f.rel_l2_error, 0.5) << f.id;
+    } else {
+      // Normal inputs: within one output lsb (2^-11) of the GPU's fp32 result everywhere.
+      EXPECT_EQ(f.input_overflows + f.other_overflows, 0u) << f.id;
+      EXPECT_LT(f.max_abs_error, f.output_lsb) << f.id;
+      EXPECT_GT(f.max_abs_error, 0.0) << f.id;  // 16 bits are not fp32
+    }
+  }
+}
+
 TEST(Simt, FitNeverSeesTheHeldOutCases) {
   auto cases = load_golden(golden());
   const std::vector<bool> held = held_out_mask(cases);

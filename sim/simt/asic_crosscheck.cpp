@@ -92,6 +92,63 @@ AsicCase run_case(const GoldenCase& g, const Mapping& m, const std::string& dir)
 
 bool has_asic_mapping(const std::string& kernel) { return mapping_of(kernel) != nullptr; }
 
+std::vector<FixedPointCase> fixed_point_cases(const std::vector<GoldenCase>& cases, const std::string& golden_dir) {
+  std::vector<FixedPointCase> out;
+  const config::Arch arch = config::parse_arch_text(config::embedded::kFixed16ArchYaml, config::embedded::kFixed16ArchPath);
+  for (const GoldenCase& g : cases) {
+    if (g.dtype != "fp32" || !g.outputs.count("y") || g.outputs.count("dx")) continue;
+    FixedPointCase f;
+    f.id = g.id;
+    f.kernel = g.kernel;
+    f.arch = config::embedded::kFixed16ArchPath;
+    try {
+      const bool rms = g.kernel.rfind("rms", 0) == 0 || g.kernel == "fast_rms";
+      core::DatapathConfig cfg;
+      cfg.kind = rms ? core::NormKind::rmsnorm : core::NormKind::layernorm;
+      cfg.algorithm = arch.algorithm;
+      cfg.lanes = arch.lanes;
+      cfg.variance_clamp = arch.variance_clamp;
+      cfg.eps = 1e-5;
+      cfg.hidden = g.hidden;
+      cfg.arithmetic = arch.arithmetic;
+      cfg.formats = arch.formats;
+      cfg.rsqrt = arch.rsqrt;
+      KernelInputs in = gpu_ref_inputs(g.rows, g.hidden, g.dtype, g.dist, g.dist_mean, g.dist_sigma, g.seed);
+      if (g.kernel == "fused_residual") {  // the datapath normalises z = x + r, as the kernel
+        add_residual(in, g.seed);
+        for (size_t i = 0; i < in.x.size(); ++i) in.x[i] = in.x[i] + in.residual[i];
+      }
+      const std::vector<float> no_beta;
+      core::NormDatapath dp(cfg, in.gamma, rms ? std::span<const float>(no_beta) : std::span<const float>(in.beta));
+      f.output_lsb = dp.output_lsb();
+      const auto y = core::read_npy((std::filesystem::path(golden_dir) / g.outputs.at("y")).string()).as<float>();
+      std::vector<double> x(static_cast<size_t>(g.hidden)), yo(x.size());
+      core::StageCounters cnt;
+      long double se = 0, sr = 0;
+      for (int64_t r = 0; r < g.rows; ++r) {
+        for (int64_t c = 0; c < g.hidden; ++c) x[static_cast<size_t>(c)] = in.x[static_cast<size_t>(r * g.hidden + c)];
+        dp.process_row(x, yo, cnt);
+        for (int64_t c = 0; c < g.hidden; ++c) {
+          const double want = y[static_cast<size_t>(r * g.hidden + c)], d = yo[static_cast<size_t>(c)] - want;
+          if (!std::isfinite(want)) continue;  // the GPU's NaN rows (single-pass kernels on cancellation inputs)
+          ++f.elements;
+          se += static_cast<long double>(d) * d;
+          sr += static_cast<long double>(want) * want;
+          f.max_abs_error = std::max(f.max_abs_error, std::fabs(d));
+        }
+      }
+      f.rel_l2_error = sr > 0 ? static_cast<double>(std::sqrt(se / sr)) : 0.0;
+      f.input_overflows = cnt.overflows[static_cast<int>(core::Stage::input)];
+      for (int st = 0; st < core::kStageCount; ++st)
+        if (st != static_cast<int>(core::Stage::input)) f.other_overflows += cnt.overflows[st];
+    } catch (const std::exception& e) {
+      f.error = e.what();
+    }
+    out.push_back(f);
+  }
+  return out;
+}
+
 std::vector<AsicCase> asic_output_cases(const std::vector<GoldenCase>& cases, const std::string& golden_dir) {
   std::vector<AsicCase> out;
   for (const GoldenCase& g : cases)

@@ -219,6 +219,7 @@ RegressResult regress(const std::vector<GoldenCase>& cases, const GpuArch& gpu, 
            s.duration.corr >= r.thresholds.duration_corr;
   };
   r.asic_cases = asic_output_cases(cases, golden_dir);
+  r.fixed_point_cases = fixed_point_cases(cases, golden_dir);
   const bool asic_exact =
       std::all_of(r.asic_cases.begin(), r.asic_cases.end(), [](const AsicCase& a) { return a.bit_exact; });
   r.pass = ok(r.all) && ok(r.held_out) && r.all.bit_exact == r.all.outputs_compared && asic_exact;
@@ -371,6 +372,18 @@ nlohmann::json to_json(const RegressResult& r) {
   nlohmann::json per_kernel = nlohmann::json::object();
   for (const auto& [k, s] : r.per_kernel) per_kernel[k] = summary_json(s);
   nlohmann::json s = summary_json(r.all);
+  nlohmann::json fixed = nlohmann::json::array();
+  for (const auto& f : r.fixed_point_cases)
+    fixed.push_back({{"id", f.id},
+                     {"kernel", f.kernel},
+                     {"arch", f.arch},
+                     {"elements", f.elements},
+                     {"rel_l2_error_vs_gpu", f.rel_l2_error},
+                     {"max_abs_error_vs_gpu", f.max_abs_error},
+                     {"output_lsb", f.output_lsb},
+                     {"input_overflows", f.input_overflows},
+                     {"other_overflows", f.other_overflows},
+                     {"error", f.error.empty() ? nlohmann::json() : nlohmann::json(f.error)}});
   nlohmann::json asic = nlohmann::json::array();
   size_t asic_exact = 0;
   for (const auto& a : r.asic_cases) {
@@ -394,6 +407,7 @@ nlohmann::json to_json(const RegressResult& r) {
           {"per_kernel", per_kernel},
           {"asic_cases", asic},
           {"asic_summary", {{"cases", r.asic_cases.size()}, {"bit_exact_cases", asic_exact}}},
+          {"fixed_point_cases", fixed},
           {"thresholds",
            {{"dram_read_max_rel_error", r.thresholds.dram_read_max_rel_error},
             {"duration_mae", r.thresholds.duration_mae},
@@ -449,6 +463,16 @@ std::string format_text(const RegressResult& r) {
   }
   std::snprintf(b, sizeof b, "  %zu of %zu cases bit-exact\n", asic_exact, r.asic_cases.size());
   out += b;
+  out += "\nfixed_point_cases (fixed16 on the golden inputs against the GPU's fp32 outputs):\n";
+  for (const auto& f : r.fixed_point_cases) {
+    if (!f.error.empty())
+      std::snprintf(b, sizeof b, "  %-48s error: %s\n", f.id.c_str(), f.error.c_str());
+    else
+      std::snprintf(b, sizeof b, "  %-48s rel L2 %.3g, max abs %.3g (output lsb %.3g), overflows: input %llu, other %llu\n",
+                    f.id.c_str(), f.rel_l2_error, f.max_abs_error, f.output_lsb,
+                    static_cast<unsigned long long>(f.input_overflows), static_cast<unsigned long long>(f.other_overflows));
+    out += b;
+  }
   std::snprintf(b, sizeof b,
                 "\nthresholds (all and held-out): DRAM read max %.0f%%, duration MAE %.0f%%, duration r >= %.2f: %s\n",
                 100 * r.thresholds.dram_read_max_rel_error, 100 * r.thresholds.duration_mae,

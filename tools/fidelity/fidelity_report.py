@@ -59,6 +59,13 @@ for a in r.get("asic_cases", []):
     o = a["outputs"]
     lines.append(f"| {a['id']} | {a['arch']} | {a['lanes']} | {a['merge_order']} | {o['elements_compared']} | "
                  f"{o['elements_differing']} | {o['max_ulp']} |")
+lines += ["", "### A 16-bit fixed-point datapath on the same inputs (`fixed_point_cases`)", "",
+          "workloads/arch/fixed16.yaml (s16.11 output, 16 Welford lanes, 8-bit RSQRT seed and two Newton steps) run on "
+          "each golden fp32 case's inputs; its output against the GPU's fp32 output.", "",
+          "| case | rel L2 error | max abs error | output lsb | input overflows | other overflows |", "|---|---|---|---|---|---|"]
+for f in r.get("fixed_point_cases", []):
+    lines.append(f"| {f['id']} | {f['rel_l2_error_vs_gpu']:.3g} | {f['max_abs_error_vs_gpu']:.3g} | {f['output_lsb']:.3g} | "
+                 f"{f['input_overflows']} | {f['other_overflows']} |")
 held = sorted(c["id"] for c in r["cases"] if c["held_out"])
 lines += ["", f"### The {len(held)} held-out cases (never fitted on)", "", ", ".join(f"`{h}`" for h in held)]
 lines += ["", "![predicted vs measured](fidelity.png)", "", "<!-- END generated -->"]
