@@ -296,6 +296,22 @@ TEST(Simt, Fixed16OnTheGoldenInputsReportsItsErrorAgainstTheGpu) {
   }
 }
 
+TEST(Simt, AsicPathTrafficAgainstNcuNamesEveryGap) {
+  const auto t = asic_traffic_cases(load_golden(golden()));
+  ASSERT_EQ(t.size(), 29u);  // every golden case of welford_warp_reg, welford_block_smem, block_reread
+  for (const auto& c : t) {
+    EXPECT_FALSE(c.read_cause.empty()) << c.id;
+    EXPECT_FALSE(c.write_cause.empty()) << c.id;
+    if (c.path == "sram-replay") {
+      EXPECT_LT(std::fabs(c.read_gap), 0.07) << c.id;  // x once (+ a few KB of code on the small cases)
+    } else if (c.read_gap < -0.02) {
+      EXPECT_NE(c.read_cause.find("L2"), std::string::npos) << c.id;  // the re-read the L2 served
+    }
+    EXPECT_LE(c.write_gap, 0.01) << c.id;  // never more than y and the statistics
+    if (c.write_gap < -0.02) EXPECT_NE(c.write_cause.find("dirty"), std::string::npos) << c.id;
+  }
+}
+
 TEST(Simt, FitNeverSeesTheHeldOutCases) {
   auto cases = load_golden(golden());
   const std::vector<bool> held = held_out_mask(cases);

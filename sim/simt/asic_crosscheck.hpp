@@ -43,6 +43,20 @@ struct FixedPointCase {
 /// Every fp32 golden case with recorded outputs (LayerNorm or RMSNorm).
 std::vector<FixedPointCase> fixed_point_cases(const std::vector<GoldenCase>& cases, const std::string& golden_dir);
 
+/// The mapped ASIC path's DRAM bytes (the model's exact identities: SRAM
+/// replay reads x once, DRAM re-read twice; y, gamma/beta and the
+/// statistics once) against ncu's, with the cause of the gap named.
+struct AsicTrafficCase {
+  std::string id, kernel, path;  ///< path: sram-replay | dram-reread
+  double closed_form_read = 0, closed_form_written = 0;
+  double measured_read = 0, measured_written = 0;
+  double read_gap = 0, write_gap = 0;  ///< (measured - closed form) / closed form
+  std::string read_cause, write_cause;
+};
+
+/// Every golden case of a mapped kernel.
+std::vector<AsicTrafficCase> asic_traffic_cases(const std::vector<GoldenCase>& cases);
+
 /// The kernels an ASIC arch maps (others have no mapping yet).
 bool has_asic_mapping(const std::string& kernel);
 

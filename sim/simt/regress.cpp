@@ -220,6 +220,7 @@ RegressResult regress(const std::vector<GoldenCase>& cases, const GpuArch& gpu, 
   };
   r.asic_cases = asic_output_cases(cases, golden_dir);
   r.fixed_point_cases = fixed_point_cases(cases, golden_dir);
+  r.asic_traffic = asic_traffic_cases(cases);
   const bool asic_exact =
       std::all_of(r.asic_cases.begin(), r.asic_cases.end(), [](const AsicCase& a) { return a.bit_exact; });
   r.pass = ok(r.all) && ok(r.held_out) && r.all.bit_exact == r.all.outputs_compared && asic_exact;
@@ -372,6 +373,17 @@ nlohmann::json to_json(const RegressResult& r) {
   nlohmann::json per_kernel = nlohmann::json::object();
   for (const auto& [k, s] : r.per_kernel) per_kernel[k] = summary_json(s);
   nlohmann::json s = summary_json(r.all);
+  nlohmann::json traffic = nlohmann::json::array();
+  for (const auto& t : r.asic_traffic)
+    traffic.push_back({{"id", t.id},
+                       {"kernel", t.kernel},
+                       {"path", t.path},
+                       {"closed_form", {{"dram_bytes_read", t.closed_form_read}, {"dram_bytes_written", t.closed_form_written}}},
+                       {"measured", {{"dram_bytes_read", t.measured_read}, {"dram_bytes_written", t.measured_written}}},
+                       {"read_gap", t.read_gap},
+                       {"write_gap", t.write_gap},
+                       {"read_cause", t.read_cause},
+                       {"write_cause", t.write_cause}});
   nlohmann::json fixed = nlohmann::json::array();
   for (const auto& f : r.fixed_point_cases)
     fixed.push_back({{"id", f.id},
@@ -408,6 +420,7 @@ nlohmann::json to_json(const RegressResult& r) {
           {"asic_cases", asic},
           {"asic_summary", {{"cases", r.asic_cases.size()}, {"bit_exact_cases", asic_exact}}},
           {"fixed_point_cases", fixed},
+          {"asic_traffic", traffic},
           {"thresholds",
            {{"dram_read_max_rel_error", r.thresholds.dram_read_max_rel_error},
             {"duration_mae", r.thresholds.duration_mae},
@@ -463,6 +476,12 @@ std::string format_text(const RegressResult& r) {
   }
   std::snprintf(b, sizeof b, "  %zu of %zu cases bit-exact\n", asic_exact, r.asic_cases.size());
   out += b;
+  out += "\nasic_traffic (the mapped ASIC path's DRAM identities against ncu; gap = measured / closed form - 1):\n";
+  for (const auto& t : r.asic_traffic) {
+    std::snprintf(b, sizeof b, "  %-40s %-11s read %+6.1f%% (%s); written %+6.1f%% (%s)\n", t.id.c_str(), t.path.c_str(),
+                  100 * t.read_gap, t.read_cause.c_str(), 100 * t.write_gap, t.write_cause.c_str());
+    out += b;
+  }
   out += "\nfixed_point_cases (fixed16 on the golden inputs against the GPU's fp32 outputs):\n";
   for (const auto& f : r.fixed_point_cases) {
     if (!f.error.empty())

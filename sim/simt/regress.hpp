@@ -55,6 +55,7 @@ struct RegressResult {
   std::vector<std::pair<std::string, Summary>> per_kernel;
   /// The ASIC datapath configured as the GPU kernels (asic_crosscheck.hpp).
   std::vector<AsicCase> asic_cases;
+  std::vector<AsicTrafficCase> asic_traffic;  ///< the mapped paths' DRAM identities against ncu
   std::vector<FixedPointCase> fixed_point_cases;  ///< fixed16 on the golden inputs, against the GPU's outputs
   Thresholds thresholds;
   bool pass = false;

@@ -59,6 +59,14 @@ for a in r.get("asic_cases", []):
     o = a["outputs"]
     lines.append(f"| {a['id']} | {a['arch']} | {a['lanes']} | {a['merge_order']} | {o['elements_compared']} | "
                  f"{o['elements_differing']} | {o['max_ulp']} |")
+lines += ["", "### The mapped ASIC paths' DRAM bytes against ncu (`asic_traffic`)", "",
+          "The ASIC model's exact identities for the path each kernel is (SRAM replay: x once; DRAM re-read: x twice; "
+          "y, gamma/beta and the statistics once) against ncu; gap = measured / identity - 1. No L2 sits in front of "
+          "the ASIC model's DRAM yet, so the GPU's L2 shows up as the named gaps.", "",
+          "| case | path | read gap | cause | write gap | cause |", "|---|---|---|---|---|---|"]
+for t in r.get("asic_traffic", []):
+    lines.append(f"| {t['id']} | {t['path']} | {pct(t['read_gap'])} | {t['read_cause']} | {pct(t['write_gap'])} | "
+                 f"{t['write_cause']} |")
 lines += ["", "### A 16-bit fixed-point datapath on the same inputs (`fixed_point_cases`)", "",
           "workloads/arch/fixed16.yaml (s16.11 output, 16 Welford lanes, 8-bit RSQRT seed and two Newton steps) run on "
           "each golden fp32 case's inputs; its output against the GPU's fp32 output.", "",
