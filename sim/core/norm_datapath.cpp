@@ -54,6 +54,8 @@ std::string DatapathConfig::validate() const {
   if (lanes < 1 || lanes > 4096 || !is_pow2(lanes))
     return "lanes " + std::to_string(lanes) + " must be a power of two in 1..4096";
   if (hidden < 1) return "hidden " + std::to_string(hidden) + " must be >= 1";
+  if (lane_vector < 1 || lane_vector > 64) return "lane_vector " + std::to_string(lane_vector) + " must be in 1..64";
+  if (arithmetic == Arithmetic::fixed && lane_vector != 1) return "lane_vector applies to arithmetic fp32 only";
   if (merge_group < 1 || merge_group > 4096 || !is_pow2(merge_group))
     return "merge_group " + std::to_string(merge_group) + " must be a power of two in 1..4096";
   if (arithmetic == Arithmetic::fixed && merge_order != MergeOrder::adjacent)
@@ -261,40 +263,48 @@ void NormDatapath::fixed_lanes_wide(RowState& s, StageCounters& c, bool second_p
 
 void NormDatapath::fp32_lanes(const std::vector<float>& xf, RowState& s, bool second_pass) const {
   const int L = cfg_.lanes;
-  const int64_t C = cfg_.hidden;
+  const int64_t C = cfg_.hidden, V = cfg_.lane_vector;
+  const bool fma = cfg_.fma_contraction;
+  auto lane = [&](int64_t i) { return static_cast<size_t>((i / V) % L); };
   auto accumulate = [&](std::vector<float>& acc, auto&& term) {
     acc.assign(static_cast<size_t>(L), 0.0f);
     for (int64_t i = 0; i < C; ++i) {
-      float& a = acc[static_cast<size_t>(i % L)];
+      float& a = acc[lane(i)];
       a = a + term(i);
     }
   };
-  auto square = [&](int64_t i) { return xf[i] * xf[i]; };
+  // a + d d: one FFMA where the compiler fused it.
+  auto accumulate_squares = [&](std::vector<float>& acc, auto&& d_of) {
+    acc.assign(static_cast<size_t>(L), 0.0f);
+    for (int64_t i = 0; i < C; ++i) {
+      float& a = acc[lane(i)];
+      const float d = d_of(i);
+      a = fma ? std::fma(d, d, a) : a + d * d;
+    }
+  };
+  auto x_of = [&](int64_t i) { return xf[i]; };
   if (cfg_.kind == NormKind::rmsnorm) {
-    accumulate(s.facc2, square);
+    accumulate_squares(s.facc2, x_of);
     return;
   }
   switch (cfg_.algorithm) {
     case VarianceAlgorithm::welford:
       s.wlf.assign(static_cast<size_t>(L), WelfordState<float>{});
       for (int64_t i = 0; i < C; ++i) {
-        auto& w = s.wlf[static_cast<size_t>(i % L)];
-        w = cfg_.fma_contraction ? welford_update_fma(w, xf[i]) : welford_update(w, xf[i]);
+        auto& w = s.wlf[lane(i)];
+        w = fma ? welford_update_fma(w, xf[i]) : welford_update(w, xf[i]);
       }
       return;
     case VarianceAlgorithm::single_pass:
-      accumulate(s.facc1, [&](int64_t i) { return xf[i]; });
-      accumulate(s.facc2, square);
+      accumulate(s.facc1, x_of);
+      accumulate_squares(s.facc2, x_of);
       return;
     case VarianceAlgorithm::two_pass:
       if (!second_pass) {
-        accumulate(s.facc1, [&](int64_t i) { return xf[i]; });
+        accumulate(s.facc1, x_of);
       } else {
         const float m = s.meanf;
-        accumulate(s.facc2, [&](int64_t i) {
-          const float d = xf[i] - m;
-          return d * d;
-        });
+        accumulate_squares(s.facc2, [&](int64_t i) { return xf[i] - m; });
       }
       return;
   }
@@ -407,7 +417,8 @@ void NormDatapath::merge(RowState& s, StageCounters& c) const {
     }
     case VarianceAlgorithm::single_pass: {
       s.meanf = add_tree(s.facc1) / n;
-      float var = add_tree(s.facc2) / n - s.meanf * s.meanf;
+      const float ex2 = add_tree(s.facc2) / n;
+      float var = cfg_.fma_contraction ? std::fma(-s.meanf, s.meanf, ex2) : ex2 - s.meanf * s.meanf;
       if (cfg_.variance_clamp && var < 0.0f) {
         ++c.negative_variance_clamps;
         s.clamped = true;
@@ -429,7 +440,8 @@ void NormDatapath::merge(RowState& s, StageCounters& c) const {
 
 void NormDatapath::rsqrt(RowState& s, StageCounters& c) const {
   if (!s.fixed) {
-    s.rstdf = 1.0f / std::sqrt(s.varf + static_cast<float>(cfg_.eps));  // IEEE, as the golden kernels
+    const float v = s.varf + static_cast<float>(cfg_.eps);
+    s.rstdf = cfg_.fp32_rsqrt ? cfg_.fp32_rsqrt(v) : 1.0f / std::sqrt(v);  // IEEE unless a GPU's rsqrtf is plugged in
     return;
   }
   const auto& f = cfg_.formats;

@@ -13,6 +13,7 @@
 #pragma once
 
 #include <array>
+#include <functional>
 #include <span>
 #include <string>
 #include <vector>
@@ -51,8 +52,15 @@ struct DatapathConfig {
   int merge_group = 32;    ///< lanes per butterfly group (a warp)
   /// fp32: fuse the multiply-adds a GPU compiler contracts (Welford's
   /// M2 += d (x - mu'), Chan's mu_a + d (n_b/n) and d^2 (n_a n_b/n) + (M2_a + M2_b),
+  /// the lanes' sums of squares a + d d, the single pass's E[x^2] - mu mu,
   /// y = x_hat gamma + beta), each one rounding, as the kernels' SASS shows.
   bool fma_contraction = false;
+  /// Elements a lane takes at a time: element i goes to lane (i / V) mod L
+  /// (a GPU thread's 16-byte vector: V = 4 fp32 or 8 bf16 values).
+  int lane_vector = 1;
+  /// fp32: the RSQRT unit as a function of var + eps; empty: IEEE 1/sqrt. A
+  /// GPU mapping plugs in the hardware rsqrtf (sim/simt's HardwareRsqrt).
+  std::function<float(float)> fp32_rsqrt;
   /// Fixed point: keep every per-element operation on the 128-bit
   /// sign-magnitude Exact path even where the formats allow the machine-word
   /// path (identical results, about 10x slower; the reference in tests).

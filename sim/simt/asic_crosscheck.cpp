@@ -3,7 +3,9 @@
 #include <bit>
 #include <cmath>
 #include <filesystem>
+#include <map>
 
+#include "host/fast_shape.hpp"
 #include "sim/config/arch.hpp"
 #include "sim/config/embedded_configs.hpp"
 #include "sim/core/element_format.hpp"
@@ -16,46 +18,98 @@ namespace normsim::simt {
 
 namespace {
 
+// How each gpu_ref kernel is the ASIC datapath: the base arch (the warp or
+// block datapath: fp32, butterfly merge order, fused multiply-adds) and what
+// the kernel changes in it -- its algorithm, lanes, the elements a lane takes
+// at a time, its RSQRT (IEEE 1/sqrtf, or the hardware rsqrtf) and whether the
+// single pass clamps.
 struct Mapping {
-  const char* path;
-  const char* yaml;
-  bool lanes_from_block;  ///< a block-per-row kernel: one lane per thread
+  bool block = false;             ///< gpu-block.yaml (else gpu-warp.yaml)
+  core::VarianceAlgorithm algorithm = core::VarianceAlgorithm::welford;
+  bool rms = false;
+  bool hw_rsqrt = false;          ///< rsqrtf (MUFU.RSQ), replayed from the measured table
+  bool vector = false;            ///< a thread takes 16-byte vectors (4 fp32 / 8 bf16 values)
+  bool one_lane = false;          ///< v1: a thread walks its row alone
+  bool whole_block_group = false; ///< v2: one shared-memory tree over the block (no warp level)
+  bool clamp = true;
 };
 
 const Mapping* mapping_of(const std::string& kernel) {
-  static const Mapping warp{config::embedded::kGpuWarpArchPath, config::embedded::kGpuWarpArchYaml, false};
-  static const Mapping block{config::embedded::kGpuBlockArchPath, config::embedded::kGpuBlockArchYaml, true};
-  if (kernel == "welford_warp_reg") return &warp;
-  if (kernel == "welford_block_smem" || kernel == "block_reread") return &block;
-  return nullptr;
+  using VA = core::VarianceAlgorithm;
+  static const std::map<std::string, Mapping> table = {
+      {"v1", {false, VA::two_pass, false, false, false, true, false, true}},
+      {"v2", {true, VA::two_pass, false, false, false, false, true, true}},
+      {"v3", {false, VA::two_pass, false, true, false, false, false, true}},
+      {"v4", {false, VA::single_pass, false, true, false, false, false, false}},
+      {"v5", {true, VA::single_pass, false, true, false, false, false, false}},
+      {"v6", {false, VA::two_pass, false, true, true, false, false, true}},
+      {"welford_warp_reg", {false, VA::welford, false, false, false, false, false, true}},
+      {"welford_block_smem", {true, VA::welford, false, false, false, false, false, true}},
+      {"block_reread", {true, VA::welford, false, false, false, false, false, true}},
+      {"rms_warp", {false, VA::welford, true, true, false, false, false, true}},
+      {"rms_block", {true, VA::welford, true, true, false, false, false, true}},
+      {"fast_ln", {false, VA::two_pass, false, true, true, false, false, true}},
+      {"fast_rms", {false, VA::welford, true, true, true, false, false, true}},
+      {"fused_residual", {false, VA::two_pass, false, true, true, false, false, true}},
+  };
+  const auto it = table.find(kernel);
+  return it == table.end() ? nullptr : &it->second;
 }
 
-AsicCase run_case(const GoldenCase& g, const Mapping& m, const std::string& dir) {
+// Lanes of a kernel's datapath: the block's threads, or the frontier
+// kernels' threads per row (host/fast_shape.hpp).
+int lanes_of(const std::string& kernel, const GoldenCase& g, const Mapping& m, int arch_lanes) {
+  const int eb = g.dtype == "bf16" ? 2 : 4;
+  if (m.one_lane) return 1;
+  if (kernel == "fast_ln" || kernel == "fast_rms") return normref::fast_norm_shape(g.hidden, eb).threads_per_row;
+  if (kernel == "fused_residual") return normref::fused_residual_threads(g.hidden, eb);
+  return m.block ? g.block : arch_lanes;
+}
+
+AsicCase run_case(const GoldenCase& g, const Mapping& m, const std::string& dir, const HardwareRsqrt& hw) {
   AsicCase a;
   a.id = g.id;
   a.kernel = g.kernel;
-  a.arch = m.path;
+  const char* path = m.block ? config::embedded::kGpuBlockArchPath : config::embedded::kGpuWarpArchPath;
+  const char* yaml = m.block ? config::embedded::kGpuBlockArchYaml : config::embedded::kGpuWarpArchYaml;
+  a.arch = path;
   try {
-    const config::Arch arch = config::parse_arch_text(m.yaml, m.path);
+    const config::Arch arch = config::parse_arch_text(yaml, path);
+    const bool bf16 = g.dtype == "bf16";
     core::DatapathConfig cfg;
-    cfg.kind = core::NormKind::layernorm;
-    cfg.algorithm = arch.algorithm;
-    cfg.lanes = m.lanes_from_block ? g.block : arch.lanes;
+    cfg.kind = m.rms ? core::NormKind::rmsnorm : core::NormKind::layernorm;
+    cfg.algorithm = m.algorithm;
+    cfg.variance_clamp = m.clamp;
+    cfg.lanes = lanes_of(g.kernel, g, m, arch.lanes);
     cfg.eps = 1e-5;  // gpu_ref/kernels/common.cuh kEps (the fp32 datapath adds it as a float)
     cfg.hidden = g.hidden;
     cfg.arithmetic = arch.arithmetic;
     cfg.merge_order = arch.merge_order;
-    cfg.merge_group = arch.merge_group;
+    cfg.merge_group = m.whole_block_group ? cfg.lanes : arch.merge_group;
     cfg.fma_contraction = arch.fma_contraction;
+    cfg.lane_vector = m.vector ? (bf16 ? 8 : 4) : 1;
+    if (m.hw_rsqrt) cfg.fp32_rsqrt = [&hw](float v) { return hw(v); };
     a.lanes = cfg.lanes;
     a.merge_order = cfg.merge_order == core::MergeOrder::butterfly ? "butterfly" : "adjacent";
-    const KernelInputs in = gpu_ref_inputs(g.rows, g.hidden, g.dtype, g.dist, g.dist_mean, g.dist_sigma, g.seed);
-    core::NormDatapath dp(cfg, in.gamma, in.beta);
-    auto path = [&](const std::string& key) { return (std::filesystem::path(dir) / g.outputs.at(key)).string(); };
-    const core::NpyArray y = core::read_npy(path("y"));
-    const auto mean = core::read_npy(path("mean")).as<float>();
-    const auto rstd = core::read_npy(path("rstd")).as<float>();
-    const bool bf16 = g.dtype == "bf16";
+    KernelInputs in = gpu_ref_inputs(g.rows, g.hidden, g.dtype, g.dist, g.dist_mean, g.dist_sigma, g.seed);
+    if (g.kernel == "fused_residual") {  // the datapath normalises the stored z = x + r
+      add_residual(in, g.seed);
+      for (size_t i = 0; i < in.x.size(); ++i) {
+        const float z = in.x[i] + in.residual[i];
+        in.x[i] = bf16 ? core::bf16_bits_to_fp32(core::fp32_to_bf16_bits(z)) : z;
+      }
+    }
+    if ((g.kernel == "fast_ln" || g.kernel == "fast_rms") && bf16)  // bf16 gamma/beta, as the kernel reads them
+      for (size_t i = 0; i < in.gamma.size(); ++i) {
+        in.gamma[i] = core::bf16_bits_to_fp32(core::fp32_to_bf16_bits(in.gamma[i]));
+        in.beta[i] = core::bf16_bits_to_fp32(core::fp32_to_bf16_bits(in.beta[i]));
+      }
+    const std::vector<float> no_beta;
+    core::NormDatapath dp(cfg, in.gamma, m.rms ? std::span<const float>(no_beta) : std::span<const float>(in.beta));
+    auto file = [&](const std::string& key) { return (std::filesystem::path(dir) / g.outputs.at(key)).string(); };
+    const core::NpyArray y = core::read_npy(file("y"));
+    const std::vector<float> mean = m.rms ? std::vector<float>{} : core::read_npy(file("mean")).as<float>();
+    const auto rstd = core::read_npy(file("rstd")).as<float>();
     const std::vector<uint16_t> ybits = bf16 ? y.as<uint16_t>() : std::vector<uint16_t>{};
     const std::vector<float> yf = bf16 ? std::vector<float>{} : y.as<float>();
     std::vector<double> x(static_cast<size_t>(g.hidden)), out(static_cast<size_t>(g.hidden));
@@ -78,7 +132,7 @@ AsicCase run_case(const GoldenCase& g, const Mapping& m, const std::string& dir)
         else
           cmp(yf[i], v, 1.0);
       }
-      cmp(mean[static_cast<size_t>(r)], static_cast<float>(st.mean), 1.0);
+      if (!m.rms) cmp(mean[static_cast<size_t>(r)], static_cast<float>(st.mean), 1.0);
       cmp(rstd[static_cast<size_t>(r)], static_cast<float>(st.rstd), 1.0);
     }
     a.bit_exact = a.elements_differing == 0;
@@ -95,7 +149,7 @@ bool has_asic_mapping(const std::string& kernel) { return mapping_of(kernel) != 
 std::vector<AsicTrafficCase> asic_traffic_cases(const std::vector<GoldenCase>& cases) {
   std::vector<AsicTrafficCase> out;
   for (const GoldenCase& g : cases) {
-    if (!mapping_of(g.kernel)) continue;
+    if (g.kernel != "welford_warp_reg" && g.kernel != "welford_block_smem" && g.kernel != "block_reread") continue;
     AsicTrafficCase t;
     t.id = g.id;
     t.kernel = g.kernel;
@@ -193,9 +247,10 @@ std::vector<FixedPointCase> fixed_point_cases(const std::vector<GoldenCase>& cas
 
 std::vector<AsicCase> asic_output_cases(const std::vector<GoldenCase>& cases, const std::string& golden_dir) {
   std::vector<AsicCase> out;
+  const HardwareRsqrt hw((std::filesystem::path(golden_dir) / "rsqrt_delta.npy.gz").string());
   for (const GoldenCase& g : cases)
-    if (const Mapping* m = mapping_of(g.kernel); m && g.outputs.count("y") && g.outputs.count("mean"))
-      out.push_back(run_case(g, *m, golden_dir));
+    if (const Mapping* m = mapping_of(g.kernel); m && g.outputs.count("y"))
+      out.push_back(run_case(g, *m, golden_dir, hw));
   return out;
 }
 
