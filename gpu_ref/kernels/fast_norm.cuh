@@ -63,28 +63,34 @@ __device__ __forceinline__ float row_sum(float v, float* smem) {
   }
 }
 
-// y for the vectors t, t + STRIDE, ... of a row a thread holds (value(k, j):
-// element j of its k-th vector): n = (x - mean) rstd, y = n g (+ b).
+// y for the 16-byte vector i of a row (value(j): its element j as fp32):
+// n = (x - mean) rstd, y = n g (+ b) -- every fast_norm kernel's normalise.
+template <typename T, typename P, bool RMS, class Value>
+__device__ __forceinline__ void normalize_vector(T* __restrict__ yr, const P* __restrict__ gamma,
+                                                 const P* __restrict__ beta, int i, float mean, float rstd,
+                                                 Value&& value) {
+  constexpr int kN = Vec16<T>::kN;
+  float g[kN], b[kN];
+  load_params(gamma, static_cast<int64_t>(i) * kN, g);
+  if constexpr (!RMS) load_params(beta, static_cast<int64_t>(i) * kN, b);
+  Vec16<T> o;
+#pragma unroll
+  for (int j = 0; j < kN; ++j) {
+    const float n = (value(j) - mean) * rstd;
+    o.v[j] = from_f<T>(RMS ? n * g[j] : n * g[j] + b[j]);
+  }
+  fast_store(yr + static_cast<int64_t>(i) * kN, o);
+}
+
+// The same for the vectors t, t + STRIDE, ... a thread holds (value(k, j)).
 template <typename T, typename P, bool RMS, int STRIDE, int VECS, class Value>
 __device__ __forceinline__ void normalize_store(T* __restrict__ yr, const P* __restrict__ gamma,
                                                 const P* __restrict__ beta, int t, int nvec, float mean, float rstd,
                                                 Value&& value) {
-  constexpr int kN = Vec16<T>::kN;
 #pragma unroll
   for (int k = 0; k < VECS; ++k) {
     const int i = t + k * STRIDE;
-    if (i < nvec) {
-      float g[kN], b[kN];
-      load_params(gamma, static_cast<int64_t>(i) * kN, g);
-      if constexpr (!RMS) load_params(beta, static_cast<int64_t>(i) * kN, b);
-      Vec16<T> o;
-#pragma unroll
-      for (int j = 0; j < kN; ++j) {
-        const float n = (value(k, j) - mean) * rstd;
-        o.v[j] = from_f<T>(RMS ? n * g[j] : n * g[j] + b[j]);
-      }
-      fast_store(yr + static_cast<int64_t>(i) * kN, o);
-    }
+    if (i < nvec) normalize_vector<T, P, RMS>(yr, gamma, beta, i, mean, rstd, [&](int j) { return value(k, j); });
   }
 }
 
@@ -249,16 +255,7 @@ __global__ void __launch_bounds__(THREADS) fast_norm_two_sweep(T* __restrict__ y
     // The last use of x: evict-first here measured 77-85% of the copy at
     // bf16 C = 65536 against 64-76% with plain loads.
     const Vec16<T> a = load16_cs(xr + static_cast<int64_t>(i) * kN);
-    float g[kN], b[kN];
-    load_params(gamma, static_cast<int64_t>(i) * kN, g);
-    if constexpr (!RMS) load_params(beta, static_cast<int64_t>(i) * kN, b);
-    Vec16<T> o;
-#pragma unroll
-    for (int j = 0; j < kN; ++j) {
-      const float n = (to_f(a.v[j]) - mean) * rstd;
-      o.v[j] = from_f<T>(RMS ? n * g[j] : n * g[j] + b[j]);
-    }
-    fast_store(yr + static_cast<int64_t>(i) * kN, o);
+    normalize_vector<T, P, RMS>(yr, gamma, beta, i, mean, rstd, [&](int j) { return to_f(a.v[j]); });
   }
 }
 
@@ -337,18 +334,8 @@ __global__ void __launch_bounds__(THREADS) fast_norm_cluster(T* __restrict__ y, 
 #pragma unroll
   for (int k = 0; k < VECS; ++k) {
     const int i = first + threadIdx.x + k * THREADS;
-    if (i < nvec && threadIdx.x + k * THREADS < per_block) {
-      float g[kN], b[kN];
-      load_params(gamma, static_cast<int64_t>(i) * kN, g);
-      if constexpr (!RMS) load_params(beta, static_cast<int64_t>(i) * kN, b);
-      Vec16<T> o;
-#pragma unroll
-      for (int j = 0; j < kN; ++j) {
-        const float n = (v[k][j] - mean) * rstd;
-        o.v[j] = from_f<T>(RMS ? n * g[j] : n * g[j] + b[j]);
-      }
-      fast_store(yr + static_cast<int64_t>(i) * kN, o);
-    }
+    if (i < nvec && threadIdx.x + k * THREADS < per_block)
+      normalize_vector<T, P, RMS>(yr, gamma, beta, i, mean, rstd, [&](int j) { return v[k][j]; });
   }
 }
 

@@ -67,23 +67,8 @@ __global__ void __launch_bounds__(THREADS) fused_residual_ln(T* __restrict__ z, 
 #pragma unroll
   for (int k = 0; k < VECS; ++k) {
     const int i = t + k * THREADS;
-    if (i < nvec) {
-      // gamma/beta as float4 loads, and the same expression as fast_ln's.
-      const float4* g4 = reinterpret_cast<const float4*>(gamma + static_cast<int64_t>(i) * kN);
-      const float4* b4 = reinterpret_cast<const float4*>(beta + static_cast<int64_t>(i) * kN);
-      Vec16<T> o;
-#pragma unroll
-      for (int j = 0; j < kN; j += 4) {
-        const float4 gv = __ldg(g4 + j / 4), bv = __ldg(b4 + j / 4);
-        const float g[4] = {gv.x, gv.y, gv.z, gv.w}, b[4] = {bv.x, bv.y, bv.z, bv.w};
-#pragma unroll
-        for (int u = 0; u < 4; ++u) {
-          const float n = (v[k][j + u] - mean) * rstd;
-          o.v[j + u] = from_f<T>(n * g[u] + b[u]);
-        }
-      }
-      fast_store(y + row * C + static_cast<int64_t>(i) * kN, o);
-    }
+    // gamma/beta as float4 loads, and the same expression as fast_ln's.
+    if (i < nvec) normalize_vector<T, float, false>(y + row * C, gamma, beta, i, mean, rstd, [&](int j) { return v[k][j]; });
   }
 }
 

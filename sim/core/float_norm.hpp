@@ -22,54 +22,49 @@ struct WelfordState {
 };
 
 /// One Welford update: n' = n+1, d = x - mu, mu' = mu + d/n', M2' = M2 + d (x - mu').
-template <typename T>
-WelfordState<T> welford_update(WelfordState<T> s, T x) {
+/// kFma: M2' = fma(d, x - mu', M2), one rounding, as a GPU compiler fuses it.
+template <bool kFma, typename T>
+WelfordState<T> welford_update_as(WelfordState<T> s, T x) {
   s.count += 1;
   const T delta = x - s.mean;
   s.mean = s.mean + delta / static_cast<T>(s.count);
   const T delta2 = x - s.mean;
-  s.m2 = s.m2 + delta * delta2;
+  if constexpr (kFma) s.m2 = std::fma(delta, delta2, s.m2);
+  else s.m2 = s.m2 + delta * delta2;
   return s;
 }
 
 /// Chan's merge (Chan, Golub, LeVeque 1979; seed 001 section 8):
 /// d = mu_b - mu_a, mu = mu_a + d n_b/n, M2 = M2_a + M2_b + d^2 n_a n_b / n.
-template <typename T>
-WelfordState<T> chan_merge(const WelfordState<T>& a, const WelfordState<T>& b) {
+/// kFma: mu = fma(d, n_b/n, mu_a), M2 = fma(d d, n_a n_b/n, M2_a + M2_b) (the
+/// SASS of gpu_ref's Welford kernels).
+template <bool kFma, typename T>
+WelfordState<T> chan_merge_as(const WelfordState<T>& a, const WelfordState<T>& b) {
   if (a.count == 0) return b;
   if (b.count == 0) return a;
   WelfordState<T> r;
   r.count = a.count + b.count;
   const T n = static_cast<T>(r.count);
   const T delta = b.mean - a.mean;
-  r.mean = a.mean + delta * (static_cast<T>(b.count) / n);
-  r.m2 = a.m2 + b.m2 + delta * delta * (static_cast<T>(a.count) * static_cast<T>(b.count) / n);
+  const T wb = static_cast<T>(b.count) / n, wab = static_cast<T>(a.count) * static_cast<T>(b.count) / n;
+  if constexpr (kFma) {
+    r.mean = std::fma(delta, wb, a.mean);
+    r.m2 = std::fma(delta * delta, wab, a.m2 + b.m2);
+  } else {
+    r.mean = a.mean + delta * wb;
+    r.m2 = a.m2 + b.m2 + delta * delta * wab;
+  }
   return r;
 }
 
-/// The same two steps with the multiply-adds a GPU compiler fuses (one
-/// rounding each; the SASS of gpu_ref's Welford kernels):
-///   M2' = fma(d, x - mu', M2);  mu = fma(d, n_b/n, mu_a);  M2 = fma(d d, n_a n_b/n, M2_a + M2_b).
 template <typename T>
-WelfordState<T> welford_update_fma(WelfordState<T> s, T x) {
-  s.count += 1;
-  const T delta = x - s.mean;
-  s.mean = s.mean + delta / static_cast<T>(s.count);
-  s.m2 = std::fma(delta, x - s.mean, s.m2);
-  return s;
-}
+WelfordState<T> welford_update(WelfordState<T> s, T x) { return welford_update_as<false>(s, x); }
 template <typename T>
-WelfordState<T> chan_merge_fma(const WelfordState<T>& a, const WelfordState<T>& b) {
-  if (a.count == 0) return b;
-  if (b.count == 0) return a;
-  WelfordState<T> r;
-  r.count = a.count + b.count;
-  const T n = static_cast<T>(r.count);
-  const T delta = b.mean - a.mean;
-  r.mean = std::fma(delta, static_cast<T>(b.count) / n, a.mean);
-  r.m2 = std::fma(delta * delta, static_cast<T>(a.count) * static_cast<T>(b.count) / n, a.m2 + b.m2);
-  return r;
-}
+WelfordState<T> welford_update_fma(WelfordState<T> s, T x) { return welford_update_as<true>(s, x); }
+template <typename T>
+WelfordState<T> chan_merge(const WelfordState<T>& a, const WelfordState<T>& b) { return chan_merge_as<false>(a, b); }
+template <typename T>
+WelfordState<T> chan_merge_fma(const WelfordState<T>& a, const WelfordState<T>& b) { return chan_merge_as<true>(a, b); }
 
 /// Lane-parallel Welford: element i goes to lane i mod L, then a binary tree
 /// merges lanes (2k, 2k+1), then (4k, 4k+2), ... (L a power of two).
