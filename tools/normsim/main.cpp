@@ -417,6 +417,7 @@ int cmd_simt(const SimtArgs& a) {
                           {"dram_bytes_written", l.dram_bytes_written}, {"l2_bytes", l.l2_bytes},
                           {"bounds_us", {{"dram", l.dram_us}, {"latency", l.latency_us}, {"issue", l.issue_us},
                                          {"shared_memory", l.smem_us}, {"l1_miss_requests", l.request_us}, {"block_dispatch", l.dispatch_us}}},
+                          {"added_once_us", {{"pipeline_fill", l.fill_us}, {"epilogue", l.epilogue_us}}},
                           {"bound", l.bound}, {"duration_us", l.duration_us}});
     nlohmann::json j = {{"kernel", a.kernel}, {"ran", p.plan.ran}, {"rows", rows}, {"hidden", hidden}, {"dtype", dtype},
                         {"block", p.plan.block}, {"gpu", gpu.name},
@@ -439,6 +440,8 @@ int cmd_simt(const SimtArgs& a) {
     std::printf("    bounds               DRAM %.1f us, latency %.1f us, issue %.1f us, shared memory %.1f us, "
                 "L1-miss requests %.1f us, dispatch %.1f us -> %s\n",
                 l.dram_us, l.latency_us, l.issue_us, l.smem_us, l.request_us, l.dispatch_us, l.bound.c_str());
+    std::printf("    added once           pipeline fill %.1f us, epilogue %.1f us; launch %.1f us\n", l.fill_us,
+                l.epilogue_us, l.duration_us);
   }
   std::printf("\n  DRAM bytes read       %16.0f  bytes\n", p.dram_bytes_read);
   std::printf("  DRAM bytes written    %16.0f  bytes\n", p.dram_bytes_written);
