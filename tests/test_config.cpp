@@ -126,6 +126,14 @@ TEST(ArchConfig, GpuMappingKeys) {
   EXPECT_EQ(a.merge_group, 32);
 }
 
+TEST(ArchConfig, AsicDatapaths) {
+  const std::string src = std::getenv("NORMSIM_SOURCE_DIR") ? std::getenv("NORMSIM_SOURCE_DIR") : NORMSIM_TEST_SOURCE_DIR;
+  const std::string gpu = read_config_file(src + "/workloads/arch/gpu-warp.yaml");
+  EXPECT_EQ(parse_arch_text(gpu, "g.yaml").asic->datapaths, 528);
+  expect_has(arch_error("lanes: 8\nasic: {datapaths: 0}\n"), {"asic.datapaths", "out of range", "1..65536"});
+  expect_has(arch_error("lanes: 8\nasic: {node: 5nm}\n"), {"asic.node", "5nm", "45nm, 28nm, 16nm, 7nm"});
+}
+
 TEST(ArchConfig, ShippedArchesParse) {
   const std::string src = std::getenv("NORMSIM_SOURCE_DIR") ? std::getenv("NORMSIM_SOURCE_DIR") : NORMSIM_TEST_SOURCE_DIR;
   for (const char* f : {"fp32", "fixed16", "int8-fixed", "asic-default", "edge-small-sram", "gpu-warp", "gpu-block"}) EXPECT_NO_THROW(load_arch(src + "/workloads/arch/" + f + ".yaml")) << f;

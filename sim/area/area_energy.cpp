@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <stdexcept>
 
 namespace normsim::area {
 
@@ -54,7 +55,9 @@ double sram_array_efficiency(double bytes) {
 }
 
 AreaReport estimate_area(const core::DatapathConfig& dp, double sram_bytes, const std::string& node) {
-  const NodeTable nt = *node_table(node);
+  const std::optional<NodeTable> table = node_table(node);
+  if (!table) throw std::invalid_argument("area: no sourced table for node '" + node + "' (allowed: 45nm, 28nm, 16nm, 7nm)");
+  const NodeTable nt = *table;
   AreaReport r;
   r.node = node;
   const int L = dp.lanes;

@@ -34,7 +34,8 @@ struct StallCounters {
 struct AccelContext {
   const config::Workload* workload = nullptr;
   AsicConfig cfg;
-  int lanes = 16;
+  int lanes = 16;            ///< elements a cycle the lane array takes: lanes x datapaths
+  int datapath_lanes = 16;   ///< one datapath's lanes (the merge tree's width)
   int in_bytes = 4, out_bytes = 4;
   int64_t hidden = 0, rows = 0;
   int64_t chunk_elems = 0;

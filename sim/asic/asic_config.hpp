@@ -58,6 +58,10 @@ struct AsicConfig {
   InputPath path = InputPath::sram_replay;
   double replay_fraction = 0.5;  ///< partial replay: fraction f of each row kept in SRAM
   int rows_in_flight = 2;        ///< row buffers (2: double buffered)
+  /// Copies of the datapath working on different rows at once and sharing the
+  /// memories (a GPU's warps): the lane array and the normalise unit take
+  /// lanes x datapaths elements a cycle; each row's arithmetic is unchanged.
+  int datapaths = 1;
   bool write_stats = true;       ///< mean and rstd written to DRAM (8 bytes a row; rstd only for RMSNorm)
   int64_t transaction_elems = 4096;  ///< modelling granularity of the input/output streams
   std::string node = "7nm";      ///< technology node for area (sim/area)

@@ -31,7 +31,7 @@ TrafficIdentity traffic_identity(const config::Workload& w, const AsicConfig& c,
     t.reread_fifo_bytes = std::max<uint64_t>(1, want / chunk) * chunk;
   }
   const double dram_cycles = static_cast<double>(t.dram_bytes_read + t.dram_bytes_written) / c.dram.sustained_bytes_per_cycle();
-  const double lane_cycles = static_cast<double>(N) * std::ceil(static_cast<double>(C) / lanes);
+  const double lane_cycles = static_cast<double>(N) * std::ceil(static_cast<double>(C) / lanes) / c.datapaths;
   t.lower_bound_cycles = std::max(dram_cycles, lane_cycles);
   return t;
 }
@@ -78,7 +78,8 @@ AsicResult run_asic(const config::Workload& w, const config::Arch& a, const Asic
   AccelContext ctx;
   ctx.workload = &w;
   ctx.cfg = res.cfg;
-  ctx.lanes = a.lanes;
+  ctx.lanes = a.lanes * res.cfg.datapaths;  // timing: every datapath's lanes (the arithmetic stays per row)
+  ctx.datapath_lanes = a.lanes;
   ctx.in_bytes = core::elem_bytes(w.input.dtype);
   ctx.out_bytes = core::elem_bytes(w.output.dtype);
   ctx.hidden = w.hidden;

@@ -54,7 +54,7 @@ void WelfordLaneArray::run() {
 
 ChanMergeTree::ChanMergeTree(sc_core::sc_module_name n, AccelContext& ctx) : sc_module(n), ctx_(ctx) {}
 
-int ChanMergeTree::levels() const { return std::countr_zero(static_cast<unsigned>(ctx_.lanes)); }
+int ChanMergeTree::levels() const { return std::countr_zero(static_cast<unsigned>(ctx_.datapath_lanes)); }
 
 void ChanMergeTree::transport(RowSlot& slot) {
   if (ctx_.numerics) ctx_.datapath->merge(slot.state, ctx_.numerics->counters);

@@ -49,9 +49,10 @@ asic::AsicConfig parse_asic(YamlReader m) {
   c.replay_fraction = m.get_double("replay_fraction").value_or(c.replay_fraction);
   if (!(c.replay_fraction > 0 && c.replay_fraction < 1)) m.fail("replay_fraction", "must be strictly between 0 and 1", "(0, 1)");
   c.rows_in_flight = static_cast<int>(m.get_int("rows_in_flight", 1, 1024).value_or(c.rows_in_flight));
+  c.datapaths = static_cast<int>(m.get_int("datapaths", 1, 65536).value_or(c.datapaths));
   c.write_stats = m.get_bool("write_stats").value_or(c.write_stats);
   c.transaction_elems = m.get_int("transaction_elems", 1, int64_t(1) << 24).value_or(c.transaction_elems);
-  c.node = m.get_choice("node", {"45nm", "28nm", "16nm", "7nm", "5nm"}).value_or(c.node);
+  c.node = m.get_choice("node", {"45nm", "28nm", "16nm", "7nm"}).value_or(c.node);  // the nodes sim/area has sourced tables for
   if (auto d = m.get_map("dram")) {
     c.dram.peak_bytes_per_cycle = positive(*d, "peak_bytes_per_cycle", c.dram.peak_bytes_per_cycle);
     c.dram.latency_cycles = static_cast<int>(d->get_int("latency_cycles", 1, 1000000).value_or(c.dram.latency_cycles));
@@ -77,7 +78,7 @@ asic::AsicConfig parse_asic(YamlReader m) {
     c.latency.normalize_cycles = static_cast<int>(l->get_int("normalize_cycles", 1, 10000).value_or(c.latency.normalize_cycles));
     l->finish({"welford_cycles", "merge_level_cycles", "rsqrt_cycles", "normalize_cycles"});
   }
-  m.finish({"clock_ghz", "input_path", "replay_fraction", "rows_in_flight", "write_stats", "transaction_elems", "node",
+  m.finish({"clock_ghz", "input_path", "replay_fraction", "rows_in_flight", "datapaths", "write_stats", "transaction_elems", "node",
             "dram", "sram", "latency"});
   return c;
 }

@@ -128,6 +128,14 @@ assert s["cases"] == len(j["cases"]) >= 100
 assert j["held_out"]["cases"] * 10 >= s["cases"] * 3
 assert s["bit_exact_cases"] == s["outputs_compared"] == 31
 assert rc == (0 if j["pass"] else 1), (rc, j["pass"])
+# asic_cases: the ASIC datapath as every forward kernel, bit for bit.
+assert len(j["asic_cases"]) == 27 and all(a["outputs"]["bit_exact"] for a in j["asic_cases"]), j["asic_cases"][:2]
+# asic_time: the ASIC model as the GPU on the bandwidth-bound cases; on the
+# 0.5-1 GB streams it lands within 3% of ncu's duration.
+t = j["asic_time"]
+assert j["asic_time_summary"]["cases"] == len(t) >= 20, j["asic_time_summary"]
+big = [c for c in t if c["measured_us"] > 200 and "131072" not in c["id"]]
+assert len(big) >= 4 and all(abs(c["rel_error"]) < 0.03 for c in big), big
 PY
 expect_exit 0 "" -- --version
 expect_exit 0 "" -- --help

@@ -67,6 +67,16 @@ lines += ["", "### The mapped ASIC paths' DRAM bytes against ncu (`asic_traffic`
 for t in r.get("asic_traffic", []):
     lines.append(f"| {t['id']} | {t['path']} | {pct(t['read_gap'])} | {t['read_cause']} | {pct(t['write_gap'])} | "
                  f"{t['write_cause']} |")
+ts = r.get("asic_time_summary", {})
+lines += ["", "### The ASIC model as the GPU, in time (`asic_time`)", "",
+          "The SystemC model, timing only, configured as the H200 (gpu-warp.yaml / gpu-block.yaml: the SM clock, the "
+          "flat-copy DRAM bandwidth, the streaming load latency, 528 (132) datapaths sharing one DRAM, as many rows in "
+          "flight as the GPU's registers and shared memory hold) on the golden cases of the kernels that read x once and "
+          f"stream at >= 2/3 of the DRAM bandwidth: {ts.get('cases', 0)} cases, mean absolute error "
+          f"{pct(ts.get('mae', 0))} (target {pct(ts.get('threshold_mae', 0.15))}).", "",
+          "| case | ASIC us | measured us | error |", "|---|---|---|---|"]
+for c in r.get("asic_time", []):
+    lines.append(f"| {c['id']} | {c['asic_us']:.1f} | {c['measured_us']:.1f} | {pct(c['rel_error'])} |")
 lines += ["", "### A 16-bit fixed-point datapath on the same inputs (`fixed_point_cases`)", "",
           "workloads/arch/fixed16.yaml (s16.11 output, 16 Welford lanes, 8-bit RSQRT seed and two Newton steps) run on "
           "each golden fp32 case's inputs; its output against the GPU's fp32 output.", "",

@@ -23,6 +23,7 @@
 #include "sim/run/functional_run.hpp"
 #include "sim/area/area_energy.hpp"
 #include "sim/rtl/synthesis.hpp"
+#include "sim/config/embedded_configs.hpp"
 #include "sim/simt/regress.hpp"
 
 #ifndef NORMSIM_VERSION
@@ -536,6 +537,69 @@ struct RegressArgs {
   bool json = false, fit = false;
 };
 
+// asic_time: the ASIC model (SystemC, timing only, each case in a forked
+// child) configured as the GPU -- workloads/arch/gpu-warp.yaml or
+// gpu-block.yaml: the H200's clock, DRAM bandwidth and latency, as many
+// datapaths as the GPU runs warps (blocks) at once -- on the golden cases of
+// the mapped forward kernels that read x once and stream at >= 2/3 of the
+// DRAM bandwidth; its time at the SM clock against ncu's duration.
+constexpr double kAsicTimeMae = 0.15;
+struct AsicTime {
+  nlohmann::json cases = nlohmann::json::array();
+  double mae = 0;
+  std::string text;
+};
+
+AsicTime asic_time_cases(const std::vector<normsim::simt::GoldenCase>& cases, double dram_bytes_per_s) {
+  using namespace normsim;
+  AsicTime t;
+  const std::vector<std::string> one_read = {"fast_ln", "fast_rms", "v6", "welford_warp_reg", "welford_block_smem"};
+  double sum = 0;
+  char line[256];
+  t.text = "\nasic_time (the ASIC model as the GPU, timing only, at the SM clock, against ncu's duration):\n";
+  for (const auto& g : cases) {
+    if (std::find(one_read.begin(), one_read.end(), g.kernel) == one_read.end()) continue;
+    const double streamed = (g.dram_bytes_read + g.dram_bytes_written) / (g.duration_us * 1e-6);
+    if (streamed < (2.0 / 3.0) * dram_bytes_per_s) continue;  // not bandwidth-bound
+    const bool block = g.kernel == "welford_block_smem";
+    const bool rms = g.kernel == "fast_rms";
+    const std::string wl = "name: " + g.id + "\nnorm: " + (rms ? "rmsnorm\nbeta: none" : "layernorm") +
+                           "\nrows: " + std::to_string(g.rows) + "\nhidden: " + std::to_string(g.hidden) +
+                           "\ninput: {dtype: " + g.dtype + "}\noutput: {dtype: " + g.dtype + "}\n";
+    const config::Workload w = config::parse_workload_text(wl, "<" + g.id + ">");
+    config::Arch arch =
+        config::parse_arch_text(block ? config::embedded::kGpuBlockArchYaml : config::embedded::kGpuWarpArchYaml,
+                                block ? config::embedded::kGpuBlockArchPath : config::embedded::kGpuWarpArchPath);
+    // Rows in flight as the GPU holds them: as many as its on-chip storage
+    // (the arch's SRAM: registers and shared memory) takes beside gamma/beta.
+    const int64_t row_bytes = g.hidden * (g.dtype == "bf16" ? 2 : 4);
+    const int64_t room = static_cast<int64_t>(arch.asic->sram.capacity_bytes) - 2 * g.hidden * 4;
+    arch.asic->rows_in_flight = static_cast<int>(std::clamp<int64_t>(room / row_bytes, 1, 1024));
+    asic::AsicOptions o;
+    o.numerics = false;
+    nlohmann::json rep;
+    if (report_from_child([&] {
+          const asic::AsicResult res = asic::run_asic(w, arch, o);
+          return nlohmann::json{{"cycles", res.cycles}, {"clock_ghz", res.cfg.clock_ghz}};
+        }, "regress (asic_time " + g.id + ")", rep) != 0)
+      throw std::runtime_error("regress: the ASIC model failed on " + g.id);
+    const double us = rep["cycles"].get<double>() / (rep["clock_ghz"].get<double>() * 1e3);
+    const double err = (us - g.duration_us) / g.duration_us;
+    sum += std::fabs(err);
+    t.cases.push_back({{"id", g.id}, {"kernel", g.kernel}, {"arch", block ? "gpu-block" : "gpu-warp"},
+                       {"asic_cycles", rep["cycles"]}, {"asic_us", us}, {"measured_us", g.duration_us},
+                       {"rel_error", err}});
+    std::snprintf(line, sizeof line, "  %-40s asic %9.1f us, measured %9.1f us: %+6.1f%%\n", g.id.c_str(), us,
+                  g.duration_us, 100 * err);
+    t.text += line;
+  }
+  t.mae = t.cases.empty() ? 0 : sum / static_cast<double>(t.cases.size());
+  std::snprintf(line, sizeof line, "  %zu cases, mean absolute error %.1f%% (threshold %.0f%%)\n", t.cases.size(),
+                100 * t.mae, 100 * kAsicTimeMae);
+  t.text += line;
+  return t;
+}
+
 int cmd_regress(const RegressArgs& a) {
   using namespace normsim;
   const auto cases = simt::load_golden(a.golden);
@@ -548,10 +612,18 @@ int cmd_regress(const RegressArgs& a) {
                  simt::fitted_parameters(gpu).c_str());
   }
   const simt::RegressResult r = simt::regress(cases, gpu, a.golden);
-  if (a.json) std::cout << simt::to_json(r).dump(1) << "\n";
-  else std::cout << "normsim regress: " << cases.size() << " golden cases from " << a.golden << " against " << gpu.name
-                 << "\n\n" << simt::format_text(r);
-  return r.pass ? kExitOk : 1;
+  const AsicTime t = asic_time_cases(cases, gpu.dram.bytes_per_s);
+  if (a.json) {
+    nlohmann::json j = simt::to_json(r);
+    j["asic_time"] = t.cases;
+    j["asic_time_summary"] = {{"cases", t.cases.size()}, {"mae", t.mae}, {"threshold_mae", kAsicTimeMae}};
+    j["pass"] = r.pass && t.mae <= kAsicTimeMae;
+    std::cout << j.dump(1) << "\n";
+  } else {
+    std::cout << "normsim regress: " << cases.size() << " golden cases from " << a.golden << " against " << gpu.name
+              << "\n\n" << simt::format_text(r) << t.text;
+  }
+  return r.pass && t.mae <= kAsicTimeMae ? kExitOk : 1;
 }
 
 // libsystemc references sc_main; normsim has its own main and calls
