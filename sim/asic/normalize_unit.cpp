@@ -72,7 +72,9 @@ void NormalizeUnit::run() {
       ctx_.last_output_cycle = std::max(ctx_.last_output_cycle, gw.done);
       t = issue;
     }
-    t += ctx_.cfg.latency.normalize_cycles;  // the last outputs leave the pipeline
+    // The last outputs leave the pipeline; with K datapaths the next row enters
+    // another copy meanwhile, so a row holds the unit for 1/K of the drain.
+    t += static_cast<double>(ctx_.cfg.latency.normalize_cycles) / ctx_.cfg.datapaths;
     if (ctx_.cfg.write_stats) {
       const Grant gs = ctx_.dram->write(now_cycles(), ctx_.workload->norm == core::NormKind::layernorm ? 8.0 : 4.0, Traffic::stats);
       ctx_.last_output_cycle = std::max(ctx_.last_output_cycle, gs.done);
