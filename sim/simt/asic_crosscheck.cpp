@@ -144,8 +144,6 @@ AsicCase run_case(const GoldenCase& g, const Mapping& m, const std::string& dir,
 
 }  // namespace
 
-bool has_asic_mapping(const std::string& kernel) { return mapping_of(kernel) != nullptr; }
-
 std::vector<AsicTrafficCase> asic_traffic_cases(const std::vector<GoldenCase>& cases) {
   std::vector<AsicTrafficCase> out;
   for (const GoldenCase& g : cases) {

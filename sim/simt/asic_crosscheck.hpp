@@ -57,9 +57,6 @@ struct AsicTrafficCase {
 /// Every golden case of a mapped kernel.
 std::vector<AsicTrafficCase> asic_traffic_cases(const std::vector<GoldenCase>& cases);
 
-/// The kernels an ASIC arch maps (others have no mapping yet).
-bool has_asic_mapping(const std::string& kernel);
-
 /// Every golden case with recorded outputs whose kernel has a mapping.
 std::vector<AsicCase> asic_output_cases(const std::vector<GoldenCase>& cases, const std::string& golden_dir);
 
