@@ -33,6 +33,13 @@ struct DramConfig {
   double sustained_bytes_per_cycle() const;
 };
 
+/// An optional L2 in front of the DRAM (l2_lru.hpp): it recounts the DRAM
+/// bytes of a GPU-like memory system; capacity 0 means none.
+struct AsicL2Config {
+  double capacity_bytes = 0;
+  int line_bytes = 128;
+};
+
 /// On-chip SRAM of the replay buffer: banks x ports x access_bytes per cycle.
 struct SramConfig {
   uint64_t capacity_bytes = 512 * 1024;
@@ -67,6 +74,7 @@ struct AsicConfig {
   std::string node = "7nm";      ///< technology node for area (sim/area)
   DramConfig dram;
   SramConfig sram;
+  AsicL2Config l2;
   UnitLatencies latency;
   std::string validate() const;
 };

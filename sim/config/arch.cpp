@@ -78,7 +78,12 @@ asic::AsicConfig parse_asic(YamlReader m) {
     c.latency.normalize_cycles = static_cast<int>(l->get_int("normalize_cycles", 1, 10000).value_or(c.latency.normalize_cycles));
     l->finish({"welford_cycles", "merge_level_cycles", "rsqrt_cycles", "normalize_cycles"});
   }
-  m.finish({"clock_ghz", "input_path", "replay_fraction", "rows_in_flight", "datapaths", "write_stats", "transaction_elems", "node",
+  if (auto l = m.get_map("l2")) {
+    c.l2.capacity_bytes = static_cast<double>(l->get_int("capacity_bytes", 1, int64_t(1) << 40).value_or(0));
+    c.l2.line_bytes = static_cast<int>(l->get_int("line_bytes", 1, 4096).value_or(c.l2.line_bytes));
+    l->finish({"capacity_bytes", "line_bytes"});
+  }
+  m.finish({"clock_ghz", "input_path", "replay_fraction", "rows_in_flight", "datapaths", "l2", "write_stats", "transaction_elems", "node",
             "dram", "sram", "latency"});
   return c;
 }

@@ -6,6 +6,7 @@
 #include <map>
 
 #include "host/fast_shape.hpp"
+#include "sim/asic/l2_lru.hpp"
 #include "sim/config/arch.hpp"
 #include "sim/config/embedded_configs.hpp"
 #include "sim/core/element_format.hpp"
@@ -13,6 +14,7 @@
 #include "sim/core/npy.hpp"
 #include "sim/simt/emulate.hpp"
 #include "sim/simt/regress.hpp"
+#include "sim/simt/simt_model.hpp"
 
 namespace normsim::simt {
 
@@ -144,8 +146,10 @@ AsicCase run_case(const GoldenCase& g, const Mapping& m, const std::string& dir,
 
 }  // namespace
 
-std::vector<AsicTrafficCase> asic_traffic_cases(const std::vector<GoldenCase>& cases) {
+std::vector<AsicTrafficCase> asic_traffic_cases(const std::vector<GoldenCase>& cases, const GpuArch& gpu) {
   std::vector<AsicTrafficCase> out;
+  const config::Arch warp = config::parse_arch_text(config::embedded::kGpuWarpArchYaml, config::embedded::kGpuWarpArchPath);
+  const config::Arch block = config::parse_arch_text(config::embedded::kGpuBlockArchYaml, config::embedded::kGpuBlockArchPath);
   for (const GoldenCase& g : cases) {
     if (g.kernel != "welford_warp_reg" && g.kernel != "welford_block_smem" && g.kernel != "block_reread") continue;
     AsicTrafficCase t;
@@ -181,6 +185,20 @@ std::vector<AsicTrafficCase> asic_traffic_cases(const std::vector<GoldenCase>& c
     } else {
       t.write_cause = "as the identity";
     }
+    // The same path behind the arch's L2, with as many rows in flight as the GPU kernel holds.
+    const config::Arch& arch = g.kernel == "welford_warp_reg" ? warp : block;
+    const LaunchPlan plan = plan_launch(g.kernel, g.rows, g.hidden, g.dtype, g.block, gpu);
+    t.rows_in_flight = static_cast<double>(occupancy(plan.launches.front(), gpu).rows_in_flight);
+    asic::L2Config l2;
+    l2.capacity_bytes = arch.asic->l2.capacity_bytes;
+    l2.line_bytes = arch.asic->l2.line_bytes;
+    const asic::L2Traffic lt = asic::l2_lru_traffic(l2, reread, static_cast<double>(g.rows), static_cast<double>(g.hidden),
+                                                    eb, eb, t.rows_in_flight, 2.0 * static_cast<double>(g.hidden) * 4,
+                                                    2.0 * static_cast<double>(g.rows) * 4);
+    t.l2_read = lt.dram_bytes_read;
+    t.l2_written = lt.dram_bytes_written;
+    t.l2_read_error = (t.l2_read - t.measured_read) / t.measured_read;
+    t.l2_write_error = t.measured_written > 0 ? (t.l2_written - t.measured_written) / t.measured_written : 0.0;
     out.push_back(t);
   }
   return out;

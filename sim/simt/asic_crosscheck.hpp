@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "sim/simt/golden.hpp"
+#include "sim/simt/gpu_arch.hpp"
 
 namespace normsim::simt {
 
@@ -52,10 +53,14 @@ struct AsicTrafficCase {
   double measured_read = 0, measured_written = 0;
   double read_gap = 0, write_gap = 0;  ///< (measured - closed form) / closed form
   std::string read_cause, write_cause;
+  // With the arch's L2 in front of the DRAM (asic/l2_lru.hpp), the GPU's rows in flight.
+  double rows_in_flight = 0;
+  double l2_read = 0, l2_written = 0;
+  double l2_read_error = 0, l2_write_error = 0;  ///< (L2 model - measured) / measured
 };
 
-/// Every golden case of a mapped kernel.
-std::vector<AsicTrafficCase> asic_traffic_cases(const std::vector<GoldenCase>& cases);
+/// Every golden case of a mapped kernel (rows in flight from the SIMT model's occupancy on `gpu`).
+std::vector<AsicTrafficCase> asic_traffic_cases(const std::vector<GoldenCase>& cases, const GpuArch& gpu);
 
 /// Every golden case with recorded outputs whose kernel has a mapping.
 std::vector<AsicCase> asic_output_cases(const std::vector<GoldenCase>& cases, const std::string& golden_dir);

@@ -220,7 +220,7 @@ RegressResult regress(const std::vector<GoldenCase>& cases, const GpuArch& gpu, 
   };
   r.asic_cases = asic_output_cases(cases, golden_dir);
   r.fixed_point_cases = fixed_point_cases(cases, golden_dir);
-  r.asic_traffic = asic_traffic_cases(cases);
+  r.asic_traffic = asic_traffic_cases(cases, gpu);
   const bool asic_exact =
       std::all_of(r.asic_cases.begin(), r.asic_cases.end(), [](const AsicCase& a) { return a.bit_exact; });
   r.pass = ok(r.all) && ok(r.held_out) && r.all.bit_exact == r.all.outputs_compared && asic_exact;
@@ -383,7 +383,12 @@ nlohmann::json to_json(const RegressResult& r) {
                        {"read_gap", t.read_gap},
                        {"write_gap", t.write_gap},
                        {"read_cause", t.read_cause},
-                       {"write_cause", t.write_cause}});
+                       {"write_cause", t.write_cause},
+                       {"with_l2", {{"rows_in_flight", t.rows_in_flight},
+                                    {"dram_bytes_read", t.l2_read},
+                                    {"dram_bytes_written", t.l2_written},
+                                    {"read_rel_error", t.l2_read_error},
+                                    {"write_rel_error", t.l2_write_error}}}});
   nlohmann::json fixed = nlohmann::json::array();
   for (const auto& f : r.fixed_point_cases)
     fixed.push_back({{"id", f.id},
@@ -480,6 +485,9 @@ std::string format_text(const RegressResult& r) {
   for (const auto& t : r.asic_traffic) {
     std::snprintf(b, sizeof b, "  %-40s %-11s read %+6.1f%% (%s); written %+6.1f%% (%s)\n", t.id.c_str(), t.path.c_str(),
                   100 * t.read_gap, t.read_cause.c_str(), 100 * t.write_gap, t.write_cause.c_str());
+    out += b;
+    std::snprintf(b, sizeof b, "  %-40s with the L2 (%.0f rows in flight): read %+6.1f%%, written %+6.1f%% of measured\n", "",
+                  t.rows_in_flight, 100 * t.l2_read_error, 100 * t.l2_write_error);
     out += b;
   }
   out += "\nfixed_point_cases (fixed16 on the golden inputs against the GPU's fp32 outputs):\n";

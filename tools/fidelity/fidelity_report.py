@@ -62,11 +62,16 @@ for a in r.get("asic_cases", []):
 lines += ["", "### The mapped ASIC paths' DRAM bytes against ncu (`asic_traffic`)", "",
           "The ASIC model's exact identities for the path each kernel is (SRAM replay: x once; DRAM re-read: x twice; "
           "y, gamma/beta and the statistics once) against ncu; gap = measured / identity - 1. No L2 sits in front of "
-          "the ASIC model's DRAM yet, so the GPU's L2 shows up as the named gaps.", "",
-          "| case | path | read gap | cause | write gap | cause |", "|---|---|---|---|---|---|"]
+          "the identities, so the GPU's L2 shows up as the named gaps; the last columns put the arch's L2 "
+          "(`asic.l2`: 60 MiB, fully associative LRU, write-back; sim/asic/l2_lru.hpp) in front of the DRAM with "
+          "as many rows in flight as the GPU kernel holds, and give its DRAM bytes' error against ncu.", "",
+          "| case | path | read gap | cause | write gap | cause | rows in flight | with L2: read error | write error |",
+          "|---|---|---|---|---|---|---|---|---|"]
 for t in r.get("asic_traffic", []):
+    l2 = t.get("with_l2", {})
     lines.append(f"| {t['id']} | {t['path']} | {pct(t['read_gap'])} | {t['read_cause']} | {pct(t['write_gap'])} | "
-                 f"{t['write_cause']} |")
+                 f"{t['write_cause']} | {l2.get('rows_in_flight', 0):.0f} | {pct(l2.get('read_rel_error', 0))} | "
+                 f"{pct(l2.get('write_rel_error', 0))} |")
 ts = r.get("asic_time_summary", {})
 lines += ["", "### The ASIC model as the GPU, in time (`asic_time`)", "",
           "The SystemC model, timing only, configured as the H200 (gpu-warp.yaml / gpu-block.yaml: the SM clock, the "
