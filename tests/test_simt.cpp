@@ -301,7 +301,12 @@ TEST(Simt, Fixed16OnTheGoldenInputsReportsItsErrorAgainstTheGpu) {
 
 TEST(Simt, AsicPathTrafficAgainstNcuNamesEveryGap) {
   const auto t = asic_traffic_cases(load_golden(golden()), h200());
-  ASSERT_EQ(t.size(), 29u);  // every golden case of welford_warp_reg, welford_block_smem, block_reread
+  // Every golden case whose kernel's passes are an ASIC input path: SRAM replay
+  // (welford_warp_reg, welford_block_smem, v6, fast_ln/fast_rms in registers)
+  // or DRAM re-read (block_reread, v4, v5, v6's fallback, rms_warp, rms_block,
+  // fast_* two sweeps).
+  ASSERT_EQ(t.size(), 147u);
+  size_t l2_within = 0;
   for (const auto& c : t) {
     EXPECT_FALSE(c.read_cause.empty()) << c.id;
     EXPECT_FALSE(c.write_cause.empty()) << c.id;
@@ -312,14 +317,13 @@ TEST(Simt, AsicPathTrafficAgainstNcuNamesEveryGap) {
     }
     EXPECT_LE(c.write_gap, 0.01) << c.id;  // never more than y and the statistics
     if (c.write_gap < -0.02) EXPECT_NE(c.write_cause.find("dirty"), std::string::npos) << c.id;
-    // Behind the arch's 60 MiB LRU L2 with the GPU's rows in flight, the reads
-    // land within 7% (the small cases lack only the launch's code fetch) --
-    // except where LRU's cliff cannot follow the GPU's partial reuse.
-    if (c.id == "block_reread_fp32_4096x8192_b256")
-      EXPECT_GT(c.l2_read_error, 0.3) << "the transition case (D = 69 MB against 60 MiB): LRU misses every re-read";
-    else
-      EXPECT_LT(std::fabs(c.l2_read_error), 0.07) << c.id;
+    l2_within += std::fabs(c.l2_read_error) <= 0.05;
   }
+  // Behind the arch's 60 MiB LRU L2 with the GPU's rows in flight: 133 of the
+  // 147 read within 5% of ncu (FIDELITY.md lists the 14 others: reuse
+  // distances near the L2's size, where LRU's cliff cannot follow the GPU's
+  // partial reuse). A change that loses ground fails here.
+  EXPECT_GE(l2_within, 133u);
 }
 
 TEST(AsicL2, LruReuseCliffAndDirtyLinesLeft) {
