@@ -12,6 +12,7 @@
 #include "sim/core/element_format.hpp"
 #include "sim/core/norm_datapath.hpp"
 #include "sim/core/npy.hpp"
+#include "sim/run/functional_run.hpp"
 #include "sim/simt/emulate.hpp"
 #include "sim/simt/regress.hpp"
 #include "sim/simt/simt_model.hpp"
@@ -68,6 +69,37 @@ int lanes_of(const std::string& kernel, const GoldenCase& g, const Mapping& m, i
   return m.block ? g.block : arch_lanes;
 }
 
+// What the kernel's datapath normalises: x -- for fused_residual the stored
+// z = x + r, rounded to the dtype -- and gamma/beta as the kernel reads them.
+KernelInputs datapath_inputs(const GoldenCase& g) {
+  KernelInputs in = gpu_ref_inputs(g.rows, g.hidden, g.dtype, g.dist, g.dist_mean, g.dist_sigma, g.seed);
+  if (g.kernel == "fused_residual") {
+    add_residual(in, g.seed);
+    for (size_t i = 0; i < in.x.size(); ++i) in.x[i] = in.x[i] + in.residual[i];
+    if (in.bf16) in.x = as_bf16(std::move(in.x));
+  }
+  if ((g.kernel == "fast_ln" || g.kernel == "fast_rms") && in.bf16) {
+    in.gamma = as_bf16(std::move(in.gamma));
+    in.beta = as_bf16(std::move(in.beta));
+  }
+  return in;
+}
+
+// The arch's datapath for a golden case's row length and norm (the run's own
+// make_datapath_config), before a mapping's changes.
+core::DatapathConfig case_datapath(const GoldenCase& g, const config::Arch& arch, bool rms,
+                                   std::optional<core::VarianceAlgorithm> algorithm) {
+  config::Workload w;
+  w.name = g.id;
+  w.norm = rms ? core::NormKind::rmsnorm : core::NormKind::layernorm;
+  w.rows = g.rows;
+  w.hidden = g.hidden;
+  w.eps = 1e-5;  // gpu_ref/kernels/common.cuh kEps (the fp32 datapath adds it as a float)
+  run::RunOptions o;
+  o.algorithm = algorithm;
+  return run::make_datapath_config(w, arch, o);
+}
+
 AsicCase run_case(const GoldenCase& g, const Mapping& m, const std::string& dir, const HardwareRsqrt& hw) {
   AsicCase a;
   a.id = g.id;
@@ -78,34 +110,15 @@ AsicCase run_case(const GoldenCase& g, const Mapping& m, const std::string& dir,
   try {
     const config::Arch arch = config::parse_arch_text(yaml, path);
     const bool bf16 = g.dtype == "bf16";
-    core::DatapathConfig cfg;
-    cfg.kind = m.rms ? core::NormKind::rmsnorm : core::NormKind::layernorm;
-    cfg.algorithm = m.algorithm;
+    core::DatapathConfig cfg = case_datapath(g, arch, m.rms, m.algorithm);
     cfg.variance_clamp = m.clamp;
     cfg.lanes = lanes_of(g.kernel, g, m, arch.lanes);
-    cfg.eps = 1e-5;  // gpu_ref/kernels/common.cuh kEps (the fp32 datapath adds it as a float)
-    cfg.hidden = g.hidden;
-    cfg.arithmetic = arch.arithmetic;
-    cfg.merge_order = arch.merge_order;
-    cfg.merge_group = m.whole_block_group ? cfg.lanes : arch.merge_group;
-    cfg.fma_contraction = arch.fma_contraction;
+    if (m.whole_block_group) cfg.merge_group = cfg.lanes;
     cfg.lane_vector = m.vector ? (bf16 ? 8 : 4) : 1;
     if (m.hw_rsqrt) cfg.fp32_rsqrt = [&hw](float v) { return hw(v); };
     a.lanes = cfg.lanes;
     a.merge_order = cfg.merge_order == core::MergeOrder::butterfly ? "butterfly" : "adjacent";
-    KernelInputs in = gpu_ref_inputs(g.rows, g.hidden, g.dtype, g.dist, g.dist_mean, g.dist_sigma, g.seed);
-    if (g.kernel == "fused_residual") {  // the datapath normalises the stored z = x + r
-      add_residual(in, g.seed);
-      for (size_t i = 0; i < in.x.size(); ++i) {
-        const float z = in.x[i] + in.residual[i];
-        in.x[i] = bf16 ? core::bf16_bits_to_fp32(core::fp32_to_bf16_bits(z)) : z;
-      }
-    }
-    if ((g.kernel == "fast_ln" || g.kernel == "fast_rms") && bf16)  // bf16 gamma/beta, as the kernel reads them
-      for (size_t i = 0; i < in.gamma.size(); ++i) {
-        in.gamma[i] = core::bf16_bits_to_fp32(core::fp32_to_bf16_bits(in.gamma[i]));
-        in.beta[i] = core::bf16_bits_to_fp32(core::fp32_to_bf16_bits(in.beta[i]));
-      }
+    const KernelInputs in = datapath_inputs(g);
     const std::vector<float> no_beta;
     core::NormDatapath dp(cfg, in.gamma, m.rms ? std::span<const float>(no_beta) : std::span<const float>(in.beta));
     auto file = [&](const std::string& key) { return (std::filesystem::path(dir) / g.outputs.at(key)).string(); };
@@ -228,21 +241,8 @@ std::vector<FixedPointCase> fixed_point_cases(const std::vector<GoldenCase>& cas
     f.arch = config::embedded::kFixed16ArchPath;
     try {
       const bool rms = g.kernel.rfind("rms", 0) == 0 || g.kernel == "fast_rms";
-      core::DatapathConfig cfg;
-      cfg.kind = rms ? core::NormKind::rmsnorm : core::NormKind::layernorm;
-      cfg.algorithm = arch.algorithm;
-      cfg.lanes = arch.lanes;
-      cfg.variance_clamp = arch.variance_clamp;
-      cfg.eps = 1e-5;
-      cfg.hidden = g.hidden;
-      cfg.arithmetic = arch.arithmetic;
-      cfg.formats = arch.formats;
-      cfg.rsqrt = arch.rsqrt;
-      KernelInputs in = gpu_ref_inputs(g.rows, g.hidden, g.dtype, g.dist, g.dist_mean, g.dist_sigma, g.seed);
-      if (g.kernel == "fused_residual") {  // the datapath normalises z = x + r, as the kernel
-        add_residual(in, g.seed);
-        for (size_t i = 0; i < in.x.size(); ++i) in.x[i] = in.x[i] + in.residual[i];
-      }
+      const core::DatapathConfig cfg = case_datapath(g, arch, rms, std::nullopt);
+      const KernelInputs in = datapath_inputs(g);
       const std::vector<float> no_beta;
       core::NormDatapath dp(cfg, in.gamma, rms ? std::span<const float>(no_beta) : std::span<const float>(in.beta));
       f.output_lsb = dp.output_lsb();

@@ -94,6 +94,11 @@ std::vector<float> second_input(const KernelInputs& in, uint64_t seed, rng::Stre
 }
 }  // namespace
 
+std::vector<float> as_bf16(std::vector<float> v) {
+  for (float& f : v) f = core::bf16_bits_to_fp32(bf16_rne(f));
+  return v;
+}
+
 void add_residual(KernelInputs& in, uint64_t seed) { in.residual = second_input(in, seed, rng::kResidual); }
 void add_grad_out(KernelInputs& in, uint64_t seed) { in.grad_out = second_input(in, seed, rng::kGradOut); }
 
@@ -364,13 +369,9 @@ class Emulator {
     threads_ = s.threads_per_row;
     kn_ = in_.bf16 ? 8 : 4;
     vecs_ = static_cast<int>((C_ / kn_ + threads_ - 1) / threads_);
-    params_g_ = in_.gamma;
-    params_b_ = in_.beta;
-    if (k != "fused_residual" && in_.bf16)  // fast_* bf16 reads bf16 gamma/beta
-      for (size_t i = 0; i < params_g_.size(); ++i) {
-        params_g_[i] = core::bf16_bits_to_fp32(bf16_rne(params_g_[i]));
-        params_b_[i] = core::bf16_bits_to_fp32(bf16_rne(params_b_[i]));
-      }
+    const bool bf16_params = k != "fused_residual" && in_.bf16;  // fast_* bf16 reads bf16 gamma/beta
+    params_g_ = bf16_params ? as_bf16(in_.gamma) : in_.gamma;
+    params_b_ = bf16_params ? as_bf16(in_.beta) : in_.beta;
     if (k == "fused_residual") {
       if (in_.residual.size() != in_.x.size()) throw std::invalid_argument("emulate: fused_residual needs add_residual");
       out_.z.resize(in_.x.size());

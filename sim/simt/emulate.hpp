@@ -45,6 +45,9 @@ struct KernelInputs {
 KernelInputs gpu_ref_inputs(int64_t rows, int64_t hidden, const std::string& dtype, const std::string& dist,
                             double mean, double sigma, uint64_t seed);
 
+/// Values rounded to bf16 (RNE) and widened back: fast_* bf16 reads gamma/beta so.
+std::vector<float> as_bf16(std::vector<float> v);
+
 /// fused_residual's second input: r ~ N(0, 1) from the counter RNG's
 /// residual stream, rounded like x (normref.cu).
 void add_residual(KernelInputs& in, uint64_t seed);
