@@ -89,6 +89,12 @@ expect_exit 2 "simt: --kernel: missing (allowed: v1" -- simt --rows 8 --hidden 6
 expect_exit 2 "simt: --dtype: v4 has no bf16 variant (allowed: fp32)" -- simt --kernel v4 --rows 8 --hidden 64 --dtype bf16 -q
 expect_exit 2 "simt: --block: 48 not supported by v5" -- simt --kernel v5 --rows 8 --hidden 64 --block 48 -q
 expect_exit 2 "simt: --hidden: v6 needs a multiple of 8" -- simt --kernel v6 --rows 8 --hidden 100 -q
+expect_exit 2 "simt: --block: fast_ln picks its block from --hidden (allowed: 0 or 128 at hidden 768)" -- simt --kernel fast_ln --rows 8 --hidden 768 --block 256 -q
+expect_exit 2 "simt: --hidden: 16384 exceeds bwd_twolevel's on-chip scheme (allowed: 8..8192 for fp32)" -- simt --kernel bwd_twolevel --rows 8 --hidden 16384 -q
+printf 'lanes: 32\nasic: {l2: {capacity_bytes: 0}}\n' >"$T/l2zero.yaml"
+printf 'lanes: 32\nasic: {l2: {size: 5}}\n' >"$T/l2key.yaml"
+expect_exit 2 "l2zero.yaml:2: key 'asic.l2.capacity_bytes': value 0 out of range" -- run --arch "$T/l2zero.yaml" -q
+expect_exit 2 "l2key.yaml:2: key 'asic.l2.size': unknown key" -- run --arch "$T/l2key.yaml" -q
 expect_exit 2 "give --workload W or both --rows N and --hidden C" -- simt --kernel v5 --rows 8 -q
 expect_exit 2 "computes LayerNorm but .*llama3-70b.yaml is rmsnorm (allowed: rms_warp, rms_block)" -- simt --kernel v5 --workload "$W/llama3-70b.yaml" -q
 expect_exit 2 "int8.yaml: input dtype int8 has no gpu_ref kernel (allowed: fp32, bf16)" -- simt --kernel v5 --workload "$W/int8.yaml" -q
