@@ -239,7 +239,8 @@ TEST(Simt, RegressionAgainstTheGoldenH200) {
 
 TEST(Simt, AsicDatapathAsTheGpuKernelsMatchesTheirOutputsBitForBit) {
   const auto cases = load_golden(golden());
-  const auto asic = asic_output_cases(cases, golden());
+  const HardwareRsqrt hw(golden() + "/rsqrt_delta.npy.gz");
+  const auto asic = asic_output_cases(cases, golden(), hw);
   // Every forward kernel's recorded outputs (the ladder, the Welford and
   // RMSNorm kernels, fast_ln/fast_rms, fused_residual; fp32 and bf16, normal
   // and cancellation inputs -- the single-pass kernels' NaN rows included).

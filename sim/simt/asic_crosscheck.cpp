@@ -274,9 +274,9 @@ std::vector<FixedPointCase> fixed_point_cases(const std::vector<GoldenCase>& cas
   return out;
 }
 
-std::vector<AsicCase> asic_output_cases(const std::vector<GoldenCase>& cases, const std::string& golden_dir) {
+std::vector<AsicCase> asic_output_cases(const std::vector<GoldenCase>& cases, const std::string& golden_dir,
+                                        const HardwareRsqrt& hw) {
   std::vector<AsicCase> out;
-  const HardwareRsqrt hw((std::filesystem::path(golden_dir) / "rsqrt_delta.npy.gz").string());
   for (const GoldenCase& g : cases)
     if (const Mapping* m = mapping_of(g.kernel); m && g.outputs.count("y"))
       out.push_back(run_case(g, *m, golden_dir, hw));

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/simt/emulate.hpp"
 #include "sim/simt/golden.hpp"
 #include "sim/simt/gpu_arch.hpp"
 
@@ -63,6 +64,8 @@ struct AsicTrafficCase {
 std::vector<AsicTrafficCase> asic_traffic_cases(const std::vector<GoldenCase>& cases, const GpuArch& gpu);
 
 /// Every golden case with recorded outputs whose kernel has a mapping.
-std::vector<AsicCase> asic_output_cases(const std::vector<GoldenCase>& cases, const std::string& golden_dir);
+/// `hw`: the GPU's rsqrtf (the golden dir's table) for the kernels that call it.
+std::vector<AsicCase> asic_output_cases(const std::vector<GoldenCase>& cases, const std::string& golden_dir,
+                                        const HardwareRsqrt& hw);
 
 }  // namespace normsim::simt

@@ -218,7 +218,7 @@ RegressResult regress(const std::vector<GoldenCase>& cases, const GpuArch& gpu, 
     return s.dram_read.max_err <= r.thresholds.dram_read_max_rel_error && s.duration.mae <= r.thresholds.duration_mae &&
            s.duration.corr >= r.thresholds.duration_corr;
   };
-  r.asic_cases = asic_output_cases(cases, golden_dir);
+  r.asic_cases = asic_output_cases(cases, golden_dir, rsqrt);
   r.fixed_point_cases = fixed_point_cases(cases, golden_dir);
   r.asic_traffic = asic_traffic_cases(cases, gpu);
   const bool asic_exact =
