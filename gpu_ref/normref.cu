@@ -95,7 +95,7 @@ void launch_typed(const Args& a, const Buffers& B, cudaStream_t st, Launch& L) {
     const T* b = static_cast<const T*>(B.b_in);
     CUDA_OK((k == "fast_ln" ? dev::launch_fast_norm<T, T, false>(sh, y, B.mean, B.rstd, x, w, b, N, C, st, &li)
                             : dev::launch_fast_norm<T, T, true>(sh, y, B.mean, B.rstd, x, w, b, N, C, st, &li)));
-    L.grid = li.grid, L.block = li.block, L.func = li.func;
+    L.grid = li.grid, L.block = li.block, L.func = li.func, L.smem = li.smem;
     return;
   }
   if (k == "fused_residual") {

@@ -109,7 +109,7 @@ TEST(FastShape, RowsGoToWarpsBlocksClustersOrTwoSweeps) {
   EXPECT_EQ(w.threads_per_row, 32);
   EXPECT_EQ(w.vecs, 6);
   EXPECT_EQ(w.block(), 128);
-  EXPECT_EQ(w.grid(8193), 2049);
+  EXPECT_EQ(w.grid(8193, 0), 2049);
   const FastShape b = fast_norm_shape(4096, 4);  // 1024 vectors: 128 threads x 8
   EXPECT_EQ(b.threads_per_row, 128);
   EXPECT_EQ(b.rows_per_block, 1);
@@ -117,8 +117,9 @@ TEST(FastShape, RowsGoToWarpsBlocksClustersOrTwoSweeps) {
   const FastShape c = fast_norm_shape(65536, 4);  // past 1024 x 8: two 1024-thread blocks a row
   EXPECT_EQ(c.scheme, FastScheme::cluster);
   EXPECT_EQ(c.block(), 1024);
-  EXPECT_EQ(c.grid(1024), 2048);
-  EXPECT_EQ(fast_norm_shape(65536, 2).scheme, FastScheme::two_sweep);  // bf16: 4 vectors a thread
+  EXPECT_EQ(c.grid(1024, 132), 132);  // persistent: the clusters the GPU holds, walking the rows
+  EXPECT_EQ(c.grid(10, 132), 20);
+  EXPECT_EQ(fast_norm_shape(65536, 2).scheme, FastScheme::two_sweep);  // bf16: the sweeps measured faster
   EXPECT_EQ(fast_norm_shape(131072, 4).scheme, FastScheme::two_sweep);
   EXPECT_EQ(fused_residual_threads(768, 4), 32);
   EXPECT_EQ(backward_threads(768, 4), 128);

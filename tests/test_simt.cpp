@@ -69,11 +69,16 @@ TEST(Simt, LaunchPlansFollowNormref) {
     EXPECT_EQ(p.launches.front().grid, c.grid) << c.id;
     EXPECT_EQ(p.block, c.block) << c.id;
   }
-  // fast_norm_cluster: two blocks a row, so half as many rows in flight as blocks.
+  // fast_norm_cluster_stream: two blocks a row, so half as many rows in
+  // flight as blocks; a persistent grid of one block an SM (64 registers and
+  // 128 KiB of shared memory: the next half-row).
   const LaunchPlan cl = plan_launch("fast_ln", 1024, 65536, "fp32", 0, h200());
   EXPECT_EQ(cl.launches[0].blocks_per_row, 2);
   EXPECT_EQ(cl.launches[0].threads_per_row, 2048);
-  EXPECT_EQ(occupancy(cl.launches[0], h200()).rows_in_flight, 66);  // 60 registers: one 1024-thread block an SM
+  EXPECT_EQ(cl.launches[0].grid, 132);
+  EXPECT_EQ(cl.launches[0].dynamic_smem_bytes, 128 * 1024);
+  EXPECT_EQ(occupancy(cl.launches[0], h200()).rows_in_flight, 66);
+  EXPECT_EQ(plan_launch("fast_ln", 10, 65536, "fp32", 0, h200()).launches[0].grid, 20);
   // bwd_twolevel: the backward, then the column sum over its per-block partials.
   const LaunchPlan bw = plan_launch("bwd_twolevel", 8192, 768, "fp32", 0, h200());
   ASSERT_EQ(bw.launches.size(), 2u);

@@ -24,13 +24,32 @@ using normref::dev::Vec16;
 using namespace normref::bench;
 
 // The shipped launch (host/fast_shape.hpp), parameters in the input's type
-// (bf16 runs use bf16 gamma/beta, as torch keeps them).
-template <typename T, bool RMS>
+// (bf16 runs use bf16 gamma/beta, as torch keeps them); with cache hints on
+// x and y (variants of the register scheme).
+using normref::dev::L2Hint;
+template <typename T, bool RMS, L2Hint LOAD = L2Hint::none, L2Hint STORE = L2Hint::none>
 normref::FastShape launch(T* y, float* mean, float* rstd, const T* x, const T* g, const T* b, int rows, int C,
                           cudaStream_t st) {
   const normref::FastShape sh = normref::fast_norm_shape(C, sizeof(T));
-  CUDA_OK((normref::dev::launch_fast_norm<T, T, RMS>(sh, y, mean, rstd, x, g, b, rows, C, st)));
+  CUDA_OK((normref::dev::launch_fast_norm<T, T, RMS, LOAD, STORE>(sh, y, mean, rstd, x, g, b, rows, C, st)));
   return sh;
+}
+
+/// The hint variants: 0 none (shipped), 1 evict-first loads and stores,
+/// 2 evict-first loads, 3 evict-first stores, 4 256-byte L2 prefetch on loads.
+constexpr const char* kHintNames[] = {"shipped", "hint_evict_first", "hint_evict_first_load", "hint_evict_first_store",
+                                      "hint_prefetch_256"};
+template <typename T, bool RMS>
+void launch_hinted(int hint, T* y, float* mean, float* rstd, const T* x, const T* g, const T* b, int rows, int C,
+                   cudaStream_t st) {
+  constexpr L2Hint N = L2Hint::none, E = L2Hint::evict_first, P = L2Hint::prefetch_256;
+  switch (hint) {
+    case 1: launch<T, RMS, E, E>(y, mean, rstd, x, g, b, rows, C, st); break;
+    case 2: launch<T, RMS, E, N>(y, mean, rstd, x, g, b, rows, C, st); break;
+    case 3: launch<T, RMS, N, E>(y, mean, rstd, x, g, b, rows, C, st); break;
+    case 4: launch<T, RMS, P, N>(y, mean, rstd, x, g, b, rows, C, st); break;
+    default: launch<T, RMS>(y, mean, rstd, x, g, b, rows, C, st); break;
+  }
 }
 
 // The software-pipelined warp-per-row kernel (a variant measured beside the
@@ -65,6 +84,33 @@ void launch_wide(const normref::FastShape& sh, T* y, float* mean, float* rstd, c
     constexpr int TH = decltype(th)::value;
     normref::dev::fast_norm<T, T, RMS, TH, V, 1><<<rows, TH, 0, st>>>(y, mean, rstd, x, g, b, rows, C);
   });
+}
+
+// The other schemes for C = 65536, measured beside the shipped one: the
+// one-row-per-cluster kernel (fp32) and the two sweeps over x.
+template <typename T, bool RMS>
+void launch_replaced(bool two_sweep, T* y, float* mean, float* rstd, const T* x, const T* g, const T* b, int rows,
+                     int C, cudaStream_t st) {
+  if (two_sweep) {
+    normref::dev::fast_norm_two_sweep<T, T, RMS, 1024><<<rows, 1024, 0, st>>>(y, mean, rstd, x, g, b, rows, C);
+  } else if constexpr (sizeof(T) == 4) {
+    CUDA_OK(normref::dev::launch_cluster(normref::dev::fast_norm_cluster<T, T, RMS, 1024, 8, 2>, 2 * rows, 1024, 0, 2,
+                                         st, y, mean, rstd, x, g, b, rows, C));
+  }
+}
+
+// What is timed beside the shipped kernel for one C: the cache-hint variants
+// of the register scheme and the earlier designs it was chosen over (C <=
+// 1024 the pipelined warp-per-row kernel, 2048 <= C <= 16384 twice the
+// threads per row; C = 65536 the schemes of the other element type).
+std::vector<std::string> variants(int C, bool bf16) {
+  if (C > 16384) {
+    if (bf16) return {"shipped", "cluster_stream", "sweep_keep_x", "sweep_store_evict_first", "sweep_keep_x_store_evict_first"};
+    return {"shipped", "two_sweep", "cluster_one_row"};
+  }
+  std::vector<std::string> v(std::begin(kHintNames), std::end(kHintNames));
+  v.push_back(C <= 1024 ? "pipelined" : "wide");
+  return v;
 }
 
 }  // namespace
@@ -114,31 +160,46 @@ int main(int argc, char** argv) {
   for (int bf16 = 0; bf16 < 2; ++bf16)
     for (int C : {768, 1024, 2048, 4096, 8192, 16384, 65536})
       for (int rms = 0; rms < 2; ++rms)
-      for (int pipelined = 0; pipelined < (C <= 16384 ? 2 : 1); ++pipelined) {
-        // The variant beside the shipped kernel: C <= 1024 the pipelined
-        // warp-per-row kernel; 2048 <= C <= 16384 twice the threads per row.
-        const bool wide = pipelined && C >= 2048;
+      for (const std::string& variant : variants(C, bf16)) {
         const int rows = static_cast<int>(n / C);
         const size_t eb = bf16 ? 2 : 4;
         normref::FastShape sh = normref::fast_norm_shape(C, eb);
+        // One dispatch for both element types: d(y, x, gamma, beta) with the typed buffers.
+        auto typed = [&](auto&& d) {
+          if (bf16) rms ? d(std::true_type{}, yb, xb, gb, bb) : d(std::false_type{}, yb, xb, gb, bb);
+          else rms ? d(std::true_type{}, yf, xf, g, b) : d(std::false_type{}, yf, xf, g, b);
+        };
         auto run = [&] {
-          if (wide) {
-            if (bf16 && rms) launch_wide<__nv_bfloat16, true>(sh, yb, mean, rstd, xb, gb, bb, rows, C, st);
-            else if (bf16) launch_wide<__nv_bfloat16, false>(sh, yb, mean, rstd, xb, gb, bb, rows, C, st);
-            else if (rms) launch_wide<float, true>(sh, yf, mean, rstd, xf, g, b, rows, C, st);
-            else launch_wide<float, false>(sh, yf, mean, rstd, xf, g, b, rows, C, st);
-          } else if (pipelined) {
-            if (bf16 && rms) launch_pipelined<__nv_bfloat16, true>(sh, yb, mean, rstd, xb, gb, bb, rows, C, st);
-            else if (bf16) launch_pipelined<__nv_bfloat16, false>(sh, yb, mean, rstd, xb, gb, bb, rows, C, st);
-            else if (rms) launch_pipelined<float, true>(sh, yf, mean, rstd, xf, g, b, rows, C, st);
-            else launch_pipelined<float, false>(sh, yf, mean, rstd, xf, g, b, rows, C, st);
-          } else if (bf16) {
-            rms ? launch<__nv_bfloat16, true>(yb, mean, rstd, xb, gb, bb, rows, C, st)
-                : launch<__nv_bfloat16, false>(yb, mean, rstd, xb, gb, bb, rows, C, st);
-          } else {
-            rms ? launch<float, true>(yf, mean, rstd, xf, g, b, rows, C, st)
-                : launch<float, false>(yf, mean, rstd, xf, g, b, rows, C, st);
-          }
+          typed([&](auto is_rms, auto* y, auto* x, auto* gm, auto* bt) {
+            using T = std::remove_pointer_t<decltype(y)>;
+            constexpr bool R = decltype(is_rms)::value;
+            if (variant == "two_sweep" || variant == "cluster_one_row") {
+              launch_replaced<T, R>(variant == "two_sweep", y, mean, rstd, x, gm, bt, rows, C, st);
+            } else if (variant.rfind("sweep_", 0) == 0) {
+              // Two sweeps, x's first read evict-last (kept for the second) and/or y's stores evict-first.
+              constexpr L2Hint N = L2Hint::none, E = L2Hint::evict_first, K = L2Hint::evict_last;
+              using namespace normref::dev;
+              if (variant == "sweep_keep_x")
+                fast_norm_two_sweep_hinted<T, T, R, 1024, K, N><<<rows, 1024, 0, st>>>(y, mean, rstd, x, gm, bt, rows, C);
+              else if (variant == "sweep_store_evict_first")
+                fast_norm_two_sweep_hinted<T, T, R, 1024, N, E><<<rows, 1024, 0, st>>>(y, mean, rstd, x, gm, bt, rows, C);
+              else
+                fast_norm_two_sweep_hinted<T, T, R, 1024, K, E><<<rows, 1024, 0, st>>>(y, mean, rstd, x, gm, bt, rows, C);
+            } else if (variant == "cluster_stream") {
+              normref::FastShape cs = sh;
+              cs.scheme = normref::FastScheme::cluster, cs.cluster = 2, cs.threads_per_row = 2048;
+              cs.vecs = normref::fast_max_vecs(sizeof(T));
+              CUDA_OK((normref::dev::launch_fast_norm<T, T, R>(cs, y, mean, rstd, x, gm, bt, rows, C, st)));
+            } else if (variant == "wide") {
+              launch_wide<T, R>(sh, y, mean, rstd, x, gm, bt, rows, C, st);
+            } else if (variant == "pipelined") {
+              launch_pipelined<T, R>(sh, y, mean, rstd, x, gm, bt, rows, C, st);
+            } else {
+              const int hint = static_cast<int>(std::find(std::begin(kHintNames), std::end(kHintNames), variant) -
+                                                std::begin(kHintNames));
+              launch_hinted<T, R>(hint, y, mean, rstd, x, gm, bt, rows, C, st);
+            }
+          });
         };
         const double us = median_us(run, reps, flush, flush_bytes, st);
         // Validate 32 rows spread over the tensor against fp64.
@@ -179,7 +240,7 @@ int main(int argc, char** argv) {
                     rms ? "fast_rms" : "fast_ln", bf16 ? "bf16" : "fp32", C, rows, sh.threads_per_row, sh.vecs, sh.rows_per_block,
                     sh.scheme == normref::FastScheme::registers ? "registers"
                     : sh.scheme == normref::FastScheme::cluster ? "cluster" : "two_sweep",
-                    wide ? "wide" : pipelined ? "pipelined" : "shipped",
+                    variant.c_str(),
                     us, bytes, gbps, copy_gbps, 100.0 * gbps / copy_gbps, max_err, tol, max_err <= tol ? "true" : "false");
         std::fflush(stdout);
       }

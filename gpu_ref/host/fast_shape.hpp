@@ -12,7 +12,8 @@ namespace normref {
 /// How fast_ln / fast_rms hold a row.
 enum class FastScheme {
   registers,  ///< THREADS threads x VECS 16-byte vectors in registers; x read once
-  cluster,    ///< a cluster of blocks per row, partial sums through distributed shared memory (fp32 C <= 65536)
+  cluster,    ///< a cluster of blocks per row, partial sums through distributed shared memory, on a
+              ///< persistent grid that streams the next row into shared memory (C <= 65536)
   two_sweep,  ///< one block per row sweeps x twice, the second time from the L2 (longer rows)
 };
 
@@ -23,8 +24,11 @@ struct FastShape {
   int rows_per_block = 1;    ///< warp-per-row kernels put several rows in a block
   int cluster = 1;           ///< blocks per row (cluster scheme)
   int block() const { return scheme == FastScheme::cluster ? threads_per_row / cluster : threads_per_row * rows_per_block; }
-  int64_t grid(int64_t rows) const {
-    return scheme == FastScheme::cluster ? rows * cluster : (rows + rows_per_block - 1) / rows_per_block;
+  /// Blocks launched; the cluster scheme's persistent grid is at most
+  /// `resident_blocks` (whole clusters the GPU holds at once).
+  int64_t grid(int64_t rows, int64_t resident_blocks) const {
+    if (scheme == FastScheme::cluster) return std::min(rows, resident_blocks / cluster) * cluster;
+    return (rows + rows_per_block - 1) / rows_per_block;
   }
 };
 
@@ -41,9 +45,11 @@ inline int threads_for_vectors(int64_t nvec, int max_vecs) {
 
 /// fast_ln / fast_rms: a warp per row (4 rows a block) while the row fits
 /// 32 threads, a block per row up to 1024 threads, then (fp32 up to C =
-/// 65536) a cluster of two 1024-thread blocks, else two sweeps. A warp-per-
-/// row kernel holds exactly the vectors its row needs (fewer registers for
-/// C = 768); the others hold the maximum.
+/// 65536) a cluster of two 1024-thread blocks, else two sweeps (bf16 C =
+/// 65536 too: the cluster measured 64% of the copy against the sweeps' 73%,
+/// FAST_NORM.md). A warp-per-row
+/// kernel holds exactly the vectors its row needs (fewer registers for C =
+/// 768); the others hold the maximum.
 inline FastShape fast_norm_shape(int64_t hidden, int elem_bytes) {
   const int64_t nvec = hidden / (16 / elem_bytes);
   const int V = fast_max_vecs(elem_bytes);
@@ -54,11 +60,11 @@ inline FastShape fast_norm_shape(int64_t hidden, int elem_bytes) {
     s.vecs = t == 32 ? static_cast<int>((nvec + 31) / 32) : V;
     return s;
   }
-  if (elem_bytes == 4 && nvec <= 2 * 1024 * 8) {
+  if (elem_bytes == 4 && nvec <= 2 * 1024 * V) {
     s.scheme = FastScheme::cluster;
     s.cluster = 2;
     s.threads_per_row = 2048;
-    s.vecs = 8;
+    s.vecs = V;
     return s;
   }
   s.scheme = FastScheme::two_sweep;

@@ -32,21 +32,61 @@ void with_threads(int threads, F&& f) {
 struct LaunchInfo {
   const void* func = nullptr;
   int grid = 0, block = 0;
+  int smem = 0;  ///< dynamic shared memory bytes
 };
 
-/// fast_ln (RMS false) / fast_rms (RMS true) with parameters of type P.
-template <typename T, typename P, bool RMS>
+/// A launch of `grid` blocks in clusters of `cluster` (the attribute lives
+/// in the struct, so copies stay valid).
+struct ClusterLaunch {
+  cudaLaunchConfig_t cfg{};
+  cudaLaunchAttribute attr{};
+  ClusterLaunch(int grid, int block, int smem, int cluster, cudaStream_t st) {
+    cfg.gridDim = dim3(grid);
+    cfg.blockDim = dim3(block);
+    cfg.dynamicSmemBytes = smem;
+    cfg.stream = st;
+    attr.id = cudaLaunchAttributeClusterDimension;
+    attr.val.clusterDim.x = cluster, attr.val.clusterDim.y = 1, attr.val.clusterDim.z = 1;
+    cfg.attrs = &attr;
+    cfg.numAttrs = 1;
+  }
+  ClusterLaunch(const ClusterLaunch&) = delete;
+};
+
+/// Launches f on clusters of `cluster` blocks.
+template <typename F, typename... Args>
+cudaError_t launch_cluster(F* f, int grid, int block, int smem, int cluster, cudaStream_t st, Args... args) {
+  ClusterLaunch l(grid, block, smem, cluster, st);
+  return cudaLaunchKernelEx(&l.cfg, f, args...);
+}
+
+/// Clusters of f that the GPU holds at once (the occupancy calculator).
+template <typename F>
+int resident_clusters(F* f, int block, int smem, int cluster, cudaStream_t st) {
+  ClusterLaunch l(cluster * 1024, block, smem, cluster, st);
+  int n = 0;
+  if (cudaOccupancyMaxActiveClusters(&n, f, &l.cfg) != cudaSuccess) return 1;
+  return std::max(1, n);
+}
+
+/// fast_ln (RMS false) / fast_rms (RMS true) with parameters of type P;
+/// LOAD/STORE: cache hints of the register scheme's x loads and y stores
+/// (fast_norm_hinted, a benchmark variant; the shipped kernels use none).
+template <typename T, typename P, bool RMS, L2Hint LOAD = L2Hint::none, L2Hint STORE = L2Hint::none>
 cudaError_t launch_fast_norm(const FastShape& s, T* y, float* mean, float* rstd, const T* x, const P* gamma,
                              const P* beta, int rows, int C, cudaStream_t st, LaunchInfo* info = nullptr) {
   LaunchInfo li;
-  li.grid = static_cast<int>(s.grid(rows));
+  li.grid = static_cast<int>(s.grid(rows, 0));  // the cluster scheme's persistent grid: below
   li.block = s.block();
   cudaError_t err = cudaSuccess;
   if (s.scheme == FastScheme::registers) {
     constexpr int V = sizeof(T) == 4 ? 8 : 4;  // fast_max_vecs
     auto go = [&](auto th, auto vecs) {
       constexpr int TH = decltype(th)::value, VE = decltype(vecs)::value, R = TH == 32 ? 4 : 1;
-      auto* f = fast_norm<T, P, RMS, TH, VE, R>;
+      auto* f = [] {
+        if constexpr (LOAD == L2Hint::none && STORE == L2Hint::none) return fast_norm<T, P, RMS, TH, VE, R>;
+        else return fast_norm_hinted<T, P, RMS, TH, VE, R, LOAD, STORE>;
+      }();
       li.func = reinterpret_cast<const void*>(f);
       f<<<li.grid, li.block, 0, st>>>(y, mean, rstd, x, gamma, beta, rows, C);
     };
@@ -68,22 +108,14 @@ cudaError_t launch_fast_norm(const FastShape& s, T* y, float* mean, float* rstd,
       }
     });
   } else if (s.scheme == FastScheme::cluster) {
-    if constexpr (sizeof(T) == 4) {
-      cudaLaunchConfig_t cfg{};
-      cfg.gridDim = dim3(li.grid);
-      cfg.blockDim = dim3(li.block);
-      cfg.stream = st;
-      cudaLaunchAttribute attr{};
-      attr.id = cudaLaunchAttributeClusterDimension;
-      attr.val.clusterDim.x = 2, attr.val.clusterDim.y = 1, attr.val.clusterDim.z = 1;
-      cfg.attrs = &attr;
-      cfg.numAttrs = 1;
-      auto* f = fast_norm_cluster<T, P, RMS, 1024, 8, 2>;
-      li.func = reinterpret_cast<const void*>(f);
-      err = cudaLaunchKernelEx(&cfg, f, y, mean, rstd, x, gamma, beta, rows, C);
-    } else {
-      err = cudaErrorInvalidValue;  // fast_norm_shape never picks a bf16 cluster
-    }
+    constexpr int V = sizeof(T) == 4 ? 8 : 4;  // fast_max_vecs: 32 values a thread
+    auto* f = fast_norm_cluster_stream<T, P, RMS, 1024, V, 2>;
+    li.func = reinterpret_cast<const void*>(f);
+    const int smem = static_cast<int>(std::min<int64_t>((C / Vec16<T>::kN + 1) / 2, 1024 * V) * 16);
+    if (cudaError_t e = cudaFuncSetAttribute(f, cudaFuncAttributeMaxDynamicSharedMemorySize, smem)) return e;
+    li.grid = static_cast<int>(s.grid(rows, resident_clusters(f, 1024, smem, 2, st) * 2));
+    li.smem = smem;
+    err = launch_cluster(f, li.grid, li.block, smem, 2, st, y, mean, rstd, x, gamma, beta, rows, C);
   } else {
     auto* f = fast_norm_two_sweep<T, P, RMS, 1024>;
     li.func = reinterpret_cast<const void*>(f);

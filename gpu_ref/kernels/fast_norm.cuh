@@ -26,6 +26,55 @@ __device__ __forceinline__ void fast_store(T* p, const Vec16<T>& v) {
   *reinterpret_cast<int4*>(p) = *reinterpret_cast<const int4*>(&v);
 }
 
+// Cache hints a kernel's 16-byte accesses can carry (PTX ld/st qualifiers):
+// an L2 evict-first or evict-last policy (createpolicy + .L2::cache_hint, L1
+// not allocated), or a 256-byte L2 prefetch on loads. The shipped kernels
+// use none; fast_norm_bench measures the others beside them.
+enum class L2Hint { none, evict_first, prefetch_256, evict_last };
+
+template <L2Hint H>
+__device__ __forceinline__ uint64_t l2_policy() {
+  uint64_t policy;
+  if constexpr (H == L2Hint::evict_last)
+    asm volatile("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(policy));
+  else
+    asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(policy));
+  return policy;
+}
+
+template <L2Hint LOAD, L2Hint STORE>
+struct HintedAccess {
+  template <typename T>
+  __device__ __forceinline__ static Vec16<T> load(const T* p) {
+    if constexpr (LOAD == L2Hint::none) return fast_load(p);
+    Vec16<T> r;
+    int4 w;
+    if constexpr (LOAD == L2Hint::evict_first || LOAD == L2Hint::evict_last) {
+      asm volatile("ld.global.L1::no_allocate.L2::cache_hint.v4.s32 {%0, %1, %2, %3}, [%4], %5;"
+                   : "=r"(w.x), "=r"(w.y), "=r"(w.z), "=r"(w.w)
+                   : "l"(p), "l"(l2_policy<LOAD>()));
+    } else {
+      asm volatile("ld.global.L2::256B.v4.s32 {%0, %1, %2, %3}, [%4];"
+                   : "=r"(w.x), "=r"(w.y), "=r"(w.z), "=r"(w.w)
+                   : "l"(p));
+    }
+    *reinterpret_cast<int4*>(&r) = w;
+    return r;
+  }
+  template <typename T>
+  __device__ __forceinline__ static void store(T* p, const Vec16<T>& v) {
+    if constexpr (STORE != L2Hint::evict_first && STORE != L2Hint::evict_last) {
+      fast_store(p, v);
+    } else {
+      const int4 w = *reinterpret_cast<const int4*>(&v);
+      asm volatile("st.global.L1::no_allocate.L2::cache_hint.v4.s32 [%0], {%1, %2, %3, %4}, %5;" ::"l"(p), "r"(w.x),
+                   "r"(w.y), "r"(w.z), "r"(w.w), "l"(l2_policy<STORE>())
+                   : "memory");
+    }
+  }
+};
+using PlainAccess = HintedAccess<L2Hint::none, L2Hint::none>;
+
 // kN parameters (gamma or beta) from element e, as fp32: P float (float4
 // loads) or bf16 (one 16-byte load per 8).
 template <typename P, int kN>
@@ -65,7 +114,7 @@ __device__ __forceinline__ float row_sum(float v, float* smem) {
 
 // y for the 16-byte vector i of a row (value(j): its element j as fp32):
 // n = (x - mean) rstd, y = n g (+ b) -- every fast_norm kernel's normalise.
-template <typename T, typename P, bool RMS, class Value>
+template <typename T, typename P, bool RMS, class Access = PlainAccess, class Value>
 __device__ __forceinline__ void normalize_vector(T* __restrict__ yr, const P* __restrict__ gamma,
                                                  const P* __restrict__ beta, int i, float mean, float rstd,
                                                  Value&& value) {
@@ -79,26 +128,27 @@ __device__ __forceinline__ void normalize_vector(T* __restrict__ yr, const P* __
     const float n = (value(j) - mean) * rstd;
     o.v[j] = from_f<T>(RMS ? n * g[j] : n * g[j] + b[j]);
   }
-  fast_store(yr + static_cast<int64_t>(i) * kN, o);
+  Access::store(yr + static_cast<int64_t>(i) * kN, o);
 }
 
 // The same for the vectors t, t + STRIDE, ... a thread holds (value(k, j)).
-template <typename T, typename P, bool RMS, int STRIDE, int VECS, class Value>
+template <typename T, typename P, bool RMS, int STRIDE, int VECS, class Access = PlainAccess, class Value>
 __device__ __forceinline__ void normalize_store(T* __restrict__ yr, const P* __restrict__ gamma,
                                                 const P* __restrict__ beta, int t, int nvec, float mean, float rstd,
                                                 Value&& value) {
 #pragma unroll
   for (int k = 0; k < VECS; ++k) {
     const int i = t + k * STRIDE;
-    if (i < nvec) normalize_vector<T, P, RMS>(yr, gamma, beta, i, mean, rstd, [&](int j) { return value(k, j); });
+    if (i < nvec)
+      normalize_vector<T, P, RMS, Access>(yr, gamma, beta, i, mean, rstd, [&](int j) { return value(k, j); });
   }
 }
 
-template <typename T, typename P, bool RMS, int THREADS, int VECS, int ROWS>
-__global__ void __launch_bounds__(THREADS * ROWS) fast_norm(T* __restrict__ y, float* __restrict__ mean_out,
-                                                            float* __restrict__ rstd_out, const T* __restrict__ x,
-                                                            const P* __restrict__ gamma, const P* __restrict__ beta,
-                                                            int rows, int C) {
+template <typename T, typename P, bool RMS, int THREADS, int VECS, int ROWS, class Access>
+__device__ __forceinline__ void fast_norm_rows(T* __restrict__ y, float* __restrict__ mean_out,
+                                               float* __restrict__ rstd_out, const T* __restrict__ x,
+                                               const P* __restrict__ gamma, const P* __restrict__ beta, int rows,
+                                               int C) {
   constexpr int kN = Vec16<T>::kN;
   __shared__ float smem[32];
   const int t = THREADS <= 32 ? threadIdx.x % 32 : threadIdx.x;
@@ -111,7 +161,7 @@ __global__ void __launch_bounds__(THREADS * ROWS) fast_norm(T* __restrict__ y, f
   for (int k = 0; k < VECS; ++k) {
     const int i = t + k * THREADS;
     if (i < nvec) {
-      const Vec16<T> a = fast_load(xr + static_cast<int64_t>(i) * kN);
+      const Vec16<T> a = Access::load(xr + static_cast<int64_t>(i) * kN);
 #pragma unroll
       for (int j = 0; j < kN; ++j) v[k][j] = to_f(a.v[j]);
     } else {
@@ -145,8 +195,26 @@ __global__ void __launch_bounds__(THREADS * ROWS) fast_norm(T* __restrict__ y, f
     rstd_out[row] = rstd;
     if constexpr (!RMS) mean_out[row] = mean;
   }
-  normalize_store<T, P, RMS, THREADS, VECS>(y + row * C, gamma, beta, t, nvec, mean, rstd,
-                                            [&](int k, int j) { return v[k][j]; });
+  normalize_store<T, P, RMS, THREADS, VECS, Access>(y + row * C, gamma, beta, t, nvec, mean, rstd,
+                                                    [&](int k, int j) { return v[k][j]; });
+}
+
+template <typename T, typename P, bool RMS, int THREADS, int VECS, int ROWS>
+__global__ void __launch_bounds__(THREADS * ROWS) fast_norm(T* __restrict__ y, float* __restrict__ mean_out,
+                                                            float* __restrict__ rstd_out, const T* __restrict__ x,
+                                                            const P* __restrict__ gamma, const P* __restrict__ beta,
+                                                            int rows, int C) {
+  fast_norm_rows<T, P, RMS, THREADS, VECS, ROWS, PlainAccess>(y, mean_out, rstd_out, x, gamma, beta, rows, C);
+}
+
+// fast_norm with cache hints on its x loads and y stores (a benchmark variant).
+template <typename T, typename P, bool RMS, int THREADS, int VECS, int ROWS, L2Hint LOAD, L2Hint STORE>
+__global__ void __launch_bounds__(THREADS * ROWS) fast_norm_hinted(T* __restrict__ y, float* __restrict__ mean_out,
+                                                                   float* __restrict__ rstd_out,
+                                                                   const T* __restrict__ x, const P* __restrict__ gamma,
+                                                                   const P* __restrict__ beta, int rows, int C) {
+  fast_norm_rows<T, P, RMS, THREADS, VECS, ROWS, HintedAccess<LOAD, STORE>>(y, mean_out, rstd_out, x, gamma, beta,
+                                                                             rows, C);
 }
 
 // Warp-per-row rows (C <= 32 x VECS x 16 B), software-pipelined: a
@@ -219,11 +287,11 @@ __global__ void __launch_bounds__(32 * ROWS) fast_norm_pipelined(T* __restrict__
 // for rows whose mean is large against their spread); the second re-reads x
 // -- from the L2, where 132 rows in flight of 256 KiB stay -- with
 // evict-first loads, normalises and streams y out.
-template <typename T, typename P, bool RMS, int THREADS>
-__global__ void __launch_bounds__(THREADS) fast_norm_two_sweep(T* __restrict__ y, float* __restrict__ mean_out,
-                                                               float* __restrict__ rstd_out, const T* __restrict__ x,
-                                                               const P* __restrict__ gamma,
-                                                               const P* __restrict__ beta, int rows, int C) {
+template <typename T, typename P, bool RMS, int THREADS, class FirstAccess, class Access>
+__device__ __forceinline__ void fast_norm_two_sweep_row(T* __restrict__ y, float* __restrict__ mean_out,
+                                                        float* __restrict__ rstd_out, const T* __restrict__ x,
+                                                        const P* __restrict__ gamma, const P* __restrict__ beta,
+                                                        int rows, int C) {
   constexpr int kN = Vec16<T>::kN;
   __shared__ float smem[32];
   const int64_t row = blockIdx.x;
@@ -232,8 +300,7 @@ __global__ void __launch_bounds__(THREADS) fast_norm_two_sweep(T* __restrict__ y
   const float shift = RMS ? 0.0f : to_f(xr[0]);
   float s = 0.0f, q = 0.0f;
   for (int i = threadIdx.x; i < nvec; i += THREADS) {
-    Vec16<T> a;
-    *reinterpret_cast<int4*>(&a) = *reinterpret_cast<const int4*>(xr + static_cast<int64_t>(i) * kN);
+    const Vec16<T> a = FirstAccess::load(xr + static_cast<int64_t>(i) * kN);
 #pragma unroll
     for (int j = 0; j < kN; ++j) {
       const float d = to_f(a.v[j]) - shift;
@@ -255,8 +322,68 @@ __global__ void __launch_bounds__(THREADS) fast_norm_two_sweep(T* __restrict__ y
     // The last use of x: evict-first here measured 77-85% of the copy at
     // bf16 C = 65536 against 64-76% with plain loads.
     const Vec16<T> a = load16_cs(xr + static_cast<int64_t>(i) * kN);
-    normalize_vector<T, P, RMS>(yr, gamma, beta, i, mean, rstd, [&](int j) { return to_f(a.v[j]); });
+    normalize_vector<T, P, RMS, Access>(yr, gamma, beta, i, mean, rstd, [&](int j) { return to_f(a.v[j]); });
   }
+}
+
+template <typename T, typename P, bool RMS, int THREADS>
+__global__ void __launch_bounds__(THREADS) fast_norm_two_sweep(T* __restrict__ y, float* __restrict__ mean_out,
+                                                               float* __restrict__ rstd_out, const T* __restrict__ x,
+                                                               const P* __restrict__ gamma,
+                                                               const P* __restrict__ beta, int rows, int C) {
+  fast_norm_two_sweep_row<T, P, RMS, THREADS, PlainAccess, PlainAccess>(y, mean_out, rstd_out, x, gamma, beta, rows,
+                                                                        C);
+}
+
+// The two sweeps with cache hints on the first sweep's loads and on the
+// stores of y (a benchmark variant: keeping x in the L2 for the second sweep).
+template <typename T, typename P, bool RMS, int THREADS, L2Hint FIRST, L2Hint STORE>
+__global__ void __launch_bounds__(THREADS)
+    fast_norm_two_sweep_hinted(T* __restrict__ y, float* __restrict__ mean_out, float* __restrict__ rstd_out,
+                               const T* __restrict__ x, const P* __restrict__ gamma, const P* __restrict__ beta,
+                               int rows, int C) {
+  fast_norm_two_sweep_row<T, P, RMS, THREADS, HintedAccess<FIRST, L2Hint::none>, HintedAccess<L2Hint::none, STORE>>(
+      y, mean_out, rstd_out, x, gamma, beta, rows, C);
+}
+
+// Mean (0 for RMSNorm) and variance (mean square) of a row whose values the
+// blocks of a cluster hold: v[k] counts where threadIdx.x + k x THREADS <
+// mine. Block sums meet through distributed shared memory (`partial`, two
+// slots of this block), every block adding the CLUSTER partials in rank
+// order, so all get the same bits; exact two-pass statistics.
+template <bool RMS, int THREADS, int VECS, int CLUSTER, int kN>
+__device__ __forceinline__ float2 cluster_row_statistics(const float (&v)[VECS][kN], int mine, int C, float* smem,
+                                                         float* partial, cg::cluster_group& cluster) {
+  auto cluster_sum = [&](float local, int slot) {
+    const float b = row_sum<THREADS>(local, smem);
+    if (threadIdx.x == 0) partial[slot] = b;
+    cluster.sync();
+    float total = 0.0f;
+#pragma unroll
+    for (int r = 0; r < CLUSTER; ++r) total += *cluster.map_shared_rank(&partial[slot], r);
+    return total;
+  };
+  float mean = 0.0f;
+  if constexpr (!RMS) {
+    float s = 0.0f;
+#pragma unroll
+    for (int k = 0; k < VECS; ++k)
+#pragma unroll
+      for (int j = 0; j < kN; ++j) s += v[k][j];
+    mean = cluster_sum(s, 0) / static_cast<float>(C);
+  }
+  float q = 0.0f;
+#pragma unroll
+  for (int k = 0; k < VECS; ++k) {
+    if (threadIdx.x + k * THREADS < mine) {
+#pragma unroll
+      for (int j = 0; j < kN; ++j) {
+        const float d = v[k][j] - mean;
+        q += d * d;
+      }
+    }
+  }
+  return make_float2(mean, cluster_sum(q, 1) / static_cast<float>(C));
 }
 
 // Rows longer than one block's registers: a cluster of CLUSTER blocks per
@@ -291,39 +418,9 @@ __global__ void __launch_bounds__(THREADS) fast_norm_cluster(T* __restrict__ y, 
       for (int j = 0; j < kN; ++j) v[k][j] = 0.0f;
     }
   }
-  // Sum over the cluster: block sums, then every block adds the CLUSTER
-  // partials in rank order.
-  auto cluster_sum = [&](float local, int slot) {
-    const float b = row_sum<THREADS>(local, smem);
-    if (threadIdx.x == 0) partial[slot] = b;
-    cluster.sync();
-    float total = 0.0f;
-#pragma unroll
-    for (int r = 0; r < CLUSTER; ++r) total += *cluster.map_shared_rank(&partial[slot], r);
-    return total;
-  };
-  float mean = 0.0f;
-  if constexpr (!RMS) {
-    float s = 0.0f;
-#pragma unroll
-    for (int k = 0; k < VECS; ++k)
-#pragma unroll
-      for (int j = 0; j < kN; ++j) s += v[k][j];
-    mean = cluster_sum(s, 0) / static_cast<float>(C);
-  }
-  float q = 0.0f;
-#pragma unroll
-  for (int k = 0; k < VECS; ++k) {
-    const int i = first + threadIdx.x + k * THREADS;
-    if (i < nvec && threadIdx.x + k * THREADS < per_block) {
-#pragma unroll
-      for (int j = 0; j < kN; ++j) {
-        const float d = v[k][j] - mean;
-        q += d * d;
-      }
-    }
-  }
-  const float var = cluster_sum(q, 1) / static_cast<float>(C);
+  const int mine = max(0, min(per_block, nvec - first));
+  const float2 st = cluster_row_statistics<RMS, THREADS, VECS, CLUSTER>(v, mine, C, smem, partial, cluster);
+  const float mean = st.x, var = st.y;
   cluster.sync();  // no block leaves while another may still read its partials
   const float rstd = rsqrtf(var + kEps);
   if (rank == 0 && threadIdx.x == 0) {
@@ -337,6 +434,108 @@ __global__ void __launch_bounds__(THREADS) fast_norm_cluster(T* __restrict__ y, 
     if (i < nvec && threadIdx.x + k * THREADS < per_block)
       normalize_vector<T, P, RMS>(yr, gamma, beta, i, mean, rstd, [&](int j) { return v[k][j]; });
   }
+}
+
+// Bulk asynchronous copies (sm_90's TMA, 1-D form) into shared memory,
+// completed on an mbarrier: the copy engine fetches a whole half-row while
+// the threads work on the previous one.
+__device__ __forceinline__ uint32_t smem_address(const void* p) {
+  return static_cast<uint32_t>(__cvta_generic_to_shared(p));
+}
+__device__ __forceinline__ void mbarrier_init(uint64_t* bar, uint32_t arrivals) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(smem_address(bar)), "r"(arrivals) : "memory");
+  asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+}
+/// One thread: `bytes` (a multiple of 16) from global `src` to shared `dst`;
+/// the barrier's phase completes when they have landed.
+__device__ __forceinline__ void bulk_load(void* dst, const void* src, uint32_t bytes, uint64_t* bar) {
+  // Earlier generic-proxy reads of dst come before the copy engine's writes.
+  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(smem_address(bar)), "r"(bytes)
+               : "memory");
+  asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(
+                   smem_address(dst)),
+               "l"(src), "r"(bytes), "r"(smem_address(bar))
+               : "memory");
+}
+__device__ __forceinline__ void mbarrier_wait(uint64_t* bar, uint32_t parity) {
+  uint32_t done = 0;
+  do {
+    asm volatile(
+        "{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }"
+        : "=r"(done)
+        : "r"(smem_address(bar)), "r"(parity)
+        : "memory");
+  } while (!done);
+}
+
+// fast_norm_cluster's arithmetic (the same bits) on a persistent grid of
+// clusters that walk rows row0, row0 + clusters, ...: each block keeps its
+// half of the current row in registers while the copy engine brings its half
+// of the next row into shared memory, so DRAM reads continue through the
+// reductions and the stores (one block an SM leaves nothing else to overlap
+// them). Dynamic shared memory: one half-row, per_block x 16 bytes.
+template <typename T, typename P, bool RMS, int THREADS, int VECS, int CLUSTER>
+__global__ void __launch_bounds__(THREADS, 1)
+    fast_norm_cluster_stream(T* __restrict__ y, float* __restrict__ mean_out, float* __restrict__ rstd_out,
+                             const T* __restrict__ x, const P* __restrict__ gamma, const P* __restrict__ beta,
+                             int rows, int C) {
+  constexpr int kN = Vec16<T>::kN;
+  extern __shared__ __align__(128) unsigned char stream_smem[];
+  Vec16<T>* buffer = reinterpret_cast<Vec16<T>*>(stream_smem);
+  __shared__ float smem[32];
+  __shared__ float partial[2][2];  // [iteration parity][statistic]
+  __shared__ __align__(8) uint64_t landed;
+  cg::cluster_group cluster = cg::this_cluster();
+  const int rank = static_cast<int>(cluster.block_rank());
+  const int64_t clusters = gridDim.x / CLUSTER;
+  const int nvec = C / kN;
+  const int per_block = (nvec + CLUSTER - 1) / CLUSTER;
+  const int first = rank * per_block;
+  const int mine = max(0, min(per_block, nvec - first));  // vectors of a row this block holds
+  int64_t row = blockIdx.x / CLUSTER;
+  if (threadIdx.x == 0) {
+    mbarrier_init(&landed, 1);
+    if (row < rows && mine > 0) bulk_load(buffer, x + row * C + static_cast<int64_t>(first) * kN, mine * 16u, &landed);
+  }
+  __syncthreads();
+  uint32_t parity = 0;
+  for (int iter = 0; row < rows; row += clusters, ++iter) {
+    if (mine > 0) mbarrier_wait(&landed, parity);
+    parity ^= 1;
+    float v[VECS][kN];
+#pragma unroll
+    for (int k = 0; k < VECS; ++k) {
+      const int i = threadIdx.x + k * THREADS;
+      if (i < mine) {
+        const Vec16<T> a = buffer[i];
+#pragma unroll
+        for (int j = 0; j < kN; ++j) v[k][j] = to_f(a.v[j]);
+      } else {
+#pragma unroll
+        for (int j = 0; j < kN; ++j) v[k][j] = 0.0f;
+      }
+    }
+    __syncthreads();  // the buffer is free: fetch the next row while this one is reduced and stored
+    const int64_t next = row + clusters;
+    if (threadIdx.x == 0 && next < rows && mine > 0)
+      bulk_load(buffer, x + next * C + static_cast<int64_t>(first) * kN, mine * 16u, &landed);
+    const float2 st = cluster_row_statistics<RMS, THREADS, VECS, CLUSTER>(v, mine, C, smem, partial[iter & 1], cluster);
+    const float mean = st.x, var = st.y;
+    const float rstd = rsqrtf(var + kEps);
+    if (rank == 0 && threadIdx.x == 0) {
+      rstd_out[row] = rstd;
+      if constexpr (!RMS) mean_out[row] = mean;
+    }
+    T* yr = y + row * C;
+#pragma unroll
+    for (int k = 0; k < VECS; ++k) {
+      const int i = threadIdx.x + k * THREADS;
+      if (i < mine)
+        normalize_vector<T, P, RMS>(yr, gamma, beta, first + i, mean, rstd, [&](int j) { return v[k][j]; });
+    }
+  }
+  cluster.sync();  // no block leaves while another may still read its partials
 }
 
 }  // namespace normref::dev

@@ -3,36 +3,62 @@
 same shapes as fast_norm_bench (2^27 elements, C from 768 to 65536, fp32 and
 bf16), timed like it: CUDA events after a warm-up, the L2 flushed (256 MiB
 write) before every timed call, medians. One JSON object per line.
-  bench_torch.py [--reps 20] [--no-compile]
+With --ours LIB (libfast_norm_capi.so), fast_ln / fast_rms run on the same
+tensors and are timed in the same loop (mode "ours"): the calls of one case
+take turns rep by rep, so drift and buffer placement are shared; their
+output is checked against torch eager's.
+  bench_torch.py [--reps 20] [--no-compile] [--ours LIB]
 """
-import argparse, json, sys, time
+import argparse, ctypes, json, sys, time
 import torch
 import torch.nn.functional as F
 
 ap = argparse.ArgumentParser()
 ap.add_argument("--reps", type=int, default=20)
 ap.add_argument("--no-compile", action="store_true")
+ap.add_argument("--ours", help="libfast_norm_capi.so: time fast_ln / fast_rms on the same tensors")
 args = ap.parse_args()
 torch._dynamo.config.cache_size_limit = 256
 dev = "cuda"
 flush = torch.empty(256 << 20, dtype=torch.uint8, device=dev)
 
 
-def median_us(fn):
-    for _ in range(3):
-        fn()
+def median_us_interleaved(fns):
+    """{name: fn} timed rep by rep in turn; {name: median us}."""
+    for fn in fns.values():
+        for _ in range(3):
+            fn()
     torch.cuda.synchronize()
-    ts = []
+    ts = {k: [] for k in fns}
     for i in range(args.reps):
-        flush.fill_(i & 0xFF)
-        e0, e1 = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        e0.record()
-        fn()
-        e1.record()
-        e1.synchronize()
-        ts.append(e0.elapsed_time(e1) * 1e3)
-    ts.sort()
-    return ts[len(ts) // 2]
+        for k, fn in fns.items():
+            flush.fill_(i & 0xFF)
+            e0, e1 = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            e0.record()
+            fn()
+            e1.record()
+            e1.synchronize()
+            ts[k].append(e0.elapsed_time(e1) * 1e3)
+    return {k: sorted(v)[len(v) // 2] for k, v in ts.items()}
+
+
+def median_us(fn):
+    return median_us_interleaved({"fn": fn})["fn"]
+
+
+ours = None
+if args.ours:
+    ours = ctypes.CDLL(args.ours)
+    ours.normref_fast_norm.restype = ctypes.c_int
+    ours.normref_fast_norm.argtypes = [ctypes.c_int, ctypes.c_int] + [ctypes.c_void_p] * 6 + [ctypes.c_int, ctypes.c_int, ctypes.c_void_p]
+
+
+def our_norm(rms, x, w, b, y, mean, rstd):
+    err = ours.normref_fast_norm(int(x.dtype == torch.bfloat16), int(rms), y.data_ptr(), mean.data_ptr(), rstd.data_ptr(),
+                                 x.data_ptr(), w.data_ptr(), b.data_ptr(), x.shape[0], x.shape[1],
+                                 torch.cuda.current_stream().cuda_stream)
+    if err:
+        raise RuntimeError(f"normref_fast_norm: cudaError {err}")
 
 
 n = 1 << 27
@@ -52,21 +78,33 @@ for dtype in (torch.float32, torch.bfloat16):
         ops = {"layer_norm": lambda x=x, w=w, b=b, C=C: F.layer_norm(x, (C,), w, b, 1e-5),
                "rms_norm": lambda x=x, w=w, C=C: F.rms_norm(x, (C,), w, 1e-5)}
         for name, fn in ops.items():
-            for mode in ("eager", "compile"):
-                if mode == "compile" and args.no_compile:
-                    continue
-                f = fn
+            fns = {"eager": fn}
+            compile_s = {}
+            if not args.no_compile:
                 t0 = time.time()
-                if mode == "compile":
-                    f = torch.compile(fn, dynamic=False)
-                    f()
-                compile_s = time.time() - t0
-                us = median_us(f)
-                bytes_ = 2 * rows * C * eb + (2 if name == "layer_norm" else 1) * C * eb
+                fns["compile"] = torch.compile(fn, dynamic=False)
+                fns["compile"]()
+                compile_s["compile"] = round(time.time() - t0, 1)
+            check = None
+            if ours is not None:
+                y, mean, rstd = torch.empty_like(x), torch.empty(rows, device=dev), torch.empty(rows, device=dev)
+                rms = name == "rms_norm"
+                fns["ours"] = lambda rms=rms, x=x, w=w, b=b, y=y, mean=mean, rstd=rstd: our_norm(rms, x, w, b, y, mean, rstd)
+                fns["ours"]()
+                ref = fn().float()
+                check = (y.float() - ref).abs().max().item() / (ref.abs().max().item() + 1.0)
+            us_by_mode = median_us_interleaved(fns)
+            bytes_ = 2 * rows * C * eb + (2 if name == "layer_norm" else 1) * C * eb
+            for mode, us in us_by_mode.items():
                 gbps = bytes_ / (us * 1e3)
-                print(json.dumps({"kernel": f"torch_{name}", "mode": mode, "dtype": str(dtype).split(".")[-1].replace("float32", "fp32").replace("bfloat16", "bf16"),
-                                  "C": C, "rows": rows, "us": round(us, 2), "gbps": round(gbps, 1),
-                                  "copy_gbps": round(copy_gbps, 1), "pct_copy": round(100 * gbps / copy_gbps, 1),
-                                  "compile_s": round(compile_s, 1)}), flush=True)
+                rec = {"kernel": f"torch_{name}" if mode != "ours" else ("fast_rms" if name == "rms_norm" else "fast_ln"),
+                       "mode": mode, "dtype": str(dtype).split(".")[-1].replace("float32", "fp32").replace("bfloat16", "bf16"),
+                       "C": C, "rows": rows, "us": round(us, 2), "gbps": round(gbps, 1),
+                       "copy_gbps": round(copy_gbps, 1), "pct_copy": round(100 * gbps / copy_gbps, 1)}
+                if mode in compile_s:
+                    rec["compile_s"] = compile_s[mode]
+                if mode == "ours":
+                    rec["max_rel_diff_vs_eager"] = check
+                print(json.dumps(rec), flush=True)
         del x, w, b
 print(json.dumps({"torch": torch.__version__}), flush=True)

@@ -20,11 +20,11 @@ fi
 if [[ $what == *" bench "* ]]; then
   work=$(mktemp -d)
   cmake -S "$here" -B "$work" -DCMAKE_BUILD_TYPE=Release >"$out/bench_build.log" 2>&1 &&
-    cmake --build "$work" -j 16 --target fast_norm_bench fused_bwd_bench >>"$out/bench_build.log" 2>&1 ||
+    cmake --build "$work" -j 16 --target fast_norm_bench fused_bwd_bench fast_norm_capi >>"$out/bench_build.log" 2>&1 ||
     { tail -20 "$out/bench_build.log"; exit 1; }
   benches=" ${BENCHES:-fast_norm torch fused_bwd} "
   [[ $benches == *" fast_norm "* ]] && "$work/fast_norm_bench" --reps 20 >"$out/fast_norm.jsonl" 2>"$out/fast_norm.err"
-  [[ $benches == *" torch "* ]] && python3 "$here/scripts/bench_torch.py" --reps 20 >"$out/torch_norm.jsonl" 2>"$out/torch_norm.err"
+  [[ $benches == *" torch "* ]] && python3 "$here/scripts/bench_torch.py" --reps 20 --ours "$work/libfast_norm_capi.so" >"$out/torch_norm.jsonl" 2>"$out/torch_norm.err"
   [[ $benches == *" fused_bwd "* ]] && "$work/fused_bwd_bench" --reps 20 >"$out/fused_bwd.jsonl" 2>"$out/fused_bwd.err"
   for e in "$out"/*.err; do tail -n 2 "$e"; done
 fi

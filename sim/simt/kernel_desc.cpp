@@ -67,7 +67,7 @@ std::string element_type(bool bf16) { return bf16 ? "__nv_bfloat16" : "float"; }
 // and per warp-row come from ncu's smsp__inst_executed on the golden cases
 // (ncu_profile.json: e.g. fast_ln fp32 337 warp instructions per row at C =
 // 768 and 437 per warp at C = 4096 -> 12.5 per element + 37 per warp-row).
-SubKernel frontier_forward(const std::string& kernel, int64_t N, int64_t C, int eb) {
+SubKernel frontier_forward(const std::string& kernel, int64_t N, int64_t C, int eb, const GpuArch& gpu) {
   const bool bf16 = eb == 2, rms = kernel == "fast_rms", fused = kernel == "fused_residual";
   const std::string T = element_type(bf16), R = rms ? "true" : "false";
   const Source G = Source::global, REG = Source::registers;
@@ -78,7 +78,7 @@ SubKernel frontier_forward(const std::string& kernel, int64_t N, int64_t C, int 
     sh.vecs = normref::fast_max_vecs(eb);
   }
   SubKernel k = base(fused ? "fused_residual_ln" : "fast_norm", N, C, eb, sh.block());
-  k.grid = sh.grid(N);
+  k.grid = sh.grid(N, gpu.sms);  // the cluster scheme: one cluster of two blocks per SM pair, persistent
   k.threads_per_row = sh.threads_per_row;
   k.rows_per_block = sh.rows_per_block;
   k.blocks_per_row = sh.cluster;
@@ -92,8 +92,11 @@ SubKernel frontier_forward(const std::string& kernel, int64_t N, int64_t C, int 
   } else if (sh.scheme == normref::FastScheme::registers) {
     k.function = "fast_norm<" + T + ", " + T + ", " + R + ", " + th + ", " + v + ", " + std::to_string(sh.rows_per_block) + ">";
   } else if (sh.scheme == normref::FastScheme::cluster) {
-    k.name = "fast_norm_cluster";
-    k.function = "fast_norm_cluster<" + T + ", " + T + ", " + R + ", 1024, 8, 2>";
+    // A persistent grid: each block's half of the next row arrives in shared
+    // memory (one bulk copy) while the current one is reduced and stored.
+    k.name = "fast_norm_cluster_stream";
+    k.function = "fast_norm_cluster_stream<" + T + ", " + T + ", " + R + ", 1024, " + v + ", 2>";
+    k.dynamic_smem_bytes = std::min<int64_t>((C * eb / 16 + 1) / 2, 1024 * sh.vecs) * 16;
     red = Reduction::cluster_two_level;
   } else {
     k.name = "fast_norm_two_sweep";
@@ -423,7 +426,7 @@ LaunchPlan plan_launch(const std::string& kernel, int64_t rows, int64_t hidden, 
     k.stats_bytes = N * 4;
     plan.launches.push_back(k);
   } else if (ran == "fast_ln" || ran == "fast_rms" || ran == "fused_residual") {
-    plan.launches.push_back(frontier_forward(ran, N, C, eb));
+    plan.launches.push_back(frontier_forward(ran, N, C, eb, gpu));
   } else if (ran == "bwd_atomic" || ran == "bwd_twolevel") {
     plan.launches = backward_launches(ran == "bwd_twolevel", N, C, eb, gpu);
   }
