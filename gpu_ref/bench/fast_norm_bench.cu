@@ -105,8 +105,10 @@ void launch_replaced(bool two_sweep, T* y, float* mean, float* rstd, const T* x,
 // threads per row; C = 65536 the schemes of the other element type).
 std::vector<std::string> variants(int C, bool bf16) {
   if (C > 16384) {
-    if (bf16) return {"shipped", "cluster_stream", "sweep_keep_x", "sweep_store_evict_first", "sweep_keep_x_store_evict_first"};
-    return {"shipped", "two_sweep", "cluster_one_row"};
+    if (bf16)
+      return {"shipped", "cluster_stream", "cluster4_stream", "sweep_keep_x", "sweep_store_evict_first",
+              "sweep_keep_x_store_evict_first"};
+    return {"shipped", "two_sweep", "cluster_one_row", "cluster4_stream"};
   }
   std::vector<std::string> v(std::begin(kHintNames), std::end(kHintNames));
   v.push_back(C <= 1024 ? "pipelined" : "wide");
@@ -185,6 +187,14 @@ int main(int argc, char** argv) {
                 fast_norm_two_sweep_hinted<T, T, R, 1024, N, E><<<rows, 1024, 0, st>>>(y, mean, rstd, x, gm, bt, rows, C);
               else
                 fast_norm_two_sweep_hinted<T, T, R, 1024, K, E><<<rows, 1024, 0, st>>>(y, mean, rstd, x, gm, bt, rows, C);
+            } else if (variant == "cluster4_stream") {
+              // Clusters of four 512-thread blocks: two blocks (of different rows) an SM.
+              constexpr int V = sizeof(T) == 4 ? 8 : 4;
+              auto* f = normref::dev::fast_norm_cluster_stream<T, T, R, 512, V, 4>;
+              const int smem = 512 * V * 16;
+              CUDA_OK(cudaFuncSetAttribute(f, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+              const int grid = std::min(rows, normref::dev::resident_clusters(f, 512, smem, 4, st)) * 4;
+              CUDA_OK(normref::dev::launch_cluster(f, grid, 512, smem, 4, st, y, mean, rstd, x, gm, bt, rows, C));
             } else if (variant == "cluster_stream") {
               normref::FastShape cs = sh;
               cs.scheme = normref::FastScheme::cluster, cs.cluster = 2, cs.threads_per_row = 2048;
