@@ -119,7 +119,9 @@ TEST(FastShape, RowsGoToWarpsBlocksClustersOrTwoSweeps) {
   EXPECT_EQ(c.block(), 1024);
   EXPECT_EQ(c.grid(1024, 132), 132);  // persistent: the clusters the GPU holds, walking the rows
   EXPECT_EQ(c.grid(10, 132), 20);
-  EXPECT_EQ(fast_norm_shape(65536, 2).scheme, FastScheme::two_sweep);  // bf16: the sweeps measured faster
+  EXPECT_EQ(fast_norm_shape(65536, 2).scheme, FastScheme::cluster);  // bf16: 2 x 1024 threads x 4 vectors
+  EXPECT_EQ(fast_norm_shape(65536, 2).vecs, 4);
+  EXPECT_EQ(fast_norm_shape(131072, 2).scheme, FastScheme::two_sweep);
   EXPECT_EQ(fast_norm_shape(131072, 4).scheme, FastScheme::two_sweep);
   EXPECT_EQ(fused_residual_threads(768, 4), 32);
   EXPECT_EQ(backward_threads(768, 4), 128);

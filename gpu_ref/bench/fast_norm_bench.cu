@@ -102,13 +102,14 @@ void launch_replaced(bool two_sweep, T* y, float* mean, float* rstd, const T* x,
 // What is timed beside the shipped kernel for one C: the cache-hint variants
 // of the register scheme and the earlier designs it was chosen over (C <=
 // 1024 the pipelined warp-per-row kernel, 2048 <= C <= 16384 twice the
-// threads per row; C = 65536 the schemes of the other element type).
+// threads per row; C = 65536 the streamed cluster with a cluster barrier per
+// exchange or as four 512-thread blocks, the two sweeps, the one-row
+// cluster).
 std::vector<std::string> variants(int C, bool bf16) {
   if (C > 16384) {
-    if (bf16)
-      return {"shipped", "cluster_stream", "cluster4_stream", "sweep_keep_x", "sweep_store_evict_first",
-              "sweep_keep_x_store_evict_first"};
-    return {"shipped", "two_sweep", "cluster_one_row", "cluster4_stream"};
+    std::vector<std::string> v = {"shipped", "stream2_barrier", "stream4_mailbox", "two_sweep"};
+    if (!bf16) v.push_back("cluster_one_row");
+    return v;
   }
   std::vector<std::string> v(std::begin(kHintNames), std::end(kHintNames));
   v.push_back(C <= 1024 ? "pipelined" : "wide");
@@ -187,19 +188,22 @@ int main(int argc, char** argv) {
                 fast_norm_two_sweep_hinted<T, T, R, 1024, N, E><<<rows, 1024, 0, st>>>(y, mean, rstd, x, gm, bt, rows, C);
               else
                 fast_norm_two_sweep_hinted<T, T, R, 1024, K, E><<<rows, 1024, 0, st>>>(y, mean, rstd, x, gm, bt, rows, C);
-            } else if (variant == "cluster4_stream") {
-              // Clusters of four 512-thread blocks: two blocks (of different rows) an SM.
+            } else if (variant.rfind("stream", 0) == 0) {
+              // The streamed cluster: 2 blocks of 1024 threads or 4 of 512 (two an SM), block sums by
+              // message (st.async) or through a cluster barrier.
+              const bool four = variant[6] == '4', mailbox = variant.find("mailbox") != std::string::npos;
+              auto go = [&](auto* f, int threads, int cluster) {
+                const int smem = threads * normref::fast_max_vecs(sizeof(T)) * 16;
+                CUDA_OK(cudaFuncSetAttribute(f, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+                const int grid = std::min(rows, normref::dev::resident_clusters(f, threads, smem, cluster, st)) * cluster;
+                CUDA_OK(normref::dev::launch_cluster(f, grid, threads, smem, cluster, st, y, mean, rstd, x, gm, bt, rows, C));
+              };
               constexpr int V = sizeof(T) == 4 ? 8 : 4;
-              auto* f = normref::dev::fast_norm_cluster_stream<T, T, R, 512, V, 4>;
-              const int smem = 512 * V * 16;
-              CUDA_OK(cudaFuncSetAttribute(f, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
-              const int grid = std::min(rows, normref::dev::resident_clusters(f, 512, smem, 4, st)) * 4;
-              CUDA_OK(normref::dev::launch_cluster(f, grid, 512, smem, 4, st, y, mean, rstd, x, gm, bt, rows, C));
-            } else if (variant == "cluster_stream") {
-              normref::FastShape cs = sh;
-              cs.scheme = normref::FastScheme::cluster, cs.cluster = 2, cs.threads_per_row = 2048;
-              cs.vecs = normref::fast_max_vecs(sizeof(T));
-              CUDA_OK((normref::dev::launch_fast_norm<T, T, R>(cs, y, mean, rstd, x, gm, bt, rows, C, st)));
+              using namespace normref::dev;
+              if (four && mailbox) go(fast_norm_cluster_stream<T, T, R, 512, V, 4, true>, 512, 4);
+              else if (four) go(fast_norm_cluster_stream<T, T, R, 512, V, 4, false>, 512, 4);
+              else if (mailbox) go(fast_norm_cluster_stream<T, T, R, 1024, V, 2, true>, 1024, 2);
+              else go(fast_norm_cluster_stream<T, T, R, 1024, V, 2, false>, 1024, 2);
             } else if (variant == "wide") {
               launch_wide<T, R>(sh, y, mean, rstd, x, gm, bt, rows, C, st);
             } else if (variant == "pipelined") {

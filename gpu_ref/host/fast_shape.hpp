@@ -12,7 +12,7 @@ namespace normref {
 /// How fast_ln / fast_rms hold a row.
 enum class FastScheme {
   registers,  ///< THREADS threads x VECS 16-byte vectors in registers; x read once
-  cluster,    ///< a cluster of blocks per row, partial sums through distributed shared memory, on a
+  cluster,    ///< a cluster of blocks per row, block sums sent to each other's shared memory, on a
               ///< persistent grid that streams the next row into shared memory (C <= 65536)
   two_sweep,  ///< one block per row sweeps x twice, the second time from the L2 (longer rows)
 };
@@ -44,12 +44,10 @@ inline int threads_for_vectors(int64_t nvec, int max_vecs) {
 }
 
 /// fast_ln / fast_rms: a warp per row (4 rows a block) while the row fits
-/// 32 threads, a block per row up to 1024 threads, then (fp32 up to C =
-/// 65536) a cluster of two 1024-thread blocks, else two sweeps (bf16 C =
-/// 65536 too: the cluster measured 64% of the copy against the sweeps' 73%,
-/// FAST_NORM.md). A warp-per-row
-/// kernel holds exactly the vectors its row needs (fewer registers for C =
-/// 768); the others hold the maximum.
+/// 32 threads, a block per row up to 1024 threads, then (up to C = 65536) a
+/// cluster of two 1024-thread blocks on a persistent grid, else two sweeps.
+/// A warp-per-row kernel holds exactly the vectors its row needs (fewer
+/// registers for C = 768); the others hold the maximum.
 inline FastShape fast_norm_shape(int64_t hidden, int elem_bytes) {
   const int64_t nvec = hidden / (16 / elem_bytes);
   const int V = fast_max_vecs(elem_bytes);
@@ -60,7 +58,7 @@ inline FastShape fast_norm_shape(int64_t hidden, int elem_bytes) {
     s.vecs = t == 32 ? static_cast<int>((nvec + 31) / 32) : V;
     return s;
   }
-  if (elem_bytes == 4 && nvec <= 2 * 1024 * V) {
+  if (nvec <= 2 * 1024 * V) {
     s.scheme = FastScheme::cluster;
     s.cluster = 2;
     s.threads_per_row = 2048;

@@ -109,7 +109,7 @@ cudaError_t launch_fast_norm(const FastShape& s, T* y, float* mean, float* rstd,
     });
   } else if (s.scheme == FastScheme::cluster) {
     constexpr int V = sizeof(T) == 4 ? 8 : 4;  // fast_max_vecs: 32 values a thread
-    auto* f = fast_norm_cluster_stream<T, P, RMS, 1024, V, 2>;
+    auto* f = fast_norm_cluster_stream<T, P, RMS, 1024, V, 2, true>;
     li.func = reinterpret_cast<const void*>(f);
     const int smem = static_cast<int>(std::min<int64_t>((C / Vec16<T>::kN + 1) / 2, 1024 * V) * 16);
     if (cudaError_t e = cudaFuncSetAttribute(f, cudaFuncAttributeMaxDynamicSharedMemorySize, smem)) return e;

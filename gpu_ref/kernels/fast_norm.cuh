@@ -348,21 +348,13 @@ __global__ void __launch_bounds__(THREADS)
 
 // Mean (0 for RMSNorm) and variance (mean square) of a row whose values the
 // blocks of a cluster hold: v[k] counts where threadIdx.x + k x THREADS <
-// mine. Block sums meet through distributed shared memory (`partial`, two
-// slots of this block), every block adding the CLUSTER partials in rank
-// order, so all get the same bits; exact two-pass statistics.
-template <bool RMS, int THREADS, int VECS, int CLUSTER, int kN>
+// mine. `exchange(block_sum, slot)` returns the cluster's total of the block
+// sums, every block adding the CLUSTER partials in rank order, so all get
+// the same bits; exact two-pass statistics.
+template <bool RMS, int THREADS, int VECS, int kN, class Exchange>
 __device__ __forceinline__ float2 cluster_row_statistics(const float (&v)[VECS][kN], int mine, int C, float* smem,
-                                                         float* partial, cg::cluster_group& cluster) {
-  auto cluster_sum = [&](float local, int slot) {
-    const float b = row_sum<THREADS>(local, smem);
-    if (threadIdx.x == 0) partial[slot] = b;
-    cluster.sync();
-    float total = 0.0f;
-#pragma unroll
-    for (int r = 0; r < CLUSTER; ++r) total += *cluster.map_shared_rank(&partial[slot], r);
-    return total;
-  };
+                                                         Exchange&& exchange) {
+  auto cluster_sum = [&](float local, int slot) { return exchange(row_sum<THREADS>(local, smem), slot); };
   float mean = 0.0f;
   if constexpr (!RMS) {
     float s = 0.0f;
@@ -419,7 +411,16 @@ __global__ void __launch_bounds__(THREADS) fast_norm_cluster(T* __restrict__ y, 
     }
   }
   const int mine = max(0, min(per_block, nvec - first));
-  const float2 st = cluster_row_statistics<RMS, THREADS, VECS, CLUSTER>(v, mine, C, smem, partial, cluster);
+  // Block sums through distributed shared memory, a cluster barrier each.
+  auto exchange = [&](float b, int slot) {
+    if (threadIdx.x == 0) partial[slot] = b;
+    cluster.sync();
+    float total = 0.0f;
+#pragma unroll
+    for (int r = 0; r < CLUSTER; ++r) total += *cluster.map_shared_rank(&partial[slot], r);
+    return total;
+  };
+  const float2 st = cluster_row_statistics<RMS, THREADS, VECS>(v, mine, C, smem, exchange);
   const float mean = st.x, var = st.y;
   cluster.sync();  // no block leaves while another may still read its partials
   const float rstd = rsqrtf(var + kEps);
@@ -469,14 +470,60 @@ __device__ __forceinline__ void mbarrier_wait(uint64_t* bar, uint32_t parity) {
   } while (!done);
 }
 
+/// One thread: 4 bytes into shared memory `local` of cluster block `rank`
+/// (the same offset there), completing that block's barrier `bar` (its
+/// offset likewise) -- no fence on this thread's other memory traffic.
+__device__ __forceinline__ void st_async_to_rank(float* local, float value, uint64_t* bar, int rank) {
+  uint32_t dst, dst_bar;
+  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(dst) : "r"(smem_address(local)), "r"(rank));
+  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(dst_bar) : "r"(smem_address(bar)), "r"(rank));
+  asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.b32 [%0], %1, [%2];" ::"r"(dst),
+               "r"(__float_as_uint(value)), "r"(dst_bar)
+               : "memory");
+}
+
+/// The cluster's block sums by message: each block's thread 0 stores its sum
+/// into every block's inbox (st.async) and their barriers count the bytes;
+/// a block waits only for the CLUSTER sums to land. A cluster barrier would
+/// also make every thread wait for its earlier stores of y to drain (its
+/// release semantics): ncu showed that wait ("membar") as the largest stall
+/// of the streamed kernel. Inboxes and barriers alternate by exchange, so a
+/// block one exchange ahead never overwrites sums still being read.
+template <int CLUSTER>
+struct ClusterMailbox {
+  float* inbox;        ///< [2][CLUSTER] in this block's shared memory
+  uint64_t* arrived;   ///< [2] barriers, one arrival (the local expect) + CLUSTER x 4 bytes a phase
+  int rank;
+  uint32_t exchanges = 0;
+  __device__ float operator()(float block_sum, int /*slot*/) {
+    const uint32_t buf = exchanges & 1, parity = (exchanges >> 1) & 1;
+    ++exchanges;
+    if (threadIdx.x == 0) {
+      asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(smem_address(&arrived[buf])),
+                   "r"(CLUSTER * 4)
+                   : "memory");
+#pragma unroll
+      for (int r = 0; r < CLUSTER; ++r) st_async_to_rank(&inbox[buf * CLUSTER + rank], block_sum, &arrived[buf], r);
+    }
+    // One thread waits; the block barrier (CTA scope: no wait for y's stores
+    // to reach the L2) passes the landed sums on to the others.
+    if (threadIdx.x == 0) mbarrier_wait(&arrived[buf], parity);
+    __syncthreads();
+    float total = 0.0f;
+#pragma unroll
+    for (int r = 0; r < CLUSTER; ++r) total += inbox[buf * CLUSTER + r];
+    return total;
+  }
+};
+
 // fast_norm_cluster's arithmetic (the same bits) on a persistent grid of
 // clusters that walk rows row0, row0 + clusters, ...: each block keeps its
 // half of the current row in registers while the copy engine brings its half
 // of the next row into shared memory, so DRAM reads continue through the
 // reductions and the stores (one block an SM leaves nothing else to overlap
 // them). Dynamic shared memory: one half-row, per_block x 16 bytes.
-template <typename T, typename P, bool RMS, int THREADS, int VECS, int CLUSTER>
-__global__ void __launch_bounds__(THREADS, 1)
+template <typename T, typename P, bool RMS, int THREADS, int VECS, int CLUSTER, bool MAILBOX>
+__global__ void __launch_bounds__(THREADS, 1024 / THREADS)  // 64 registers a thread: 1024 threads an SM
     fast_norm_cluster_stream(T* __restrict__ y, float* __restrict__ mean_out, float* __restrict__ rstd_out,
                              const T* __restrict__ x, const P* __restrict__ gamma, const P* __restrict__ beta,
                              int rows, int C) {
@@ -484,8 +531,8 @@ __global__ void __launch_bounds__(THREADS, 1)
   extern __shared__ __align__(128) unsigned char stream_smem[];
   Vec16<T>* buffer = reinterpret_cast<Vec16<T>*>(stream_smem);
   __shared__ float smem[32];
-  __shared__ float partial[2][2];  // [iteration parity][statistic]
-  __shared__ __align__(8) uint64_t landed;
+  __shared__ float inbox[2 * CLUSTER];
+  __shared__ __align__(8) uint64_t landed, arrived[2];
   cg::cluster_group cluster = cg::this_cluster();
   const int rank = static_cast<int>(cluster.block_rank());
   const int64_t clusters = gridDim.x / CLUSTER;
@@ -496,11 +543,26 @@ __global__ void __launch_bounds__(THREADS, 1)
   int64_t row = blockIdx.x / CLUSTER;
   if (threadIdx.x == 0) {
     mbarrier_init(&landed, 1);
+    mbarrier_init(&arrived[0], 1);
+    mbarrier_init(&arrived[1], 1);
     if (row < rows && mine > 0) bulk_load(buffer, x + row * C + static_cast<int64_t>(first) * kN, mine * 16u, &landed);
   }
-  __syncthreads();
+  cluster.sync();  // every block's barriers exist before any sum is sent to them
+  ClusterMailbox<CLUSTER> mailbox{inbox, arrived, rank};
+  // The alternative: block sums through distributed shared memory and a
+  // cluster barrier per exchange (alternating slots by exchange).
+  uint32_t barrier_exchanges = 0;
+  auto by_barrier = [&](float b, int) {
+    float* slot = &inbox[(barrier_exchanges++ & 1) * CLUSTER];
+    if (threadIdx.x == 0) slot[0] = b;
+    cluster.sync();
+    float total = 0.0f;
+#pragma unroll
+    for (int r = 0; r < CLUSTER; ++r) total += *cluster.map_shared_rank(slot, r);
+    return total;
+  };
   uint32_t parity = 0;
-  for (int iter = 0; row < rows; row += clusters, ++iter) {
+  for (; row < rows; row += clusters) {
     if (mine > 0) mbarrier_wait(&landed, parity);
     parity ^= 1;
     float v[VECS][kN];
@@ -520,7 +582,9 @@ __global__ void __launch_bounds__(THREADS, 1)
     const int64_t next = row + clusters;
     if (threadIdx.x == 0 && next < rows && mine > 0)
       bulk_load(buffer, x + next * C + static_cast<int64_t>(first) * kN, mine * 16u, &landed);
-    const float2 st = cluster_row_statistics<RMS, THREADS, VECS, CLUSTER>(v, mine, C, smem, partial[iter & 1], cluster);
+    float2 st;
+    if constexpr (MAILBOX) st = cluster_row_statistics<RMS, THREADS, VECS>(v, mine, C, smem, mailbox);
+    else st = cluster_row_statistics<RMS, THREADS, VECS>(v, mine, C, smem, by_barrier);
     const float mean = st.x, var = st.y;
     const float rstd = rsqrtf(var + kEps);
     if (rank == 0 && threadIdx.x == 0) {
@@ -535,7 +599,7 @@ __global__ void __launch_bounds__(THREADS, 1)
         normalize_vector<T, P, RMS>(yr, gamma, beta, first + i, mean, rstd, [&](int j) { return v[k][j]; });
     }
   }
-  cluster.sync();  // no block leaves while another may still read its partials
+  cluster.sync();  // no block leaves while another may still send to it
 }
 
 }  // namespace normref::dev

@@ -87,9 +87,10 @@ def variants_65536_note():
                      f"{at_65536(k, 'bf16', 'sweep_keep_x_store_evict_first', rs):.1f}%")
     c4 = ", ".join(f"{k} {t} {at_65536(k, t, 'cluster4_stream', rs):.1f}% against {at_65536(k, t, 'shipped', rs):.1f}%"
                    for t in ("fp32", "bf16") for k in ("fast_ln", "fast_rms"))
-    return ("* C = 65536 variants in a later call (`fast_norm_65536_variants.jsonl`). bf16, the two sweeps with L2 "
+    return ("* C = 65536 variants in an earlier call (`fast_norm_65536_variants.jsonl`, the streamed cluster with a "
+            "cluster barrier per exchange then shipped for fp32 only). bf16, the two sweeps with L2 "
             "policies that should keep x for the second sweep: " + "; ".join(parts) + ". The shipped LayerNorm "
-            "itself moved between 68.6% and 74.4% across three calls of the benchmark (74.4% in the table above), so none of these is a clear gain; not "
+            "of the time (the sweeps) moved between 68.5% and 74.4% across calls of the benchmark, so none of these is a clear gain; not "
             "kept. The streamed cluster as four 512-thread blocks, two blocks (of different rows) an SM so that one "
             "reduces while the other streams: " + c4 + "; not kept.")
 
@@ -109,8 +110,8 @@ def compile_draws():
     return (f"In this call, on the same tensors, torch.compile ran at {min(comp):.0f}-{max(comp):.0f}% of `copy_` and "
             f"these kernels at {min(ours):.0f}-{max(ours):.0f}% (C <= 16384). Its kernel differs from call to call "
             "(Inductor's choice of configuration, not placement: the same tensors, the same loop): "
-            + "; ".join(swings[:8]) + " (`torch_norm_repeat.jsonl`, the call before, where the bf16 C = 65536 "
-            "rows of `ours` ran the cluster kernel since dropped for bf16).")
+            + "; ".join(swings[:8]) + " (`torch_norm_repeat.jsonl`, an earlier call, where `ours` at C = 65536 "
+            "ran the kernels of the time: the barrier cluster for fp32, the two sweeps for bf16).")
 def shift_note():
     """fast_norm_shift.jsonl: the cluster kernel's shifted single-exchange LayerNorm, timed beside the shipped one."""
     f = d / "fast_norm_shift.jsonl"
@@ -137,22 +138,28 @@ lines += ["", "## Tried, and kept or not", "",
           + pct_range("hint_evict_first_store") + ", a 256-byte L2 prefetch on the loads "
           + pct_range("hint_prefetch_256") + " (`fast_norm_hinted`); the evict-first load stays on the two-sweep "
           "kernel's second (last) read of x, where it measured better.",
-          "* C = 65536 does not fit one block's registers (64 fp32 values a thread at 1024 threads spill). fp32 uses a "
-          "cluster of two blocks per row, the statistics exchanged through distributed shared memory, on a persistent "
-          "grid (one cluster per SM pair) whose blocks bring their half of the next row into shared memory with one "
-          "bulk asynchronous copy (the tensor memory accelerator's 1-D form, completed on an mbarrier) while they "
-          "reduce and store the current one: "
-          f"LayerNorm {at_65536('fast_ln', 'fp32', 'shipped'):.1f}% and RMSNorm "
-          f"{at_65536('fast_rms', 'fp32', 'shipped'):.1f}% of the copy against the one-row-per-cluster kernel's "
-          f"{at_65536('fast_ln', 'fp32', 'cluster_one_row'):.1f}% and {at_65536('fast_rms', 'fp32', 'cluster_one_row'):.1f}% "
-          f"and the two sweeps' {at_65536('fast_ln', 'fp32', 'two_sweep'):.1f}% and "
-          f"{at_65536('fast_rms', 'fp32', 'two_sweep'):.1f}% (same run). bf16 keeps the two sweeps: the same "
-          f"streamed cluster reached {at_65536('fast_ln', 'bf16', 'cluster_stream'):.1f}% and "
-          f"{at_65536('fast_rms', 'bf16', 'cluster_stream'):.1f}% against the sweeps' "
-          f"{at_65536('fast_ln', 'bf16', 'shipped'):.1f}% and {at_65536('fast_rms', 'bf16', 'shipped'):.1f}% (a bf16 "
-          "half-row is half the bytes for the same arithmetic and reductions, and one block an SM has nothing else "
-          "to overlap them with). `fast_norm_variants.jsonl` holds older alternatives (clusters of 4 or 8 blocks, "
-          "2 or 8 warp-rows a block): every larger cluster was slower (32-79% of the copy).",
+          "* C = 65536 does not fit one block's registers (64 fp32 values a thread at 1024 threads spill). It runs "
+          "on a cluster of two 1024-thread blocks per row, on a persistent grid (one cluster per SM pair) whose "
+          "blocks bring their half of the next row into shared memory with one bulk asynchronous copy (the tensor "
+          "memory accelerator's 1-D form, completed on an mbarrier) while they reduce and store the current one; the "
+          "blocks' sums go to each other's shared memory by `st.async`, counted by an mbarrier that one thread waits "
+          "on (a cluster barrier per exchange would make every thread wait for its earlier stores of y to drain: "
+          "ncu's largest stall, 'membar', in that version). Same run, % of the copy for LayerNorm / RMSNorm: fp32 "
+          f"{at_65536('fast_ln', 'fp32', 'shipped'):.1f} / {at_65536('fast_rms', 'fp32', 'shipped'):.1f}, with a "
+          f"cluster barrier per exchange {at_65536('fast_ln', 'fp32', 'stream2_barrier'):.1f} / "
+          f"{at_65536('fast_rms', 'fp32', 'stream2_barrier'):.1f}, as four 512-thread blocks (two an SM) "
+          f"{at_65536('fast_ln', 'fp32', 'stream4_mailbox'):.1f} / {at_65536('fast_rms', 'fp32', 'stream4_mailbox'):.1f}, "
+          f"one row per cluster (not streamed) {at_65536('fast_ln', 'fp32', 'cluster_one_row'):.1f} / "
+          f"{at_65536('fast_rms', 'fp32', 'cluster_one_row'):.1f}, two sweeps over x "
+          f"{at_65536('fast_ln', 'fp32', 'two_sweep'):.1f} / {at_65536('fast_rms', 'fp32', 'two_sweep'):.1f}; bf16 "
+          f"{at_65536('fast_ln', 'bf16', 'shipped'):.1f} / {at_65536('fast_rms', 'bf16', 'shipped'):.1f}, barrier "
+          f"{at_65536('fast_ln', 'bf16', 'stream2_barrier'):.1f} / {at_65536('fast_rms', 'bf16', 'stream2_barrier'):.1f}, "
+          f"four blocks {at_65536('fast_ln', 'bf16', 'stream4_mailbox'):.1f} / "
+          f"{at_65536('fast_rms', 'bf16', 'stream4_mailbox'):.1f}, two sweeps (shipped before) "
+          f"{at_65536('fast_ln', 'bf16', 'two_sweep'):.1f} / {at_65536('fast_rms', 'bf16', 'two_sweep'):.1f}. "
+          "bf16 LayerNorm stays below 80%: its half-row is half the bytes for the same arithmetic and two exchanges, "
+          "and one block an SM has nothing else to overlap them with. `fast_norm_variants.jsonl` holds older "
+          "alternatives (clusters of 4 or 8 blocks, not streamed, 2 or 8 warp-rows a block): all slower.",
           variants_65536_note(),
           "* bf16 C = 65536 held in one block's registers as packed 16-byte words (8 a thread, converted at each "
           "use): 35-40% of the copy against the two sweeps' 70-77% (it spills at 1024 threads, and one block an SM "

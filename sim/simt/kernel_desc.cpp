@@ -95,7 +95,7 @@ SubKernel frontier_forward(const std::string& kernel, int64_t N, int64_t C, int 
     // A persistent grid: each block's half of the next row arrives in shared
     // memory (one bulk copy) while the current one is reduced and stored.
     k.name = "fast_norm_cluster_stream";
-    k.function = "fast_norm_cluster_stream<" + T + ", " + T + ", " + R + ", 1024, " + v + ", 2>";
+    k.function = "fast_norm_cluster_stream<" + T + ", " + T + ", " + R + ", 1024, " + v + ", 2, true>";
     k.dynamic_smem_bytes = std::min<int64_t>((C * eb / 16 + 1) / 2, 1024 * sh.vecs) * 16;
     red = Reduction::cluster_two_level;
   } else {
