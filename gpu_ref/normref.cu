@@ -443,12 +443,19 @@ int main(int argc, char** argv) {
   }
 
   std::string npy_files;
-  if (!a.npy_dir.empty() && static_cast<int64_t>(n) <= a.npy_max_elements) {
+  // Outputs up to --npy-max-elements: all rows, or (forward kernels) the
+  // first rows that fit -- enough to check the arithmetic of a long-row case
+  // without storing all of it. The backward's dgamma/dbeta need every row.
+  const int64_t npy_rows = static_cast<int64_t>(n) <= a.npy_max_elements ? N
+                           : backward                                     ? 0
+                                                                          : std::min<int64_t>(N, std::max<int64_t>(1, a.npy_max_elements / C));
+  if (!a.npy_dir.empty() && npy_rows > 0) {
     const std::string stem = a.npy_dir + "/" + a.kernel + "_" + (bf16 ? "bf16" : "fp32") + "_" + std::to_string(N) +
                              "x" + std::to_string(C) + "_b" + std::to_string(L.block) + "_" + a.dist;
     auto tensor = [&](const std::string& part, const std::vector<uint8_t>& raw) {
-      if (bf16) normsim::core::write_npy(stem + "_" + part + ".npy", "<u2", {N, C}, raw.data(), raw.size());  // raw bf16 bits
-      else normsim::core::write_npy(stem + "_" + part + ".npy", "<f4", {N, C}, raw.data(), raw.size());
+      const size_t bytes = static_cast<size_t>(npy_rows * C) * (bf16 ? 2 : 4);
+      if (bf16) normsim::core::write_npy(stem + "_" + part + ".npy", "<u2", {npy_rows, C}, raw.data(), bytes);  // raw bf16 bits
+      else normsim::core::write_npy(stem + "_" + part + ".npy", "<f4", {npy_rows, C}, raw.data(), bytes);
     };
     tensor(backward ? "dx" : "y", yraw);
     if (fused) tensor("z", zraw);
@@ -456,8 +463,9 @@ int main(int argc, char** argv) {
       normsim::core::write_npy(stem + "_dgamma.npy", dgamma, {C});
       normsim::core::write_npy(stem + "_dbeta.npy", dbeta, {C});
     } else {
-      normsim::core::write_npy(stem + "_rstd.npy", rstd, {N});
-      if (ki.layernorm) normsim::core::write_npy(stem + "_mean.npy", mean, {N});
+      const std::vector<float> rstd_saved(rstd.begin(), rstd.begin() + npy_rows), mean_saved(mean.begin(), mean.begin() + (ki.layernorm ? npy_rows : 0));
+      normsim::core::write_npy(stem + "_rstd.npy", rstd_saved, {npy_rows});
+      if (ki.layernorm) normsim::core::write_npy(stem + "_mean.npy", mean_saved, {npy_rows});
     }
     npy_files = "\"" + json_escape(stem) + "\"";
   }

@@ -101,4 +101,21 @@ TEST(MergeStrides, AdjacentAndTheGpuButterfly) {
   // A 256-thread block: each warp's butterfly, then the 8 warps' partials.
   EXPECT_EQ(merge_strides(MergeOrder::butterfly, 256, 32), (std::vector<int>{16, 8, 4, 2, 1, 128, 64, 32}));
   EXPECT_EQ(merge_strides(MergeOrder::butterfly, 8, 32), (std::vector<int>{4, 2, 1}));
+  // A cluster of two 128-thread blocks: warps, the block's warps, then the two blocks.
+  EXPECT_EQ(merge_strides(MergeOrder::butterfly, 256, 32, 2), (std::vector<int>{16, 8, 4, 2, 1, 64, 32, 128}));
+}
+
+TEST(DatapathConfig, LaneBlocksArePowersOfTwoWithinTheLanesAndFp32Only) {
+  normsim::core::DatapathConfig c;
+  c.hidden = 64;
+  c.lanes = 8;
+  c.lane_blocks = 2;
+  EXPECT_EQ(c.validate(), "");
+  c.lane_blocks = 3;
+  EXPECT_NE(c.validate().find("lane_blocks 3 must be a power of two"), std::string::npos) << c.validate();
+  c.lane_blocks = 16;
+  EXPECT_NE(c.validate().find("lane_blocks 16"), std::string::npos) << c.validate();
+  c.lane_blocks = 2;
+  c.arithmetic = normsim::core::Arithmetic::fixed;
+  EXPECT_NE(c.validate().find("lane_blocks applies to arithmetic fp32 only"), std::string::npos) << c.validate();
 }

@@ -38,15 +38,17 @@ T tree(std::vector<T>& lane, MergeOrder order, const std::vector<int>& strides, 
 }
 }  // namespace
 
-std::vector<int> merge_strides(MergeOrder order, int lanes, int group) {
+std::vector<int> merge_strides(MergeOrder order, int lanes, int group, int blocks) {
   std::vector<int> s;
   if (order == MergeOrder::adjacent) {
     for (int stride = 1; stride < lanes; stride *= 2) s.push_back(stride);
     return s;
   }
-  const int g = std::min(group, lanes);
-  for (int stride = g / 2; stride >= 1; stride /= 2) s.push_back(stride);      // within a warp
-  for (int stride = lanes / 2; stride >= g; stride /= 2) s.push_back(stride);  // across the warps' partials
+  const int block_lanes = std::max(1, lanes / std::max(1, blocks));
+  const int g = std::min(group, block_lanes);
+  for (int stride = g / 2; stride >= 1; stride /= 2) s.push_back(stride);            // within a warp
+  for (int stride = block_lanes / 2; stride >= g; stride /= 2) s.push_back(stride);  // across the warps' partials
+  for (int stride = lanes / 2; stride >= block_lanes; stride /= 2) s.push_back(stride);  // across the blocks
   return s;
 }
 
@@ -56,6 +58,10 @@ std::string DatapathConfig::validate() const {
   if (hidden < 1) return "hidden " + std::to_string(hidden) + " must be >= 1";
   if (lane_vector < 1 || lane_vector > 64) return "lane_vector " + std::to_string(lane_vector) + " must be in 1..64";
   if (arithmetic == Arithmetic::fixed && lane_vector != 1) return "lane_vector applies to arithmetic fp32 only";
+  if (lane_blocks < 1 || !is_pow2(lane_blocks) || lane_blocks > lanes)
+    return "lane_blocks " + std::to_string(lane_blocks) + " must be a power of two in 1..lanes (" +
+           std::to_string(lanes) + ")";
+  if (arithmetic == Arithmetic::fixed && lane_blocks != 1) return "lane_blocks applies to arithmetic fp32 only";
   if (merge_group < 1 || merge_group > 4096 || !is_pow2(merge_group))
     return "merge_group " + std::to_string(merge_group) + " must be a power of two in 1..4096";
   if (arithmetic == Arithmetic::fixed && merge_order != MergeOrder::adjacent)
@@ -101,7 +107,7 @@ NormDatapath::NormDatapath(const DatapathConfig& cfg, std::span<const float> gam
   if (static_cast<int64_t>(gamma.size()) != cfg.hidden ||
       (!beta.empty() && static_cast<int64_t>(beta.size()) != cfg.hidden))
     throw std::invalid_argument("gamma/beta length differs from hidden");
-  strides_ = merge_strides(cfg.merge_order, cfg.lanes, cfg.merge_group);
+  strides_ = merge_strides(cfg.merge_order, cfg.lanes, cfg.merge_group, cfg.lane_blocks);
   if (cfg.arithmetic != Arithmetic::fixed) return;
   const auto& f = cfg.formats;
   for (float g : gamma_) gamma_q_.push_back(quantize_stage(exact_from_double(g), Stage::gamma, f, param_counters_));
@@ -265,7 +271,13 @@ void NormDatapath::fp32_lanes(const std::vector<float>& xf, RowState& s, bool se
   const int L = cfg_.lanes;
   const int64_t C = cfg_.hidden, V = cfg_.lane_vector;
   const bool fma = cfg_.fma_contraction;
-  auto lane = [&](int64_t i) { return static_cast<size_t>((i / V) % L); };
+  // Vector i / V of the row: with B lane blocks, block b takes vectors
+  // [b P, b P + P) (P = ceil(vectors / B)) over its L / B lanes.
+  const int64_t B = cfg_.lane_blocks, BL = L / B, P = ((C + V - 1) / V + B - 1) / B;
+  auto lane = [&](int64_t i) {
+    const int64_t v = i / V;
+    return static_cast<size_t>(B == 1 ? v % L : (v / P) * BL + (v % P) % BL);
+  };
   auto accumulate = [&](std::vector<float>& acc, auto&& term) {
     acc.assign(static_cast<size_t>(L), 0.0f);
     for (int64_t i = 0; i < C; ++i) {

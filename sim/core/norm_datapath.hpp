@@ -31,12 +31,13 @@ enum class Arithmetic { fp32, fixed };
 ///  adjacent:  strides 1, 2, 4, ... (the RTL's tree);
 ///  butterfly: a GPU's xor-shuffle reduction as lane 0 sees it -- within each
 ///             group of `merge_group` lanes (a warp) strides group/2, ..., 1,
-///             then across groups strides L/2, ..., group (a block's second
-///             level over the warps' partials).
+///             then across groups strides L/B/2, ..., group (a block's second
+///             level over the warps' partials), then across the B lane blocks
+///             strides L/2, ..., L/B (a cluster's blocks; B = 1: none).
 enum class MergeOrder { adjacent, butterfly };
 
 /// The strides of the merge tree's levels, first to last.
-std::vector<int> merge_strides(MergeOrder order, int lanes, int group);
+std::vector<int> merge_strides(MergeOrder order, int lanes, int group, int blocks = 1);
 
 struct DatapathConfig {
   NormKind kind = NormKind::layernorm;
@@ -58,6 +59,10 @@ struct DatapathConfig {
   /// Elements a lane takes at a time: element i goes to lane (i / V) mod L
   /// (a GPU thread's 16-byte vector: V = 4 fp32 or 8 bf16 values).
   int lane_vector = 1;
+  /// fp32: the row splits into this many contiguous shares of whole vectors,
+  /// each taken by L / lane_blocks lanes as above (a cluster of GPU blocks,
+  /// each holding its share of the row); 1: the whole row over all lanes.
+  int lane_blocks = 1;
   /// fp32: the RSQRT unit as a function of var + eps; empty: IEEE 1/sqrt. A
   /// GPU mapping plugs in the hardware rsqrtf (sim/simt's HardwareRsqrt).
   std::function<float(float)> fp32_rsqrt;

@@ -70,9 +70,10 @@ int lanes_of(const std::string& kernel, const GoldenCase& g, const Mapping& m, i
 }
 
 // What the kernel's datapath normalises: x -- for fused_residual the stored
-// z = x + r, rounded to the dtype -- and gamma/beta as the kernel reads them.
-KernelInputs datapath_inputs(const GoldenCase& g) {
-  KernelInputs in = gpu_ref_inputs(g.rows, g.hidden, g.dtype, g.dist, g.dist_mean, g.dist_sigma, g.seed);
+// z = x + r, rounded to the dtype -- and gamma/beta as the kernel reads them;
+// for the first `rows` rows (those whose outputs the case kept).
+KernelInputs datapath_inputs(const GoldenCase& g, int64_t rows) {
+  KernelInputs in = gpu_ref_inputs(rows, g.hidden, g.dtype, g.dist, g.dist_mean, g.dist_sigma, g.seed);
   if (g.kernel == "fused_residual") {
     add_residual(in, g.seed);
     for (size_t i = 0; i < in.x.size(); ++i) in.x[i] = in.x[i] + in.residual[i];
@@ -115,16 +116,22 @@ AsicCase run_case(const GoldenCase& g, const Mapping& m, const std::string& dir,
     cfg.lanes = lanes_of(g.kernel, g, m, arch.lanes);
     if (m.whole_block_group) cfg.merge_group = cfg.lanes;
     cfg.lane_vector = m.vector ? (bf16 ? 8 : 4) : 1;
+    if (g.kernel == "fast_ln" || g.kernel == "fast_rms")  // the cluster scheme: each block a share of the row
+      cfg.lane_blocks = normref::fast_norm_shape(g.hidden, bf16 ? 2 : 4).cluster;
     if (m.hw_rsqrt) cfg.fp32_rsqrt = [&hw](float v) { return hw(v); };
     a.lanes = cfg.lanes;
     a.merge_order = cfg.merge_order == core::MergeOrder::butterfly ? "butterfly" : "adjacent";
-    const KernelInputs in = datapath_inputs(g);
-    const std::vector<float> no_beta;
-    core::NormDatapath dp(cfg, in.gamma, m.rms ? std::span<const float>(no_beta) : std::span<const float>(in.beta));
     auto file = [&](const std::string& key) { return (std::filesystem::path(dir) / g.outputs.at(key)).string(); };
     const core::NpyArray y = core::read_npy(file("y"));
     const std::vector<float> mean = m.rms ? std::vector<float>{} : core::read_npy(file("mean")).as<float>();
     const auto rstd = core::read_npy(file("rstd")).as<float>();
+    // The rows the case kept (a long-row case: its first rows).
+    const int64_t rows = static_cast<int64_t>(rstd.size());
+    if (rows < 1 || rows > g.rows || static_cast<int64_t>(y.elements()) != rows * g.hidden)
+      throw std::runtime_error("y and rstd disagree on the rows kept");
+    const KernelInputs in = datapath_inputs(g, rows);
+    const std::vector<float> no_beta;
+    core::NormDatapath dp(cfg, in.gamma, m.rms ? std::span<const float>(no_beta) : std::span<const float>(in.beta));
     const std::vector<uint16_t> ybits = bf16 ? y.as<uint16_t>() : std::vector<uint16_t>{};
     const std::vector<float> yf = bf16 ? std::vector<float>{} : y.as<float>();
     std::vector<double> x(static_cast<size_t>(g.hidden)), out(static_cast<size_t>(g.hidden));
@@ -135,7 +142,7 @@ AsicCase run_case(const GoldenCase& g, const Mapping& m, const std::string& dir,
       if (u != 0) ++a.elements_differing;
       a.max_ulp = std::max(a.max_ulp, u);
     };
-    for (int64_t r = 0; r < g.rows; ++r) {
+    for (int64_t r = 0; r < rows; ++r) {
       for (int64_t c = 0; c < g.hidden; ++c) x[static_cast<size_t>(c)] = in.x[static_cast<size_t>(r * g.hidden + c)];
       const core::RowStats st = dp.process_row(x, out, counters);
       for (int64_t c = 0; c < g.hidden; ++c) {
@@ -242,15 +249,16 @@ std::vector<FixedPointCase> fixed_point_cases(const std::vector<GoldenCase>& cas
     try {
       const bool rms = g.kernel.rfind("rms", 0) == 0 || g.kernel == "fast_rms";
       const core::DatapathConfig cfg = case_datapath(g, arch, rms, std::nullopt);
-      const KernelInputs in = datapath_inputs(g);
+      const auto y = core::read_npy((std::filesystem::path(golden_dir) / g.outputs.at("y")).string()).as<float>();
+      const int64_t rows = static_cast<int64_t>(y.size()) / g.hidden;  // the rows the case kept
+      const KernelInputs in = datapath_inputs(g, rows);
       const std::vector<float> no_beta;
       core::NormDatapath dp(cfg, in.gamma, rms ? std::span<const float>(no_beta) : std::span<const float>(in.beta));
       f.output_lsb = dp.output_lsb();
-      const auto y = core::read_npy((std::filesystem::path(golden_dir) / g.outputs.at("y")).string()).as<float>();
       std::vector<double> x(static_cast<size_t>(g.hidden)), yo(x.size());
       core::StageCounters cnt;
       long double se = 0, sr = 0;
-      for (int64_t r = 0; r < g.rows; ++r) {
+      for (int64_t r = 0; r < rows; ++r) {
         for (int64_t c = 0; c < g.hidden; ++c) x[static_cast<size_t>(c)] = in.x[static_cast<size_t>(r * g.hidden + c)];
         dp.process_row(x, yo, cnt);
         for (int64_t c = 0; c < g.hidden; ++c) {

@@ -360,15 +360,19 @@ class Emulator {
   }
 
   // --- the frontier kernels (fast_norm.cuh, fused_bwd.cuh) ---
-  // Thread t of a row's T threads holds 16-byte vectors t, t + T, ... (V of
-  // them, zero beyond the row), each of kN elements in order.
+  // A row's T threads sit in `blocks_` blocks (a cluster; one block but for
+  // fast_norm_cluster_stream). Block b holds vectors [b P, b P + P) of the
+  // row (P = ceil(vectors / blocks)); its thread t holds vectors b P + t,
+  // b P + t + T/blocks, ... (zero beyond its share), each of kN elements.
   void frontier_setup(const std::string& k) {
     const SubKernel& s = p_.launches.at(0);
-    if (s.name != "fast_norm" && s.name != "fused_residual_ln")
+    if (s.name != "fast_norm" && s.name != "fused_residual_ln" && s.name != "fast_norm_cluster_stream")
       throw std::invalid_argument("emulate: no emulation of " + s.function + " (only the register-resident kernels)");
     threads_ = s.threads_per_row;
+    blocks_ = s.blocks_per_row;
     kn_ = in_.bf16 ? 8 : 4;
-    vecs_ = static_cast<int>((C_ / kn_ + threads_ - 1) / threads_);
+    const int64_t per_block = (C_ / kn_ + blocks_ - 1) / blocks_;
+    vecs_ = static_cast<int>((per_block + threads_ / blocks_ - 1) / (threads_ / blocks_));
     const bool bf16_params = k != "fused_residual" && in_.bf16;  // fast_* bf16 reads bf16 gamma/beta
     params_g_ = bf16_params ? as_bf16(in_.gamma) : in_.gamma;
     params_b_ = bf16_params ? as_bf16(in_.beta) : in_.beta;
@@ -377,28 +381,42 @@ class Emulator {
       out_.z.resize(in_.x.size());
     }
   }
-  // row_sum<THREADS>: a warp's butterfly, or the block's two levels.
+  // row_sum<THREADS>: a warp's butterfly, or the block's two levels; over a
+  // cluster, each block's sum, added in rank order (from 0.0f, as the kernel).
   float row_sum(const std::vector<float>& per_thread) const {
-    return threads_ <= 32 ? warp_sum(lanes(per_thread)) : block_sum(per_thread);
+    if (threads_ <= 32) return warp_sum(lanes(per_thread));
+    if (blocks_ == 1) return block_sum(per_thread);
+    const size_t bt = per_thread.size() / static_cast<size_t>(blocks_);
+    float total = 0.0f;
+    for (int b = 0; b < blocks_; ++b)
+      total += block_sum(std::vector<float>(per_thread.begin() + static_cast<std::ptrdiff_t>(b * bt),
+                                            per_thread.begin() + static_cast<std::ptrdiff_t>((b + 1) * bt)));
+    return total;
+  }
+  // Vector k of thread t (global index over the cluster), or -1 past its share.
+  int64_t vector_of(int t, int k) const {
+    const int64_t nvec = C_ / kn_, bt = threads_ / blocks_, per_block = (nvec + blocks_ - 1) / blocks_;
+    const int64_t b = t / bt, local = t % bt + static_cast<int64_t>(k) * bt;
+    const int64_t mine = std::max<int64_t>(0, std::min(per_block, nvec - b * per_block));
+    return local < mine ? b * per_block + local : -1;
   }
   // Exact two-pass statistics from the registers, then y = FFMA(n, g, b) (RMS: n g).
   void register_row(int64_t r, const float* v, bool is_rms) {
-    const int64_t nvec = C_ / kn_;
     std::vector<float> acc(static_cast<size_t>(threads_), 0.0f);
     float mean = 0.0f;
     if (!is_rms) {
       for (int t = 0; t < threads_; ++t)
         for (int k = 0; k < vecs_; ++k) {
-          const int64_t i = t + static_cast<int64_t>(k) * threads_;
-          for (int j = 0; j < kn_; ++j) acc[static_cast<size_t>(t)] += i < nvec ? v[i * kn_ + j] : 0.0f;
+          const int64_t i = vector_of(t, k);
+          for (int j = 0; j < kn_; ++j) acc[static_cast<size_t>(t)] += i >= 0 ? v[i * kn_ + j] : 0.0f;
         }
       mean = row_sum(acc) / static_cast<float>(C_);
     }
     for (int t = 0; t < threads_; ++t) {
       float q = 0.0f;
       for (int k = 0; k < vecs_; ++k) {
-        const int64_t i = t + static_cast<int64_t>(k) * threads_;
-        if (i >= nvec) continue;
+        const int64_t i = vector_of(t, k);
+        if (i < 0) continue;
         for (int j = 0; j < kn_; ++j) {
           const float d = v[i * kn_ + j] - mean;
           q = std::fmaf(d, d, q);
@@ -498,7 +516,7 @@ class Emulator {
     out_.parameter_order_free = !two_level;
   }
 
-  int threads_ = 0, vecs_ = 0, kn_ = 4;
+  int threads_ = 0, blocks_ = 1, vecs_ = 0, kn_ = 4;
   std::vector<float> params_g_, params_b_;
   const LaunchPlan& p_;
   const KernelInputs& in_;
