@@ -46,20 +46,23 @@ template <L2Hint LOAD, L2Hint STORE>
 struct HintedAccess {
   template <typename T>
   __device__ __forceinline__ static Vec16<T> load(const T* p) {
-    if constexpr (LOAD == L2Hint::none) return fast_load(p);
-    Vec16<T> r;
-    int4 w;
-    if constexpr (LOAD == L2Hint::evict_first || LOAD == L2Hint::evict_last) {
-      asm volatile("ld.global.L1::no_allocate.L2::cache_hint.v4.s32 {%0, %1, %2, %3}, [%4], %5;"
-                   : "=r"(w.x), "=r"(w.y), "=r"(w.z), "=r"(w.w)
-                   : "l"(p), "l"(l2_policy<LOAD>()));
+    if constexpr (LOAD == L2Hint::none) {
+      return fast_load(p);
     } else {
-      asm volatile("ld.global.L2::256B.v4.s32 {%0, %1, %2, %3}, [%4];"
-                   : "=r"(w.x), "=r"(w.y), "=r"(w.z), "=r"(w.w)
-                   : "l"(p));
+      int4 w;
+      if constexpr (LOAD == L2Hint::prefetch_256) {
+        asm volatile("ld.global.L2::256B.v4.s32 {%0, %1, %2, %3}, [%4];"
+                     : "=r"(w.x), "=r"(w.y), "=r"(w.z), "=r"(w.w)
+                     : "l"(p));
+      } else {
+        asm volatile("ld.global.L1::no_allocate.L2::cache_hint.v4.s32 {%0, %1, %2, %3}, [%4], %5;"
+                     : "=r"(w.x), "=r"(w.y), "=r"(w.z), "=r"(w.w)
+                     : "l"(p), "l"(l2_policy<LOAD>()));
+      }
+      Vec16<T> r;
+      *reinterpret_cast<int4*>(&r) = w;
+      return r;
     }
-    *reinterpret_cast<int4*>(&r) = w;
-    return r;
   }
   template <typename T>
   __device__ __forceinline__ static void store(T* p, const Vec16<T>& v) {
