@@ -7,6 +7,7 @@
 #include <string>
 
 #include "sim/asic/accel_context.hpp"
+#include "sim/asic/traffic_identity.hpp"
 #include "sim/config/arch.hpp"
 #include "sim/config/workload.hpp"
 #include "sim/run/functional_run.hpp"
@@ -20,17 +21,6 @@ struct AsicOptions {
   bool keep_outputs = false;
   std::string trace_file;    ///< VCD of the first rows' handshakes and counters
   bool rtl = false;          ///< lock-step the verilated norm_row_pipeline (rtl_pipeline.hpp)
-};
-
-/// The closed forms the model must meet (DESIGN "Exact identities").
-struct TrafficIdentity {
-  uint64_t dram_bytes_read = 0;     ///< (2 - f) N C in_bytes + params
-  uint64_t dram_bytes_written = 0;  ///< N C out_bytes + stats
-  uint64_t sram_row_buffer_bytes = 0;
-  uint64_t reread_fifo_bytes = 0;   ///< the re-read stream's FIFO (0 for SRAM replay)
-  uint64_t param_bytes = 0;         ///< gamma/beta kept on chip
-  uint64_t onchip_bytes() const { return sram_row_buffer_bytes + reread_fifo_bytes + param_bytes; }
-  double lower_bound_cycles = 0;    ///< max(DRAM bytes / sustained bytes per cycle, N C / L)
 };
 
 /// What the lock-stepped RTL did (AsicOptions::rtl).
@@ -66,7 +56,6 @@ struct AsicResult {
 /// Checks the combination (SRAM large enough, workload fits DRAM, algorithm
 /// the ASIC offers) and returns the config to simulate; ConfigError otherwise.
 AsicConfig resolve_asic_config(const config::Workload& w, const config::Arch& a, const AsicOptions& o);
-TrafficIdentity traffic_identity(const config::Workload& w, const AsicConfig& c, int lanes);
 
 AsicResult run_asic(const config::Workload& w, const config::Arch& a, const AsicOptions& o);
 
