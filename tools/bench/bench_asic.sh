@@ -15,7 +15,8 @@ archs=("$@")
 [ ${#archs[@]} -gt 0 ] || archs=("$here/workloads/arch/asic-default.yaml" "$here/workloads/arch/asic-fp32.yaml")
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-elements=$("$N" run "$W" --arch "${archs[0]}" --no-numerics --json -q | /usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)["workload"]["elements"])')
+read -r elements wrows < <("$N" run "$W" --arch "${archs[0]}" --no-numerics --json -q |
+  /usr/bin/python3 -c 'import json,sys; w = json.load(sys.stdin)["workload"]; print(w["elements"], w["rows"])')
 
 measure() {  # LABEL ARGS... -> "label seconds rss_mb" (wall time in ns resolution, RSS from time -v)
   local label=$1; shift
@@ -32,6 +33,11 @@ echo "bench_asic: $(basename "$W") ($elements elements), single thread, $(date -
 # SystemC's own start-up), measured here so the ratios can be read both ways.
 start=$( { measure "start" --version; } | awk '{print $2}')
 echo "process start (normsim --version): $(/usr/bin/python3 -c "print(f'{float(\"$start\")*1e3:.1f}')") ms"
+# The SystemC kernel's own cost per timed wait: the floor under timing-only.
+wait_ns=$(SC_COPYRIGHT_MESSAGE=DISABLE "$here/build/bench_systemc_wait" units 2>/dev/null | awk '{print $2}')
+echo "a SystemC timed wait (bench_systemc_wait: six interleaved threads): $wait_ns ns;" \
+  "one thread: $(SC_COPYRIGHT_MESSAGE=DISABLE "$here/build/bench_systemc_wait" alone 2>/dev/null | awk '{print $2}') ns;" \
+  "SC_METHOD next_trigger: $(SC_COPYRIGHT_MESSAGE=DISABLE "$here/build/bench_systemc_wait" method 2>/dev/null | awk '{print $2}') ns"
 for A in "${archs[@]}"; do
   name=$(basename "$A" .yaml)
   # The same arch without its asic section: the functional pipeline alone.
@@ -50,11 +56,12 @@ for A in "${archs[@]}"; do
   } >"$tmp/$name.txt"
   echo
   echo "arch $name"
-  /usr/bin/python3 - "$tmp/$name.txt" "$elements" "$start" <<'PY'
+  /usr/bin/python3 - "$tmp/$name.txt" "$elements" "$start" "$wrows" "$wait_ns" <<'PY'
 import sys
 rows = [l.split() for l in open(sys.argv[1])]
 n = float(sys.argv[2])
 start = float(sys.argv[3])
+wrows, wait_ns = float(sys.argv[4]), float(sys.argv[5])
 t = {r[0]: float(r[1]) for r in rows}
 print(f"  {'mode':<26} {'seconds':>8} {'Melem/s':>9} {'peak RSS MB':>12} {'vs functional':>14}"
       f" {'timing-only speed-up':>21} {'excl. process start':>20}")
@@ -69,6 +76,8 @@ for r in rows:
         extra = f"{full / sec:>20.0f}x {'(per point)':>20}"
     rss_text = f"{rss:>12.0f}" if rss > 0 else f"{'-':>12}"
     print(f"  {label:<26} {sec:>8.3f} {n / sec / 1e6:>9.1f} {rss_text} {t['functional'] / sec:>13.2f}x {extra}")
+per_row = (t["sweep-point:sram-replay"]) / wrows * 1e9
+print(f"  timing-only per row (sweep point, sram-replay): {per_row:.0f} ns = {per_row / wait_ns:.1f} SystemC waits' worth")
 PY
 done
 
