@@ -103,12 +103,13 @@ void launch_replaced(bool two_sweep, T* y, float* mean, float* rstd, const T* x,
 // of the register scheme and the earlier designs it was chosen over (C <=
 // 1024 the pipelined warp-per-row kernel, 2048 <= C <= 16384 twice the
 // threads per row; C = 65536 the streamed cluster with a cluster barrier per
-// exchange or as four 512-thread blocks, the two sweeps, the one-row
-// cluster).
+// exchange or as four 512-thread blocks, the two sweeps -- for bf16 also
+// with L2 policies on x and y --, the one-row cluster).
 std::vector<std::string> variants(int C, bool bf16) {
   if (C > 16384) {
     std::vector<std::string> v = {"shipped", "stream2_barrier", "stream4_mailbox", "two_sweep"};
-    if (!bf16) v.push_back("cluster_one_row");
+    if (bf16) v.insert(v.end(), {"sweep_keep_x", "sweep_store_evict_first", "sweep_keep_x_store_evict_first"});
+    else v.push_back("cluster_one_row");
     return v;
   }
   std::vector<std::string> v(std::begin(kHintNames), std::end(kHintNames));
