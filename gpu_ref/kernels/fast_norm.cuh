@@ -4,7 +4,10 @@
 // statistics are exact two-pass ones
 // from the registers (mean, then sum of squared deviations), in fp32.
 // THREADS = 32: a warp per row (ROWS rows a block), reduced by shuffles;
-// THREADS > 32: a block per row, warp partials through shared memory.
+// THREADS > 32: a block per row, warp partials through shared memory; rows
+// longer than a block's registers: a cluster of blocks per row on a
+// persistent grid that streams the next row into shared memory
+// (fast_norm_cluster_stream), or two sweeps over x (fast_norm_two_sweep).
 // gamma/beta (type P: fp32, or bf16 like the input, as torch keeps them) are
 // read through the read-only cache.
 #pragma once
