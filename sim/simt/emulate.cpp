@@ -371,8 +371,9 @@ class Emulator {
     threads_ = s.threads_per_row;
     blocks_ = s.blocks_per_row;
     kn_ = in_.bf16 ? 8 : 4;
-    const int64_t per_block = (C_ / kn_ + blocks_ - 1) / blocks_;
-    vecs_ = static_cast<int>((per_block + threads_ / blocks_ - 1) / (threads_ / blocks_));
+    block_threads_ = threads_ / blocks_;
+    per_block_ = (C_ / kn_ + blocks_ - 1) / blocks_;
+    vecs_ = static_cast<int>((per_block_ + block_threads_ - 1) / block_threads_);
     const bool bf16_params = k != "fused_residual" && in_.bf16;  // fast_* bf16 reads bf16 gamma/beta
     params_g_ = bf16_params ? as_bf16(in_.gamma) : in_.gamma;
     params_b_ = bf16_params ? as_bf16(in_.beta) : in_.beta;
@@ -395,10 +396,9 @@ class Emulator {
   }
   // Vector k of thread t (global index over the cluster), or -1 past its share.
   int64_t vector_of(int t, int k) const {
-    const int64_t nvec = C_ / kn_, bt = threads_ / blocks_, per_block = (nvec + blocks_ - 1) / blocks_;
-    const int64_t b = t / bt, local = t % bt + static_cast<int64_t>(k) * bt;
-    const int64_t mine = std::max<int64_t>(0, std::min(per_block, nvec - b * per_block));
-    return local < mine ? b * per_block + local : -1;
+    const int64_t b = t / block_threads_, local = t % block_threads_ + static_cast<int64_t>(k) * block_threads_;
+    const int64_t mine = std::max<int64_t>(0, std::min(per_block_, C_ / kn_ - b * per_block_));
+    return local < mine ? b * per_block_ + local : -1;
   }
   // Exact two-pass statistics from the registers, then y = FFMA(n, g, b) (RMS: n g).
   void register_row(int64_t r, const float* v, bool is_rms) {
@@ -516,7 +516,8 @@ class Emulator {
     out_.parameter_order_free = !two_level;
   }
 
-  int threads_ = 0, blocks_ = 1, vecs_ = 0, kn_ = 4;
+  int threads_ = 0, blocks_ = 1, block_threads_ = 1, vecs_ = 0, kn_ = 4;
+  int64_t per_block_ = 0;  ///< vectors of a row each block holds
   std::vector<float> params_g_, params_b_;
   const LaunchPlan& p_;
   const KernelInputs& in_;

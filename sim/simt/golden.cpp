@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "sim/config/config_error.hpp"
+#include "sim/core/npy.hpp"
 
 namespace normsim::simt {
 
@@ -69,6 +70,14 @@ std::vector<GoldenCase> load_golden(const std::string& dir) {
       g.eps = c.value("eps", 1e-5);
       if (c.contains("outputs") && c["outputs"].is_object())
         for (auto it = c["outputs"].begin(); it != c["outputs"].end(); ++it) g.outputs[it.key()] = it.value().get<std::string>();
+      if (g.outputs.count("dx")) {
+        g.output_rows = g.rows;  // the backward keeps every row (dgamma/dbeta need them)
+      } else if (g.outputs.count("rstd")) {
+        g.output_rows = core::read_npy((std::filesystem::path(dir) / g.outputs.at("rstd")).string()).elements();
+        if (g.output_rows < 1 || g.output_rows > g.rows)
+          throw config::ConfigError(file + ": case " + g.id + ": outputs keep " + std::to_string(g.output_rows) +
+                                    " rows (allowed: 1.." + std::to_string(g.rows) + ")");
+      }
     } catch (const config::ConfigError&) {
       throw;
     } catch (const std::exception& e) {

@@ -21,6 +21,9 @@ struct GoldenCase {
   double dram_bytes_read = 0, dram_bytes_written = 0, l2_bytes = 0, duration_us = 0, sm_cycles = 0;
   int registers_per_thread = 0;
   std::map<std::string, std::string> outputs;  ///< "y", "mean", "rstd" -> .npy path (relative to the golden dir)
+  /// Rows the outputs keep: all, or (a long-row forward case, normref
+  /// --npy-max-elements) the first ones -- from rstd's length.
+  int64_t output_rows = 0;
   double dist_mean = 0, dist_sigma = 1, eps = 1e-5;
 };
 

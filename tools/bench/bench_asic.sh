@@ -34,10 +34,10 @@ echo "bench_asic: $(basename "$W") ($elements elements), single thread, $(date -
 start=$( { measure "start" --version; } | awk '{print $2}')
 echo "process start (normsim --version): $(/usr/bin/python3 -c "print(f'{float(\"$start\")*1e3:.1f}')") ms"
 # The SystemC kernel's own cost per timed wait: the floor under timing-only.
-wait_ns=$(SC_COPYRIGHT_MESSAGE=DISABLE "$here/build/bench_systemc_wait" units 2>/dev/null | awk '{print $2}')
+wait_ns=$("$here/build/bench_systemc_wait" units 2>/dev/null | awk '{print $2}')
 echo "a SystemC timed wait (bench_systemc_wait: six interleaved threads): $wait_ns ns;" \
-  "one thread: $(SC_COPYRIGHT_MESSAGE=DISABLE "$here/build/bench_systemc_wait" alone 2>/dev/null | awk '{print $2}') ns;" \
-  "SC_METHOD next_trigger: $(SC_COPYRIGHT_MESSAGE=DISABLE "$here/build/bench_systemc_wait" method 2>/dev/null | awk '{print $2}') ns"
+  "one thread: $("$here/build/bench_systemc_wait" alone 2>/dev/null | awk '{print $2}') ns;" \
+  "SC_METHOD next_trigger: $("$here/build/bench_systemc_wait" method 2>/dev/null | awk '{print $2}') ns"
 for A in "${archs[@]}"; do
   name=$(basename "$A" .yaml)
   # The same arch without its asic section: the functional pipeline alone.

@@ -36,9 +36,19 @@ SC_MODULE(Triggered) {
 };
 }  // namespace
 
-int sc_main(int argc, char** argv) {
+// libsystemc references sc_main; this tool has its own main (as normsim does)
+// so that the kernel's banner is off before SystemC starts.
+int sc_main(int, char**) { return 0; }
+
+int main(int argc, char** argv) {
+  setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 1);
   const char* shape = argc > 1 ? argv[1] : "units";
-  const int64_t n = argc > 2 ? std::atoll(argv[2]) : 300000;
+  char* end = nullptr;
+  const int64_t n = argc > 2 ? std::strtoll(argv[2], &end, 10) : 300000;
+  if (argc > 2 && (*end != '\0' || n < 6)) {
+    std::fprintf(stderr, "bench_systemc_wait: WAITS '%s': allowed an integer >= 6\n", argv[2]);
+    return 2;
+  }
   std::vector<std::unique_ptr<Waiter>> threads;
   std::unique_ptr<Triggered> method;
   if (std::strcmp(shape, "alone") == 0) {
