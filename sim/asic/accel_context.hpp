@@ -70,11 +70,16 @@ struct AccelContext {
 // more than the model's own work per transaction in timing-only runs.
 inline constexpr double kPsPerCycle = 1000.0;
 inline double now_cycles() { return static_cast<double>(sc_core::sc_time_stamp().value()) / kPsPerCycle; }
-inline void wait_until(double t) {
+/// The units are SC_METHODs (a timed re-trigger costs the kernel about half a
+/// thread's timed wait: tools/bench/bench_systemc_wait). Re-triggers the
+/// calling method at cycle `t` and returns true if `t` lies ahead; returns
+/// false, and the method carries on, if it does not.
+inline bool trigger_at(double t) {
   const auto now_ps = sc_core::sc_time_stamp().value();
   const double target_ps = std::nearbyint(t * kPsPerCycle);
-  if (target_ps > static_cast<double>(now_ps))
-    sc_core::wait(sc_core::sc_time::from_value(static_cast<sc_core::sc_time::value_type>(target_ps) - now_ps));
+  if (target_ps <= static_cast<double>(now_ps)) return false;
+  sc_core::next_trigger(sc_core::sc_time::from_value(static_cast<sc_core::sc_time::value_type>(target_ps) - now_ps));
+  return true;
 }
 
 }  // namespace normsim::asic

@@ -26,7 +26,7 @@ NormAccelerator::NormAccelerator(sc_core::sc_module_name n, AccelContext& ctx)
   for (int i = 0; i < ctx.cfg.rows_in_flight; ++i) {
     slots_.push_back(std::make_unique<RowSlot>());
     slots_.back()->index = i;
-    free_slots_.nb_write(slots_.back().get());
+    free_slots_.preload(slots_.back().get());
   }
   input_path.free_slots(free_slots_);
   input_path.to_lanes(input_to_lanes_);

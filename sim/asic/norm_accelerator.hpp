@@ -1,12 +1,13 @@
 // The top of the ASIC model: input path -> Welford lane array -> Chan merge
 // tree -> RSQRT unit -> normalise/affine unit -> output, with the DRAM and
 // SRAM models, connected by bounded FIFOs (ready/valid: a full FIFO stalls its
-// writer) and a pool of row buffers.
+// writer; HandshakeFifo) and a pool of row buffers.
 #pragma once
 
 #include <memory>
 #include <vector>
 
+#include "sim/asic/handshake_fifo.hpp"
 #include "sim/asic/input_path_unit.hpp"
 #include "sim/asic/normalize_unit.hpp"
 #include "sim/asic/stats_units.hpp"
@@ -31,9 +32,9 @@ SC_MODULE(NormAccelerator) {
 
  private:
   void trace_process();
-  sc_core::sc_fifo<RowSlot*> free_slots_, stats_to_normalize_;
-  sc_core::sc_fifo<ChunkToken> input_to_lanes_;
-  sc_core::sc_fifo<Grant> reread_fifo_;
+  HandshakeFifo<RowSlot*> free_slots_, stats_to_normalize_;
+  HandshakeFifo<ChunkToken> input_to_lanes_;
+  HandshakeFifo<Grant> reread_fifo_;
   std::vector<std::unique_ptr<RowSlot>> slots_;
   AccelContext& ctx_;
   // Traced signals (sampled every cycle by trace_process while tracing).

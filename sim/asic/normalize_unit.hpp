@@ -18,12 +18,24 @@ SC_MODULE(NormalizeUnit) {
   NormalizeUnit(sc_core::sc_module_name n, AccelContext& ctx);
 
  private:
-  void run();
+  void step();
+  /// Chunk k_'s compute and the cycle its output write is issued (issue_).
+  void schedule_chunk();
+  void write_chunk();
+  void finish_row();
   AccelContext& ctx_;
   double free_at_ = 0;
   std::deque<std::pair<Grant, double>> writes_;  ///< outstanding output writes (grant, bytes), oldest first
   double write_bytes_in_flight_ = 0;
   std::vector<double> y_;
+  // Where the row in the unit stands.
+  enum class Phase { take, start, fetch, write, hand_back } phase_ = Phase::take;
+  RowSlot* slot_ = nullptr;
+  double ready_ = 0;  ///< cycle the row's replay starts
+  double t_ = 0;      ///< cycle the current chunk may start
+  double issue_ = 0;  ///< cycle chunk k_'s output write is issued
+  int k_ = 0;
+  std::vector<Grant> fetch_sram_, fetch_dram_;  ///< per chunk: where its input comes back from
 };
 
 }  // namespace normsim::asic

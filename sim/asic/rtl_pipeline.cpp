@@ -2,6 +2,7 @@
 
 #include <bit>
 #include <chrono>
+#include <deque>
 #include <sstream>
 #include <stdexcept>
 
@@ -30,12 +31,13 @@ std::string rtl_pipeline_mismatch(const config::Arch&, const core::DatapathConfi
   return "this normsim was built without Verilator (tools/bootstrap.sh installs it; rebuild)";
 }
 struct RtlPipeline::Impl {};
+struct RtlPipeline::Driver {};
 RtlPipeline::RtlPipeline(const config::Arch&, const core::DatapathConfig&, std::span<const float>, std::span<const float>) {
   throw config::ConfigError("--rtl: " + rtl_pipeline_mismatch({}, {}));
 }
 RtlPipeline::~RtlPipeline() = default;
-void RtlPipeline::check_stats(int64_t, std::span<const double>, const core::RowState&) {}
-void RtlPipeline::check_normalize(int64_t, std::span<const double>, const core::RowState&, std::span<const double>) {}
+void RtlPipeline::post_stats(int64_t, std::span<const double>, const core::RowState&) {}
+void RtlPipeline::post_normalize(int64_t, std::span<const double>, const core::RowState&, std::span<const double>) {}
 
 #else
 
@@ -114,32 +116,63 @@ struct RtlPipeline::Impl {
   core::DatapathConfig dp;
   std::vector<Fx> gamma_q, beta_q;
   Fx eps_q;
-  sc_core::sc_mutex busy;  ///< one thread drives the RTL at a time
 };
 
 namespace {
-// Holds the RTL for one thread and adds the time spent to `seconds`.
-struct Hold {
-  sc_core::sc_mutex& m;
+// Adds the wall time spent driving the RTL to `seconds`.
+struct Timed {
   double& seconds;
-  std::chrono::steady_clock::time_point t0;
-  Hold(sc_core::sc_mutex& mu, double& s) : m(mu), seconds(s) {
-    m.lock();
-    t0 = std::chrono::steady_clock::now();
-  }
-  ~Hold() {
-    seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    m.unlock();
-  }
+  std::chrono::steady_clock::time_point t0 = std::chrono::steady_clock::now();
+  explicit Timed(double& s) : seconds(s) {}
+  ~Timed() { seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); }
 };
 }  // namespace
+
+// The thread that drives the RTL's pins: the model's units are methods,
+// which cannot wait for the delta cycles a clock edge takes, so they post
+// rows here. Rows run in posting order at the time they were posted (the
+// queue drains in delta cycles before time moves on), so a slot's buffers
+// are copied only for the delta cycles until then.
+struct RtlPipeline::Driver : sc_core::sc_module {
+  struct Job {
+    bool stats = true;
+    int64_t row = 0;
+    std::vector<double> x, y;
+    core::RowState s;
+  };
+  RtlPipeline& rtl;
+  std::deque<Job> jobs;
+  sc_core::sc_event posted;
+  SC_HAS_PROCESS(Driver);
+  Driver(sc_core::sc_module_name n, RtlPipeline& p) : sc_module(n), rtl(p) { SC_THREAD(run); }
+  void post(Job j) {
+    jobs.push_back(std::move(j));
+    posted.notify(sc_core::SC_ZERO_TIME);
+  }
+  void run() {
+    for (;;) {
+      while (jobs.empty()) wait(posted);
+      Job j = std::move(jobs.front());
+      jobs.pop_front();
+      if (j.stats) rtl.check_stats(j.row, j.x, j.s);
+      else rtl.check_normalize(j.row, j.x, j.s, j.y);
+    }
+  }
+};
+
+void RtlPipeline::post_stats(int64_t row, std::span<const double> x, const core::RowState& s) {
+  driver_->post({true, row, {x.begin(), x.end()}, {}, s});
+}
+
+void RtlPipeline::post_normalize(int64_t row, std::span<const double> x, const core::RowState& s,
+                                 std::span<const double> y) {
+  driver_->post({false, row, {x.begin(), x.end()}, {y.begin(), y.end()}, s});
+}
 
 namespace {
 template <class Model>
 struct ModelImpl : RtlPipeline::Impl {
   Model m{"norm_row_pipeline"};
-  // The lanes' and the normalise unit's threads both step the RTL (one at a
-  // time: lock()).
   sc_core::sc_signal<bool, sc_core::SC_MANY_WRITERS> clk;
 #define NORMSIM_PIN(member, port) decltype(bind_signal(m.port))& member = bind_signal(m.port);
   NORMSIM_PIN(start_, start) NORMSIM_PIN(x_valid, x_valid) NORMSIM_PIN(x_mask, x_mask) NORMSIM_PIN(x, x)
@@ -250,13 +283,14 @@ RtlPipeline::RtlPipeline(const config::Arch& arch, const core::DatapathConfig& d
   if (dp.kind == core::NormKind::rmsnorm) static_cast<ModelImpl<Vpipe_rms>*>(impl.get())->load_constants();
   else static_cast<ModelImpl<Vpipe_ln>*>(impl.get())->load_constants();
   impl_ = std::move(impl);
+  driver_ = std::make_unique<Driver>("rtl_driver", *this);
 }
 
 RtlPipeline::~RtlPipeline() = default;
 
 void RtlPipeline::check_stats(int64_t row, std::span<const double> xs, const core::RowState& s) {
   Impl& r = *impl_;
-  Hold hold(r.busy, seconds_);
+  Timed timed(seconds_);
   const auto& dp = r.dp;
   const int L = dp.lanes;
   const auto& xf = fmt(dp, Stage::input);
@@ -299,7 +333,7 @@ void RtlPipeline::check_stats(int64_t row, std::span<const double> xs, const cor
 void RtlPipeline::check_normalize(int64_t row, std::span<const double> xs, const core::RowState& s,
                                   std::span<const double> y) {
   Impl& r = *impl_;
-  Hold hold(r.busy, seconds_);
+  Timed timed(seconds_);
   const auto& dp = r.dp;
   const int L = dp.lanes;
   const int64_t C = dp.hidden;

@@ -6,50 +6,85 @@ namespace normsim::asic {
 
 WelfordLaneArray::WelfordLaneArray(sc_core::sc_module_name n, AccelContext& ctx, ChanMergeTree& tree, RsqrtUnit& rsqrt)
     : sc_module(n), ctx_(ctx), tree_(tree), rsqrt_(rsqrt) {
-  SC_THREAD(run);
+  SC_METHOD(step);
 }
 
-void WelfordLaneArray::run() {
+void WelfordLaneArray::step() {
   for (;;) {
-    const ChunkToken tok = from_input.read();
-    const double ready = free_at_;  // when the lanes could take this chunk
-    const int64_t elems = ctx_.chunk_end(tok.chunk) - ctx_.chunk_begin(tok.chunk);
-    const double work = ctx_.lane_cycles(elems);
-    // Lanes consume the stream as it arrives: they start at the first byte and
-    // cannot finish before the last one.
-    const double start = std::max(ready, tok.dram.first_byte);
-    const double end = std::max(start + work, tok.dram.done);
-    const double stall = end - ready - work;
-    if (stall > 0) {
-      // Issued after the lanes were ready: no free row buffer held the input path back.
-      const double buffer = std::clamp(tok.dram.issue - ready, 0.0, stall);
-      double lat = 0, bw = 0;
-      BandwidthServer::attribute(tok.dram, std::max(ready, tok.dram.issue), ctx_.dram->latency(), lat, bw);
-      lat = std::min(lat, stall - buffer);
-      ctx_.lanes_stalls.row_buffer += buffer;
-      ctx_.lanes_stalls.dram_latency += lat;
-      ctx_.lanes_stalls.dram_bandwidth += stall - buffer - lat;
+    switch (phase_) {
+      case Phase::take:
+        if (!from_input.nb_read(tok_)) {
+          next_trigger(from_input.data_written_event());
+          return;
+        }
+        if (!take_chunk()) {
+          phase_ = Phase::sram_write;
+          return;
+        }
+        break;
+      case Phase::sram_write:  // woken at start_
+        write_row_buffer();
+        break;
+      case Phase::hand_over:  // woken by room in the FIFO to the normalise unit
+        break;
     }
-    ctx_.lanes_busy += work;
-    free_at_ = end;
-    ctx_.last_lanes_cycle = end;
-    // The stream also fills the row buffer with the part the replay path keeps.
-    const int64_t stored = ctx_.path->stored_elems(ctx_.hidden);
-    const int64_t sb = std::min(ctx_.chunk_end(tok.chunk), stored) - ctx_.chunk_begin(tok.chunk);
-    if (sb > 0) {
-      wait_until(start);  // shared ports take requests in time order
-      tok.slot->sram_write[tok.chunk] = ctx_.sram->write(start, static_cast<double>(sb * ctx_.in_bytes));
+    if (tok_.chunk + 1 == tok_.chunks) {
+      RowSlot* slot = tok_.slot;
+      if (phase_ != Phase::hand_over) {
+        if (ctx_.numerics) ctx_.datapath->lanes(slot->x, slot->state, ctx_.numerics->counters);
+        slot->t_ready = free_at_ + ctx_.cfg.latency.welford_cycles;
+        tree_.transport(*slot);
+        rsqrt_.transport(*slot);
+        if (ctx_.rtl) ctx_.rtl->post_stats(slot->row, slot->x, slot->state);
+      }
+      if (!to_normalize.nb_write(slot)) {
+        phase_ = Phase::hand_over;
+        next_trigger(to_normalize.data_read_event());
+        return;
+      }
     }
-    if (tok.chunk + 1 == tok.chunks) {
-      RowSlot* slot = tok.slot;
-      if (ctx_.numerics) ctx_.datapath->lanes(slot->x, slot->state, ctx_.numerics->counters);
-      slot->t_ready = end + ctx_.cfg.latency.welford_cycles;
-      tree_.transport(*slot);
-      rsqrt_.transport(*slot);
-      if (ctx_.rtl) ctx_.rtl->check_stats(slot->row, slot->x, slot->state);
-      to_normalize.write(slot);
-    }
+    phase_ = Phase::take;
   }
+}
+
+bool WelfordLaneArray::take_chunk() {
+  const double ready = free_at_;  // when the lanes could take this chunk
+  const int64_t elems = ctx_.chunk_end(tok_.chunk) - ctx_.chunk_begin(tok_.chunk);
+  const double work = ctx_.lane_cycles(elems);
+  // Lanes consume the stream as it arrives: they start at the first byte and
+  // cannot finish before the last one.
+  start_ = std::max(ready, tok_.dram.first_byte);
+  const double end = std::max(start_ + work, tok_.dram.done);
+  const double stall = end - ready - work;
+  if (stall > 0) {
+    // Issued after the lanes were ready: no free row buffer held the input path back.
+    const double buffer = std::clamp(tok_.dram.issue - ready, 0.0, stall);
+    double lat = 0, bw = 0;
+    BandwidthServer::attribute(tok_.dram, std::max(ready, tok_.dram.issue), ctx_.dram->latency(), lat, bw);
+    lat = std::min(lat, stall - buffer);
+    ctx_.lanes_stalls.row_buffer += buffer;
+    ctx_.lanes_stalls.dram_latency += lat;
+    ctx_.lanes_stalls.dram_bandwidth += stall - buffer - lat;
+  }
+  ctx_.lanes_busy += work;
+  free_at_ = end;
+  ctx_.last_lanes_cycle = end;
+  // The stream also fills the row buffer with the part the replay path keeps;
+  // the SRAM port takes requests in time order, so its write waits for start_.
+  if (stored_in_chunk() <= 0) return true;
+  if (trigger_at(start_)) return false;
+  write_row_buffer();
+  return true;
+}
+
+int64_t WelfordLaneArray::stored_in_chunk() const {
+  const int64_t stored = ctx_.path->stored_elems(ctx_.hidden);
+  return std::min(ctx_.chunk_end(tok_.chunk), stored) - ctx_.chunk_begin(tok_.chunk);
+}
+
+void WelfordLaneArray::write_row_buffer() {
+  tok_.slot->sram_write[static_cast<size_t>(tok_.chunk)] =
+      ctx_.sram->write(start_, static_cast<double>(stored_in_chunk() * ctx_.in_bytes));
 }
 
 ChanMergeTree::ChanMergeTree(sc_core::sc_module_name n, AccelContext& ctx) : sc_module(n), ctx_(ctx) {}

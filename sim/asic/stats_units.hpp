@@ -38,11 +38,19 @@ SC_MODULE(WelfordLaneArray) {
   WelfordLaneArray(sc_core::sc_module_name n, AccelContext& ctx, ChanMergeTree& tree, RsqrtUnit& rsqrt);
 
  private:
-  void run();
+  void step();
+  /// The lanes take `tok_`: counters and times; false if they must first
+  /// wait for the cycle its SRAM write can be issued.
+  bool take_chunk();
+  int64_t stored_in_chunk() const;  ///< elements of tok_ the replay path keeps
+  void write_row_buffer();
   AccelContext& ctx_;
   ChanMergeTree& tree_;
   RsqrtUnit& rsqrt_;
   double free_at_ = 0;  ///< cycle the lanes can take the next element
+  enum class Phase { take, sram_write, hand_over } phase_ = Phase::take;
+  ChunkToken tok_;      ///< the transaction in the lanes
+  double start_ = 0;    ///< cycle the lanes start on it
 };
 
 }  // namespace normsim::asic

@@ -3,13 +3,17 @@
 # the functional pipeline (numerics only), the SystemC model with numerics
 # (bit-accurate + timing) per input path, and the timing-only mode, on one
 # workload (default llama3-70b, 67 M elements), single thread; peak RSS from
-# /usr/bin/time -v. Prints elements/s and the ratios; then the verilated RTL
-# pipeline against the SystemC model on a few hundred rows.
-#   tools/bench/bench_asic.sh [WORKLOAD] [ARCH...]
+# /usr/bin/time -v. Each time is a median: of 21 runs for the commands that
+# take milliseconds (one run of those moves by 20-50% on a shared machine),
+# of LONG_REPS (default 3) for those that take seconds. Prints elements/s and
+# the ratios; then the verilated RTL pipeline against the SystemC model on a
+# few hundred rows.
+#   [LONG_REPS=N] tools/bench/bench_asic.sh [WORKLOAD] [ARCH...]
 set -euo pipefail
 here=$(cd "$(dirname "$0")/../.." && pwd)
 N=$here/build/normsim
 W=${1:-$here/workloads/llama3-70b.yaml}
+LONG_REPS=${LONG_REPS:-3}
 shift || true
 archs=("$@")
 [ ${#archs[@]} -gt 0 ] || archs=("$here/workloads/arch/asic-default.yaml" "$here/workloads/arch/asic-fp32.yaml")
@@ -18,20 +22,24 @@ trap 'rm -rf "$tmp"' EXIT
 read -r elements wrows < <("$N" run "$W" --arch "${archs[0]}" --no-numerics --json -q |
   /usr/bin/python3 -c 'import json,sys; w = json.load(sys.stdin)["workload"]; print(w["elements"], w["rows"])')
 
-measure() {  # LABEL ARGS... -> "label seconds rss_mb" (wall time in ns resolution, RSS from time -v)
-  local label=$1; shift
-  local t0 t1 rss
-  t0=$(date +%s%N)
+measure() {  # LABEL REPEATS ARGS... -> "label seconds rss_mb": median wall time of REPEATS runs, peak RSS of one
+  local label=$1 reps=$2; shift 2
+  local t0 t1 rss i times=()
   /usr/bin/time -v "$N" "$@" -q >/dev/null 2>"$tmp/time" || { cat "$tmp/time"; exit 1; }
-  t1=$(date +%s%N)
   rss=$(grep "Maximum resident set size" "$tmp/time" | awk '{print $NF/1024}')
-  echo "$label $(( (t1 - t0) / 1000 ))e-6 $rss"
+  for ((i = 0; i < reps; i++)); do
+    t0=$(date +%s%N)
+    "$N" "$@" -q >/dev/null
+    t1=$(date +%s%N)
+    times+=($(( (t1 - t0) / 1000 )))
+  done
+  echo "$label $(printf '%s\n' "${times[@]}" | sort -n | sed -n "$(( (reps + 1) / 2 ))p")e-6 $rss"
 }
 
 echo "bench_asic: $(basename "$W") ($elements elements), single thread, $(date -u +%Y-%m-%d)"
 # The fixed cost every command pays before simulating (dynamic linking and
 # SystemC's own start-up), measured here so the ratios can be read both ways.
-start=$( { measure "start" --version; } | awk '{print $2}')
+start=$( { measure "start" 21 --version; } | awk '{print $2}')
 echo "process start (normsim --version): $(/usr/bin/python3 -c "print(f'{float(\"$start\")*1e3:.1f}')") ms"
 # The SystemC kernel's own cost per timed wait: the floor under timing-only.
 wait_ns=$("$here/build/bench_systemc_wait" units 2>/dev/null | awk '{print $2}')
@@ -43,10 +51,10 @@ for A in "${archs[@]}"; do
   # The same arch without its asic section: the functional pipeline alone.
   sed '/^asic:/,$d' "$A" >"$tmp/$name-functional.yaml"
   {
-    measure "functional" run "$W" --arch "$tmp/$name-functional.yaml"
+    measure "functional" "$LONG_REPS" run "$W" --arch "$tmp/$name-functional.yaml"
     for p in sram-replay dram-reread partial-replay; do
-      measure "asic:$p" run "$W" --arch "$A" --path "$p"
-      measure "timing-only:$p" run "$W" --arch "$A" --path "$p" --no-numerics
+      measure "asic:$p" "$LONG_REPS" run "$W" --arch "$A" --path "$p"
+      measure "timing-only:$p" 21 run "$W" --arch "$A" --path "$p" --no-numerics
       # A design-space sweep pays the process start once: 20 points, forked.
       t0=$(date +%s%N)
       "$N" sweep "$W" --arch "$A" --path "$p" --grid "arch.asic.rows_in_flight=$(printf '4,%.0s' {1..19})4" -q >/dev/null
@@ -94,8 +102,8 @@ echo "RTL pipeline vs the SystemC model, $(basename "$W") x $rows rows, embedded
   "$N" run "$W" --set "workload.rows=$rows" --rtl --json -q >"$tmp/rtl.json"
   t1=$(date +%s%N)
   echo "rtl-run $(( (t1 - t0) / 1000 ))e-6"
-  measure "systemc-bit-accurate" run "$W" --set "workload.rows=$rows" | awk '{print $1, $2}'
-  measure "timing-only" run "$W" --set "workload.rows=$rows" --no-numerics | awk '{print $1, $2}'
+  measure "systemc-bit-accurate" 3 run "$W" --set "workload.rows=$rows" | awk '{print $1, $2}'
+  measure "timing-only" 21 run "$W" --set "workload.rows=$rows" --no-numerics | awk '{print $1, $2}'
 } >"$tmp/rtl.txt"
 /usr/bin/python3 - "$tmp/rtl.txt" "$tmp/rtl.json" "$start" <<'PY'
 import json, sys

@@ -1,0 +1,75 @@
+// A bounded FIFO between two units: the ready/valid handshake of the
+// datapath (a full FIFO stalls its writer, an empty one its reader). It
+// offers sc_fifo's interfaces, so the units' sc_fifo_in/sc_fifo_out ports
+// bind to it, with two differences that matter to a model whose units
+// exchange one token per transaction:
+//  * an entry is readable as soon as it is written (sc_fifo publishes it in
+//    the update phase, a delta cycle later), so a hand-over costs no delta
+//    cycle and no update request;
+//  * the other side is notified only when it can have been waiting: a
+//    reader on the empty -> non-empty edge, a writer on full -> not full.
+// Both change when, within one simulated instant, a unit runs -- never the
+// simulated time of anything: each unit computes its times from grants.
+#pragma once
+
+#include <systemc.h>
+
+#include <deque>
+#include <string>
+
+namespace normsim::asic {
+
+template <class T>
+class HandshakeFifo : public sc_core::sc_prim_channel,
+                      public sc_core::sc_fifo_in_if<T>,
+                      public sc_core::sc_fifo_out_if<T> {
+ public:
+  HandshakeFifo(const char* name, int depth) : sc_core::sc_prim_channel(name), depth_(depth) {}
+
+  // Reader side.
+  bool nb_read(T& v) override {
+    if (q_.empty()) return false;
+    const bool was_full = static_cast<int>(q_.size()) == depth_;
+    v = q_.front();
+    q_.pop_front();
+    if (was_full) read_event_.notify();
+    return true;
+  }
+  void read(T& v) override {
+    while (q_.empty()) sc_core::wait(written_event_);
+    nb_read(v);
+  }
+  T read() override {
+    T v;
+    read(v);
+    return v;
+  }
+  int num_available() const override { return static_cast<int>(q_.size()); }
+  const sc_core::sc_event& data_written_event() const override { return written_event_; }
+
+  // Writer side.
+  bool nb_write(const T& v) override {
+    if (static_cast<int>(q_.size()) == depth_) return false;
+    q_.push_back(v);
+    if (q_.size() == 1) written_event_.notify();
+    return true;
+  }
+  void write(const T& v) override {
+    while (static_cast<int>(q_.size()) == depth_) sc_core::wait(read_event_);
+    nb_write(v);
+  }
+  int num_free() const override { return depth_ - static_cast<int>(q_.size()); }
+  const sc_core::sc_event& data_read_event() const override { return read_event_; }
+
+  /// Fills the FIFO during elaboration (no one can be waiting yet).
+  void preload(const T& v) { q_.push_back(v); }
+
+  const char* kind() const override { return "HandshakeFifo"; }
+
+ private:
+  int depth_;
+  std::deque<T> q_;
+  sc_core::sc_event written_event_, read_event_;
+};
+
+}  // namespace normsim::asic
