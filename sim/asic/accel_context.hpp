@@ -44,6 +44,7 @@ struct AccelContext {
   DramModel* dram = nullptr;
   SramModel* sram = nullptr;
   const ReplayPath* path = nullptr;
+  int64_t stored_elems = 0;  ///< path->stored_elems(hidden): the part of a row kept on chip
   // Numerics (null when timing only).
   core::NormDatapath* datapath = nullptr;
   run::OutputChecker* checker = nullptr;

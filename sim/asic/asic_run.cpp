@@ -64,6 +64,7 @@ AsicResult run_asic(const config::Workload& w, const config::Arch& a, const Asic
   ctx.param_bytes = param_bytes(w);
   const auto path = make_replay_path(res.cfg);
   ctx.path = path.get();
+  ctx.stored_elems = path->stored_elems(w.hidden);
 
   run::RunOptions ropt;
   ropt.algorithm = o.algorithm;

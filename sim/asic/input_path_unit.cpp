@@ -22,7 +22,7 @@ void InputPathUnit::step() {
     ctx_.params_done = ctx_.dram->read(now_cycles(), static_cast<double>(ctx_.param_bytes), Traffic::params).done;
     params_issued_ = true;
   }
-  const int64_t stored = ctx_.path->stored_elems(ctx_.hidden);
+  const int64_t stored = ctx_.stored_elems;
   for (;;) {
     if (pending_) {
       if (!to_lanes.nb_write(*pending_)) {
@@ -82,7 +82,7 @@ int RereadStream::fifo_transactions(const AccelContext& ctx) {
 }
 
 void RereadStream::step() {
-  const int64_t stored = ctx_.path->stored_elems(ctx_.hidden);
+  const int64_t stored = ctx_.stored_elems;
   if (stored >= ctx_.hidden) return;  // SRAM replay: nothing to re-read
   for (;;) {
     if (pending_) {

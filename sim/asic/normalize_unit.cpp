@@ -11,7 +11,7 @@ NormalizeUnit::NormalizeUnit(sc_core::sc_module_name n, AccelContext& ctx)
 }
 
 void NormalizeUnit::step() {
-  const int64_t stored = ctx_.path->stored_elems(ctx_.hidden);
+  const int64_t stored = ctx_.stored_elems;
   for (;;) {
     switch (phase_) {
       case Phase::take: {
@@ -147,7 +147,7 @@ void NormalizeUnit::finish_row() {
     if (ctx_.rtl) ctx_.rtl->post_normalize(slot_->row, slot_->x, slot_->state, y_);
     ctx_.checker->check_row(slot_->x, y_, slot_->state.stats());
   }
-  const int64_t stored = ctx_.path->stored_elems(ctx_.hidden);
+  const int64_t stored = ctx_.stored_elems;
   ctx_.sram->hold(-stored * ctx_.in_bytes);
   ctx_.param_buffer_reads += static_cast<uint64_t>(ctx_.param_bytes);  // gamma/beta read once per row
   ++ctx_.rows_done;

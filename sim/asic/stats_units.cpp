@@ -78,7 +78,7 @@ bool WelfordLaneArray::take_chunk() {
 }
 
 int64_t WelfordLaneArray::stored_in_chunk() const {
-  const int64_t stored = ctx_.path->stored_elems(ctx_.hidden);
+  const int64_t stored = ctx_.stored_elems;
   return std::min(ctx_.chunk_end(tok_.chunk), stored) - ctx_.chunk_begin(tok_.chunk);
 }
 
