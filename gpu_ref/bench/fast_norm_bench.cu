@@ -108,7 +108,8 @@ void launch_replaced(bool two_sweep, T* y, float* mean, float* rstd, const T* x,
 std::vector<std::string> variants(int C, bool bf16) {
   if (C > 16384) {
     std::vector<std::string> v = {"shipped", "stream2_barrier", "stream4_mailbox", "two_sweep"};
-    if (bf16) v.insert(v.end(), {"sweep_keep_x", "sweep_store_evict_first", "sweep_keep_x_store_evict_first"});
+    if (bf16)
+      v.insert(v.end(), {"stream2_params_smem", "sweep_keep_x", "sweep_store_evict_first", "sweep_keep_x_store_evict_first"});
     else v.push_back("cluster_one_row");
     return v;
   }
@@ -120,9 +121,11 @@ std::vector<std::string> variants(int C, bool bf16) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  int reps = 20;
-  for (int i = 1; i + 1 < argc; ++i)
+  int reps = 20, only_c = 0;  // --c C: that row length alone
+  for (int i = 1; i + 1 < argc; ++i) {
     if (std::string(argv[i]) == "--reps") reps = std::atoi(argv[i + 1]);
+    if (std::string(argv[i]) == "--c") only_c = std::atoi(argv[i + 1]);
+  }
   cudaStream_t st;
   CUDA_OK(cudaStreamCreate(&st));
   const size_t n = size_t(1) << 27;
@@ -164,6 +167,7 @@ int main(int argc, char** argv) {
   for (int bf16 = 0; bf16 < 2; ++bf16)
     for (int C : {768, 1024, 2048, 4096, 8192, 16384, 65536})
       for (int rms = 0; rms < 2; ++rms)
+      if (only_c == 0 || C == only_c)
       for (const std::string& variant : variants(C, bf16)) {
         const int rows = static_cast<int>(n / C);
         const size_t eb = bf16 ? 2 : 4;
@@ -193,14 +197,21 @@ int main(int argc, char** argv) {
               // The streamed cluster: 2 blocks of 1024 threads or 4 of 512 (two an SM), block sums by
               // message (st.async) or through a cluster barrier.
               const bool four = variant[6] == '4', mailbox = variant.find("mailbox") != std::string::npos;
+              const bool params_smem = variant == "stream2_params_smem";
               auto go = [&](auto* f, int threads, int cluster) {
-                const int smem = threads * normref::fast_max_vecs(sizeof(T)) * 16;
+                int smem = threads * normref::fast_max_vecs(sizeof(T)) * 16;
+                if (params_smem) smem += normref::dev::stream_params_bytes<1024, (sizeof(T) == 4 ? 8 : 4), T, T, R>();
                 CUDA_OK(cudaFuncSetAttribute(f, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
                 const int grid = std::min(rows, normref::dev::resident_clusters(f, threads, smem, cluster, st)) * cluster;
                 CUDA_OK(normref::dev::launch_cluster(f, grid, threads, smem, cluster, st, y, mean, rstd, x, gm, bt, rows, C));
               };
               constexpr int V = sizeof(T) == 4 ? 8 : 4;
               using namespace normref::dev;
+              if constexpr (sizeof(T) == 2)
+                if (params_smem) {
+                  go(fast_norm_cluster_stream<T, T, R, 1024, V, 2, true, true>, 1024, 2);
+                  return;
+                }
               if (four && mailbox) go(fast_norm_cluster_stream<T, T, R, 512, V, 4, true>, 512, 4);
               else if (four) go(fast_norm_cluster_stream<T, T, R, 512, V, 4, false>, 512, 4);
               else if (mailbox) go(fast_norm_cluster_stream<T, T, R, 1024, V, 2, true>, 1024, 2);

@@ -34,6 +34,10 @@ struct FastShape {
 
 /// Values a thread keeps at most: 32 (8 fp32 vectors, 4 bf16 vectors).
 inline int fast_max_vecs(int elem_bytes) { return elem_bytes == 4 ? 8 : 4; }
+/// Static shared memory of fast_norm_cluster_stream, at most (block sums,
+/// inboxes, barriers): with its dynamic buffers it must fit a block's opt-in
+/// shared memory, which decides whether gamma/beta are staged there too.
+inline constexpr int kStreamStaticSmemBytes = 1024;
 
 /// Smallest power-of-two thread count (32..1024) whose threads hold a row of
 /// `nvec` vectors at `max_vecs` each; 0 when 1024 threads are not enough.

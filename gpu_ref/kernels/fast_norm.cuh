@@ -9,7 +9,8 @@
 // persistent grid that streams the next row into shared memory
 // (fast_norm_cluster_stream), or two sweeps over x (fast_norm_two_sweep).
 // gamma/beta (type P: fp32, or bf16 like the input, as torch keeps them) are
-// read through the read-only cache.
+// read through the read-only cache, except by the streamed cluster at bf16,
+// which stages its blocks' shares in shared memory once.
 #pragma once
 
 #include "kernels/common.cuh"
@@ -119,7 +120,23 @@ __device__ __forceinline__ float row_sum(float v, float* smem) {
 }
 
 // y for the 16-byte vector i of a row (value(j): its element j as fp32):
-// n = (x - mean) rstd, y = n g (+ b) -- every fast_norm kernel's normalise.
+// n = (x - mean) rstd, y = n g (+ b) -- every fast_norm kernel's normalise,
+// with g and b already in registers.
+template <typename T, bool RMS, class Access = PlainAccess, class Value>
+__device__ __forceinline__ void normalize_with(T* __restrict__ yr, const float (&g)[Vec16<T>::kN],
+                                               const float (&b)[Vec16<T>::kN], int i, float mean, float rstd,
+                                               Value&& value) {
+  constexpr int kN = Vec16<T>::kN;
+  Vec16<T> o;
+#pragma unroll
+  for (int j = 0; j < kN; ++j) {
+    const float n = (value(j) - mean) * rstd;
+    o.v[j] = from_f<T>(RMS ? n * g[j] : n * g[j] + b[j]);
+  }
+  Access::store(yr + static_cast<int64_t>(i) * kN, o);
+}
+
+// The same, gamma and beta read from global memory (through the L1).
 template <typename T, typename P, bool RMS, class Access = PlainAccess, class Value>
 __device__ __forceinline__ void normalize_vector(T* __restrict__ yr, const P* __restrict__ gamma,
                                                  const P* __restrict__ beta, int i, float mean, float rstd,
@@ -128,13 +145,7 @@ __device__ __forceinline__ void normalize_vector(T* __restrict__ yr, const P* __
   float g[kN], b[kN];
   load_params(gamma, static_cast<int64_t>(i) * kN, g);
   if constexpr (!RMS) load_params(beta, static_cast<int64_t>(i) * kN, b);
-  Vec16<T> o;
-#pragma unroll
-  for (int j = 0; j < kN; ++j) {
-    const float n = (value(j) - mean) * rstd;
-    o.v[j] = from_f<T>(RMS ? n * g[j] : n * g[j] + b[j]);
-  }
-  Access::store(yr + static_cast<int64_t>(i) * kN, o);
+  normalize_with<T, RMS, Access>(yr, g, b, i, mean, rstd, static_cast<Value&&>(value));
 }
 
 // The same for the vectors t, t + STRIDE, ... a thread holds (value(k, j)).
@@ -465,6 +476,13 @@ __device__ __forceinline__ void bulk_load(void* dst, const void* src, uint32_t b
                "l"(src), "r"(bytes), "r"(smem_address(bar))
                : "memory");
 }
+/// The copy alone, for a barrier whose expected bytes the caller has set.
+__device__ __forceinline__ void bulk_copy(void* dst, const void* src, uint32_t bytes, uint64_t* bar) {
+  asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(
+                   smem_address(dst)),
+               "l"(src), "r"(bytes), "r"(smem_address(bar))
+               : "memory");
+}
 __device__ __forceinline__ void mbarrier_wait(uint64_t* bar, uint32_t parity) {
   uint32_t done = 0;
   do {
@@ -527,8 +545,15 @@ struct ClusterMailbox {
 // half of the current row in registers while the copy engine brings its half
 // of the next row into shared memory, so DRAM reads continue through the
 // reductions and the stores (one block an SM leaves nothing else to overlap
-// them). Dynamic shared memory: one half-row, per_block x 16 bytes.
-template <typename T, typename P, bool RMS, int THREADS, int VECS, int CLUSTER, bool MAILBOX>
+// them). Dynamic shared memory: one half-row, per_block x 16 bytes; with
+// PARAMS_SMEM also the block's share of gamma (and beta), brought in once,
+// so the normalise reads them from shared memory instead of from the L2
+// every row (as many bytes as x at P = T).
+template <int THREADS, int VECS, typename T, typename P, bool RMS>
+constexpr int stream_params_bytes() {
+  return THREADS * VECS * Vec16<T>::kN * static_cast<int>(sizeof(P)) * (RMS ? 1 : 2);
+}
+template <typename T, typename P, bool RMS, int THREADS, int VECS, int CLUSTER, bool MAILBOX, bool PARAMS_SMEM = false>
 __global__ void __launch_bounds__(THREADS, 1024 / THREADS)  // 64 registers a thread: 1024 threads an SM
     fast_norm_cluster_stream(T* __restrict__ y, float* __restrict__ mean_out, float* __restrict__ rstd_out,
                              const T* __restrict__ x, const P* __restrict__ gamma, const P* __restrict__ beta,
@@ -536,9 +561,11 @@ __global__ void __launch_bounds__(THREADS, 1024 / THREADS)  // 64 registers a th
   constexpr int kN = Vec16<T>::kN;
   extern __shared__ __align__(128) unsigned char stream_smem[];
   Vec16<T>* buffer = reinterpret_cast<Vec16<T>*>(stream_smem);
+  // gamma then beta (PARAMS_SMEM): this block's per_block x kN of each.
+  P* const params = reinterpret_cast<P*>(stream_smem + THREADS * VECS * 16);
   __shared__ float smem[32];
   __shared__ float inbox[2 * CLUSTER];
-  __shared__ __align__(8) uint64_t landed, arrived[2];
+  __shared__ __align__(8) uint64_t landed, arrived[2], params_landed;
   cg::cluster_group cluster = cg::this_cluster();
   const int rank = static_cast<int>(cluster.block_rank());
   const int64_t clusters = gridDim.x / CLUSTER;
@@ -552,6 +579,19 @@ __global__ void __launch_bounds__(THREADS, 1024 / THREADS)  // 64 registers a th
     mbarrier_init(&arrived[0], 1);
     mbarrier_init(&arrived[1], 1);
     if (row < rows && mine > 0) bulk_load(buffer, x + row * C + static_cast<int64_t>(first) * kN, mine * 16u, &landed);
+    if constexpr (PARAMS_SMEM) {
+      mbarrier_init(&params_landed, 1);
+      if (mine > 0) {
+        // Both land on one barrier: its expected bytes are the sum of the two copies.
+        const uint32_t bytes = mine * kN * static_cast<uint32_t>(sizeof(P));
+        const int64_t e0 = static_cast<int64_t>(first) * kN;
+        asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(smem_address(&params_landed)),
+                     "r"(RMS ? bytes : 2 * bytes)
+                     : "memory");
+        bulk_copy(params, gamma + e0, bytes, &params_landed);
+        if constexpr (!RMS) bulk_copy(params + THREADS * VECS * kN, beta + e0, bytes, &params_landed);
+      }
+    }
   }
   cluster.sync();  // every block's barriers exist before any sum is sent to them
   ClusterMailbox<CLUSTER> mailbox{inbox, arrived, rank};
@@ -568,6 +608,8 @@ __global__ void __launch_bounds__(THREADS, 1024 / THREADS)  // 64 registers a th
     return total;
   };
   uint32_t parity = 0;
+  if constexpr (PARAMS_SMEM)
+    if (mine > 0) mbarrier_wait(&params_landed, 0);
   for (; row < rows; row += clusters) {
     if (mine > 0) mbarrier_wait(&landed, parity);
     parity ^= 1;
@@ -601,8 +643,27 @@ __global__ void __launch_bounds__(THREADS, 1024 / THREADS)  // 64 registers a th
 #pragma unroll
     for (int k = 0; k < VECS; ++k) {
       const int i = threadIdx.x + k * THREADS;
-      if (i < mine)
+      if (i >= mine) continue;
+      if constexpr (PARAMS_SMEM) {
+        // kN parameters: kPV 16-byte shared-memory loads each of gamma and beta.
+        constexpr int kPN = Vec16<P>::kN, kPV = kN / kPN;
+        const Vec16<P>* gs = reinterpret_cast<const Vec16<P>*>(params) + i * kPV;
+        float g[kN], b[kN];
+#pragma unroll
+        for (int u = 0; u < kPV; ++u) {
+          const Vec16<P> a = gs[u];
+#pragma unroll
+          for (int q = 0; q < kPN; ++q) g[u * kPN + q] = to_f(a.v[q]);
+          if constexpr (!RMS) {
+            const Vec16<P> c = gs[THREADS * VECS * kPV + u];
+#pragma unroll
+            for (int q = 0; q < kPN; ++q) b[u * kPN + q] = to_f(c.v[q]);
+          }
+        }
+        normalize_with<T, RMS>(yr, g, b, first + i, mean, rstd, [&](int j) { return v[k][j]; });
+      } else {
         normalize_vector<T, P, RMS>(yr, gamma, beta, first + i, mean, rstd, [&](int j) { return v[k][j]; });
+      }
     }
   }
   cluster.sync();  // no block leaves while another may still send to it

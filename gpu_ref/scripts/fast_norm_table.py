@@ -95,6 +95,28 @@ def variants_65536_note():
             "reduces while the other streams: " + c4 + "; not kept.")
 
 
+def params_smem_note():
+    """fast_norm_params_smem.jsonl: bf16 C = 65536 with gamma/beta in shared memory against the kernel before."""
+    f = d / "fast_norm_params_smem.jsonl"
+    if not f.exists():
+        return "* (fast_norm_params_smem.jsonl missing)"
+    rs = [json.loads(l) for l in open(f)]
+    def pcts(k, v):
+        return "/".join(f"{r['pct_copy']:.1f}" for r in rs if r.get("kernel") == k and r.get("dtype") == "bf16"
+                        and r.get("variant") == v)
+    return ("* bf16 C = 65536 with gamma and beta staged in shared memory (each block's share brought in once by "
+            "two bulk copies, 128 KiB beside the 64 KiB half-row buffer for LayerNorm) instead of read through the "
+            "L1 from the L2 every row -- as many bytes as x at bf16, and the LayerNorm's ncu profile showed the SMs "
+            "issuing half the time: two calls of fast_norm_bench (`fast_norm_params_smem.jsonl`), LayerNorm "
+            f"{pcts('fast_ln', 'stream2_params_smem')}% of the copy against {pcts('fast_ln', 'shipped')}% before, "
+            f"RMSNorm {pcts('fast_rms', 'stream2_params_smem')}% against {pcts('fast_rms', 'shipped')}%; kept "
+            "(shipped for bf16 wherever both fit a block's opt-in shared memory; fp32 needs 256 KiB and keeps the "
+            "L2 reads). In the table's call `stream2_params_smem` and `shipped` are the same kernel for bf16: "
+            f"LayerNorm {at_65536('fast_ln', 'bf16', 'stream2_params_smem'):.1f}% / "
+            f"{at_65536('fast_ln', 'bf16', 'shipped'):.1f}%, RMSNorm "
+            f"{at_65536('fast_rms', 'bf16', 'stream2_params_smem'):.1f}% / {at_65536('fast_rms', 'bf16', 'shipped'):.1f}%.")
+
+
 def compile_draws():
     """torch.compile's % of copy_ at each case in this call and in torch_norm_repeat.jsonl."""
     f = d / "torch_norm_repeat.jsonl"
@@ -157,9 +179,9 @@ lines += ["", "## Tried, and kept or not", "",
           f"four blocks {at_65536('fast_ln', 'bf16', 'stream4_mailbox'):.1f} / "
           f"{at_65536('fast_rms', 'bf16', 'stream4_mailbox'):.1f}, two sweeps (shipped before) "
           f"{at_65536('fast_ln', 'bf16', 'two_sweep'):.1f} / {at_65536('fast_rms', 'bf16', 'two_sweep'):.1f}. "
-          "bf16 LayerNorm stays below 80%: its half-row is half the bytes for the same arithmetic and two exchanges, "
-          "and one block an SM has nothing else to overlap them with. `fast_norm_variants.jsonl` holds older "
-          "alternatives (clusters of 4 or 8 blocks, not streamed, 2 or 8 warp-rows a block): all slower.",
+          "`fast_norm_variants.jsonl` holds older alternatives (clusters of 4 or 8 blocks, not streamed, 2 or 8 "
+          "warp-rows a block): all slower.",
+          params_smem_note(),
           variants_65536_note(),
           "* bf16 C = 65536 held in one block's registers as packed 16-byte words (8 a thread, converted at each "
           "use): 35-40% of the copy against the two sweeps' 70-77% (it spills at 1024 threads, and one block an SM "

@@ -94,9 +94,15 @@ SubKernel frontier_forward(const std::string& kernel, int64_t N, int64_t C, int 
   } else if (sh.scheme == normref::FastScheme::cluster) {
     // A persistent grid: each block's half of the next row arrives in shared
     // memory (one bulk copy) while the current one is reduced and stored.
+    // gamma/beta staged in shared memory beside the buffer where both fit in
+    // a block's opt-in shared memory (fast_launch.cuh: bf16).
     k.name = "fast_norm_cluster_stream";
-    k.function = "fast_norm_cluster_stream<" + T + ", " + T + ", " + R + ", 1024, " + v + ", 2, true>";
-    k.dynamic_smem_bytes = std::min<int64_t>((C * eb / 16 + 1) / 2, 1024 * sh.vecs) * 16;
+    const int64_t buffer_bytes = 1024 * sh.vecs * 16, param_smem = buffer_bytes * (rms ? 1 : 2);
+    const bool params_smem = buffer_bytes + param_smem + normref::kStreamStaticSmemBytes <= gpu.smem_per_block_bytes;
+    k.function = "fast_norm_cluster_stream<" + T + ", " + T + ", " + R + ", 1024, " + v + ", 2, true, " +
+                 (params_smem ? "true" : "false") + ">";
+    k.dynamic_smem_bytes = params_smem ? buffer_bytes + param_smem
+                                       : std::min<int64_t>((C * eb / 16 + 1) / 2, 1024 * sh.vecs) * 16;
     red = Reduction::cluster_two_level;
   } else {
     k.name = "fast_norm_two_sweep";
