@@ -117,6 +117,35 @@ def params_smem_note():
             f"{at_65536('fast_rms', 'bf16', 'stream2_params_smem'):.1f}% / {at_65536('fast_rms', 'bf16', 'shipped'):.1f}%.")
 
 
+def compile_probe_note():
+    """torch_compile_probe.jsonl: Inductor's LayerNorm kernels under ncu against ours (golden cases)."""
+    f = d / "torch_compile_probe.jsonl"
+    idx = d / "index.json"
+    if not f.exists() or not idx.exists():
+        return ""
+    rs = [json.loads(l) for l in open(f)]
+    loaded = json.load(open(idx))
+    cases = {c["id"]: c for c in (loaded["cases"] if isinstance(loaded, dict) else loaded)}
+    ours = {1024: cases.get("fast_ln_fp32_131072x1024"), 4096: cases.get("fast_ln_fp32_32768x4096")}
+    parts = []
+    for r in (r for r in rs if r["source"] == "ncu"):
+        o = ours.get(r["C"])
+        if o is None:
+            continue
+        parts.append(f"C = {r['C']}: `{r['kernel']}`, {r['block']} threads x {r['grid']} blocks, "
+                     f"{r['launch__registers_per_thread']:.0f} registers, {r['gpu__time_duration.sum']:.1f} us against "
+                     f"ours {o['ncu']['duration_us']:.1f} us ({o['block']} threads, {o['ncu']['registers_per_thread']} registers)")
+    trials = {}
+    for r in (r for r in rs if r["source"] == "trials"):
+        trials.setdefault((r["op"], r["C"]), []).append(r["gbps"])
+    tr = "; ".join(f"{k[0]} C={k[1]}: " + "/".join(f"{g:.0f}" for g in v) + " GB/s" for k, v in trials.items())
+    return (" Under ncu (`torch_compile_probe.py`, `torch_compile_probe.jsonl`: fp32 LayerNorm, the same 2^27 "
+            "elements, caches flushed) Inductor's kernels take " + "; ".join(parts) + ": 2-3% less. At C = 4096 it "
+            "is a looped reduction that reads x twice (Welford over chunks of the row with evict-last loads, then "
+            "the normalise re-reading x from the L1 with evict-first), 32 registers and four 512-thread blocks an "
+            "SM; at C = 1024 a warp per row, one row a block. Compiled afresh three times each: " + tr + ".")
+
+
 def compile_draws():
     """torch.compile's % of copy_ at each case in this call and in torch_norm_repeat.jsonl."""
     f = d / "torch_norm_repeat.jsonl"
@@ -192,7 +221,7 @@ lines += ["", "## Tried, and kept or not", "",
           "(an earlier call's fast_norm.jsonl in git history).",
           "* torch.compile against these kernels. " + compile_draws() + " Its fastest draws beat these kernels by "
           "1-4% at a few C; the cache hints above, which a generated kernel might carry, are all slower here, so "
-          "what those draws do differently is still not found.",
+          "what those draws do differently is still not found." + compile_probe_note(),
           "* Software pipelining across rows for short rows (`fast_norm_pipelined`: a persistent grid whose warps load "
           "the next row while they reduce and store the current one), timed in the same run: slower everywhere "
           "(" + pipe_note + "); the second row's registers cut the warps per SM (fp32 C = 1024: 147 registers), "
