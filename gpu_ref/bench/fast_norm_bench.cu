@@ -86,6 +86,33 @@ void launch_wide(const normref::FastShape& sh, T* y, float* mean, float* rstd, c
   });
 }
 
+// A block of TH threads per row holding C / TH elements a thread (VE
+// vectors), launched like the shipped block-per-row kernel: more, lighter
+// threads a row (torch.compile's C = 4096 LayerNorm runs 512 threads and 32
+// registers); TH = 32: a warp per row, one row a block (its C = 1024 kernel).
+template <typename T, bool RMS>
+void launch_threads(int TH, T* y, float* mean, float* rstd, const T* x, const T* g, const T* b, int rows, int C,
+                    cudaStream_t st) {
+  constexpr int kN = normref::dev::Vec16<T>::kN;
+  const int ve = C / (TH * kN);
+  auto go = [&](auto th, auto vecs) {
+    constexpr int A = decltype(th)::value, V = decltype(vecs)::value;
+    normref::dev::fast_norm<T, T, RMS, A, V, 1><<<rows, A, 0, st>>>(y, mean, rstd, x, g, b, rows, C);
+  };
+  auto with_ve = [&](auto th) {
+    switch (ve) {
+      case 1: go(th, std::integral_constant<int, 1>{}); break;
+      case 2: go(th, std::integral_constant<int, 2>{}); break;
+      case 4: go(th, std::integral_constant<int, 4>{}); break;
+      case 8: go(th, std::integral_constant<int, 8>{}); break;
+      default: std::fprintf(stderr, "launch_threads: C %d at %d threads\n", C, TH); std::exit(1);
+    }
+  };
+  if (TH == 32) with_ve(std::integral_constant<int, 32>{});
+  else if (TH == 512) with_ve(std::integral_constant<int, 512>{});
+  else with_ve(std::integral_constant<int, 1024>{});
+}
+
 // The other schemes for C = 65536, measured beside the shipped one: the
 // one-row-per-cluster kernel (fp32) and the two sweeps over x.
 template <typename T, bool RMS>
@@ -115,6 +142,13 @@ std::vector<std::string> variants(int C, bool bf16) {
   }
   std::vector<std::string> v(std::begin(kHintNames), std::end(kHintNames));
   v.push_back(C <= 1024 ? "pipelined" : "wide");
+  // More, lighter threads a row (where C / threads is 1, 2, 4 or 8 vectors).
+  const int kN = bf16 ? 8 : 4;
+  for (int th : {32, 512, 1024}) {
+    const int ve = C / (th * kN);
+    if (C % (th * kN) == 0 && (ve == 1 || ve == 2 || ve == 4 || ve == 8) && ve <= (bf16 ? 4 : 8))
+      v.push_back(th == 32 ? "warp_row" : "threads" + std::to_string(th));
+  }
   return v;
 }
 
@@ -122,9 +156,11 @@ std::vector<std::string> variants(int C, bool bf16) {
 
 int main(int argc, char** argv) {
   int reps = 20, only_c = 0;  // --c C: that row length alone
+  std::string only_variants;  // --variants a,b,c: those variants alone (and the shipped kernel)
   for (int i = 1; i + 1 < argc; ++i) {
     if (std::string(argv[i]) == "--reps") reps = std::atoi(argv[i + 1]);
     if (std::string(argv[i]) == "--c") only_c = std::atoi(argv[i + 1]);
+    if (std::string(argv[i]) == "--variants") only_variants = "," + std::string(argv[i + 1]) + ",";
   }
   cudaStream_t st;
   CUDA_OK(cudaStreamCreate(&st));
@@ -169,6 +205,8 @@ int main(int argc, char** argv) {
       for (int rms = 0; rms < 2; ++rms)
       if (only_c == 0 || C == only_c)
       for (const std::string& variant : variants(C, bf16)) {
+        if (!only_variants.empty() && variant != "shipped" && only_variants.find("," + variant + ",") == std::string::npos)
+          continue;
         const int rows = static_cast<int>(n / C);
         const size_t eb = bf16 ? 2 : 4;
         normref::FastShape sh = normref::fast_norm_shape(C, eb);
@@ -216,6 +254,9 @@ int main(int argc, char** argv) {
               else if (four) go(fast_norm_cluster_stream<T, T, R, 512, V, 4, false>, 512, 4);
               else if (mailbox) go(fast_norm_cluster_stream<T, T, R, 1024, V, 2, true>, 1024, 2);
               else go(fast_norm_cluster_stream<T, T, R, 1024, V, 2, false>, 1024, 2);
+            } else if (variant == "warp_row" || variant.rfind("threads", 0) == 0) {
+              launch_threads<T, R>(variant == "warp_row" ? 32 : std::atoi(variant.c_str() + 7), y, mean, rstd, x, gm, bt,
+                                   rows, C, st);
             } else if (variant == "wide") {
               launch_wide<T, R>(sh, y, mean, rstd, x, gm, bt, rows, C, st);
             } else if (variant == "pipelined") {

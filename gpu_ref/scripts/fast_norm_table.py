@@ -146,6 +146,30 @@ def compile_probe_note():
             "SM; at C = 1024 a warp per row, one row a block. Compiled afresh three times each: " + tr + ".")
 
 
+def threads_note():
+    """fast_norm_threads.jsonl: more, lighter threads a row, two calls, against the shipped shapes."""
+    f = d / "fast_norm_threads.jsonl"
+    if not f.exists():
+        return "* (fast_norm_threads.jsonl missing)"
+    rs = [json.loads(l) for l in open(f)]
+    by = {}
+    for r in rs:
+        if r.get("variant"):
+            by.setdefault((r["kernel"], r["dtype"], r["C"], r["variant"]), []).append(r["pct_copy"])
+    parts = []
+    for (k, t, C, v), p in sorted(by.items(), key=lambda kv: (kv[0][1], kv[0][2], kv[0][0], kv[0][3])):
+        if v == "shipped" or (k, t, C, "shipped") not in by:
+            continue
+        base = by[(k, t, C, "shipped")]
+        parts.append(f"{k} {t} C={C} {v} {'/'.join(f'{x:.1f}' for x in p)}% (shipped {'/'.join(f'{x:.1f}' for x in base)}%)")
+    return ("* Shapes with more, lighter threads a row, as torch.compile's kernels have (two calls of fast_norm_bench "
+            "`--variants warp_row,threads512,threads1024`, `fast_norm_threads.jsonl`; warp_row: a warp per row and one "
+            "row a block instead of four): " + "; ".join(parts) + ". A warp per row one row a block gains 1-2 points at "
+            "C = 1024 (a block's slot frees when its row is done, not when the slowest of four is), 512 or 1024 "
+            "threads gain 0.2-2 points at some C and lose up to 32 points at others; none reaches torch.compile's fastest draws "
+            "(99-102% of `copy_`), so the shipped shapes stay.")
+
+
 def compile_draws():
     """torch.compile's % of copy_ at each case in this call and in torch_norm_repeat.jsonl."""
     f = d / "torch_norm_repeat.jsonl"
@@ -212,6 +236,7 @@ lines += ["", "## Tried, and kept or not", "",
           "warp-rows a block): all slower.",
           params_smem_note(),
           variants_65536_note(),
+          threads_note(),
           "* bf16 C = 65536 held in one block's registers as packed 16-byte words (8 a thread, converted at each "
           "use): 35-40% of the copy against the two sweeps' 70-77% (it spills at 1024 threads, and one block an SM "
           "leaves nothing to overlap its reductions); not kept. The two sweeps' LayerNorm re-reads 27% of x from DRAM "
