@@ -38,7 +38,7 @@ normref::FastShape launch(T* y, float* mean, float* rstd, const T* x, const T* g
 /// The hint variants: 0 none (shipped), 1 evict-first loads and stores,
 /// 2 evict-first loads, 3 evict-first stores, 4 256-byte L2 prefetch on loads.
 constexpr const char* kHintNames[] = {"shipped", "hint_evict_first", "hint_evict_first_load", "hint_evict_first_store",
-                                      "hint_prefetch_256"};
+                                      "hint_prefetch_256", "hint_l1_no_allocate", "hint_l1_evict_first"};
 template <typename T, bool RMS>
 void launch_hinted(int hint, T* y, float* mean, float* rstd, const T* x, const T* g, const T* b, int rows, int C,
                    cudaStream_t st) {
@@ -48,6 +48,8 @@ void launch_hinted(int hint, T* y, float* mean, float* rstd, const T* x, const T
     case 2: launch<T, RMS, E, N>(y, mean, rstd, x, g, b, rows, C, st); break;
     case 3: launch<T, RMS, N, E>(y, mean, rstd, x, g, b, rows, C, st); break;
     case 4: launch<T, RMS, P, N>(y, mean, rstd, x, g, b, rows, C, st); break;
+    case 5: launch<T, RMS, L2Hint::l1_no_allocate, N>(y, mean, rstd, x, g, b, rows, C, st); break;
+    case 6: launch<T, RMS, L2Hint::l1_evict_first, N>(y, mean, rstd, x, g, b, rows, C, st); break;
     default: launch<T, RMS>(y, mean, rstd, x, g, b, rows, C, st); break;
   }
 }

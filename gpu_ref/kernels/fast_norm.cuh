@@ -34,7 +34,7 @@ __device__ __forceinline__ void fast_store(T* p, const Vec16<T>& v) {
 // an L2 evict-first or evict-last policy (createpolicy + .L2::cache_hint, L1
 // not allocated), or a 256-byte L2 prefetch on loads. The shipped kernels
 // use none; fast_norm_bench measures the others beside them.
-enum class L2Hint { none, evict_first, prefetch_256, evict_last };
+enum class L2Hint { none, evict_first, prefetch_256, evict_last, l1_no_allocate, l1_evict_first };
 
 template <L2Hint H>
 __device__ __forceinline__ uint64_t l2_policy() {
@@ -56,6 +56,14 @@ struct HintedAccess {
       int4 w;
       if constexpr (LOAD == L2Hint::prefetch_256) {
         asm volatile("ld.global.L2::256B.v4.s32 {%0, %1, %2, %3}, [%4];"
+                     : "=r"(w.x), "=r"(w.y), "=r"(w.z), "=r"(w.w)
+                     : "l"(p));
+      } else if constexpr (LOAD == L2Hint::l1_no_allocate) {  // x bypasses the L1: gamma/beta stay there
+        asm volatile("ld.global.L1::no_allocate.v4.s32 {%0, %1, %2, %3}, [%4];"
+                     : "=r"(w.x), "=r"(w.y), "=r"(w.z), "=r"(w.w)
+                     : "l"(p));
+      } else if constexpr (LOAD == L2Hint::l1_evict_first) {
+        asm volatile("ld.global.L1::evict_first.v4.s32 {%0, %1, %2, %3}, [%4];"
                      : "=r"(w.x), "=r"(w.y), "=r"(w.z), "=r"(w.w)
                      : "l"(p));
       } else {

@@ -146,6 +146,21 @@ def compile_probe_note():
             "SM; at C = 1024 a warp per row, one row a block. Compiled afresh three times each: " + tr + ".")
 
 
+def l1_hints_note():
+    """fast_norm_l1_hints.jsonl: x's loads kept out of the L1 (two calls) against the shipped loads."""
+    f = d / "fast_norm_l1_hints.jsonl"
+    if not f.exists():
+        return "* (fast_norm_l1_hints.jsonl missing)"
+    rs = [json.loads(l) for l in open(f) if '"variant"' in l]
+    def rng(v):
+        ps = [r["pct_copy"] for r in rs if r.get("variant") == v and r["C"] <= 16384]
+        return f"{min(ps):.0f}-{max(ps):.0f}%"
+    return ("* x's loads kept out of the L1 so that gamma/beta stay there (PTX `ld.global.L1::no_allocate`, or "
+            "`L1::evict_first`; two calls, `fast_norm_l1_hints.jsonl`, C <= 16384): " + rng("hint_l1_no_allocate")
+            + " and " + rng("hint_l1_evict_first") + " of the copy against the shipped " + rng("shipped")
+            + ": 2-5 points slower everywhere; not kept.")
+
+
 def threads_note():
     """fast_norm_threads.jsonl: more, lighter threads a row, two calls, against the shipped shapes."""
     f = d / "fast_norm_threads.jsonl"
@@ -237,6 +252,7 @@ lines += ["", "## Tried, and kept or not", "",
           params_smem_note(),
           variants_65536_note(),
           threads_note(),
+          l1_hints_note(),
           "* bf16 C = 65536 held in one block's registers as packed 16-byte words (8 a thread, converted at each "
           "use): 35-40% of the copy against the two sweeps' 70-77% (it spills at 1024 threads, and one block an SM "
           "leaves nothing to overlap its reductions); not kept. The two sweeps' LayerNorm re-reads 27% of x from DRAM "
