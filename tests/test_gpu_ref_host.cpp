@@ -104,12 +104,13 @@ TEST(NormrefValidate, PassesCorrectKernelsFailsSinglePassOnCancellationAndUnwrit
 
 TEST(FastShape, RowsGoToWarpsBlocksClustersOrTwoSweeps) {
   // fp32: 8 vectors (32 values) a thread at most.
-  const FastShape w = fast_norm_shape(768, 4);  // 192 vectors: a warp of 6 each, 4 rows a block
+  const FastShape w = fast_norm_shape(768, 4);  // 192 vectors: a warp of 6 each, one row a block
   EXPECT_EQ(w.scheme, FastScheme::registers);
   EXPECT_EQ(w.threads_per_row, 32);
   EXPECT_EQ(w.vecs, 6);
-  EXPECT_EQ(w.block(), 128);
-  EXPECT_EQ(w.grid(8193, 0), 2049);
+  EXPECT_EQ(w.rows_per_block, 1);
+  EXPECT_EQ(w.block(), 32);
+  EXPECT_EQ(w.grid(8193, 0), 8193);
   const FastShape b = fast_norm_shape(4096, 4);  // 1024 vectors: 128 threads x 8
   EXPECT_EQ(b.threads_per_row, 128);
   EXPECT_EQ(b.rows_per_block, 1);
@@ -131,12 +132,12 @@ TEST(FastShape, RowsGoToWarpsBlocksClustersOrTwoSweeps) {
 TEST(NormrefArgs, FrontierKernelsPickTheirBlockAndRefuseWhatTheyCannotHold) {
   Args a;
   EXPECT_FALSE(parse({"--kernel", "fast_ln", "--rows", "8", "--hidden", "768"}, a));
-  EXPECT_EQ(effective_block(a, *find_kernel("fast_ln")), 128);
-  EXPECT_FALSE(parse({"--kernel", "fast_ln", "--rows", "8", "--hidden", "768", "--block", "128"}, a));
+  EXPECT_EQ(effective_block(a, *find_kernel("fast_ln")), 32);  // a warp per row, one row a block
+  EXPECT_FALSE(parse({"--kernel", "fast_ln", "--rows", "8", "--hidden", "768", "--block", "32"}, a));
   Args b;
   const auto wrong = parse({"--kernel", "fast_ln", "--rows", "8", "--hidden", "768", "--block", "256"}, b);
   ASSERT_TRUE(wrong);
-  EXPECT_NE(wrong->find("allowed: 0 or 128"), std::string::npos) << *wrong;
+  EXPECT_NE(wrong->find("allowed: 0 or 32"), std::string::npos) << *wrong;
   Args c;
   const auto big = parse({"--kernel", "bwd_twolevel", "--rows", "8", "--hidden", "16384"}, c);
   ASSERT_TRUE(big);

@@ -91,7 +91,7 @@ void launch_wide(const normref::FastShape& sh, T* y, float* mean, float* rstd, c
 // A block of TH threads per row holding C / TH elements a thread (VE
 // vectors), launched like the shipped block-per-row kernel: more, lighter
 // threads a row (torch.compile's C = 4096 LayerNorm runs 512 threads and 32
-// registers); TH = 32: a warp per row, one row a block (its C = 1024 kernel).
+// registers).
 template <typename T, bool RMS>
 void launch_threads(int TH, T* y, float* mean, float* rstd, const T* x, const T* g, const T* b, int rows, int C,
                     cudaStream_t st) {
@@ -106,12 +106,11 @@ void launch_threads(int TH, T* y, float* mean, float* rstd, const T* x, const T*
       case 1: go(th, std::integral_constant<int, 1>{}); break;
       case 2: go(th, std::integral_constant<int, 2>{}); break;
       case 4: go(th, std::integral_constant<int, 4>{}); break;
-      case 8: go(th, std::integral_constant<int, 8>{}); break;
+      case 8: go(th, std::integral_constant<int, (sizeof(T) == 4 ? 8 : 4)>{}); break;
       default: std::fprintf(stderr, "launch_threads: C %d at %d threads\n", C, TH); std::exit(1);
     }
   };
-  if (TH == 32) with_ve(std::integral_constant<int, 32>{});
-  else if (TH == 512) with_ve(std::integral_constant<int, 512>{});
+  if (TH == 512) with_ve(std::integral_constant<int, 512>{});
   else with_ve(std::integral_constant<int, 1024>{});
 }
 
@@ -146,10 +145,10 @@ std::vector<std::string> variants(int C, bool bf16) {
   v.push_back(C <= 1024 ? "pipelined" : "wide");
   // More, lighter threads a row (where C / threads is 1, 2, 4 or 8 vectors).
   const int kN = bf16 ? 8 : 4;
-  for (int th : {32, 512, 1024}) {
+  for (int th : {512, 1024}) {
     const int ve = C / (th * kN);
     if (C % (th * kN) == 0 && (ve == 1 || ve == 2 || ve == 4 || ve == 8) && ve <= (bf16 ? 4 : 8))
-      v.push_back(th == 32 ? "warp_row" : "threads" + std::to_string(th));
+      v.push_back("threads" + std::to_string(th));
   }
   return v;
 }
@@ -256,9 +255,8 @@ int main(int argc, char** argv) {
               else if (four) go(fast_norm_cluster_stream<T, T, R, 512, V, 4, false>, 512, 4);
               else if (mailbox) go(fast_norm_cluster_stream<T, T, R, 1024, V, 2, true>, 1024, 2);
               else go(fast_norm_cluster_stream<T, T, R, 1024, V, 2, false>, 1024, 2);
-            } else if (variant == "warp_row" || variant.rfind("threads", 0) == 0) {
-              launch_threads<T, R>(variant == "warp_row" ? 32 : std::atoi(variant.c_str() + 7), y, mean, rstd, x, gm, bt,
-                                   rows, C, st);
+            } else if (variant.rfind("threads", 0) == 0) {
+              launch_threads<T, R>(std::atoi(variant.c_str() + 7), y, mean, rstd, x, gm, bt, rows, C, st);
             } else if (variant == "wide") {
               launch_wide<T, R>(sh, y, mean, rstd, x, gm, bt, rows, C, st);
             } else if (variant == "pipelined") {

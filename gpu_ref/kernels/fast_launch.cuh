@@ -82,7 +82,7 @@ cudaError_t launch_fast_norm(const FastShape& s, T* y, float* mean, float* rstd,
   if (s.scheme == FastScheme::registers) {
     constexpr int V = sizeof(T) == 4 ? 8 : 4;  // fast_max_vecs
     auto go = [&](auto th, auto vecs) {
-      constexpr int TH = decltype(th)::value, VE = decltype(vecs)::value, R = TH == 32 ? 4 : 1;
+      constexpr int TH = decltype(th)::value, VE = decltype(vecs)::value, R = 1;
       auto* f = [] {
         if constexpr (LOAD == L2Hint::none && STORE == L2Hint::none) return fast_norm<T, P, RMS, TH, VE, R>;
         else return fast_norm_hinted<T, P, RMS, TH, VE, R, LOAD, STORE>;

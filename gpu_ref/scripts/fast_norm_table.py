@@ -179,10 +179,23 @@ def threads_note():
         parts.append(f"{k} {t} C={C} {v} {'/'.join(f'{x:.1f}' for x in p)}% (shipped {'/'.join(f'{x:.1f}' for x in base)}%)")
     return ("* Shapes with more, lighter threads a row, as torch.compile's kernels have (two calls of fast_norm_bench "
             "`--variants warp_row,threads512,threads1024`, `fast_norm_threads.jsonl`; warp_row: a warp per row and one "
-            "row a block instead of four): " + "; ".join(parts) + ". A warp per row one row a block gains 1-2 points at "
-            "C = 1024 (a block's slot frees when its row is done, not when the slowest of four is), 512 or 1024 "
-            "threads gain 0.2-2 points at some C and lose up to 32 points at others; none reaches torch.compile's fastest draws "
-            "(99-102% of `copy_`), so the shipped shapes stay.")
+            "row a block instead of four, the shipped shape of the time): " + "; ".join(parts) + ". 512 or 1024 "
+            "threads gain 0.2-2 points at some C and lose up to 32 points at others: not kept. A warp per row one row "
+            "a block gains 1-2.5 points at C = 1024 (a block's slot frees when its row is done, not when the slowest "
+            "of four is); at C = 768 and 1024 in two more calls (`fast_norm_warp_row.jsonl`): " + warp_row_pairs()
+            + "; never more than 0.2 points slower, so it is the shipped shape since (this table's call).")
+
+
+def warp_row_pairs():
+    f = d / "fast_norm_warp_row.jsonl"
+    if not f.exists():
+        return "(fast_norm_warp_row.jsonl missing)"
+    by = {}
+    for r in (json.loads(l) for l in open(f)):
+        if r.get("variant"):
+            by.setdefault((r["kernel"], r["dtype"], r["C"]), {}).setdefault(r["variant"], []).append(r["pct_copy"])
+    return ", ".join(f"{k} {t} C={C} {'/'.join(f'{x:.1f}' for x in v.get('warp_row', []))}% against "
+                     f"{'/'.join(f'{x:.1f}' for x in v.get('shipped', []))}%" for (k, t, C), v in sorted(by.items()))
 
 
 def compile_draws():

@@ -89,7 +89,7 @@ expect_exit 2 "simt: --kernel: missing (allowed: v1" -- simt --rows 8 --hidden 6
 expect_exit 2 "simt: --dtype: v4 has no bf16 variant (allowed: fp32)" -- simt --kernel v4 --rows 8 --hidden 64 --dtype bf16 -q
 expect_exit 2 "simt: --block: 48 not supported by v5" -- simt --kernel v5 --rows 8 --hidden 64 --block 48 -q
 expect_exit 2 "simt: --hidden: v6 needs a multiple of 8" -- simt --kernel v6 --rows 8 --hidden 100 -q
-expect_exit 2 "simt: --block: fast_ln picks its block from --hidden (allowed: 0 or 128 at hidden 768)" -- simt --kernel fast_ln --rows 8 --hidden 768 --block 256 -q
+expect_exit 2 "simt: --block: fast_ln picks its block from --hidden (allowed: 0 or 32 at hidden 768)" -- simt --kernel fast_ln --rows 8 --hidden 768 --block 256 -q
 expect_exit 2 "simt: --hidden: 16384 exceeds bwd_twolevel's on-chip scheme (allowed: 8..8192 for fp32)" -- simt --kernel bwd_twolevel --rows 8 --hidden 16384 -q
 printf 'lanes: 32\nasic: {l2: {capacity_bytes: 0}}\n' >"$T/l2zero.yaml"
 printf 'lanes: 32\nasic: {l2: {size: 5}}\n' >"$T/l2key.yaml"
