@@ -238,8 +238,8 @@ int main(int argc, char** argv) {
               const bool four = variant[6] == '4', mailbox = variant.find("mailbox") != std::string::npos;
               const bool params_smem = variant == "stream2_params_smem";
               auto go = [&](auto* f, int threads, int cluster) {
-                int smem = threads * normref::fast_max_vecs(sizeof(T)) * 16;
-                if (params_smem) smem += normref::dev::stream_params_bytes<1024, (sizeof(T) == 4 ? 8 : 4), T, T, R>();
+                const int smem = params_smem ? normref::stream_smem_bytes(sizeof(T), sizeof(T), R)
+                                             : threads * normref::fast_max_vecs(sizeof(T)) * 16;
                 CUDA_OK(cudaFuncSetAttribute(f, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
                 const int grid = std::min(rows, normref::dev::resident_clusters(f, threads, smem, cluster, st)) * cluster;
                 CUDA_OK(normref::dev::launch_cluster(f, grid, threads, smem, cluster, st, y, mean, rstd, x, gm, bt, rows, C));

@@ -33,11 +33,20 @@ struct FastShape {
 };
 
 /// Values a thread keeps at most: 32 (8 fp32 vectors, 4 bf16 vectors).
-inline int fast_max_vecs(int elem_bytes) { return elem_bytes == 4 ? 8 : 4; }
+constexpr int fast_max_vecs(int elem_bytes) { return elem_bytes == 4 ? 8 : 4; }
 /// Static shared memory of fast_norm_cluster_stream, at most (block sums,
 /// inboxes, barriers): with its dynamic buffers it must fit a block's opt-in
 /// shared memory, which decides whether gamma/beta are staged there too.
 inline constexpr int kStreamStaticSmemBytes = 1024;
+/// fast_norm_cluster_stream's dynamic shared memory with gamma (and, for
+/// LayerNorm, beta) staged beside its half-row buffer: 1024 threads x
+/// fast_max_vecs 16-byte vectors of x, and as many elements of each
+/// parameter at `param_bytes` each. The launcher stages them where this
+/// plus the static part fits a block's opt-in shared memory.
+constexpr int stream_smem_bytes(int elem_bytes, int param_bytes, bool rms) {
+  const int vectors = 1024 * fast_max_vecs(elem_bytes);
+  return vectors * 16 + vectors * (16 / elem_bytes) * param_bytes * (rms ? 1 : 2);
+}
 
 /// Smallest power-of-two thread count (32..1024) whose threads hold a row of
 /// `nvec` vectors at `max_vecs` each; 0 when 1024 threads are not enough.

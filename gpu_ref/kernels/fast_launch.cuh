@@ -113,18 +113,18 @@ cudaError_t launch_fast_norm(const FastShape& s, T* y, float* mean, float* rstd,
     // both fit (bf16 at P = bf16: 192 KB for LayerNorm): the normalise then
     // reads no parameter bytes from the L2 (bf16 LayerNorm at C = 65536: 72%
     // -> 85% of the copy bandwidth, FAST_NORM.md).
-    constexpr int kBufferBytes = 1024 * V * 16, kParamBytes = stream_params_bytes<1024, V, T, P, RMS>();
+    constexpr int kSmemBytes = stream_smem_bytes(sizeof(T), sizeof(P), RMS);
     int dev = 0, optin = 0;
     if (cudaError_t e = cudaGetDevice(&dev)) return e;
     if (cudaError_t e = cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev)) return e;
     // (Instantiated only where it can fit sm_90's 227 KiB, the largest opt-in.)
-    constexpr bool kMayFit = kBufferBytes + kParamBytes + kStreamStaticSmemBytes <= 227 * 1024;
-    const bool params_smem = kMayFit && kBufferBytes + kParamBytes + kStreamStaticSmemBytes <= optin;
+    constexpr bool kMayFit = kSmemBytes + kStreamStaticSmemBytes <= 227 * 1024;
+    const bool params_smem = kMayFit && kSmemBytes + kStreamStaticSmemBytes <= optin;
     auto* f = fast_norm_cluster_stream<T, P, RMS, 1024, V, 2, true, false>;
     if constexpr (kMayFit)
       if (params_smem) f = fast_norm_cluster_stream<T, P, RMS, 1024, V, 2, true, true>;
     li.func = reinterpret_cast<const void*>(f);
-    const int smem = params_smem ? kBufferBytes + kParamBytes
+    const int smem = params_smem ? kSmemBytes
                                  : static_cast<int>(std::min<int64_t>((C / Vec16<T>::kN + 1) / 2, 1024 * V) * 16);
     if (cudaError_t e = cudaFuncSetAttribute(f, cudaFuncAttributeMaxDynamicSharedMemorySize, smem)) return e;
     li.grid = static_cast<int>(s.grid(rows, resident_clusters(f, 1024, smem, 2, st) * 2));

@@ -472,24 +472,26 @@ __device__ __forceinline__ void mbarrier_init(uint64_t* bar, uint32_t arrivals) 
   asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(smem_address(bar)), "r"(arrivals) : "memory");
   asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
 }
-/// One thread: `bytes` (a multiple of 16) from global `src` to shared `dst`;
-/// the barrier's phase completes when they have landed.
-__device__ __forceinline__ void bulk_load(void* dst, const void* src, uint32_t bytes, uint64_t* bar) {
-  // Earlier generic-proxy reads of dst come before the copy engine's writes.
-  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+/// The barrier's current phase also waits for `bytes` of asynchronous
+/// transfers (bulk copies, st.async) to land; one arrival.
+__device__ __forceinline__ void mbarrier_expect_tx(uint64_t* bar, uint32_t bytes) {
   asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(smem_address(bar)), "r"(bytes)
                : "memory");
-  asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(
-                   smem_address(dst)),
-               "l"(src), "r"(bytes), "r"(smem_address(bar))
-               : "memory");
 }
-/// The copy alone, for a barrier whose expected bytes the caller has set.
+/// One thread: `bytes` (a multiple of 16) from global `src` to shared `dst`,
+/// counted on `bar`, whose expected bytes the caller has set.
 __device__ __forceinline__ void bulk_copy(void* dst, const void* src, uint32_t bytes, uint64_t* bar) {
   asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(
                    smem_address(dst)),
                "l"(src), "r"(bytes), "r"(smem_address(bar))
                : "memory");
+}
+/// One thread: a bulk copy the barrier's phase completes on.
+__device__ __forceinline__ void bulk_load(void* dst, const void* src, uint32_t bytes, uint64_t* bar) {
+  // Earlier generic-proxy reads of dst come before the copy engine's writes.
+  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+  mbarrier_expect_tx(bar, bytes);
+  bulk_copy(dst, src, bytes, bar);
 }
 __device__ __forceinline__ void mbarrier_wait(uint64_t* bar, uint32_t parity) {
   uint32_t done = 0;
@@ -531,9 +533,7 @@ struct ClusterMailbox {
     const uint32_t buf = exchanges & 1, parity = (exchanges >> 1) & 1;
     ++exchanges;
     if (threadIdx.x == 0) {
-      asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(smem_address(&arrived[buf])),
-                   "r"(CLUSTER * 4)
-                   : "memory");
+      mbarrier_expect_tx(&arrived[buf], CLUSTER * 4);
 #pragma unroll
       for (int r = 0; r < CLUSTER; ++r) st_async_to_rank(&inbox[buf * CLUSTER + rank], block_sum, &arrived[buf], r);
     }
@@ -556,11 +556,7 @@ struct ClusterMailbox {
 // them). Dynamic shared memory: one half-row, per_block x 16 bytes; with
 // PARAMS_SMEM also the block's share of gamma (and beta), brought in once,
 // so the normalise reads them from shared memory instead of from the L2
-// every row (as many bytes as x at P = T).
-template <int THREADS, int VECS, typename T, typename P, bool RMS>
-constexpr int stream_params_bytes() {
-  return THREADS * VECS * Vec16<T>::kN * static_cast<int>(sizeof(P)) * (RMS ? 1 : 2);
-}
+// every row (as many bytes as x at P = T); its size: stream_smem_bytes.
 template <typename T, typename P, bool RMS, int THREADS, int VECS, int CLUSTER, bool MAILBOX, bool PARAMS_SMEM = false>
 __global__ void __launch_bounds__(THREADS, 1024 / THREADS)  // 64 registers a thread: 1024 threads an SM
     fast_norm_cluster_stream(T* __restrict__ y, float* __restrict__ mean_out, float* __restrict__ rstd_out,
@@ -593,9 +589,7 @@ __global__ void __launch_bounds__(THREADS, 1024 / THREADS)  // 64 registers a th
         // Both land on one barrier: its expected bytes are the sum of the two copies.
         const uint32_t bytes = mine * kN * static_cast<uint32_t>(sizeof(P));
         const int64_t e0 = static_cast<int64_t>(first) * kN;
-        asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(smem_address(&params_landed)),
-                     "r"(RMS ? bytes : 2 * bytes)
-                     : "memory");
+        mbarrier_expect_tx(&params_landed, RMS ? bytes : 2 * bytes);
         bulk_copy(params, gamma + e0, bytes, &params_landed);
         if constexpr (!RMS) bulk_copy(params + THREADS * VECS * kN, beta + e0, bytes, &params_landed);
       }

@@ -81,6 +81,13 @@ int RereadStream::fifo_transactions(const AccelContext& ctx) {
   return std::max(1, static_cast<int>(fifo_bytes / chunk_bytes));
 }
 
+void RereadStream::next_chunk() {
+  if (++chunk_ == ctx_.chunks) {
+    chunk_ = 0;
+    ++row_;
+  }
+}
+
 void RereadStream::step() {
   const int64_t stored = ctx_.stored_elems;
   if (stored >= ctx_.hidden) return;  // SRAM replay: nothing to re-read
@@ -92,19 +99,13 @@ void RereadStream::step() {
         return;
       }
       pending_.reset();
-      if (++chunk_ == ctx_.chunks) {
-        chunk_ = 0;
-        ++row_;
-      }
+      next_chunk();
     }
     if (row_ == ctx_.rows) return;
     const int64_t b = ctx_.chunk_begin(chunk_), e = ctx_.chunk_end(chunk_);
     const int64_t db = (e - b) - std::max<int64_t>(0, std::min(e, stored) - b);
-    if (db <= 0) {
-      if (++chunk_ == ctx_.chunks) {
-        chunk_ = 0;
-        ++row_;
-      }
+    if (db <= 0) {  // kept in SRAM: nothing to re-read
+      next_chunk();
       continue;
     }
     pending_ = ctx_.dram->read(now_cycles(), static_cast<double>(db * ctx_.in_bytes), Traffic::input_reread);

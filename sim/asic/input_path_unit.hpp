@@ -51,6 +51,7 @@ SC_MODULE(RereadStream) {
 
  private:
   void step();
+  void next_chunk();
   AccelContext& ctx_;
   int64_t row_ = 0;
   int chunk_ = 0;

@@ -5,6 +5,7 @@ namespace normsim::asic {
 NormalizeUnit::NormalizeUnit(sc_core::sc_module_name n, AccelContext& ctx)
     : sc_module(n),
       ctx_(ctx),
+      write_buffer_bytes_(static_cast<double>(ctx.cfg.dram.max_outstanding) * ctx.cfg.dram.burst_bytes),
       fetch_sram_(static_cast<size_t>(ctx.chunks)),
       fetch_dram_(static_cast<size_t>(ctx.chunks)) {
   SC_METHOD(step);
@@ -102,9 +103,7 @@ void NormalizeUnit::schedule_chunk() {
     }
   }
   ctx_.normalize_busy += work;
-  // Output: the write buffer (what the DRAM can have in flight) must have
-  // room for this transaction.
-  const double write_buffer = static_cast<double>(ctx_.cfg.dram.max_outstanding) * ctx_.cfg.dram.burst_bytes;
+  // Output: the write buffer must have room for this transaction.
   const double out = static_cast<double>(elems * ctx_.out_bytes);
   issue_ = end;
   auto retire_front = [&] {
@@ -112,7 +111,7 @@ void NormalizeUnit::schedule_chunk() {
     writes_.pop_front();
   };
   while (!writes_.empty() && writes_.front().first.done <= issue_) retire_front();
-  while (!writes_.empty() && write_bytes_in_flight_ + out > write_buffer) {
+  while (!writes_.empty() && write_bytes_in_flight_ + out > write_buffer_bytes_) {
     if (writes_.front().first.done > issue_) {
       ctx_.normalize_stalls.dram_write += writes_.front().first.done - issue_;
       issue_ = writes_.front().first.done;
@@ -147,8 +146,7 @@ void NormalizeUnit::finish_row() {
     if (ctx_.rtl) ctx_.rtl->post_normalize(slot_->row, slot_->x, slot_->state, y_);
     ctx_.checker->check_row(slot_->x, y_, slot_->state.stats());
   }
-  const int64_t stored = ctx_.stored_elems;
-  ctx_.sram->hold(-stored * ctx_.in_bytes);
+  ctx_.sram->hold(-ctx_.stored_elems * ctx_.in_bytes);
   ctx_.param_buffer_reads += static_cast<uint64_t>(ctx_.param_bytes);  // gamma/beta read once per row
   ++ctx_.rows_done;
 }

@@ -97,11 +97,11 @@ SubKernel frontier_forward(const std::string& kernel, int64_t N, int64_t C, int 
     // gamma/beta staged in shared memory beside the buffer where both fit in
     // a block's opt-in shared memory (fast_launch.cuh: bf16).
     k.name = "fast_norm_cluster_stream";
-    const int64_t buffer_bytes = 1024 * sh.vecs * 16, param_smem = buffer_bytes * (rms ? 1 : 2);
-    const bool params_smem = buffer_bytes + param_smem + normref::kStreamStaticSmemBytes <= gpu.smem_per_block_bytes;
+    const int with_params = normref::stream_smem_bytes(eb, eb, rms);
+    const bool params_smem = with_params + normref::kStreamStaticSmemBytes <= gpu.smem_per_block_bytes;
     k.function = "fast_norm_cluster_stream<" + T + ", " + T + ", " + R + ", 1024, " + v + ", 2, true, " +
                  (params_smem ? "true" : "false") + ">";
-    k.dynamic_smem_bytes = params_smem ? buffer_bytes + param_smem
+    k.dynamic_smem_bytes = params_smem ? with_params
                                        : std::min<int64_t>((C * eb / 16 + 1) / 2, 1024 * sh.vecs) * 16;
     red = Reduction::cluster_two_level;
   } else {
