@@ -193,6 +193,24 @@ TEST(Simt, ReReadsMissTheL2OnlyWhenTheRowsInFlightOutgrowIt) {
   EXPECT_LT(reuse_hit_fraction(1e8, 1e6, 4), 1e-7);
 }
 
+TEST(Simt, OneSweepKeepsTheFirstPassTailOnlyWhenTheReReadInsertsLittle) {
+  // 4096 x 8192 fp32, every row in flight: a 134 MB sweep, past the L2.
+  // v4 re-reads with __ldcs and stores with __stcs: the end of the first
+  // pass stays and its re-read hits, for f > 1 - half / X at most (the
+  // cliff's share of the row).
+  const GpuArch& g = h200();
+  const double X = 4096.0 * 8192 * 4;
+  const LaunchPrediction v4 = run("v4", 4096, 8192).launches[0];
+  EXPECT_EQ(v4.occ.rows_in_flight, 4096);
+  EXPECT_GT(v4.l2_hit, 0.5 * (g.l2.sweep_half_bytes / X));
+  EXPECT_LT(v4.l2_hit, 1.1 * (g.l2.sweep_half_bytes / X));
+  // rms_warp re-reads with plain loads: each re-read re-inserts its line,
+  // the distance stays about X, and the sweep misses throughout.
+  EXPECT_LT(run("rms_warp", 4096, 8192).launches[0].l2_hit, 0.01);
+  // A sweep that fits (8192 x 768, 25 MB) hits whatever the hints.
+  for (const char* k : {"v3", "v4", "rms_warp"}) EXPECT_GT(run(k, 8192, 768).launches[0].l2_hit, 0.99) << k;
+}
+
 TEST(Simt, HardwareRsqrtTableKeepsItsMeasuredProperties) {
   const HardwareRsqrt hw(golden() + "/rsqrt_delta.npy.gz");
   std::mt19937 g(5);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <vector>
 
 namespace normsim::simt {
 
@@ -91,33 +92,51 @@ LaunchPrediction predict_launch(const SubKernel& k, const GpuArch& g) {
   r.l1_hit = gp > 1 && !k.uncoalesced && l1_free > 0
                  ? reuse_hit_fraction(rows_per_sm * row_bytes, l1_free, g.l2.reuse_steepness)
                  : 0.0;
-  // L2: the reuse distance D, bytes brought into the L2 between a row's pass
-  // and its next one. With every row in flight at once (one wave) that is
-  // everyone's first pass; otherwise the in-flight rows each advance one
-  // pass: their average per pass. Evict-first lines (__ldcs, __stcs) weigh
-  // less (they leave first); stores have weights of their own.
+  // L2: the reuse distance D(f), bytes that enter the L2 between a row's
+  // access to the byte at fraction f of the row and its next access, in
+  // LRU terms: every later access to another line pushes this one down,
+  // weighted by how long such a line stays (evict-first loads and stores
+  // weigh less; a re-read that hits refreshes its line like an insertion;
+  // L1 hits stay out). u[p] is that weight per byte of x for pass p,
+  // stores of y counted in the last pass.
   if (gp > 1) {
-    const bool one_wave = k.rows <= o.rows_in_flight;
-    if (one_wave) {
-      r.reuse_distance_bytes = static_cast<double>(k.rows) * row_bytes;
-    } else {
-      double per_row = 0;
-      bool first = true;
-      for (const Pass& p : k.passes) {
-        if (!is_global(p.source)) continue;
-        const double w = p.source == Source::global_streaming ? g.l2.evict_first_weight : 1.0;
-        // A re-read that hits still refreshes its line (to most recently
-        // used, or to evict-first with __ldcs): it occupies the L2 like an
-        // insertion. Only L1 hits stay out of the L2.
-        per_row += row_bytes * w * (first ? 1.0 : 1 - r.l1_hit);
-        first = false;
-      }
-      per_row += row_bytes * (k.output_bytes > 0 ? 1.0 : 0.0) *
-                 (k.streaming_store ? g.l2.streaming_store_weight : g.l2.store_weight);
-      r.reuse_distance_bytes = static_cast<double>(o.rows_in_flight) * per_row / gp;
+    std::vector<double> u;
+    for (const Pass& p : k.passes) {
+      if (!is_global(p.source)) continue;
+      const double w = p.source == Source::global_streaming ? g.l2.evict_first_weight : 1.0;
+      u.push_back(w * (u.empty() ? 1.0 : 1 - r.l1_hit));
     }
-    r.l2_hit = one_wave ? reuse_hit_fraction(r.reuse_distance_bytes, g.l2.sweep_half_bytes, g.l2.sweep_steepness)
-                        : reuse_hit_fraction(r.reuse_distance_bytes, g.l2.reuse_half_bytes, g.l2.reuse_steepness);
+    const double out_per_in = in > 0 ? static_cast<double>(k.output_bytes) / in : 0.0;
+    u.back() += out_per_in * (k.streaming_store ? g.l2.streaming_store_weight : g.l2.store_weight);
+    // Rows that start together sweep their passes in lock step: the byte at
+    // f of pass j was last touched at f of pass j-1, and between the two
+    // come the rest of pass j-1 and the start of pass j over all X bytes:
+    // D(f) = X ((1 - f) u[j-1] + f u[j]). The sweep curve is sharp (an LRU
+    // cliff); averaging it over f gives the pass's hit fraction.
+    auto sweep_hit = [&](double x_bytes) {
+      constexpr int kSteps = 64;
+      double hit = 0;
+      for (size_t j = 1; j < u.size(); ++j)
+        for (int s = 0; s < kSteps; ++s) {
+          const double f = (s + 0.5) / kSteps;
+          hit += reuse_hit_fraction(x_bytes * ((1 - f) * u[j - 1] + f * u[j]), g.l2.sweep_half_bytes,
+                                    g.l2.sweep_steepness);
+        }
+      return hit / (kSteps * static_cast<double>(u.size() - 1));
+    };
+    double per_row = 0;
+    for (double w : u) per_row += w * row_bytes;
+    if (k.rows <= o.rows_in_flight) {
+      // One wave: every row is in the sweep.
+      r.reuse_distance_bytes = static_cast<double>(k.rows) * row_bytes;
+      r.l2_hit = sweep_hit(r.reuse_distance_bytes);
+    } else {
+      // Rows start as slots free, out of phase: each sees the in-flight
+      // rows' average insertions per pass, and the steady-state curve's
+      // spread stands for their phases.
+      r.reuse_distance_bytes = static_cast<double>(o.rows_in_flight) * per_row / gp;
+      r.l2_hit = reuse_hit_fraction(r.reuse_distance_bytes, g.l2.reuse_half_bytes, g.l2.reuse_steepness);
+    }
   } else {
     r.l2_hit = 1.0;
   }
