@@ -68,6 +68,53 @@ double reduction_cycles(const Pass& p, const SubKernel& k, const GpuArch& g) {
   return 0;
 }
 
+// One row slot's cycles for each pass of a row: its loads' latency (in
+// batches of loads_in_flight) plus its dependency chain, then the reduction.
+// Where a pass's loads are served: the first global pass from DRAM (cold
+// caches, unloaded latency: the queueing is in the memory p-norm of the
+// duration); a re-read from the L2 or DRAM by the L2 hit fraction, at the
+// L2's far-partition latency (measured 515 cycles; lines are homed in either
+// partition by address) even where the bytes come from L1 -- the profiled
+// normalise loops (ncu_sections: v4 and v5 at 1024 x 4096) take about 700
+// cycles per iteration although their lines are L1-resident.
+std::vector<double> pass_cycles(const SubKernel& k, const GpuArch& g, double l2_hit) {
+  const double elems_per_thread = std::ceil(static_cast<double>(k.hidden) / k.threads_per_row);
+  const double loads_per_thread =
+      std::ceil(static_cast<double>(k.hidden * k.elem_bytes) / (k.threads_per_row * k.vector_bytes));
+  const double l2_lat = g.l2.far_hit_latency_cycles;
+  const double reread_lat = l2_hit * l2_lat + (1 - l2_hit) * g.dram.latency_cycles;
+  std::vector<double> cycles;
+  bool first_global = true;
+  for (const Pass& p : k.passes) {
+    double mem = 0;
+    double batches = std::ceil(loads_per_thread / std::max(1, p.loads_in_flight));
+    if (p.remainder_instr_per_elem > 0) {
+      // Whole bodies, then one load at a time for the leftover elements.
+      const double bodies = std::floor(elems_per_thread / p.body_elems);
+      const double leftover = elems_per_thread - bodies * p.body_elems;
+      batches = std::ceil(bodies * p.body_elems * loads_per_thread / elems_per_thread / std::max(1, p.loads_in_flight)) +
+                leftover * loads_per_thread / elems_per_thread;
+    }
+    if (p.source == Source::params) {
+      const double param_loads = std::ceil(static_cast<double>(k.param_bytes) / (k.block * 16.0));
+      mem = std::ceil(param_loads / std::max(1, p.loads_in_flight)) * l2_lat;
+    } else if (is_global(p.source)) {
+      double lat = first_global ? g.dram.latency_cycles : reread_lat;
+      if (k.uncoalesced) lat = g.l2.far_hit_latency_cycles;  // scattered lines: every load an L1 miss
+      mem = batches * lat;
+      first_global = false;
+    } else if (p.source == Source::shared) {
+      mem = batches * g.smem_latency_cycles;
+    }
+    const double chain = p.chain_cycles_per_elem + p.divisions_per_elem * g.fdiv_latency_cycles;
+    // In-order issue: the loads of the next batch leave only after the
+    // arithmetic that uses this batch, so the load latency and the
+    // per-element dependency chain add up.
+    cycles.push_back(mem + elems_per_thread * chain + reduction_cycles(p, k, g));
+  }
+  return cycles;
+}
+
 LaunchPrediction predict_launch(const SubKernel& k, const GpuArch& g) {
   LaunchPrediction r;
   r.name = k.name;
@@ -159,50 +206,10 @@ LaunchPrediction predict_launch(const SubKernel& k, const GpuArch& g) {
   // --- duration bounds ----------------------------------------------------------
   const double clk = g.cycles_per_us();  // cycles per microsecond
   r.dram_us = (r.dram_bytes_read + r.dram_bytes_written) / g.dram.bytes_per_s * 1e6;
-  // One row slot (warp, block or thread) walks its rows one after another;
-  // each pass costs its loads' latency (in batches of loads_in_flight) plus
-  // its dependency chain, then the reduction.
   const double elems_per_thread = std::ceil(static_cast<double>(k.hidden) / k.threads_per_row);
-  const double loads_per_thread =
-      std::ceil(static_cast<double>(k.hidden * k.elem_bytes) / (k.threads_per_row * k.vector_bytes));
-  // Where a pass's loads are served: the first global pass from DRAM (cold
-  // caches, unloaded latency: the queueing is in the memory p-norm below); a
-  // re-read from the L2 or DRAM by the L2 hit fraction, at the L2's far-
-  // partition latency (measured 515 cycles; lines are homed in either
-  // partition by address) even where the bytes above come from L1 -- the
-  // profiled normalise loops (ncu_sections: v4 and v5 at 1024 x 4096) take
-  // about 700 cycles per iteration although their lines are L1-resident.
-  const double l2_lat = g.l2.far_hit_latency_cycles;
-  const double reread_lat = r.l2_hit * l2_lat + (1 - r.l2_hit) * g.dram.latency_cycles;
+  // One row slot (warp, block or thread) walks its rows one after another.
   double row_cycles = 0;
-  bool first_global = true;
-  for (const Pass& p : k.passes) {
-    double mem = 0;
-    double batches = std::ceil(loads_per_thread / std::max(1, p.loads_in_flight));
-    if (p.remainder_instr_per_elem > 0) {
-      // Whole bodies, then one load at a time for the leftover elements.
-      const double bodies = std::floor(elems_per_thread / p.body_elems);
-      const double leftover = elems_per_thread - bodies * p.body_elems;
-      batches = std::ceil(bodies * p.body_elems * loads_per_thread / elems_per_thread / std::max(1, p.loads_in_flight)) +
-                leftover * loads_per_thread / elems_per_thread;
-    }
-    if (p.source == Source::params) {
-      const double param_loads = std::ceil(static_cast<double>(k.param_bytes) / (k.block * 16.0));
-      mem = std::ceil(param_loads / std::max(1, p.loads_in_flight)) * l2_lat;
-    } else if (is_global(p.source)) {
-      double lat = first_global ? g.dram.latency_cycles : reread_lat;
-      if (k.uncoalesced) lat = g.l2.far_hit_latency_cycles;  // scattered lines: every load an L1 miss
-      mem = batches * lat;
-      first_global = false;
-    } else if (p.source == Source::shared) {
-      mem = batches * g.smem_latency_cycles;
-    }
-    const double chain = p.chain_cycles_per_elem + p.divisions_per_elem * g.fdiv_latency_cycles;
-    // In-order issue: the loads of the next batch leave only after the
-    // arithmetic that uses this batch, so the load latency and the
-    // per-element dependency chain add up.
-    row_cycles += mem + elems_per_thread * chain + reduction_cycles(p, k, g);
-  }
+  for (double c : pass_cycles(k, g, r.l2_hit)) row_cycles += c;
   double slots_rounds;
   if (k.mapping == RowMapping::element) {
     slots_rounds = std::ceil(o.waves);
