@@ -211,6 +211,33 @@ TEST(Simt, OneSweepKeepsTheFirstPassTailOnlyWhenTheReReadInsertsLittle) {
   for (const char* k : {"v3", "v4", "rms_warp"}) EXPECT_GT(run(k, 8192, 768).launches[0].l2_hit, 0.99) << k;
 }
 
+TEST(Simt, OutOfPhaseRowsSpreadTheirReuseDistanceByThePassTimes) {
+  // Out of phase, the byte at f of a row waits (1 - f) T1 + f T2 for its
+  // re-read: a slower first pass (divisions on its chain) spreads the
+  // reuse distances about the same mean, which pulls the hit fraction
+  // towards the curve's middle: down where the mean distance hits (v5 with
+  // 1056 rows of 16 KB in flight), up where it misses (32 KB rows).
+  GpuArch out_of_phase = h200();
+  out_of_phase.l2.round_sync = 0;
+  auto hits = [&](int64_t hidden, int divisions) {
+    LaunchPlan plan = plan_launch("v5", 32768 * 4096 / hidden, hidden, "fp32", 256, out_of_phase);
+    plan.launches[0].passes[0].divisions_per_elem = divisions;
+    return predict(plan, out_of_phase).launches[0].l2_hit;
+  };
+  EXPECT_GT(hits(4096, 0), 0.5);
+  EXPECT_LT(hits(4096, 16), hits(4096, 0) - 0.02);
+  EXPECT_LT(hits(16384, 0), 0.5);
+  EXPECT_GT(hits(16384, 16), hits(16384, 0) + 0.02);
+  // Rounds that stay in lock step are sweeps: v4's evict-first second pass
+  // keeps the first pass's tail, which rows out of phase lose.
+  GpuArch lock_step = h200();
+  lock_step.l2.round_sync = 0.99;
+  const double synced = predict(plan_launch("v4", 32768, 4096, "fp32", 64, lock_step), lock_step).launches[0].l2_hit;
+  const double drifted =
+      predict(plan_launch("v4", 32768, 4096, "fp32", 64, out_of_phase), out_of_phase).launches[0].l2_hit;
+  EXPECT_GT(synced, drifted + 0.05);
+}
+
 TEST(Simt, HardwareRsqrtTableKeepsItsMeasuredProperties) {
   const HardwareRsqrt hw(golden() + "/rsqrt_delta.npy.gz");
   std::mt19937 g(5);
@@ -344,7 +371,9 @@ TEST(Simt, AsicPathTrafficAgainstNcuNamesEveryGap) {
       EXPECT_NE(c.read_cause.find("L2"), std::string::npos) << c.id;  // the re-read the L2 served
     }
     EXPECT_LE(c.write_gap, 0.01) << c.id;  // never more than y and the statistics
-    if (c.write_gap < -0.02) EXPECT_NE(c.write_cause.find("dirty"), std::string::npos) << c.id;
+    if (c.write_gap < -0.02) {
+      EXPECT_NE(c.write_cause.find("dirty"), std::string::npos) << c.id;
+    }
     l2_within += std::fabs(c.l2_read_error) <= 0.05;
   }
   // Behind the arch's 60 MiB LRU L2 with the GPU's rows in flight: 133 of the

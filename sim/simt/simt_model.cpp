@@ -16,6 +16,23 @@ double reuse_hit_fraction(double distance_bytes, double half_bytes, double steep
   return 1.0 / (1.0 + std::pow(distance_bytes / half_bytes, steepness));
 }
 
+namespace {
+// The hit fraction of every re-read pass j >= 1, averaged over the position
+// f along the row, where the byte at f has reuse distance
+// (1 - f) a[j-1] + f a[j]: the rest of the previous pass and the start of
+// this one (a[p]: what pass p inserts over a whole row's length).
+double mean_hit_between_passes(const std::vector<double>& a, double half_bytes, double steepness) {
+  constexpr int kSteps = 64;
+  double hit = 0;
+  for (size_t j = 1; j < a.size(); ++j)
+    for (int s = 0; s < kSteps; ++s) {
+      const double f = (s + 0.5) / kSteps;
+      hit += reuse_hit_fraction((1 - f) * a[j - 1] + f * a[j], half_bytes, steepness);
+    }
+  return hit / (kSteps * static_cast<double>(a.size() - 1));
+}
+}  // namespace
+
 Occupancy occupancy(const SubKernel& k, const GpuArch& g) {
   Occupancy o;
   const int warps = static_cast<int>(ceil_div(k.block, g.warp_size));
@@ -161,28 +178,55 @@ LaunchPrediction predict_launch(const SubKernel& k, const GpuArch& g) {
     // D(f) = X ((1 - f) u[j-1] + f u[j]). The sweep curve is sharp (an LRU
     // cliff); averaging it over f gives the pass's hit fraction.
     auto sweep_hit = [&](double x_bytes) {
-      constexpr int kSteps = 64;
-      double hit = 0;
-      for (size_t j = 1; j < u.size(); ++j)
-        for (int s = 0; s < kSteps; ++s) {
-          const double f = (s + 0.5) / kSteps;
-          hit += reuse_hit_fraction(x_bytes * ((1 - f) * u[j - 1] + f * u[j]), g.l2.sweep_half_bytes,
-                                    g.l2.sweep_steepness);
-        }
-      return hit / (kSteps * static_cast<double>(u.size() - 1));
+      std::vector<double> a;
+      for (double w : u) a.push_back(x_bytes * w);
+      return mean_hit_between_passes(a, g.l2.sweep_half_bytes, g.l2.sweep_steepness);
     };
-    double per_row = 0;
-    for (double w : u) per_row += w * row_bytes;
+    const double rows = static_cast<double>(k.rows);
+    const double in_flight = static_cast<double>(std::min(k.rows, o.rows_in_flight));
+    const double sweep = sweep_hit(in_flight * row_bytes);
+    r.x_in_flight_bytes = in_flight * row_bytes;
     if (k.rows <= o.rows_in_flight) {
-      // One wave: every row is in the sweep.
-      r.reuse_distance_bytes = static_cast<double>(k.rows) * row_bytes;
-      r.l2_hit = sweep_hit(r.reuse_distance_bytes);
+      r.l2_hit = sweep;  // one wave: every row is in the sweep
     } else {
-      // Rows start as slots free, out of phase: each sees the in-flight
-      // rows' average insertions per pass, and the steady-state curve's
-      // spread stands for their phases.
-      r.reuse_distance_bytes = static_cast<double>(o.rows_in_flight) * per_row / gp;
-      r.l2_hit = reuse_hit_fraction(r.reuse_distance_bytes, g.l2.reuse_half_bytes, g.l2.reuse_steepness);
+      // Later rounds: rows of equal length finish together, so a round
+      // starts in lock step (a sweep again) with the round_sync share of
+      // the previous round's; the rest run out of phase. Averaged over the
+      // rounds a slot walks: (1 - s^n) / (n (1 - s)).
+      const double n = rows / in_flight, s = g.l2.round_sync;
+      const double sync = s >= 1 ? 1.0 : (1 - std::pow(s, n)) / (n * (1 - s));
+      // Out of phase, the in-flight rows insert at a steady rate, and the
+      // byte at f of pass j waits (1 - f) T[j-1] + f T[j] for its re-read:
+      // pass times from the latency chain and the pass's DRAM bytes at the
+      // rows' share of the bandwidth (combined as the duration's memory
+      // p-norm). Iterated: a re-read's misses lengthen its pass.
+      const double bytes_per_cycle = g.dram.bytes_per_s / (g.sm_clock_mhz * 1e6);
+      const double out_row = static_cast<double>(k.output_bytes) / rows;
+      const double in_row = in / rows;
+      double steady = sweep;
+      for (int iter = 0; iter < 4; ++iter) {
+        const std::vector<double> cyc = pass_cycles(k, g, steady);
+        std::vector<double> T;  // per global pass; other passes join the one before
+        double total = 0;
+        for (size_t i = 0; i < k.passes.size(); ++i) {
+          if (is_global(k.passes[i].source) || T.empty()) T.push_back(0);
+          T.back() += cyc[i];
+        }
+        for (size_t j = 0; j < T.size(); ++j) {
+          double bytes = j == 0 ? in_row : row_bytes * (1 - r.l1_hit) * (1 - steady);
+          if (j + 1 == T.size()) bytes += out_row;
+          const double dram = in_flight * bytes / bytes_per_cycle, pe = g.memory_overlap_exponent;
+          T[j] = std::pow(std::pow(T[j], pe) + std::pow(dram, pe), 1.0 / pe);
+          total += T[j];
+        }
+        double weighted = 0;
+        for (double w : u) weighted += w * row_bytes;
+        const double rate = in_flight * weighted / total;  // weighted bytes per cycle
+        std::vector<double> a;
+        for (double t : T) a.push_back(rate * t);
+        steady = mean_hit_between_passes(a, g.l2.reuse_half_bytes, g.l2.reuse_steepness);
+      }
+      r.l2_hit = sync * sweep + (1 - sync) * steady;
     }
   } else {
     r.l2_hit = 1.0;

@@ -30,7 +30,7 @@ Occupancy occupancy(const SubKernel& k, const GpuArch& g);
 struct LaunchPrediction {
   std::string name;
   Occupancy occ;
-  double reuse_distance_bytes = 0;  ///< L2 bytes inserted between a row's passes
+  double x_in_flight_bytes = 0;     ///< x of the rows in flight: the scale of a re-read's reuse distance
   double l1_hit = 0, l2_hit = 0;    ///< hit fraction of a re-read pass
   double dram_bytes_read = 0, dram_bytes_written = 0, l2_bytes = 0;
   double warp_instructions = 0;  ///< executed warp instructions (the issue bound's count)

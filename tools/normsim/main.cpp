@@ -413,7 +413,7 @@ int cmd_simt(const SimtArgs& a) {
     for (const auto& l : p.launches)
       launches.push_back({{"name", l.name}, {"warp_instructions", l.warp_instructions}, {"row_cycles", l.row_cycles}, {"rounds", l.rounds}, {"blocks_per_sm", l.occ.blocks_per_sm}, {"occupancy_limiter", l.occ.limiter},
                           {"warps_per_sm", l.occ.warps_per_sm}, {"rows_in_flight", l.occ.rows_in_flight},
-                          {"waves", l.occ.waves}, {"reuse_distance_bytes", l.reuse_distance_bytes},
+                          {"waves", l.occ.waves}, {"x_in_flight_bytes", l.x_in_flight_bytes},
                           {"l1_hit", l.l1_hit}, {"l2_hit", l.l2_hit}, {"dram_bytes_read", l.dram_bytes_read},
                           {"dram_bytes_written", l.dram_bytes_written}, {"l2_bytes", l.l2_bytes},
                           {"bounds_us", {{"dram", l.dram_us}, {"latency", l.latency_us}, {"issue", l.issue_us},
@@ -436,8 +436,8 @@ int cmd_simt(const SimtArgs& a) {
     std::printf("    occupancy            %d blocks/SM (%d warps, limited by %s), %lld rows in flight, %.2f waves\n",
                 l.occ.blocks_per_sm, l.occ.warps_per_sm, l.occ.limiter.c_str(), static_cast<long long>(l.occ.rows_in_flight),
                 l.occ.waves);
-    std::printf("    re-read hit fraction L1 %.3f, L2 %.3f (reuse distance %.1f MB)\n", l.l1_hit, l.l2_hit,
-                l.reuse_distance_bytes / 1e6);
+    std::printf("    re-read hit fraction L1 %.3f, L2 %.3f (x of the rows in flight %.1f MB)\n", l.l1_hit, l.l2_hit,
+                l.x_in_flight_bytes / 1e6);
     std::printf("    bounds               DRAM %.1f us, latency %.1f us, issue %.1f us, shared memory %.1f us, "
                 "L1-miss requests %.1f us, dispatch %.1f us -> %s\n",
                 l.dram_us, l.latency_us, l.issue_us, l.smem_us, l.request_us, l.dispatch_us, l.bound.c_str());
