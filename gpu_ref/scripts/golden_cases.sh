@@ -12,6 +12,18 @@ done
 for k in v1 v2 v3 v4 v5 v6; do
   for b in 32 64 128 512 1024; do echo "${k}_fp32_32768x4096_b${b} --kernel $k --rows 32768 --hidden 4096 --block $b"; done
 done
+# The L2 transition: re-reading kernels whose rows in flight hold 26-69 MB
+# of x (the L2 is 60 MiB), block-per-row over several rounds and
+# warp-per-row in one wave or several, where the SIMT model's reuse curves
+# are least pinned down (docs/SIMT.md, Fidelity).
+for s in 8192x6144 8192x10240 8192x12288 16384x8192; do
+  r=${s%x*}; h=${s#*x}
+  for k in v5 block_reread rms_block; do echo "${k}_fp32_${s}_b256 --kernel $k --rows $r --hidden $h --dtype fp32"; done
+done
+for s in 2048x8192 6144x2048 8192x1280 32768x1024 32768x2048; do
+  r=${s%x*}; h=${s#*x}
+  for k in v3 v4 rms_warp; do echo "${k}_fp32_${s}_b256 --kernel $k --rows $r --hidden $h --dtype fp32"; done
+done
 # Small cases with outputs kept, for bit-exact emulation.
 for k in $fp32_kernels; do echo "${k}_fp32_256x768_b256 --kernel $k --rows 256 --hidden 768 --dtype fp32 --npy"; done
 for k in $bf16_kernels; do echo "${k}_bf16_256x768_b256 --kernel $k --rows 256 --hidden 768 --dtype bf16 --npy"; done

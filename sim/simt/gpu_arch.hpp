@@ -22,9 +22,6 @@ struct L2Config {
   /// first passes, then all second passes -- LRU's sharp cliff).
   double sweep_half_bytes = 50e6;
   double sweep_steepness = 12.0;
-  /// Share of one round's lock step that the next round keeps: rows of
-  /// equal length finish together and free their slots together.
-  double round_sync = 0.0;
   double evict_first_weight = 0.25;   ///< L2 residency of an evict-first (__ldcs) load's line, relative to a normal one
   double store_weight = 1.0;          ///< the same for a line written by a plain store
   double streaming_store_weight = 0.25;  ///< the same for a line written by __stcs

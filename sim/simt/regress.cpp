@@ -247,7 +247,6 @@ const std::vector<Param>& fit_params() {
       {"l2.reuse_steepness", nullptr, &L2Config::reuse_steepness, nullptr, 1, 20},
       {"l2.sweep_half_bytes", nullptr, &L2Config::sweep_half_bytes, nullptr, 10e6, 62.9e6},
       {"l2.sweep_steepness", nullptr, &L2Config::sweep_steepness, nullptr, 1, 40},
-      {"l2.round_sync", nullptr, &L2Config::round_sync, nullptr, 0.01, 0.99},
       {"l2.evict_first_weight", nullptr, &L2Config::evict_first_weight, nullptr, 0.01, 1},
       {"l2.store_weight", nullptr, &L2Config::store_weight, nullptr, 0.01, 1},
       {"l2.streaming_store_weight", nullptr, &L2Config::streaming_store_weight, nullptr, 0.01, 1},

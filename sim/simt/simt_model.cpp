@@ -189,13 +189,11 @@ LaunchPrediction predict_launch(const SubKernel& k, const GpuArch& g) {
     if (k.rows <= o.rows_in_flight) {
       r.l2_hit = sweep;  // one wave: every row is in the sweep
     } else {
-      // Later rounds: rows of equal length finish together, so a round
-      // starts in lock step (a sweep again) with the round_sync share of
-      // the previous round's; the rest run out of phase. Averaged over the
-      // rounds a slot walks: (1 - s^n) / (n (1 - s)).
-      const double n = rows / in_flight, s = g.l2.round_sync;
-      const double sync = s >= 1 ? 1.0 : (1 - std::pow(s, n)) / (n * (1 - s));
-      // Out of phase, the in-flight rows insert at a steady rate, and the
+      // The first round starts in lock step (a sweep over the rows in
+      // flight); later rows start as slots free, out of phase (the golden
+      // transition cases leave no lock step to later rounds: a fitted share
+      // carried from round to round went to zero). Out of phase, the
+      // in-flight rows insert at a steady rate, and the
       // byte at f of pass j waits (1 - f) T[j-1] + f T[j] for its re-read:
       // pass times from the latency chain and the pass's DRAM bytes at the
       // rows' share of the bandwidth (combined as the duration's memory
@@ -226,7 +224,8 @@ LaunchPrediction predict_launch(const SubKernel& k, const GpuArch& g) {
         for (double t : T) a.push_back(rate * t);
         steady = mean_hit_between_passes(a, g.l2.reuse_half_bytes, g.l2.reuse_steepness);
       }
-      r.l2_hit = sync * sweep + (1 - sync) * steady;
+      const double first_round = in_flight / rows;
+      r.l2_hit = first_round * sweep + (1 - first_round) * steady;
     }
   } else {
     r.l2_hit = 1.0;
