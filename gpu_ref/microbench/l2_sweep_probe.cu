@@ -1,0 +1,187 @@
+// Two sweeps over one X-byte buffer in one persistent kernel, a grid-wide
+// barrier between them: how much of the second sweep the L2 serves, by the
+// cache hints of the loads and stores (the SIMT model's reuse curves stand
+// for this; docs/SIMT.md, Fidelity). Run it under ncu, whose cache control
+// flushes the L2 before the kernel: DRAM bytes read minus X are the second
+// sweep's misses.
+//   l2_sweep_probe P1 P2 STORE MB ORDER
+// P1, P2: the loads of the first and second sweep: plain (LDG.E), nc
+//   (__ldg: LDG.E.CONSTANT, the read-only path), cs (__ldcs: evict-first),
+//   none (no second sweep: the first sweep alone).
+// STORE: none, plain or cs (__stcs): the second sweep writes what it read
+//   to a second X-byte buffer.
+// ORDER: linear (a grid-stride sweep: the whole grid moves through the
+//   buffer together) or rows (8192 rows, one warp a row, all rows walked in
+//   step: the order of a one-wave warp-per-row kernel).
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#define CUDA_OK(call)                                                                           \
+  do {                                                                                          \
+    cudaError_t e_ = (call);                                                                    \
+    if (e_ != cudaSuccess) {                                                                    \
+      std::fprintf(stderr, "l2_sweep_probe: %s at line %d\n", cudaGetErrorString(e_), __LINE__); \
+      return 1;                                                                                 \
+    }                                                                                           \
+  } while (0)
+
+enum Load { kPlain = 0, kNc = 1, kCs = 2, kNone = 3 };
+enum Store { kNoStore = 0, kPlainStore = 1, kCsStore = 2 };
+
+template <int L>
+__device__ __forceinline__ int4 load(const int4* p) {
+  if constexpr (L == kNc) return __ldg(p);
+  if constexpr (L == kCs) return __ldcs(p);
+  int4 v;
+  asm volatile("ld.global.v4.s32 {%0, %1, %2, %3}, [%4];" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p));
+  return v;
+}
+
+template <int S>
+__device__ __forceinline__ void store(int4* p, int4 v) {
+  if constexpr (S == kCsStore) __stcs(p, v);
+  if constexpr (S == kPlainStore) *p = v;
+}
+
+// All blocks are resident (the grid is sized by the occupancy calculator),
+// so a counter in global memory is a grid-wide barrier.
+__device__ void grid_barrier(unsigned* counter, unsigned blocks) {
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    __threadfence();
+    atomicAdd(counter, 1u);
+    while (atomicAdd(counter, 0u) < blocks) {
+    }
+    __threadfence();
+  }
+  __syncthreads();
+}
+
+// Element e of sweep step `step` for thread t: linear order, or row order
+// (warp w walks rows w, w + warps, ...; each step a warp reads 512 B of its
+// row, all rows at the same offset).
+struct Order {
+  bool rows;
+  size_t n16, row16, nrows;
+};
+
+template <int P1, int P2, int S>
+__global__ void two_sweeps(const int4* x, int4* y, Order o, unsigned* counter, int* sink) {
+  const size_t threads = size_t(gridDim.x) * blockDim.x;
+  const size_t t = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  int acc = 0;
+  auto sweep = [&](auto do_one) {
+    if (!o.rows) {
+      for (size_t i = t; i < o.n16; i += threads) do_one(i);
+      return;
+    }
+    const size_t warps = threads / 32, w = t / 32, lane = t % 32;
+    for (size_t r = w; r < o.nrows; r += warps)
+      for (size_t c = lane; c < o.row16; c += 32) do_one(r * o.row16 + c);
+  };
+  sweep([&](size_t i) {
+    const int4 v = load<P1>(x + i);
+    acc ^= v.x ^ v.y ^ v.z ^ v.w;
+  });
+  if constexpr (P2 != kNone) {
+    grid_barrier(counter, gridDim.x);
+    sweep([&](size_t i) {
+      const int4 v = load<P2>(x + i);
+      acc ^= v.x ^ v.y ^ v.z ^ v.w;
+      store<S>(y + i, v);
+    });
+  }
+  if (acc == 0x5eed1234) sink[0] = acc;  // keeps the loads; the buffer is zeroed
+}
+
+template <int P1, int P2, int S>
+int run(size_t bytes, bool rows) {
+  int4 *x = nullptr, *y = nullptr;
+  unsigned* counter = nullptr;
+  int* sink = nullptr;
+  CUDA_OK(cudaMalloc(&x, bytes));
+  CUDA_OK(cudaMalloc(&y, bytes));
+  CUDA_OK(cudaMalloc(&counter, sizeof(unsigned)));
+  CUDA_OK(cudaMalloc(&sink, sizeof(int)));
+  CUDA_OK(cudaMemset(x, 0, bytes));
+  CUDA_OK(cudaMemset(counter, 0, sizeof(unsigned)));
+  int dev = 0, sms = 0, per_sm = 0;
+  CUDA_OK(cudaGetDevice(&dev));
+  CUDA_OK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+  const int block = 256;
+  CUDA_OK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, two_sweeps<P1, P2, S>, block, 0));
+  const unsigned grid = static_cast<unsigned>(sms * per_sm);
+  Order o{rows, bytes / 16, 0, 8192};
+  o.row16 = o.n16 / o.nrows;
+  if (rows && grid * block / 32 < o.nrows) {
+    std::fprintf(stderr, "l2_sweep_probe: %u warps cannot hold 8192 rows at once\n", grid * block / 32);
+    return 2;
+  }
+  CUDA_OK(cudaDeviceSynchronize());
+  two_sweeps<P1, P2, S><<<grid, block>>>(x, y, o, counter, sink);
+  CUDA_OK(cudaGetLastError());
+  CUDA_OK(cudaDeviceSynchronize());
+  std::printf("{\"bytes\": %zu, \"grid\": %u, \"block\": %d}\n", bytes, grid, block);
+  cudaFree(x);
+  cudaFree(y);
+  cudaFree(counter);
+  cudaFree(sink);
+  return 0;
+}
+
+int parse_load(const char* s) {
+  if (!std::strcmp(s, "plain")) return kPlain;
+  if (!std::strcmp(s, "nc")) return kNc;
+  if (!std::strcmp(s, "cs")) return kCs;
+  if (!std::strcmp(s, "none")) return kNone;
+  return -1;
+}
+int parse_store(const char* s) {
+  if (!std::strcmp(s, "none")) return kNoStore;
+  if (!std::strcmp(s, "plain")) return kPlainStore;
+  if (!std::strcmp(s, "cs")) return kCsStore;
+  return -1;
+}
+
+template <int P1, int P2>
+int with_store(int s, size_t bytes, bool rows) {
+  switch (s) {
+    case kNoStore: return run<P1, P2, kNoStore>(bytes, rows);
+    case kPlainStore: return run<P1, P2, kPlainStore>(bytes, rows);
+    default: return run<P1, P2, kCsStore>(bytes, rows);
+  }
+}
+template <int P1>
+int with_p2(int p2, int s, size_t bytes, bool rows) {
+  switch (p2) {
+    case kPlain: return with_store<P1, kPlain>(s, bytes, rows);
+    case kNc: return with_store<P1, kNc>(s, bytes, rows);
+    case kCs: return with_store<P1, kCs>(s, bytes, rows);
+    default: return with_store<P1, kNone>(s, bytes, rows);
+  }
+}
+
+int main(int argc, char** argv) {
+  const int p1 = argc > 1 ? parse_load(argv[1]) : -1, p2 = argc > 2 ? parse_load(argv[2]) : -1;
+  const int s = argc > 3 ? parse_store(argv[3]) : -1;
+  const long mb = argc > 4 ? std::strtol(argv[4], nullptr, 10) : 0;
+  const std::string order = argc > 5 ? argv[5] : "";
+  if (p1 < 0 || p1 == kNone || p2 < 0 || s < 0 || mb < 1 || mb > 4096 || (order != "linear" && order != "rows")) {
+    std::fprintf(stderr,
+                 "usage: l2_sweep_probe P1 P2 STORE MB ORDER (P1: plain|nc|cs; P2: plain|nc|cs|none; "
+                 "STORE: none|plain|cs; MB: 1..4096; ORDER: linear|rows)\n");
+    return 2;
+  }
+  // A whole number of 8192 rows of 512-byte steps.
+  const size_t bytes = (size_t(mb) * 1000000 / (8192 * 512)) * 8192 * 512;
+  switch (p1) {
+    case kPlain: return with_p2<kPlain>(p2, s, bytes, order == "rows");
+    case kNc: return with_p2<kNc>(p2, s, bytes, order == "rows");
+    default: return with_p2<kCs>(p2, s, bytes, order == "rows");
+  }
+}

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Runs on the GPU machine: l2_sweep_probe under ncu for every hint variant
+# and buffer size, one JSON line each (DRAM bytes read and written, L2 read
+# sector hits and misses, duration) into OUTDIR/l2_sweep_probe.jsonl.
+#   gpu_ref/scripts/run_l2_sweep_probe.sh OUTDIR
+set -uo pipefail
+out=${1:?OUTDIR}
+here=$(cd "$(dirname "$0")/.." && pwd)
+work=$(mktemp -d)
+mkdir -p "$out"
+cmake -S "$here" -B "$work/build" -DCMAKE_BUILD_TYPE=Release >"$work/cmake.log" 2>&1 &&
+  cmake --build "$work/build" -j 16 --target l2_sweep_probe >>"$work/cmake.log" 2>&1 || { tail -30 "$work/cmake.log"; exit 1; }
+bin=$work/build/l2_sweep_probe
+metrics=dram__bytes_read.sum,dram__bytes_write.sum,lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum,lts__t_sectors_srcunit_tex_op_read_lookup_miss.sum,gpu__time_duration.sum
+variants=${VARIANTS:-"plain:none:none plain:plain:none plain:plain:cs nc:nc:none nc:nc:cs plain:cs:none plain:cs:cs plain:cs:plain plain:plain:plain"}
+sizes=${SIZES:-"24 28 32 36 40 44 48 56 64 80 96 128 160"}
+: >"$out/l2_sweep_probe.jsonl"
+cat >"$work/to_json.py" <<'PY'
+import csv, json, sys
+p1, p2, st, mb, order = sys.argv[1:6]
+text = sys.stdin.read().splitlines()
+info = [l for l in text if l.startswith("{")]
+rows = [l for l in text if l.startswith('"')]
+m = {r["Metric Name"]: float(r["Metric Value"].replace(",", "")) for r in csv.DictReader(rows)}
+rec = {"p1": p1, "p2": p2, "store": st, "order": order, "mb": int(mb)}
+rec.update(json.loads(info[-1]) if info else {"error": " ".join(text[-3:])[:300]})
+rec.update(m)
+print(json.dumps(rec))
+PY
+for order in ${ORDERS:-linear rows}; do
+  for v in $variants; do
+    IFS=: read -r p1 p2 st <<<"$v"
+    for mb in $sizes; do
+      timeout 120 ncu --clock-control none --print-units base --csv --metrics "$metrics" "$bin" "$p1" "$p2" "$st" "$mb" "$order" 2>&1 |
+        python3 "$work/to_json.py" "$p1" "$p2" "$st" "$mb" "$order" >>"$out/l2_sweep_probe.jsonl"
+    done
+  done
+done
+wc -l "$out/l2_sweep_probe.jsonl"
