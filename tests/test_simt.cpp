@@ -211,20 +211,53 @@ TEST(Simt, OneSweepKeepsTheFirstPassTailOnlyWhenTheReReadInsertsLittle) {
   for (const char* k : {"v3", "v4", "rms_warp"}) EXPECT_GT(run(k, 8192, 768).launches[0].l2_hit, 0.99) << k;
 }
 
+TEST(Simt, SweepModelFollowsTheL2SweepProbe) {
+  // gpu_ref's l2_sweep_probe: two sweeps over X bytes in one kernel, by the
+  // second sweep's load and store hints (grid-stride order), DRAM bytes
+  // read by ncu. The arch's sweep curve, evict-first pool and plain-store
+  // weight come from these points; the model must keep following them.
+  const GpuArch& g = h200();
+  std::ifstream in(golden() + "/l2_sweep_probe.jsonl");
+  ASSERT_TRUE(in.good());
+  std::string line;
+  double sq = 0, worst_plain = 0;
+  int n = 0;
+  while (std::getline(in, line)) {
+    const auto r = nlohmann::json::parse(line);
+    if (r.contains("error") || r["order"] != "linear" || r["p1"] != "plain" || r["p2"] == "none") continue;
+    const double X = r["bytes"].get<double>();
+    const double measured = std::clamp((r["dram__bytes_read.sum"].get<double>() - X) / X, 0.0, 1.0);
+    const bool cs_load = r["p2"] == "cs";
+    const std::string st = r["store"];
+    const double normal = (cs_load ? 0.0 : X) + (st == "plain" ? g.l2.store_weight * X : 0.0);
+    const double evict_first = (cs_load ? X : 0.0) + (st == "cs" ? X : 0.0);
+    const double predicted =
+        1 - mean_hit_between_passes({X, normal}, {0, evict_first}, g.l2.evict_first_pool_bytes, g.l2.sweep_half_bytes,
+                                    g.l2.sweep_steepness);
+    sq += (predicted - measured) * (predicted - measured);
+    ++n;
+    // A plain second sweep and plain stores: the curve itself, within 0.1.
+    if (!cs_load && st != "cs") worst_plain = std::max(worst_plain, std::fabs(predicted - measured));
+  }
+  ASSERT_EQ(n, 78);  // 6 variants x 13 sizes
+  EXPECT_LT(std::sqrt(sq / n), 0.08);  // 0.072: an __ldcs re-read with __stcs stores is off by up to 0.3 (SIMT.md)
+  EXPECT_LT(worst_plain, 0.1);
+}
+
 TEST(Simt, OutOfPhaseRowsSpreadTheirReuseDistanceByThePassTimes) {
   // Out of phase, the byte at f of a row waits (1 - f) T1 + f T2 for its
   // re-read: a slower first pass (divisions on its chain) spreads the
   // reuse distances about the same mean, which pulls the hit fraction
   // towards the curve's middle: down where the mean distance hits (v5 with
-  // 1056 rows of 16 KB in flight), up where it misses (32 KB rows).
+  // 1056 rows of 32 KB in flight), up where it misses (64 KB rows).
   const GpuArch& out_of_phase = h200();
   auto hits = [&](int64_t hidden, int divisions) {
     LaunchPlan plan = plan_launch("v5", 32768 * 4096 / hidden, hidden, "fp32", 256, out_of_phase);
     plan.launches[0].passes[0].divisions_per_elem = divisions;
     return predict(plan, out_of_phase).launches[0].l2_hit;
   };
-  EXPECT_GT(hits(4096, 0), 0.5);
-  EXPECT_LT(hits(4096, 16), hits(4096, 0) - 0.02);
+  EXPECT_GT(hits(8192, 0), 0.5);
+  EXPECT_LT(hits(8192, 16), hits(8192, 0) - 0.02);
   EXPECT_LT(hits(16384, 0), 0.5);
   EXPECT_GT(hits(16384, 16), hits(16384, 0) + 0.02);
 }
@@ -271,7 +304,7 @@ TEST(Simt, RegressionAgainstTheGoldenH200) {
   // Where the model stands (docs/FIDELITY.md): a change that loses ground fails here.
   EXPECT_LT(r.all.duration.mae, 0.10);
   EXPECT_LT(r.held_out.duration.mae, 0.10);
-  EXPECT_LT(r.all.dram_read.max_err, 0.20);  // 19.2%: v3's 42 MB sweep (8192 x 1280)
+  EXPECT_LT(r.all.dram_read.max_err, 0.12);  // 10.4%: v1 at 8192 x 768
   const auto j = to_json(r);
   for (const char* k : {"cases", "summary", "held_out", "training", "per_kernel", "pass"}) EXPECT_TRUE(j.contains(k)) << k;
   for (const char* k : {"cases", "dram_read_max_rel_error", "duration_mae", "duration_corr", "bit_exact_cases"})

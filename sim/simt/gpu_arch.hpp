@@ -22,6 +22,10 @@ struct L2Config {
   /// first passes, then all second passes -- LRU's sharp cliff).
   double sweep_half_bytes = 50e6;
   double sweep_steepness = 12.0;
+  /// Bytes of normal lines that evict-first lines (__ldcs, __stcs) displace
+  /// at most in a sweep: they are the first victims, so beyond this they
+  /// recycle among themselves (l2_sweep_probe).
+  double evict_first_pool_bytes = 12e6;
   double evict_first_weight = 0.25;   ///< L2 residency of an evict-first (__ldcs) load's line, relative to a normal one
   double store_weight = 1.0;          ///< the same for a line written by a plain store
   double streaming_store_weight = 0.25;  ///< the same for a line written by __stcs

@@ -16,22 +16,26 @@ double reuse_hit_fraction(double distance_bytes, double half_bytes, double steep
   return 1.0 / (1.0 + std::pow(distance_bytes / half_bytes, steepness));
 }
 
-namespace {
 // The hit fraction of every re-read pass j >= 1, averaged over the position
 // f along the row, where the byte at f has reuse distance
-// (1 - f) a[j-1] + f a[j]: the rest of the previous pass and the start of
-// this one (a[p]: what pass p inserts over a whole row's length).
-double mean_hit_between_passes(const std::vector<double>& a, double half_bytes, double steepness) {
+// (1 - f) a[j-1] + f a[j] + min(pool, (1 - f) b[j-1] + f b[j]): the rest of
+// the previous pass and the start of this one (a[p]: what pass p inserts at
+// normal priority over a whole row's length; b[p]: at evict-first priority,
+// which displaces normal lines only up to `pool` bytes -- evict-first lines
+// are the first victims, so they recycle among themselves).
+double mean_hit_between_passes(const std::vector<double>& a, const std::vector<double>& b, double pool_bytes,
+                               double half_bytes, double steepness) {
   constexpr int kSteps = 64;
   double hit = 0;
   for (size_t j = 1; j < a.size(); ++j)
     for (int s = 0; s < kSteps; ++s) {
       const double f = (s + 0.5) / kSteps;
-      hit += reuse_hit_fraction((1 - f) * a[j - 1] + f * a[j], half_bytes, steepness);
+      const double evict_first = (1 - f) * b[j - 1] + f * b[j];
+      hit += reuse_hit_fraction((1 - f) * a[j - 1] + f * a[j] + std::min(pool_bytes, evict_first), half_bytes,
+                                steepness);
     }
   return hit / (kSteps * static_cast<double>(a.size() - 1));
 }
-}  // namespace
 
 Occupancy occupancy(const SubKernel& k, const GpuArch& g) {
   Occupancy o;
@@ -174,13 +178,23 @@ LaunchPrediction predict_launch(const SubKernel& k, const GpuArch& g) {
     u.back() += out_per_in * (k.streaming_store ? g.l2.streaming_store_weight : g.l2.store_weight);
     // Rows that start together sweep their passes in lock step: the byte at
     // f of pass j was last touched at f of pass j-1, and between the two
-    // come the rest of pass j-1 and the start of pass j over all X bytes:
-    // D(f) = X ((1 - f) u[j-1] + f u[j]). The sweep curve is sharp (an LRU
-    // cliff); averaging it over f gives the pass's hit fraction.
+    // come the rest of pass j-1 and the start of pass j over all X bytes,
+    // normal lines in full and evict-first ones (__ldcs, __stcs) up to their
+    // pool. Curve, pool and plain-store weight are l2_sweep_probe's
+    // (docs/SIMT.md, Traffic).
     auto sweep_hit = [&](double x_bytes) {
-      std::vector<double> a;
-      for (double w : u) a.push_back(x_bytes * w);
-      return mean_hit_between_passes(a, g.l2.sweep_half_bytes, g.l2.sweep_steepness);
+      std::vector<double> normal, evict_first;
+      for (const Pass& p : k.passes) {
+        if (!is_global(p.source)) continue;
+        const double bytes = x_bytes * (normal.empty() ? 1.0 : 1 - r.l1_hit);
+        const bool ef = p.source == Source::global_streaming;
+        normal.push_back(ef ? 0.0 : bytes);
+        evict_first.push_back(ef ? bytes : 0.0);
+      }
+      const double stores = x_bytes * out_per_in;
+      (k.streaming_store ? evict_first : normal).back() += stores * (k.streaming_store ? 1.0 : g.l2.store_weight);
+      return mean_hit_between_passes(normal, evict_first, g.l2.evict_first_pool_bytes, g.l2.sweep_half_bytes,
+                                     g.l2.sweep_steepness);
     };
     const double rows = static_cast<double>(k.rows);
     const double in_flight = static_cast<double>(std::min(k.rows, o.rows_in_flight));
@@ -222,7 +236,8 @@ LaunchPrediction predict_launch(const SubKernel& k, const GpuArch& g) {
         const double rate = in_flight * weighted / total;  // weighted bytes per cycle
         std::vector<double> a;
         for (double t : T) a.push_back(rate * t);
-        steady = mean_hit_between_passes(a, g.l2.reuse_half_bytes, g.l2.reuse_steepness);
+        steady = mean_hit_between_passes(a, std::vector<double>(a.size(), 0.0), 0.0, g.l2.reuse_half_bytes,
+                                         g.l2.reuse_steepness);
       }
       const double first_round = in_flight / rows;
       r.l2_hit = first_round * sweep + (1 - first_round) * steady;
