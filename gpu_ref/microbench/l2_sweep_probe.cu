@@ -5,6 +5,7 @@
 // flushes the L2 before the kernel: DRAM bytes read minus X are the second
 // sweep's misses.
 //   l2_sweep_probe P1 P2 STORE MB ORDER
+//   l2_sweep_probe P1 P2 STORE MB steady ROW_KB WARPS
 // P1, P2: the loads of the first and second sweep: plain (LDG.E), nc
 //   (__ldg: LDG.E.CONSTANT, the read-only path), cs (__ldcs: evict-first),
 //   none (no second sweep: the first sweep alone).
@@ -13,6 +14,10 @@
 // ORDER: linear (a grid-stride sweep: the whole grid moves through the
 //   buffer together) or rows (8192 rows, one warp a row, all rows walked in
 //   step: the order of a one-wave warp-per-row kernel).
+// steady: no grid barrier; WARPS warps each take rows of ROW_KB KiB in turn
+//   (warp w: rows w, w + WARPS, ...), read a row, sum it across the warp,
+//   then re-read it (and store it): a warp-per-row kernel over many rounds,
+//   its rows out of phase, WARPS x ROW_KB KiB of x in flight.
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -100,7 +105,69 @@ __global__ void two_sweeps(const int4* x, int4* y, Order o, unsigned* counter, i
 }
 
 template <int P1, int P2, int S>
-int run(size_t bytes, bool rows) {
+__global__ void row_passes(const int4* x, int4* y, size_t nrows, size_t row16, int* sink) {
+  const size_t warps = size_t(gridDim.x) * blockDim.x / 32;
+  const size_t w = (size_t(blockIdx.x) * blockDim.x + threadIdx.x) / 32, lane = threadIdx.x % 32;
+  int acc = 0;
+  for (size_t r = w; r < nrows; r += warps) {
+    const int4* row = x + r * row16;
+    int sum = 0;
+    for (size_t c = lane; c < row16; c += 32) {
+      const int4 v = load<P1>(row + c);
+      sum += v.x + v.y + v.z + v.w;
+    }
+    for (int o = 16; o > 0; o /= 2) sum += __shfl_xor_sync(0xffffffffu, sum, o);  // the row's statistic
+    for (size_t c = lane; c < row16; c += 32) {
+      int4 v = load<P2>(row + c);
+      v.x += sum;
+      acc ^= v.y;
+      store<S>(y + r * row16 + c, v);
+    }
+  }
+  if (acc == 0x5eed1234) sink[0] = acc;
+}
+
+template <int P1, int P2, int S>
+int run_steady(size_t bytes, size_t row_bytes, int warps) {
+  int4 *x = nullptr, *y = nullptr;
+  int* sink = nullptr;
+  CUDA_OK(cudaMalloc(&x, bytes));
+  CUDA_OK(cudaMalloc(&y, bytes));
+  CUDA_OK(cudaMalloc(&sink, sizeof(int)));
+  CUDA_OK(cudaMemset(x, 0, bytes));
+  int dev = 0, sms = 0, per_sm = 0;
+  CUDA_OK(cudaGetDevice(&dev));
+  CUDA_OK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+  const int block = 256;
+  CUDA_OK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, row_passes<P1, P2, S>, block, 0));
+  const int grid = warps / (block / 32);
+  if (grid < 1 || grid * (block / 32) != warps || grid > sms * per_sm) {
+    std::fprintf(stderr, "l2_sweep_probe: %d warps are not whole blocks of 8 resident at once (%d blocks fit)\n", warps,
+                 sms * per_sm);
+    return 2;
+  }
+  const size_t nrows = bytes / row_bytes;
+  CUDA_OK(cudaDeviceSynchronize());
+  row_passes<P1, P2, S><<<grid, block>>>(x, y, nrows, row_bytes / 16, sink);
+  CUDA_OK(cudaGetLastError());
+  CUDA_OK(cudaDeviceSynchronize());
+  std::printf("{\"bytes\": %zu, \"row_bytes\": %zu, \"warps\": %d, \"grid\": %d, \"block\": %d}\n", nrows * row_bytes,
+              row_bytes, warps, grid, block);
+  cudaFree(x);
+  cudaFree(y);
+  cudaFree(sink);
+  return 0;
+}
+
+// How a run is laid out: the two sweeps' order, or rows out of phase.
+struct Shape {
+  bool rows = false, steady = false;
+  size_t row_bytes = 0;
+  int warps = 0;
+};
+
+template <int P1, int P2, int S>
+int run_sweeps(size_t bytes, bool rows) {
   int4 *x = nullptr, *y = nullptr;
   unsigned* counter = nullptr;
   int* sink = nullptr;
@@ -134,6 +201,12 @@ int run(size_t bytes, bool rows) {
   return 0;
 }
 
+template <int P1, int P2, int S>
+int run(size_t bytes, const Shape& shape) {
+  if (shape.steady) return run_steady<P1, P2, S>(bytes, shape.row_bytes, shape.warps);
+  return run_sweeps<P1, P2, S>(bytes, shape.rows);
+}
+
 int parse_load(const char* s) {
   if (!std::strcmp(s, "plain")) return kPlain;
   if (!std::strcmp(s, "nc")) return kNc;
@@ -149,20 +222,20 @@ int parse_store(const char* s) {
 }
 
 template <int P1, int P2>
-int with_store(int s, size_t bytes, bool rows) {
+int with_store(int s, size_t bytes, const Shape& shape) {
   switch (s) {
-    case kNoStore: return run<P1, P2, kNoStore>(bytes, rows);
-    case kPlainStore: return run<P1, P2, kPlainStore>(bytes, rows);
-    default: return run<P1, P2, kCsStore>(bytes, rows);
+    case kNoStore: return run<P1, P2, kNoStore>(bytes, shape);
+    case kPlainStore: return run<P1, P2, kPlainStore>(bytes, shape);
+    default: return run<P1, P2, kCsStore>(bytes, shape);
   }
 }
 template <int P1>
-int with_p2(int p2, int s, size_t bytes, bool rows) {
+int with_p2(int p2, int s, size_t bytes, const Shape& shape) {
   switch (p2) {
-    case kPlain: return with_store<P1, kPlain>(s, bytes, rows);
-    case kNc: return with_store<P1, kNc>(s, bytes, rows);
-    case kCs: return with_store<P1, kCs>(s, bytes, rows);
-    default: return with_store<P1, kNone>(s, bytes, rows);
+    case kPlain: return with_store<P1, kPlain>(s, bytes, shape);
+    case kNc: return with_store<P1, kNc>(s, bytes, shape);
+    case kCs: return with_store<P1, kCs>(s, bytes, shape);
+    default: return with_store<P1, kNone>(s, bytes, shape);
   }
 }
 
@@ -171,17 +244,26 @@ int main(int argc, char** argv) {
   const int s = argc > 3 ? parse_store(argv[3]) : -1;
   const long mb = argc > 4 ? std::strtol(argv[4], nullptr, 10) : 0;
   const std::string order = argc > 5 ? argv[5] : "";
-  if (p1 < 0 || p1 == kNone || p2 < 0 || s < 0 || mb < 1 || mb > 4096 || (order != "linear" && order != "rows")) {
+  Shape shape;
+  shape.rows = order == "rows";
+  shape.steady = order == "steady";
+  const long row_kb = shape.steady && argc > 6 ? std::strtol(argv[6], nullptr, 10) : 0;
+  shape.warps = shape.steady && argc > 7 ? static_cast<int>(std::strtol(argv[7], nullptr, 10)) : 0;
+  shape.row_bytes = static_cast<size_t>(row_kb) * 1024;
+  const bool order_ok = order == "linear" || order == "rows" ||
+                        (shape.steady && row_kb >= 1 && row_kb <= 1024 && shape.warps >= 8 && shape.warps <= 65536);
+  if (p1 < 0 || p1 == kNone || p2 < 0 || s < 0 || mb < 1 || mb > 4096 || !order_ok) {
     std::fprintf(stderr,
-                 "usage: l2_sweep_probe P1 P2 STORE MB ORDER (P1: plain|nc|cs; P2: plain|nc|cs|none; "
-                 "STORE: none|plain|cs; MB: 1..4096; ORDER: linear|rows)\n");
+                 "usage: l2_sweep_probe P1 P2 STORE MB ORDER [ROW_KB WARPS] (P1: plain|nc|cs; P2: plain|nc|cs|none; "
+                 "STORE: none|plain|cs; MB: 1..4096; ORDER: linear|rows|steady; steady: ROW_KB 1..1024, WARPS "
+                 "8..65536)\n");
     return 2;
   }
   // A whole number of 8192 rows of 512-byte steps.
   const size_t bytes = (size_t(mb) * 1000000 / (8192 * 512)) * 8192 * 512;
   switch (p1) {
-    case kPlain: return with_p2<kPlain>(p2, s, bytes, order == "rows");
-    case kNc: return with_p2<kNc>(p2, s, bytes, order == "rows");
-    default: return with_p2<kCs>(p2, s, bytes, order == "rows");
+    case kPlain: return with_p2<kPlain>(p2, s, bytes, shape);
+    case kNc: return with_p2<kNc>(p2, s, bytes, shape);
+    default: return with_p2<kCs>(p2, s, bytes, shape);
   }
 }

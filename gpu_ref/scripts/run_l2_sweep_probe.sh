@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine: l2_sweep_probe under ncu for every hint variant
 # and buffer size, one JSON line each (DRAM bytes read and written, L2 read
-# sector hits and misses, duration) into OUTDIR/l2_sweep_probe.jsonl.
-#   gpu_ref/scripts/run_l2_sweep_probe.sh OUTDIR
+# sector hits and misses, duration): the two sweeps into
+# OUTDIR/l2_sweep_probe.jsonl, rows out of phase (steady) into
+# OUTDIR/l2_steady_probe.jsonl.
+#   [PARTS="sweeps steady"] gpu_ref/scripts/run_l2_sweep_probe.sh OUTDIR
 set -uo pipefail
 out=${1:?OUTDIR}
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -14,7 +16,6 @@ bin=$work/build/l2_sweep_probe
 metrics=dram__bytes_read.sum,dram__bytes_write.sum,lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum,lts__t_sectors_srcunit_tex_op_read_lookup_miss.sum,gpu__time_duration.sum
 variants=${VARIANTS:-"plain:none:none plain:plain:none plain:plain:cs nc:nc:none nc:nc:cs plain:cs:none plain:cs:cs plain:cs:plain plain:plain:plain"}
 sizes=${SIZES:-"24 28 32 36 40 44 48 56 64 80 96 128 160"}
-: >"$out/l2_sweep_probe.jsonl"
 cat >"$work/to_json.py" <<'PY'
 import csv, json, sys
 p1, p2, st, mb, order = sys.argv[1:6]
@@ -27,6 +28,9 @@ rec.update(json.loads(info[-1]) if info else {"error": " ".join(text[-3:])[:300]
 rec.update(m)
 print(json.dumps(rec))
 PY
+parts=" ${PARTS:-sweeps steady} "
+if [[ $parts == *" sweeps "* ]]; then
+: >"$out/l2_sweep_probe.jsonl"
 for order in ${ORDERS:-linear rows}; do
   for v in $variants; do
     IFS=: read -r p1 p2 st <<<"$v"
@@ -36,4 +40,20 @@ for order in ${ORDERS:-linear rows}; do
     done
   done
 done
-wc -l "$out/l2_sweep_probe.jsonl"
+fi
+# Rows out of phase: 512 MB of rows, 1056 warps (one block of 8 an SM) or
+# 6336 (six: all that fit at once), rows sized for 6-138 MB of x in flight.
+if [[ $parts == *" steady "* ]]; then
+: >"$out/l2_steady_probe.jsonl"
+steady_variants=${STEADY_VARIANTS:-"plain:plain:cs plain:cs:cs plain:cs:plain plain:plain:plain"}
+for v in $steady_variants; do
+  IFS=: read -r p1 p2 st <<<"$v"
+  for shape in 1056:8 1056:16 1056:24 1056:32 1056:40 1056:48 1056:64 1056:96 1056:128 \
+               6336:1 6336:2 6336:3 6336:4 6336:5 6336:6 6336:8 6336:12 6336:16; do
+    IFS=: read -r warps kb <<<"$shape"
+    timeout 120 ncu --clock-control none --print-units base --csv --metrics "$metrics" "$bin" "$p1" "$p2" "$st" 512 steady "$kb" "$warps" 2>&1 |
+      python3 "$work/to_json.py" "$p1" "$p2" "$st" 512 steady >>"$out/l2_steady_probe.jsonl"
+  done
+done
+fi
+wc -l "$out"/*.jsonl

@@ -26,9 +26,7 @@ struct L2Config {
   /// at most in a sweep: they are the first victims, so beyond this they
   /// recycle among themselves (l2_sweep_probe).
   double evict_first_pool_bytes = 12e6;
-  double evict_first_weight = 0.25;   ///< L2 residency of an evict-first (__ldcs) load's line, relative to a normal one
   double store_weight = 1.0;          ///< the same for a line written by a plain store
-  double streaming_store_weight = 0.25;  ///< the same for a line written by __stcs
   double dirty_resident_bytes = 24e6; ///< written bytes still in L2 at kernel end (never written back by then)
   /// Scalar global operations whose lanes lie 16-32 bytes apart (a thread's
   /// own vector of partials), issued by every thread at a kernel's end:

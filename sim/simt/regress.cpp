@@ -243,10 +243,6 @@ struct Param {
 const std::vector<Param>& fit_params() {
   static const std::vector<Param> params = {
       {"fdiv_latency_cycles", &GpuArch::fdiv_latency_cycles, nullptr, nullptr, 10, 2000},
-      {"l2.reuse_half_bytes", nullptr, &L2Config::reuse_half_bytes, nullptr, 10e6, 62.9e6},
-      {"l2.reuse_steepness", nullptr, &L2Config::reuse_steepness, nullptr, 1, 20},
-      {"l2.evict_first_weight", nullptr, &L2Config::evict_first_weight, nullptr, 0.01, 1},
-      {"l2.streaming_store_weight", nullptr, &L2Config::streaming_store_weight, nullptr, 0.01, 1},
       {"l2.dirty_resident_bytes", nullptr, &L2Config::dirty_resident_bytes, nullptr, 1e6, 62.9e6},
       {"l2.atomic_ops_per_ns", nullptr, &L2Config::atomic_ops_per_ns, nullptr, 1, 1000},
       {"l2.scattered_store_ops_per_ns", nullptr, &L2Config::scattered_store_ops_per_ns, nullptr, 1, 1000},

@@ -161,40 +161,40 @@ LaunchPrediction predict_launch(const SubKernel& k, const GpuArch& g) {
                  ? reuse_hit_fraction(rows_per_sm * row_bytes, l1_free, g.l2.reuse_steepness)
                  : 0.0;
   // L2: the reuse distance D(f), bytes that enter the L2 between a row's
-  // access to the byte at fraction f of the row and its next access, in
-  // LRU terms: every later access to another line pushes this one down,
-  // weighted by how long such a line stays (evict-first loads and stores
-  // weigh less; a re-read that hits refreshes its line like an insertion;
-  // L1 hits stay out). u[p] is that weight per byte of x for pass p,
-  // stores of y counted in the last pass.
+  // access to the byte at fraction f of the row and its next access: every
+  // access to another line in between pushes this one towards eviction.
+  // Lines at normal priority (plain and .CONSTANT loads, a re-read that
+  // hits refreshing its line, plain stores at store_weight) count in full;
+  // evict-first ones (__ldcs, __stcs) are the first victims and recycle
+  // among themselves, so together they displace at most a pool of normal
+  // lines. normal[p], evict_first[p]: those bytes per byte of x for pass p
+  // (L1 hits stay out; stores of y in the last pass). Curves, pool and
+  // store weight are measured by gpu_ref's l2_sweep_probe (docs/SIMT.md).
   if (gp > 1) {
-    std::vector<double> u;
+    std::vector<double> normal, evict_first;
     for (const Pass& p : k.passes) {
       if (!is_global(p.source)) continue;
-      const double w = p.source == Source::global_streaming ? g.l2.evict_first_weight : 1.0;
-      u.push_back(w * (u.empty() ? 1.0 : 1 - r.l1_hit));
+      const double share = normal.empty() ? 1.0 : 1 - r.l1_hit;
+      const bool ef = p.source == Source::global_streaming;
+      normal.push_back(ef ? 0.0 : share);
+      evict_first.push_back(ef ? share : 0.0);
     }
     const double out_per_in = in > 0 ? static_cast<double>(k.output_bytes) / in : 0.0;
-    u.back() += out_per_in * (k.streaming_store ? g.l2.streaming_store_weight : g.l2.store_weight);
+    if (k.streaming_store)
+      evict_first.back() += out_per_in;
+    else
+      normal.back() += out_per_in * g.l2.store_weight;
+    auto scaled = [](const std::vector<double>& v, double by) {
+      std::vector<double> out;
+      for (double x : v) out.push_back(x * by);
+      return out;
+    };
     // Rows that start together sweep their passes in lock step: the byte at
     // f of pass j was last touched at f of pass j-1, and between the two
-    // come the rest of pass j-1 and the start of pass j over all X bytes,
-    // normal lines in full and evict-first ones (__ldcs, __stcs) up to their
-    // pool. Curve, pool and plain-store weight are l2_sweep_probe's
-    // (docs/SIMT.md, Traffic).
+    // come the rest of pass j-1 and the start of pass j over all X bytes.
     auto sweep_hit = [&](double x_bytes) {
-      std::vector<double> normal, evict_first;
-      for (const Pass& p : k.passes) {
-        if (!is_global(p.source)) continue;
-        const double bytes = x_bytes * (normal.empty() ? 1.0 : 1 - r.l1_hit);
-        const bool ef = p.source == Source::global_streaming;
-        normal.push_back(ef ? 0.0 : bytes);
-        evict_first.push_back(ef ? bytes : 0.0);
-      }
-      const double stores = x_bytes * out_per_in;
-      (k.streaming_store ? evict_first : normal).back() += stores * (k.streaming_store ? 1.0 : g.l2.store_weight);
-      return mean_hit_between_passes(normal, evict_first, g.l2.evict_first_pool_bytes, g.l2.sweep_half_bytes,
-                                     g.l2.sweep_steepness);
+      return mean_hit_between_passes(scaled(normal, x_bytes), scaled(evict_first, x_bytes),
+                                     g.l2.evict_first_pool_bytes, g.l2.sweep_half_bytes, g.l2.sweep_steepness);
     };
     const double rows = static_cast<double>(k.rows);
     const double in_flight = static_cast<double>(std::min(k.rows, o.rows_in_flight));
@@ -231,13 +231,13 @@ LaunchPrediction predict_launch(const SubKernel& k, const GpuArch& g) {
           T[j] = std::pow(std::pow(T[j], pe) + std::pow(dram, pe), 1.0 / pe);
           total += T[j];
         }
-        double weighted = 0;
-        for (double w : u) weighted += w * row_bytes;
-        const double rate = in_flight * weighted / total;  // weighted bytes per cycle
-        std::vector<double> a;
-        for (double t : T) a.push_back(rate * t);
-        steady = mean_hit_between_passes(a, std::vector<double>(a.size(), 0.0), 0.0, g.l2.reuse_half_bytes,
-                                         g.l2.reuse_steepness);
+        double normal_row = 0, evict_first_row = 0;
+        for (double w : normal) normal_row += w * row_bytes;
+        for (double w : evict_first) evict_first_row += w * row_bytes;
+        // bytes per cycle the in-flight rows insert, at each priority
+        const double rate_normal = in_flight * normal_row / total, rate_ef = in_flight * evict_first_row / total;
+        steady = mean_hit_between_passes(scaled(T, rate_normal), scaled(T, rate_ef), g.l2.evict_first_pool_bytes,
+                                         g.l2.reuse_half_bytes, g.l2.reuse_steepness);
       }
       const double first_round = in_flight / rows;
       r.l2_hit = first_round * sweep + (1 - first_round) * steady;

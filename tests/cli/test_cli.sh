@@ -99,10 +99,10 @@ expect_exit 2 "give --workload W or both --rows N and --hidden C" -- simt --kern
 expect_exit 2 "computes LayerNorm but .*llama3-70b.yaml is rmsnorm (allowed: rms_warp, rms_block)" -- simt --kernel v5 --workload "$W/llama3-70b.yaml" -q
 expect_exit 2 "int8.yaml: input dtype int8 has no gpu_ref kernel (allowed: fp32, bf16)" -- simt --kernel v5 --workload "$W/int8.yaml" -q
 expect_exit 2 "gpu0.yaml:2: key 'sms': value 0 out of range" -- simt --kernel v5 --rows 8 --hidden 64 --gpu "$T/gpu0.yaml" -q
-printf 'l2: {evict_first_weight: 2}\n' >"$T/gpuw.yaml"
+printf 'l2: {store_weight: 2}\n' >"$T/gpuw.yaml"
 printf 'kernel_tail_cycles: -1\n' >"$T/gputail.yaml"
 printf 'issue_per_scheduler: 1.5\n' >"$T/gpuissue.yaml"
-expect_exit 2 "gpuw.yaml:1: key 'l2.evict_first_weight': must be within \[0, 1\]" -- simt --kernel v5 --rows 8 --hidden 64 --gpu "$T/gpuw.yaml" -q
+expect_exit 2 "gpuw.yaml:1: key 'l2.store_weight': must be within \[0, 1\]" -- simt --kernel v5 --rows 8 --hidden 64 --gpu "$T/gpuw.yaml" -q
 expect_exit 2 "gputail.yaml:1: key 'kernel_tail_cycles': must be >= 0" -- simt --kernel v5 --rows 8 --hidden 64 --gpu "$T/gputail.yaml" -q
 expect_exit 2 "gpuissue.yaml:1: key 'issue_per_scheduler'.*allowed: (0, 1\]" -- simt --kernel v5 --rows 8 --hidden 64 --gpu "$T/gpuissue.yaml" -q
 expect_exit 2 "simt takes GPU keys only" -- simt --kernel v5 --rows 8 --hidden 64 --set arch.lanes=4 -q

@@ -1,20 +1,28 @@
 #!/usr/bin/env python3
-"""Fits the SIMT model's one-wave sweep parameters -- l2.sweep_half_bytes,
-l2.sweep_steepness, l2.evict_first_pool_bytes, l2.store_weight -- to the
-golden l2_sweep_probe.jsonl (gpu_ref/microbench/l2_sweep_probe.cu: two
-sweeps over X bytes in one kernel by the second sweep's load and store
-hints), least squares on the missed fraction of the second sweep, by a
-seeded random walk. The formula is the model's (docs/SIMT.md, Traffic):
+"""Fits the SIMT model's L2 parameters to gpu_ref's l2_sweep_probe
+(gpu_ref/microbench/l2_sweep_probe.cu), least squares on the missed
+fraction of the re-read, by a seeded random walk:
 
-   D(f) = X ((1 - f) + f n) + min(pool, X f e),  miss = 1 - mean_f h(D(f))
+* one-wave sweep -- l2.sweep_half_bytes, l2.sweep_steepness,
+  l2.evict_first_pool_bytes, l2.store_weight -- from l2_sweep_probe.jsonl
+  (two sweeps over X bytes in one kernel by the second sweep's load and
+  store hints): D(f) = X ((1 - f) + f n) + min(pool, X f e);
+* rows out of phase -- l2.reuse_half_bytes, l2.reuse_steepness, the pool
+  and store weight kept -- from l2_steady_probe.jsonl (warps re-reading rows
+  of L bytes, F = warps x L in flight, the two passes taken as equally
+  long): D = F (1 + n) / 2 + min(pool, F e / 2).
 
-   tools/simt/fit_sweep_probe.py [gpu_ref/golden/h200/l2_sweep_probe.jsonl]"""
+n and e are the second pass's bytes at normal and at evict-first priority
+per byte of x; miss = 1 - mean_f h(D(f)), the model's formula (docs/SIMT.md,
+Traffic).
+
+   tools/simt/fit_sweep_probe.py [GOLDEN_DIR]"""
 import json, math, pathlib, random, sys
 
 root = pathlib.Path(__file__).resolve().parents[2]
-path = sys.argv[1] if len(sys.argv) > 1 else root / "gpu_ref/golden/h200/l2_sweep_probe.jsonl"
+golden = pathlib.Path(sys.argv[1] if len(sys.argv) > 1 else root / "gpu_ref/golden/h200")
 points = []
-for line in open(path):
+for line in open(golden / "l2_sweep_probe.jsonl"):
     r = json.loads(line)
     if "error" in r or r["order"] != "linear" or r["p1"] != "plain" or r["p2"] == "none":
         continue
@@ -22,30 +30,61 @@ for line in open(path):
     points.append((r["p2"], r["store"], X, min(1.0, max(0.0, (r["dram__bytes_read.sum"] - X) / X))))
 
 
-def miss(p2, store, X, params):
-    half, steep, pool, store_weight = params
+def weights(p2, store, store_weight):
     normal = (1.0 if p2 != "cs" else 0.0) + (store_weight if store == "plain" else 0.0)
     evict_first = (1.0 if p2 == "cs" else 0.0) + (1.0 if store == "cs" else 0.0)
+    return normal, evict_first
+
+
+def h(d, half, steep):
+    return 1 / (1 + (d / half) ** steep)
+
+
+def sweep_miss(p2, store, X, params):
+    half, steep, pool, store_weight = params
+    normal, evict_first = weights(p2, store, store_weight)
     steps = 64
-    hit = sum(1 / (1 + ((X * (1 - f + f * normal) + min(pool, X * f * evict_first)) / half) ** steep)
-              for f in ((i + 0.5) / steps for i in range(steps)))
-    return 1 - hit / steps
+    fs = [(i + 0.5) / steps for i in range(steps)]
+    return 1 - sum(h(X * (1 - f + f * normal) + min(pool, X * f * evict_first), half, steep) for f in fs) / steps
 
 
-def sse(params):
-    return sum((miss(a, b, X, params) - m) ** 2 for a, b, X, m in points)
+def walk(params, sse, log_steps):
+    random.seed(1)
+    best, best_sse = tuple(params), sse(params)
+    for _ in range(3000):
+        p = list(best)
+        i = random.randrange(len(p))
+        p[i] = p[i] * math.exp(random.gauss(0, 0.1)) if log_steps[i] else min(1.5, max(0.0, p[i] + random.gauss(0, 0.05)))
+        e = sse(p)
+        if e < best_sse:
+            best, best_sse = tuple(p), e
+    return best, best_sse
 
 
-random.seed(1)
-best = (46e6, 19.0, 10e6, 0.6)
-best_sse = sse(best)
-for _ in range(3000):
-    p = list(best)
-    i = random.randrange(4)
-    p[i] = p[i] * math.exp(random.gauss(0, 0.1)) if i < 3 else min(1.5, max(0.0, p[i] + random.gauss(0, 0.05)))
-    e = sse(p)
-    if e < best_sse:
-        best, best_sse = tuple(p), e
-print(f"{len(points)} points, RMS missed fraction {math.sqrt(best_sse / len(points)):.4f}")
-for name, v in zip(("sweep_half_bytes", "sweep_steepness", "evict_first_pool_bytes", "store_weight"), best):
+sweep, sweep_sse = walk((46e6, 19.0, 10e6, 0.6), lambda p: sum((sweep_miss(a, b, X, p) - m) ** 2 for a, b, X, m in points),
+                        (True, True, True, False))
+print(f"sweep: {len(points)} points, RMS missed fraction {math.sqrt(sweep_sse / len(points)):.4f}")
+for name, v in zip(("sweep_half_bytes", "sweep_steepness", "evict_first_pool_bytes", "store_weight"), sweep):
+    print(f"  {name}: {v:.4g}")
+
+steady_points = []
+for line in open(golden / "l2_steady_probe.jsonl"):
+    r = json.loads(line)
+    if "error" in r:
+        continue
+    X = r["bytes"]
+    steady_points.append((r["p2"], r["store"], r["warps"] * r["row_bytes"],
+                          min(1.0, max(0.0, (r["dram__bytes_read.sum"] - X) / X))))
+pool, store_weight = sweep[2], sweep[3]
+
+
+def steady_miss(p2, store, F, params):
+    normal, evict_first = weights(p2, store, store_weight)
+    return 1 - h(F * (1 + normal) / 2 + min(pool, F * evict_first / 2), *params)
+
+
+steady, steady_sse = walk((35e6, 5.0), lambda p: sum((steady_miss(a, b, F, p) - m) ** 2 for a, b, F, m in steady_points),
+                          (True, True))
+print(f"rows out of phase: {len(steady_points)} points, RMS missed fraction {math.sqrt(steady_sse / len(steady_points)):.4f}")
+for name, v in zip(("reuse_half_bytes", "reuse_steepness"), steady):
     print(f"  {name}: {v:.4g}")
