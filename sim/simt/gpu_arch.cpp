@@ -66,6 +66,9 @@ GpuArch parse(config::YamlReader m, const std::string& source) {
     g.l2.far_hit_latency_cycles = positive(*l2, "far_hit_latency_cycles", g.l2.far_hit_latency_cycles);
     g.l2.reuse_half_bytes = positive(*l2, "reuse_half_bytes", g.l2.reuse_half_bytes);
     g.l2.reuse_steepness = positive(*l2, "reuse_steepness", g.l2.reuse_steepness);
+    g.l2.reuse_steepness_per_doubling =
+        within(*l2, "reuse_steepness_per_doubling", g.l2.reuse_steepness_per_doubling, -16, 16);
+    g.l2.reuse_steepness_rows = positive(*l2, "reuse_steepness_rows", g.l2.reuse_steepness_rows);
     g.l2.sweep_half_bytes = positive(*l2, "sweep_half_bytes", g.l2.sweep_half_bytes);
     g.l2.sweep_steepness = positive(*l2, "sweep_steepness", g.l2.sweep_steepness);
     g.l2.evict_first_pool_bytes = within(*l2, "evict_first_pool_bytes", g.l2.evict_first_pool_bytes, 0, g.l2.bytes);
@@ -74,7 +77,7 @@ GpuArch parse(config::YamlReader m, const std::string& source) {
     g.l2.atomic_ops_per_ns = positive(*l2, "atomic_ops_per_ns", g.l2.atomic_ops_per_ns);
     g.l2.scattered_store_ops_per_ns = positive(*l2, "scattered_store_ops_per_ns", g.l2.scattered_store_ops_per_ns);
     l2->finish({"bytes", "line_bytes", "near_hit_latency_cycles", "far_hit_latency_cycles", "reuse_half_bytes",
-                "reuse_steepness", "sweep_half_bytes", "sweep_steepness", "evict_first_pool_bytes", "store_weight",
+                "reuse_steepness", "reuse_steepness_per_doubling", "reuse_steepness_rows", "sweep_half_bytes", "sweep_steepness", "evict_first_pool_bytes", "store_weight",
                 "dirty_resident_bytes", "atomic_ops_per_ns", "scattered_store_ops_per_ns"});
   }
   if (auto l1 = m.get_map("l1")) {

@@ -17,7 +17,11 @@ struct L2Config {
   double near_hit_latency_cycles = 283;
   double far_hit_latency_cycles = 515;
   double reuse_half_bytes = 55e6;     ///< reuse distance with a 50% hit chance
-  double reuse_steepness = 6.0;       ///< how sharply hits fall off past it
+  double reuse_steepness = 6.0;       ///< how sharply hits fall off past it, at reuse_steepness_rows rows in flight
+  /// More rows in flight soften the curve (their phases spread): the
+  /// steepness changes by this much per doubling of them.
+  double reuse_steepness_per_doubling = 0.0;
+  double reuse_steepness_rows = 1056;
   /// The same curve for a single sweep (every row in flight at once: all
   /// first passes, then all second passes -- LRU's sharp cliff).
   double sweep_half_bytes = 50e6;

@@ -215,6 +215,11 @@ LaunchPrediction predict_launch(const SubKernel& k, const GpuArch& g) {
       const double bytes_per_cycle = g.dram.bytes_per_s / (g.sm_clock_mhz * 1e6);
       const double out_row = static_cast<double>(k.output_bytes) / rows;
       const double in_row = in / rows;
+      // More rows in flight, more spread phases: a softer curve (measured at
+      // 1056 and 6336 rows).
+      const double steady_steepness =
+          std::max(1.0, g.l2.reuse_steepness + g.l2.reuse_steepness_per_doubling *
+                                                   std::log2(in_flight / g.l2.reuse_steepness_rows));
       double steady = sweep;
       for (int iter = 0; iter < 4; ++iter) {
         const std::vector<double> cyc = pass_cycles(k, g, steady);
@@ -237,7 +242,7 @@ LaunchPrediction predict_launch(const SubKernel& k, const GpuArch& g) {
         // bytes per cycle the in-flight rows insert, at each priority
         const double rate_normal = in_flight * normal_row / total, rate_ef = in_flight * evict_first_row / total;
         steady = mean_hit_between_passes(scaled(T, rate_normal), scaled(T, rate_ef), g.l2.evict_first_pool_bytes,
-                                         g.l2.reuse_half_bytes, g.l2.reuse_steepness);
+                                         g.l2.reuse_half_bytes, steady_steepness);
       }
       const double first_round = in_flight / rows;
       r.l2_hit = first_round * sweep + (1 - first_round) * steady;

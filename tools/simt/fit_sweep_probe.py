@@ -7,10 +7,11 @@ fraction of the re-read, by a seeded random walk:
   l2.evict_first_pool_bytes, l2.store_weight -- from l2_sweep_probe.jsonl
   (two sweeps over X bytes in one kernel by the second sweep's load and
   store hints): D(f) = X ((1 - f) + f n) + min(pool, X f e);
-* rows out of phase -- l2.reuse_half_bytes, l2.reuse_steepness, the pool
-  and store weight kept -- from l2_steady_probe.jsonl (warps re-reading rows
-  of L bytes, F = warps x L in flight, the two passes taken as equally
-  long): D = F (1 + n) / 2 + min(pool, F e / 2).
+* rows out of phase -- l2.reuse_half_bytes, l2.reuse_steepness at
+  l2.reuse_steepness_rows rows in flight and its change per doubling of
+  them, the pool and store weight kept -- from l2_steady_probe.jsonl (warps
+  re-reading rows of L bytes, F = warps x L in flight, the two passes taken
+  as equally long): D = F (1 + n) / 2 + min(pool, F e / 2).
 
 n and e are the second pass's bytes at normal and at evict-first priority
 per byte of x; miss = 1 - mean_f h(D(f)), the model's formula (docs/SIMT.md,
@@ -54,7 +55,11 @@ def walk(params, sse, log_steps):
     for _ in range(3000):
         p = list(best)
         i = random.randrange(len(p))
-        p[i] = p[i] * math.exp(random.gauss(0, 0.1)) if log_steps[i] else min(1.5, max(0.0, p[i] + random.gauss(0, 0.05)))
+        if log_steps[i] is True:
+            p[i] *= math.exp(random.gauss(0, 0.1))
+        else:  # an additive step within (lo, hi)
+            lo, hi = log_steps[i]
+            p[i] = min(hi, max(lo, p[i] + random.gauss(0, 0.05)))
         e = sse(p)
         if e < best_sse:
             best, best_sse = tuple(p), e
@@ -62,7 +67,7 @@ def walk(params, sse, log_steps):
 
 
 sweep, sweep_sse = walk((46e6, 19.0, 10e6, 0.6), lambda p: sum((sweep_miss(a, b, X, p) - m) ** 2 for a, b, X, m in points),
-                        (True, True, True, False))
+                        (True, True, True, (0.0, 1.5)))
 print(f"sweep: {len(points)} points, RMS missed fraction {math.sqrt(sweep_sse / len(points)):.4f}")
 for name, v in zip(("sweep_half_bytes", "sweep_steepness", "evict_first_pool_bytes", "store_weight"), sweep):
     print(f"  {name}: {v:.4g}")
@@ -73,18 +78,28 @@ for line in open(golden / "l2_steady_probe.jsonl"):
     if "error" in r:
         continue
     X = r["bytes"]
-    steady_points.append((r["p2"], r["store"], r["warps"] * r["row_bytes"],
+    steady_points.append((r["p2"], r["store"], r["warps"], r["warps"] * r["row_bytes"],
                           min(1.0, max(0.0, (r["dram__bytes_read.sum"] - X) / X))))
 pool, store_weight = sweep[2], sweep[3]
+warp_counts = sorted({w for _, _, w, _, _ in steady_points})
+reference = warp_counts[0]
 
 
-def steady_miss(p2, store, F, params):
+def steepness(params, warps):
+    # the steepness at the reference count, changing by a fixed step per doubling of the rows in flight
+    return max(1.0, params[1] + params[2] * math.log2(warps / reference))
+
+
+def steady_miss(p2, store, warps, F, params):
     normal, evict_first = weights(p2, store, store_weight)
-    return 1 - h(F * (1 + normal) / 2 + min(pool, F * evict_first / 2), *params)
+    return 1 - h(F * (1 + normal) / 2 + min(pool, F * evict_first / 2), params[0], steepness(params, warps))
 
 
-steady, steady_sse = walk((35e6, 5.0), lambda p: sum((steady_miss(a, b, F, p) - m) ** 2 for a, b, F, m in steady_points),
-                          (True, True))
-print(f"rows out of phase: {len(steady_points)} points, RMS missed fraction {math.sqrt(steady_sse / len(steady_points)):.4f}")
-for name, v in zip(("reuse_half_bytes", "reuse_steepness"), steady):
+steady, steady_sse = walk((45e6, 6.0, -0.5),
+                          lambda p: sum((steady_miss(a, b, w, F, p) - m) ** 2 for a, b, w, F, m in steady_points),
+                          (True, True, (-3.0, 3.0)))
+print(f"rows out of phase: {len(steady_points)} points ({', '.join(map(str, warp_counts))} warps), "
+      f"RMS missed fraction {math.sqrt(steady_sse / len(steady_points)):.4f}")
+for name, v in zip(("reuse_half_bytes", "reuse_steepness", "reuse_steepness_per_doubling"), steady):
     print(f"  {name}: {v:.4g}")
+print(f"  reuse_steepness_rows: {reference}")
