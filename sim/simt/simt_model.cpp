@@ -207,11 +207,11 @@ LaunchPrediction predict_launch(const SubKernel& k, const GpuArch& g) {
       // flight); later rows start as slots free, out of phase (the golden
       // transition cases leave no lock step to later rounds: a fitted share
       // carried from round to round went to zero). Out of phase, the
-      // in-flight rows insert at a steady rate, and the
-      // byte at f of pass j waits (1 - f) T[j-1] + f T[j] for its re-read:
-      // pass times from the latency chain and the pass's DRAM bytes at the
-      // rows' share of the bandwidth (combined as the duration's memory
-      // p-norm). Iterated: a re-read's misses lengthen its pass.
+      // in-flight rows insert at a steady rate, and the byte at f of pass j
+      // waits (1 - f) T[j-1] + f T[j] for its re-read: pass times from the
+      // latency chain and the pass's DRAM bytes at the rows' share of the
+      // bandwidth (combined as the duration's memory p-norm). Iterated: a
+      // re-read's misses lengthen its pass.
       const double bytes_per_cycle = g.dram.bytes_per_s / (g.sm_clock_mhz * 1e6);
       const double out_row = static_cast<double>(k.output_bytes) / rows;
       const double in_row = in / rows;

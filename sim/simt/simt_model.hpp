@@ -38,8 +38,8 @@ struct LaunchPrediction {
   double rounds = 0;             ///< rows one slot walks (rows / rows in flight)
   // Duration bounds (us): the largest decides, plus the launch overhead.
   double dram_us = 0, latency_us = 0, issue_us = 0, smem_us = 0, request_us = 0, dispatch_us = 0;
-  double epilogue_us = 0;
-  double fill_us = 0;      ///< the first round's loads queued at the DRAM, once  ///< the threads' scalar atomics/stores at the end, after everything else
+  double epilogue_us = 0;  ///< the threads' scalar atomics/stores at the end, after everything else
+  double fill_us = 0;      ///< the first round's loads queued at the DRAM, once
   double duration_us = 0;
   std::string bound;  ///< which bound decided
 };
