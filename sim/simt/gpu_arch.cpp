@@ -84,8 +84,9 @@ GpuArch parse(config::YamlReader m, const std::string& source) {
     g.l1.bytes = positive(*l1, "bytes", g.l1.bytes);
     g.l1.hit_latency_cycles = positive(*l1, "hit_latency_cycles", g.l1.hit_latency_cycles);
     g.l1.miss_requests_per_cycle = positive(*l1, "miss_requests_per_cycle", g.l1.miss_requests_per_cycle);
+    g.l1.reuse_steepness = positive(*l1, "reuse_steepness", g.l1.reuse_steepness);
     g.l1.smem_carveout_bytes = within(*l1, "smem_carveout_bytes", g.l1.smem_carveout_bytes, 0, g.l1.bytes);
-    l1->finish({"bytes", "hit_latency_cycles", "miss_requests_per_cycle", "smem_carveout_bytes"});
+    l1->finish({"bytes", "hit_latency_cycles", "miss_requests_per_cycle", "smem_carveout_bytes", "reuse_steepness"});
   }
   if (auto d = m.get_map("dram")) {
     g.dram.bytes_per_s = positive(*d, "bytes_per_s", g.dram.bytes_per_s);

@@ -44,6 +44,9 @@ struct L1Config {
   double hit_latency_cycles = 43;
   double miss_requests_per_cycle = 0.6;  ///< sector requests an SM sends to the L2 per cycle
   double smem_carveout_bytes = 32768;    ///< shared memory the driver reserves out of L1 at least
+  /// How sharply a re-read's L1 hits fall off as the rows one SM works on
+  /// outgrow the L1 left beside shared memory (its half-hit point).
+  double reuse_steepness = 6.0;
 };
 
 struct DramConfig {

@@ -255,6 +255,7 @@ const std::vector<Param>& fit_params() {
       {"memory_overlap_exponent", &GpuArch::memory_overlap_exponent, nullptr, nullptr, 1, 64},
       {"bound_overlap_exponent", &GpuArch::bound_overlap_exponent, nullptr, nullptr, 1, 64},
       {"l1.miss_requests_per_cycle", nullptr, nullptr, nullptr, 0.05, 4, &L1Config::miss_requests_per_cycle},
+      {"l1.reuse_steepness", nullptr, nullptr, nullptr, 1, 20, &L1Config::reuse_steepness},
   };
   return params;
 }

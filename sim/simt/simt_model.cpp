@@ -158,7 +158,7 @@ LaunchPrediction predict_launch(const SubKernel& k, const GpuArch& g) {
       std::max(0.0, g.l1.bytes - std::max(smem_per_sm, g.l1.smem_carveout_bytes) - static_cast<double>(k.param_bytes));
   const double rows_per_sm = static_cast<double>(o.rows_in_flight) / g.sms;
   r.l1_hit = gp > 1 && !k.uncoalesced && l1_free > 0
-                 ? reuse_hit_fraction(rows_per_sm * row_bytes, l1_free, g.l2.reuse_steepness)
+                 ? reuse_hit_fraction(rows_per_sm * row_bytes, l1_free, g.l1.reuse_steepness)
                  : 0.0;
   // L2: the reuse distance D(f), bytes that enter the L2 between a row's
   // access to the byte at fraction f of the row and its next access: every
