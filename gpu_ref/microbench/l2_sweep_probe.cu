@@ -5,7 +5,7 @@
 // flushes the L2 before the kernel: DRAM bytes read minus X are the second
 // sweep's misses.
 //   l2_sweep_probe P1 P2 STORE MB ORDER
-//   l2_sweep_probe P1 P2 STORE MB steady ROW_KB WARPS
+//   l2_sweep_probe P1 P2 STORE MB steady ROW_KB WARPS [warp|block]
 // P1, P2: the loads of the first and second sweep: plain (LDG.E), nc
 //   (__ldg: LDG.E.CONSTANT, the read-only path), cs (__ldcs: evict-first),
 //   none (no second sweep: the first sweep alone).
@@ -17,7 +17,9 @@
 // steady: no grid barrier; WARPS warps each take rows of ROW_KB KiB in turn
 //   (warp w: rows w, w + WARPS, ...), read a row, sum it across the warp,
 //   then re-read it (and store it): a warp-per-row kernel over many rounds,
-//   its rows out of phase, WARPS x ROW_KB KiB of x in flight.
+//   its rows out of phase, WARPS x ROW_KB KiB of x in flight; with `block`,
+//   each 256-thread block takes a row (WARPS / 8 rows in flight), as a
+//   block-per-row kernel does.
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -105,10 +107,35 @@ __global__ void two_sweeps(const int4* x, int4* y, Order o, unsigned* counter, i
 }
 
 template <int P1, int P2, int S>
-__global__ void row_passes(const int4* x, int4* y, size_t nrows, size_t row16, int* sink) {
+__global__ void row_passes(const int4* x, int4* y, size_t nrows, size_t row16, bool block_rows, int* sink) {
+  int acc = 0;
+  if (block_rows) {  // a block per row: its 8 warps stream the row together, a block reduction between the passes
+    __shared__ int partial[32];
+    for (size_t r = blockIdx.x; r < nrows; r += gridDim.x) {
+      const int4* row = x + r * row16;
+      int sum = 0;
+      for (size_t c = threadIdx.x; c < row16; c += blockDim.x) {
+        const int4 v = load<P1>(row + c);
+        sum += v.x + v.y + v.z + v.w;
+      }
+      for (int o = 16; o > 0; o /= 2) sum += __shfl_xor_sync(0xffffffffu, sum, o);
+      if (threadIdx.x % 32 == 0) partial[threadIdx.x / 32] = sum;
+      __syncthreads();
+      sum = 0;
+      for (unsigned i = 0; i < blockDim.x / 32; ++i) sum += partial[i];
+      __syncthreads();
+      for (size_t c = threadIdx.x; c < row16; c += blockDim.x) {
+        int4 v = load<P2>(row + c);
+        v.x += sum;
+        acc ^= v.y;
+        store<S>(y + r * row16 + c, v);
+      }
+    }
+    if (acc == 0x5eed1234) sink[0] = acc;
+    return;
+  }
   const size_t warps = size_t(gridDim.x) * blockDim.x / 32;
   const size_t w = (size_t(blockIdx.x) * blockDim.x + threadIdx.x) / 32, lane = threadIdx.x % 32;
-  int acc = 0;
   for (size_t r = w; r < nrows; r += warps) {
     const int4* row = x + r * row16;
     int sum = 0;
@@ -128,7 +155,7 @@ __global__ void row_passes(const int4* x, int4* y, size_t nrows, size_t row16, i
 }
 
 template <int P1, int P2, int S>
-int run_steady(size_t bytes, size_t row_bytes, int warps) {
+int run_steady(size_t bytes, size_t row_bytes, int warps, bool block_rows) {
   int4 *x = nullptr, *y = nullptr;
   int* sink = nullptr;
   CUDA_OK(cudaMalloc(&x, bytes));
@@ -148,11 +175,11 @@ int run_steady(size_t bytes, size_t row_bytes, int warps) {
   }
   const size_t nrows = bytes / row_bytes;
   CUDA_OK(cudaDeviceSynchronize());
-  row_passes<P1, P2, S><<<grid, block>>>(x, y, nrows, row_bytes / 16, sink);
+  row_passes<P1, P2, S><<<grid, block>>>(x, y, nrows, row_bytes / 16, block_rows, sink);
   CUDA_OK(cudaGetLastError());
   CUDA_OK(cudaDeviceSynchronize());
-  std::printf("{\"bytes\": %zu, \"row_bytes\": %zu, \"warps\": %d, \"grid\": %d, \"block\": %d}\n", nrows * row_bytes,
-              row_bytes, warps, grid, block);
+  std::printf("{\"bytes\": %zu, \"row_bytes\": %zu, \"warps\": %d, \"grid\": %d, \"block\": %d, \"row_threads\": %d}\n",
+              nrows * row_bytes, row_bytes, warps, grid, block, block_rows ? block : 32);
   cudaFree(x);
   cudaFree(y);
   cudaFree(sink);
@@ -161,7 +188,7 @@ int run_steady(size_t bytes, size_t row_bytes, int warps) {
 
 // How a run is laid out: the two sweeps' order, or rows out of phase.
 struct Shape {
-  bool rows = false, steady = false;
+  bool rows = false, steady = false, block_rows = false;
   size_t row_bytes = 0;
   int warps = 0;
 };
@@ -203,7 +230,7 @@ int run_sweeps(size_t bytes, bool rows) {
 
 template <int P1, int P2, int S>
 int run(size_t bytes, const Shape& shape) {
-  if (shape.steady) return run_steady<P1, P2, S>(bytes, shape.row_bytes, shape.warps);
+  if (shape.steady) return run_steady<P1, P2, S>(bytes, shape.row_bytes, shape.warps, shape.block_rows);
   return run_sweeps<P1, P2, S>(bytes, shape.rows);
 }
 
@@ -250,13 +277,16 @@ int main(int argc, char** argv) {
   const long row_kb = shape.steady && argc > 6 ? std::strtol(argv[6], nullptr, 10) : 0;
   shape.warps = shape.steady && argc > 7 ? static_cast<int>(std::strtol(argv[7], nullptr, 10)) : 0;
   shape.row_bytes = static_cast<size_t>(row_kb) * 1024;
+  const std::string row_threads = shape.steady && argc > 8 ? argv[8] : "warp";
+  shape.block_rows = row_threads == "block";
   const bool order_ok = order == "linear" || order == "rows" ||
-                        (shape.steady && row_kb >= 1 && row_kb <= 1024 && shape.warps >= 8 && shape.warps <= 65536);
+                        (shape.steady && row_kb >= 1 && row_kb <= 1024 && shape.warps >= 8 && shape.warps <= 65536 &&
+                         (row_threads == "warp" || row_threads == "block"));
   if (p1 < 0 || p1 == kNone || p2 < 0 || s < 0 || mb < 1 || mb > 4096 || !order_ok) {
     std::fprintf(stderr,
-                 "usage: l2_sweep_probe P1 P2 STORE MB ORDER [ROW_KB WARPS] (P1: plain|nc|cs; P2: plain|nc|cs|none; "
-                 "STORE: none|plain|cs; MB: 1..4096; ORDER: linear|rows|steady; steady: ROW_KB 1..1024, WARPS "
-                 "8..65536)\n");
+                 "usage: l2_sweep_probe P1 P2 STORE MB ORDER [ROW_KB WARPS [warp|block]] (P1: plain|nc|cs; P2: "
+                 "plain|nc|cs|none; STORE: none|plain|cs; MB: 1..4096; ORDER: linear|rows|steady; steady: ROW_KB "
+                 "1..1024, WARPS 8..65536, a row a warp or a block of 256)\n");
     return 2;
   }
   // A whole number of 8192 rows of 512-byte steps.

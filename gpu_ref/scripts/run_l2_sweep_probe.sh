@@ -42,16 +42,20 @@ for order in ${ORDERS:-linear rows}; do
 done
 fi
 # Rows out of phase: 512 MB of rows, 1056 warps (one block of 8 an SM) or
-# 6336 (six: all that fit at once), rows sized for 6-138 MB of x in flight.
+# 6336 (six: all that fit at once) a row each, or 792 blocks of 256 a row
+# each, rows sized for 6-138 MB of x in flight.
 if [[ $parts == *" steady "* ]]; then
 : >"$out/l2_steady_probe.jsonl"
 steady_variants=${STEADY_VARIANTS:-"plain:plain:cs plain:cs:cs plain:cs:plain plain:plain:plain"}
+# WARPS:ROW_KB[:block] -- a row a warp, or (block) a row a 256-thread block
+steady_shapes=${STEADY_SHAPES:-"1056:8 1056:16 1056:24 1056:32 1056:40 1056:48 1056:64 1056:96 1056:128
+  6336:1 6336:2 6336:3 6336:4 6336:5 6336:6 6336:8 6336:12 6336:16
+  6336:8:block 6336:16:block 6336:24:block 6336:32:block 6336:40:block 6336:48:block 6336:64:block 6336:96:block 6336:128:block"}
 for v in $steady_variants; do
   IFS=: read -r p1 p2 st <<<"$v"
-  for shape in 1056:8 1056:16 1056:24 1056:32 1056:40 1056:48 1056:64 1056:96 1056:128 \
-               6336:1 6336:2 6336:3 6336:4 6336:5 6336:6 6336:8 6336:12 6336:16; do
-    IFS=: read -r warps kb <<<"$shape"
-    timeout 120 ncu --clock-control none --print-units base --csv --metrics "$metrics" "$bin" "$p1" "$p2" "$st" 512 steady "$kb" "$warps" 2>&1 |
+  for shape in $steady_shapes; do
+    IFS=: read -r warps kb rowt <<<"$shape"
+    timeout 120 ncu --clock-control none --print-units base --csv --metrics "$metrics" "$bin" "$p1" "$p2" "$st" 512 steady "$kb" "$warps" "${rowt:-warp}" 2>&1 |
       python3 "$work/to_json.py" "$p1" "$p2" "$st" 512 steady >>"$out/l2_steady_probe.jsonl"
   done
 done
