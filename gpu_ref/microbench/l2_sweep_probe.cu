@@ -154,35 +154,58 @@ __global__ void row_passes(const int4* x, int4* y, size_t nrows, size_t row16, b
   if (acc == 0x5eed1234) sink[0] = acc;
 }
 
-template <int P1, int P2, int S>
-int run_steady(size_t bytes, size_t row_bytes, int warps, bool block_rows) {
+// The two X-byte buffers (x read, y written), the barrier counter and the
+// sink, zeroed; freed when the run ends.
+struct Buffers {
   int4 *x = nullptr, *y = nullptr;
+  unsigned* counter = nullptr;
   int* sink = nullptr;
-  CUDA_OK(cudaMalloc(&x, bytes));
-  CUDA_OK(cudaMalloc(&y, bytes));
-  CUDA_OK(cudaMalloc(&sink, sizeof(int)));
-  CUDA_OK(cudaMemset(x, 0, bytes));
+  ~Buffers() {
+    cudaFree(x);
+    cudaFree(y);
+    cudaFree(counter);
+    cudaFree(sink);
+  }
+};
+int allocate(Buffers& b, size_t bytes) {
+  CUDA_OK(cudaMalloc(&b.x, bytes));
+  CUDA_OK(cudaMalloc(&b.y, bytes));
+  CUDA_OK(cudaMalloc(&b.counter, sizeof(unsigned)));
+  CUDA_OK(cudaMalloc(&b.sink, sizeof(int)));
+  CUDA_OK(cudaMemset(b.x, 0, bytes));
+  CUDA_OK(cudaMemset(b.counter, 0, sizeof(unsigned)));
+  return 0;
+}
+// Blocks of `block` threads of `kernel` resident on the whole GPU at once.
+template <class Kernel>
+int resident_blocks(Kernel kernel, int block, int* blocks) {
   int dev = 0, sms = 0, per_sm = 0;
   CUDA_OK(cudaGetDevice(&dev));
   CUDA_OK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+  CUDA_OK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, block, 0));
+  *blocks = sms * per_sm;
+  return 0;
+}
+
+template <int P1, int P2, int S>
+int run_steady(size_t bytes, size_t row_bytes, int warps, bool block_rows) {
+  Buffers b;
   const int block = 256;
-  CUDA_OK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, row_passes<P1, P2, S>, block, 0));
+  int fit = 0;
+  if (allocate(b, bytes) || resident_blocks(row_passes<P1, P2, S>, block, &fit)) return 1;
   const int grid = warps / (block / 32);
-  if (grid < 1 || grid * (block / 32) != warps || grid > sms * per_sm) {
+  if (grid < 1 || grid * (block / 32) != warps || grid > fit) {
     std::fprintf(stderr, "l2_sweep_probe: %d warps are not whole blocks of 8 resident at once (%d blocks fit)\n", warps,
-                 sms * per_sm);
+                 fit);
     return 2;
   }
   const size_t nrows = bytes / row_bytes;
   CUDA_OK(cudaDeviceSynchronize());
-  row_passes<P1, P2, S><<<grid, block>>>(x, y, nrows, row_bytes / 16, block_rows, sink);
+  row_passes<P1, P2, S><<<grid, block>>>(b.x, b.y, nrows, row_bytes / 16, block_rows, b.sink);
   CUDA_OK(cudaGetLastError());
   CUDA_OK(cudaDeviceSynchronize());
   std::printf("{\"bytes\": %zu, \"row_bytes\": %zu, \"warps\": %d, \"grid\": %d, \"block\": %d, \"row_threads\": %d}\n",
               nrows * row_bytes, row_bytes, warps, grid, block, block_rows ? block : 32);
-  cudaFree(x);
-  cudaFree(y);
-  cudaFree(sink);
   return 0;
 }
 
@@ -195,21 +218,11 @@ struct Shape {
 
 template <int P1, int P2, int S>
 int run_sweeps(size_t bytes, bool rows) {
-  int4 *x = nullptr, *y = nullptr;
-  unsigned* counter = nullptr;
-  int* sink = nullptr;
-  CUDA_OK(cudaMalloc(&x, bytes));
-  CUDA_OK(cudaMalloc(&y, bytes));
-  CUDA_OK(cudaMalloc(&counter, sizeof(unsigned)));
-  CUDA_OK(cudaMalloc(&sink, sizeof(int)));
-  CUDA_OK(cudaMemset(x, 0, bytes));
-  CUDA_OK(cudaMemset(counter, 0, sizeof(unsigned)));
-  int dev = 0, sms = 0, per_sm = 0;
-  CUDA_OK(cudaGetDevice(&dev));
-  CUDA_OK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+  Buffers b;
   const int block = 256;
-  CUDA_OK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, two_sweeps<P1, P2, S>, block, 0));
-  const unsigned grid = static_cast<unsigned>(sms * per_sm);
+  int fit = 0;
+  if (allocate(b, bytes) || resident_blocks(two_sweeps<P1, P2, S>, block, &fit)) return 1;
+  const unsigned grid = static_cast<unsigned>(fit);
   Order o{rows, bytes / 16, 0, 8192};
   o.row16 = o.n16 / o.nrows;
   if (rows && grid * block / 32 < o.nrows) {
@@ -217,14 +230,10 @@ int run_sweeps(size_t bytes, bool rows) {
     return 2;
   }
   CUDA_OK(cudaDeviceSynchronize());
-  two_sweeps<P1, P2, S><<<grid, block>>>(x, y, o, counter, sink);
+  two_sweeps<P1, P2, S><<<grid, block>>>(b.x, b.y, o, b.counter, b.sink);
   CUDA_OK(cudaGetLastError());
   CUDA_OK(cudaDeviceSynchronize());
   std::printf("{\"bytes\": %zu, \"grid\": %u, \"block\": %d}\n", bytes, grid, block);
-  cudaFree(x);
-  cudaFree(y);
-  cudaFree(counter);
-  cudaFree(sink);
   return 0;
 }
 

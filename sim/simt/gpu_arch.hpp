@@ -4,6 +4,8 @@
 // limit, or was fitted on the training subset of the golden cases.
 #pragma once
 
+#include <algorithm>
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -22,6 +24,10 @@ struct L2Config {
   /// steepness changes by this much per doubling of them.
   double reuse_steepness_per_doubling = 0.0;
   double reuse_steepness_rows = 1056;
+  /// The steady curve's steepness with `rows_in_flight` rows out of phase.
+  double steady_steepness(double rows_in_flight) const {
+    return std::max(1.0, reuse_steepness + reuse_steepness_per_doubling * std::log2(rows_in_flight / reuse_steepness_rows));
+  }
   /// The same curve for a single sweep (every row in flight at once: all
   /// first passes, then all second passes -- LRU's sharp cliff).
   double sweep_half_bytes = 50e6;

@@ -217,9 +217,10 @@ LaunchPrediction predict_launch(const SubKernel& k, const GpuArch& g) {
       const double in_row = in / rows;
       // More rows in flight, more spread phases: a softer curve (measured at
       // 1056 and 6336 rows).
-      const double steady_steepness =
-          std::max(1.0, g.l2.reuse_steepness + g.l2.reuse_steepness_per_doubling *
-                                                   std::log2(in_flight / g.l2.reuse_steepness_rows));
+      const double steady_steepness = g.l2.steady_steepness(in_flight);
+      double normal_row = 0, evict_first_row = 0;  // bytes a row inserts at each priority
+      for (double w : normal) normal_row += w * row_bytes;
+      for (double w : evict_first) evict_first_row += w * row_bytes;
       double steady = sweep;
       for (int iter = 0; iter < 4; ++iter) {
         const std::vector<double> cyc = pass_cycles(k, g, steady);
@@ -236,9 +237,6 @@ LaunchPrediction predict_launch(const SubKernel& k, const GpuArch& g) {
           T[j] = std::pow(std::pow(T[j], pe) + std::pow(dram, pe), 1.0 / pe);
           total += T[j];
         }
-        double normal_row = 0, evict_first_row = 0;
-        for (double w : normal) normal_row += w * row_bytes;
-        for (double w : evict_first) evict_first_row += w * row_bytes;
         // bytes per cycle the in-flight rows insert, at each priority
         const double rate_normal = in_flight * normal_row / total, rate_ef = in_flight * evict_first_row / total;
         steady = mean_hit_between_passes(scaled(T, rate_normal), scaled(T, rate_ef), g.l2.evict_first_pool_bytes,
