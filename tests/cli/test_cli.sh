@@ -103,6 +103,10 @@ printf 'l2: {store_weight: 2}\n' >"$T/gpuw.yaml"
 printf 'kernel_tail_cycles: -1\n' >"$T/gputail.yaml"
 printf 'issue_per_scheduler: 1.5\n' >"$T/gpuissue.yaml"
 expect_exit 2 "gpuw.yaml:1: key 'l2.store_weight': must be within \[0, 1\]" -- simt --kernel v5 --rows 8 --hidden 64 --gpu "$T/gpuw.yaml" -q
+printf 'l2: {evict_first_pool_bytes: -1}\n' >"$T/gpupool.yaml"
+expect_exit 2 "gpupool.yaml:1: key 'l2.evict_first_pool_bytes': must be within" -- simt --kernel v5 --rows 8 --hidden 64 --gpu "$T/gpupool.yaml" -q
+printf 'l1: {reuse_steepness: 0}\n' >"$T/gpul1.yaml"
+expect_exit 2 "gpul1.yaml:1: key 'l1.reuse_steepness': must be > 0" -- simt --kernel v5 --rows 8 --hidden 64 --gpu "$T/gpul1.yaml" -q
 expect_exit 2 "gputail.yaml:1: key 'kernel_tail_cycles': must be >= 0" -- simt --kernel v5 --rows 8 --hidden 64 --gpu "$T/gputail.yaml" -q
 expect_exit 2 "gpuissue.yaml:1: key 'issue_per_scheduler'.*allowed: (0, 1\]" -- simt --kernel v5 --rows 8 --hidden 64 --gpu "$T/gpuissue.yaml" -q
 expect_exit 2 "simt takes GPU keys only" -- simt --kernel v5 --rows 8 --hidden 64 --set arch.lanes=4 -q
