@@ -205,9 +205,9 @@ TEST(Simt, ReReadsMissTheL2OnlyWhenTheRowsInFlightOutgrowIt) {
   // Block 64 keeps 32 rows per SM in flight (4224 rows, 69 MB), block 1024
   // two (264 rows, 4 MB): the larger working set hits the L2 less.
   EXPECT_LT(run("v5", 32768, 4096, "fp32", 64).launches[0].l2_hit, run("v5", 32768, 4096, "fp32", 1024).launches[0].l2_hit);
-  EXPECT_EQ(reuse_hit_fraction(0, 1e6, 4), 1.0);
-  EXPECT_NEAR(reuse_hit_fraction(1e6, 1e6, 4), 0.5, 1e-12);
-  EXPECT_LT(reuse_hit_fraction(1e8, 1e6, 4), 1e-7);
+  EXPECT_EQ(core::reuse_hit_fraction(0, {1e6, 4}), 1.0);
+  EXPECT_NEAR(core::reuse_hit_fraction(1e6, {1e6, 4}), 0.5, 1e-12);
+  EXPECT_LT(core::reuse_hit_fraction(1e8, {1e6, 4}), 1e-7);
 }
 
 TEST(Simt, OneSweepKeepsTheFirstPassTailOnlyWhenTheReReadInsertsLittle) {
@@ -244,9 +244,9 @@ TEST(Simt, SweepModelFollowsTheL2SweepProbe) {
     if (r.contains("error") || r["order"] != "linear" || r["p1"] != "plain" || r["p2"] == "none") continue;
     const ProbePoint p = probe_point(r, g);
     const double X = p.x_bytes;
-    const double predicted = 1 - mean_hit_between_passes({X, X * p.normal}, {0, X * p.evict_first},
-                                                         g.l2.evict_first_pool_bytes, g.l2.sweep_half_bytes,
-                                                         g.l2.sweep_steepness);
+    const double predicted =
+        1 - core::lockstep_reread_hit({{1, p.normal}, {0, p.evict_first}}, X, g.l2.evict_first_pool_bytes,
+                                      g.l2.sweep_curve());
     sq += (predicted - p.measured_miss) * (predicted - p.measured_miss);
     ++n;
     // A plain second sweep and plain stores: the curve itself, within 0.1.
@@ -271,10 +271,9 @@ TEST(Simt, SteadyCurveFollowsTheRowsOutOfPhaseProbe) {
     const auto r = nlohmann::json::parse(line);
     const ProbePoint p = probe_point(r, g);
     const double F = r["warps"].get<double>() * r["row_bytes"].get<double>();
-    const double normal = F * (1 + p.normal) / 2, evict_first = F * p.evict_first / 2;
-    const double predicted = 1 - mean_hit_between_passes({normal, normal}, {evict_first, evict_first},
-                                                         g.l2.evict_first_pool_bytes, g.l2.reuse_half_bytes,
-                                                         g.l2.steady_steepness(r["warps"].get<double>()));
+    const double predicted =
+        1 - core::out_of_phase_reread_hit({{1, p.normal}, {0, p.evict_first}}, F, {1, 1}, g.l2.evict_first_pool_bytes,
+                                          g.l2.steady_curve(r["warps"].get<double>()));
     sq += (predicted - p.measured_miss) * (predicted - p.measured_miss);
     ++n;
   }

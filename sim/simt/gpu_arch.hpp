@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "sim/config/yaml_reader.hpp"
+#include "sim/core/reuse_curve.hpp"
 
 namespace normsim::simt {
 
@@ -24,14 +25,16 @@ struct L2Config {
   /// steepness changes by this much per doubling of them.
   double reuse_steepness_per_doubling = 0.0;
   double reuse_steepness_rows = 1056;
-  /// The steady curve's steepness with `rows_in_flight` rows out of phase.
-  double steady_steepness(double rows_in_flight) const {
-    return std::max(1.0, reuse_steepness + reuse_steepness_per_doubling * std::log2(rows_in_flight / reuse_steepness_rows));
+  /// The steady curve with `rows_in_flight` rows out of phase.
+  core::ReuseCurve steady_curve(double rows_in_flight) const {
+    return {reuse_half_bytes, std::max(1.0, reuse_steepness + reuse_steepness_per_doubling *
+                                                                  std::log2(rows_in_flight / reuse_steepness_rows))};
   }
   /// The same curve for a single sweep (every row in flight at once: all
   /// first passes, then all second passes -- LRU's sharp cliff).
   double sweep_half_bytes = 50e6;
   double sweep_steepness = 12.0;
+  core::ReuseCurve sweep_curve() const { return {sweep_half_bytes, sweep_steepness}; }
   /// Bytes of normal lines that evict-first lines (__ldcs, __stcs) displace
   /// at most in a sweep: they are the first victims, so beyond this they
   /// recycle among themselves (l2_sweep_probe).

@@ -1,5 +1,7 @@
 #include "sim/simt/simt_model.hpp"
 
+#include "sim/core/reuse_curve.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <vector>
@@ -10,32 +12,6 @@ namespace {
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 bool is_global(Source s) { return s == Source::global || s == Source::global_streaming; }
 }  // namespace
-
-double reuse_hit_fraction(double distance_bytes, double half_bytes, double steepness) {
-  if (distance_bytes <= 0) return 1.0;
-  return 1.0 / (1.0 + std::pow(distance_bytes / half_bytes, steepness));
-}
-
-// The hit fraction of every re-read pass j >= 1, averaged over the position
-// f along the row, where the byte at f has reuse distance
-// (1 - f) a[j-1] + f a[j] + min(pool, (1 - f) b[j-1] + f b[j]): the rest of
-// the previous pass and the start of this one (a[p]: what pass p inserts at
-// normal priority over a whole row's length; b[p]: at evict-first priority,
-// which displaces normal lines only up to `pool` bytes -- evict-first lines
-// are the first victims, so they recycle among themselves).
-double mean_hit_between_passes(const std::vector<double>& a, const std::vector<double>& b, double pool_bytes,
-                               double half_bytes, double steepness) {
-  constexpr int kSteps = 64;
-  double hit = 0;
-  for (size_t j = 1; j < a.size(); ++j)
-    for (int s = 0; s < kSteps; ++s) {
-      const double f = (s + 0.5) / kSteps;
-      const double evict_first = (1 - f) * b[j - 1] + f * b[j];
-      hit += reuse_hit_fraction((1 - f) * a[j - 1] + f * a[j] + std::min(pool_bytes, evict_first), half_bytes,
-                                steepness);
-    }
-  return hit / (kSteps * static_cast<double>(a.size() - 1));
-}
 
 Occupancy occupancy(const SubKernel& k, const GpuArch& g) {
   Occupancy o;
@@ -158,7 +134,7 @@ LaunchPrediction predict_launch(const SubKernel& k, const GpuArch& g) {
       std::max(0.0, g.l1.bytes - std::max(smem_per_sm, g.l1.smem_carveout_bytes) - static_cast<double>(k.param_bytes));
   const double rows_per_sm = static_cast<double>(o.rows_in_flight) / g.sms;
   r.l1_hit = gp > 1 && !k.uncoalesced && l1_free > 0
-                 ? reuse_hit_fraction(rows_per_sm * row_bytes, l1_free, g.l1.reuse_steepness)
+                 ? core::reuse_hit_fraction(rows_per_sm * row_bytes, {l1_free, g.l1.reuse_steepness})
                  : 0.0;
   // L2: the reuse distance D(f), bytes that enter the L2 between a row's
   // access to the byte at fraction f of the row and its next access: every
@@ -171,38 +147,29 @@ LaunchPrediction predict_launch(const SubKernel& k, const GpuArch& g) {
   // (L1 hits stay out; stores of y in the last pass). Curves, pool and
   // store weight are measured by gpu_ref's l2_sweep_probe (docs/SIMT.md).
   if (gp > 1) {
-    std::vector<double> normal, evict_first;
+    core::PassInsertions ins;
     for (const Pass& p : k.passes) {
       if (!is_global(p.source)) continue;
-      const double share = normal.empty() ? 1.0 : 1 - r.l1_hit;
+      const double share = ins.normal.empty() ? 1.0 : 1 - r.l1_hit;
       const bool ef = p.source == Source::global_streaming;
-      normal.push_back(ef ? 0.0 : share);
-      evict_first.push_back(ef ? share : 0.0);
+      ins.normal.push_back(ef ? 0.0 : share);
+      ins.evict_first.push_back(ef ? share : 0.0);
     }
     const double out_per_in = in > 0 ? static_cast<double>(k.output_bytes) / in : 0.0;
     if (k.streaming_store)
-      evict_first.back() += out_per_in;
+      ins.evict_first.back() += out_per_in;
     else
-      normal.back() += out_per_in * g.l2.store_weight;
-    auto scaled = [](const std::vector<double>& v, double by) {
-      std::vector<double> out;
-      for (double x : v) out.push_back(x * by);
-      return out;
-    };
+      ins.normal.back() += out_per_in * g.l2.store_weight;
+    const double pool = g.l2.evict_first_pool_bytes;
+    const double rows = static_cast<double>(k.rows);
+    const double in_flight = static_cast<double>(std::min(k.rows, o.rows_in_flight));
+    r.x_in_flight_bytes = in_flight * row_bytes;
     // Rows that start together sweep their passes in lock step: the byte at
     // f of pass j was last touched at f of pass j-1, and between the two
     // come the rest of pass j-1 and the start of pass j over all X bytes.
-    auto sweep_hit = [&](double x_bytes) {
-      return mean_hit_between_passes(scaled(normal, x_bytes), scaled(evict_first, x_bytes),
-                                     g.l2.evict_first_pool_bytes, g.l2.sweep_half_bytes, g.l2.sweep_steepness);
-    };
-    const double rows = static_cast<double>(k.rows);
-    const double in_flight = static_cast<double>(std::min(k.rows, o.rows_in_flight));
-    const double sweep = sweep_hit(in_flight * row_bytes);
-    r.x_in_flight_bytes = in_flight * row_bytes;
-    if (k.rows <= o.rows_in_flight) {
-      r.l2_hit = sweep;  // one wave: every row is in the sweep
-    } else {
+    const double sweep = core::lockstep_reread_hit(ins, r.x_in_flight_bytes, pool, g.l2.sweep_curve());
+    double steady = sweep;
+    if (k.rows > o.rows_in_flight) {
       // The first round starts in lock step (a sweep over the rows in
       // flight); later rows start as slots free, out of phase (the golden
       // transition cases leave no lock step to later rounds: a fitted share
@@ -211,21 +178,14 @@ LaunchPrediction predict_launch(const SubKernel& k, const GpuArch& g) {
       // waits (1 - f) T[j-1] + f T[j] for its re-read: pass times from the
       // latency chain and the pass's DRAM bytes at the rows' share of the
       // bandwidth (combined as the duration's memory p-norm). Iterated: a
-      // re-read's misses lengthen its pass.
+      // re-read's misses lengthen its pass. More rows in flight, more spread
+      // phases: a softer curve (measured at 1056 and 6336 rows).
       const double bytes_per_cycle = g.dram.bytes_per_s / (g.sm_clock_mhz * 1e6);
       const double out_row = static_cast<double>(k.output_bytes) / rows;
       const double in_row = in / rows;
-      // More rows in flight, more spread phases: a softer curve (measured at
-      // 1056 and 6336 rows).
-      const double steady_steepness = g.l2.steady_steepness(in_flight);
-      double normal_row = 0, evict_first_row = 0;  // bytes a row inserts at each priority
-      for (double w : normal) normal_row += w * row_bytes;
-      for (double w : evict_first) evict_first_row += w * row_bytes;
-      double steady = sweep;
       for (int iter = 0; iter < 4; ++iter) {
         const std::vector<double> cyc = pass_cycles(k, g, steady);
         std::vector<double> T;  // per global pass; other passes join the one before
-        double total = 0;
         for (size_t i = 0; i < k.passes.size(); ++i) {
           if (is_global(k.passes[i].source) || T.empty()) T.push_back(0);
           T.back() += cyc[i];
@@ -235,16 +195,11 @@ LaunchPrediction predict_launch(const SubKernel& k, const GpuArch& g) {
           if (j + 1 == T.size()) bytes += out_row;
           const double dram = in_flight * bytes / bytes_per_cycle, pe = g.memory_overlap_exponent;
           T[j] = std::pow(std::pow(T[j], pe) + std::pow(dram, pe), 1.0 / pe);
-          total += T[j];
         }
-        // bytes per cycle the in-flight rows insert, at each priority
-        const double rate_normal = in_flight * normal_row / total, rate_ef = in_flight * evict_first_row / total;
-        steady = mean_hit_between_passes(scaled(T, rate_normal), scaled(T, rate_ef), g.l2.evict_first_pool_bytes,
-                                         g.l2.reuse_half_bytes, steady_steepness);
+        steady = core::out_of_phase_reread_hit(ins, r.x_in_flight_bytes, T, pool, g.l2.steady_curve(in_flight));
       }
-      const double first_round = in_flight / rows;
-      r.l2_hit = first_round * sweep + (1 - first_round) * steady;
     }
+    r.l2_hit = core::rounds_reread_hit(sweep, steady, rows, in_flight);
   } else {
     r.l2_hit = 1.0;
   }

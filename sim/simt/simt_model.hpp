@@ -53,18 +53,6 @@ struct Prediction {
   double cycles = 0;  ///< SM cycles at the arch clock
 };
 
-/// h(D) = 1 / (1 + (D / half)^steepness): the hit fraction of a
-/// re-reference after D bytes went into a cache of effective size `half`.
-double reuse_hit_fraction(double distance_bytes, double half_bytes, double steepness);
-
-/// The hit fraction of every re-read pass j >= 1, averaged over the position
-/// f along the row: the byte at f has reuse distance (1 - f) a[j-1] + f a[j]
-/// + min(pool, (1 - f) b[j-1] + f b[j]), a[p] and b[p] the bytes pass p
-/// inserts at normal and at evict-first priority over a row's length
-/// (docs/SIMT.md, Traffic).
-double mean_hit_between_passes(const std::vector<double>& a, const std::vector<double>& b, double pool_bytes,
-                               double half_bytes, double steepness);
-
 Prediction predict(const LaunchPlan& plan, const GpuArch& gpu);
 
 }  // namespace normsim::simt
