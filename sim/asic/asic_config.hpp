@@ -9,6 +9,8 @@
 #include <string>
 #include <string_view>
 
+#include "sim/asic/l2_model.hpp"
+
 namespace normsim::asic {
 
 /// How the normalise pass gets the row back once its statistics are known
@@ -31,13 +33,6 @@ struct DramConfig {
   double energy_pj_per_bit = 3.9;  ///< HBM2/HBM3E, AREA_ENERGY_SOURCES.md
   std::string validate() const;
   double sustained_bytes_per_cycle() const;
-};
-
-/// An optional L2 in front of the DRAM (l2_lru.hpp): it recounts the DRAM
-/// bytes of a GPU-like memory system; capacity 0 means none.
-struct AsicL2Config {
-  double capacity_bytes = 0;
-  int line_bytes = 128;
 };
 
 /// On-chip SRAM of the replay buffer: banks x ports x access_bytes per cycle.
@@ -74,7 +69,7 @@ struct AsicConfig {
   std::string node = "7nm";      ///< technology node for area (sim/area)
   DramConfig dram;
   SramConfig sram;
-  AsicL2Config l2;
+  L2Config l2;  ///< an optional L2 in front of the DRAM (l2_model.hpp); capacity 0 means none
   UnitLatencies latency;
   std::string validate() const;
 };

@@ -1,5 +1,6 @@
 #include "sim/config/arch.hpp"
 
+#include <cmath>
 #include <filesystem>
 
 #include "sim/config/embedded_configs.hpp"
@@ -79,9 +80,35 @@ asic::AsicConfig parse_asic(YamlReader m) {
     l->finish({"welford_cycles", "merge_level_cycles", "rsqrt_cycles", "normalize_cycles"});
   }
   if (auto l = m.get_map("l2")) {
-    c.l2.capacity_bytes = static_cast<double>(l->get_int("capacity_bytes", 1, int64_t(1) << 40).value_or(0));
-    c.l2.line_bytes = static_cast<int>(l->get_int("line_bytes", 1, 4096).value_or(c.l2.line_bytes));
-    l->finish({"capacity_bytes", "line_bytes"});
+    asic::L2Config& l2 = c.l2;
+    l2.capacity_bytes = static_cast<double>(l->get_int("capacity_bytes", 1, int64_t(1) << 40).value_or(0));
+    l2.line_bytes = static_cast<int>(l->get_int("line_bytes", 1, 4096).value_or(l2.line_bytes));
+    if (auto r = l->get_choice("replacement", {"lru", "measured"}))
+      l2.replacement = *r == "lru" ? asic::L2Replacement::lru : asic::L2Replacement::measured;
+    auto priority = [&](const char* key, asic::L2Priority def) {
+      const auto p = l->get_choice(key, {"normal", "evict_first"});
+      return !p ? def : *p == "normal" ? asic::L2Priority::normal : asic::L2Priority::evict_first;
+    };
+    l2.reread_priority = priority("reread_priority", l2.reread_priority);
+    l2.store_priority = priority("store_priority", l2.store_priority);
+    // The measured curves (the same keys as workloads/arch/h200.yaml's l2).
+    l2.sweep.half_bytes = positive(*l, "sweep_half_bytes", l2.sweep.half_bytes);
+    l2.sweep.steepness = positive(*l, "sweep_steepness", l2.sweep.steepness);
+    l2.steady.half_bytes = positive(*l, "reuse_half_bytes", l2.steady.half_bytes);
+    l2.steady.steepness = positive(*l, "reuse_steepness", l2.steady.steepness);
+    l2.steady_steepness_per_doubling = l->get_double("reuse_steepness_per_doubling").value_or(l2.steady_steepness_per_doubling);
+    if (!(std::fabs(l2.steady_steepness_per_doubling) <= 16)) l->fail("reuse_steepness_per_doubling", "out of range", "[-16, 16]");
+    l2.steady_steepness_rows = positive(*l, "reuse_steepness_rows", l2.steady_steepness_rows);
+    if (auto pool = l->get_double("evict_first_pool_bytes")) {
+      if (!(*pool >= 0 && *pool <= l2.capacity_bytes))
+        l->fail("evict_first_pool_bytes", "must lie within the capacity", "[0, capacity_bytes]");
+      l2.evict_first_pool_bytes = *pool;
+    }
+    l2.store_weight = l->get_double("store_weight").value_or(l2.store_weight);
+    if (!(l2.store_weight >= 0 && l2.store_weight <= 1)) l->fail("store_weight", "out of range", "[0, 1]");
+    l->finish({"capacity_bytes", "line_bytes", "replacement", "reread_priority", "store_priority", "sweep_half_bytes",
+               "sweep_steepness", "reuse_half_bytes", "reuse_steepness", "reuse_steepness_per_doubling",
+               "reuse_steepness_rows", "evict_first_pool_bytes", "store_weight"});
   }
   m.finish({"clock_ghz", "input_path", "replay_fraction", "rows_in_flight", "datapaths", "l2", "write_stats", "transaction_elems", "node",
             "dram", "sram", "latency"});

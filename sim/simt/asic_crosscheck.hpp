@@ -54,8 +54,11 @@ struct AsicTrafficCase {
   double measured_read = 0, measured_written = 0;
   double read_gap = 0, write_gap = 0;  ///< (measured - closed form) / closed form
   std::string read_cause, write_cause;
-  // With the arch's L2 in front of the DRAM (asic/l2_lru.hpp), the GPU's rows in flight.
+  // With the arch's L2 in front of the DRAM (asic/l2_model.hpp), the GPU's
+  // rows in flight and the kernel's cache hints.
   double rows_in_flight = 0;
+  double l2_reread_hit = 1;  ///< fraction of the re-read the L2 served
+  double code_bytes = 0;     ///< the launches' code and constants, read once (in l2_read)
   double l2_read = 0, l2_written = 0;
   double l2_read_error = 0, l2_write_error = 0;  ///< (L2 model - measured) / measured
 };

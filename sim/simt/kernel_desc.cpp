@@ -200,7 +200,7 @@ SassFacts sass_facts(const std::string& function) {
 
 int SubKernel::global_passes() const {
   int n = 0;
-  for (const auto& p : passes) n += p.source == Source::global || p.source == Source::global_streaming;
+  for (const auto& p : passes) n += is_global(p.source);
   return n;
 }
 

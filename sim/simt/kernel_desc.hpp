@@ -17,6 +17,8 @@ namespace normsim::simt {
 enum class RowMapping { thread, warp, block, element };
 /// global_streaming: __ldcs (evict-first); params: gamma/beta copied by each block (v6's prologue)
 enum class Source { global, global_streaming, shared, registers, params };
+/// A pass over x in global memory (through the L1 and the L2).
+inline bool is_global(Source s) { return s == Source::global || s == Source::global_streaming; }
 /// cluster_two_level: block_two_level within each block of a cluster, then
 /// the blocks' partials through distributed shared memory (cluster barriers).
 enum class Reduction {

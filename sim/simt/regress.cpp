@@ -79,6 +79,21 @@ double rel(double p, double m) { return m != 0 ? (p - m) / m : (p == 0 ? 0.0 : I
 nlohmann::json counter_json(const CounterSummary& c) {
   return {{"cases", c.n}, {"mae", c.mae}, {"max_rel_error", c.max_err}, {"corr", c.corr}};
 }
+// The mapped paths behind the arch's L2: how many read within 5% of ncu.
+nlohmann::json traffic_summary_json(const std::vector<AsicTrafficCase>& t) {
+  size_t within = 0;
+  double worst = 0, sum = 0;
+  for (const auto& c : t) {
+    within += std::fabs(c.l2_read_error) <= 0.05;
+    worst = std::max(worst, std::fabs(c.l2_read_error));
+    sum += std::fabs(c.l2_read_error);
+  }
+  return {{"cases", t.size()},
+          {"read_within_5pct", within},
+          {"read_mae", t.empty() ? 0.0 : sum / static_cast<double>(t.size())},
+          {"read_max_rel_error", worst}};
+}
+
 nlohmann::json summary_json(const Summary& s) {
   return {{"cases", s.cases},
           {"outputs_compared", s.outputs_compared},
@@ -383,6 +398,8 @@ nlohmann::json to_json(const RegressResult& r) {
                        {"read_cause", t.read_cause},
                        {"write_cause", t.write_cause},
                        {"with_l2", {{"rows_in_flight", t.rows_in_flight},
+                                    {"reread_hit", t.l2_reread_hit},
+                                    {"code_bytes", t.code_bytes},
                                     {"dram_bytes_read", t.l2_read},
                                     {"dram_bytes_written", t.l2_written},
                                     {"read_rel_error", t.l2_read_error},
@@ -424,6 +441,7 @@ nlohmann::json to_json(const RegressResult& r) {
           {"asic_summary", {{"cases", r.asic_cases.size()}, {"bit_exact_cases", asic_exact}}},
           {"fixed_point_cases", fixed},
           {"asic_traffic", traffic},
+          {"asic_traffic_summary", traffic_summary_json(r.asic_traffic)},
           {"thresholds",
            {{"dram_read_max_rel_error", r.thresholds.dram_read_max_rel_error},
             {"duration_mae", r.thresholds.duration_mae},
@@ -484,8 +502,16 @@ std::string format_text(const RegressResult& r) {
     std::snprintf(b, sizeof b, "  %-40s %-11s read %+6.1f%% (%s); written %+6.1f%% (%s)\n", t.id.c_str(), t.path.c_str(),
                   100 * t.read_gap, t.read_cause.c_str(), 100 * t.write_gap, t.write_cause.c_str());
     out += b;
-    std::snprintf(b, sizeof b, "  %-40s with the L2 (%.0f rows in flight): read %+6.1f%%, written %+6.1f%% of measured\n", "",
-                  t.rows_in_flight, 100 * t.l2_read_error, 100 * t.l2_write_error);
+    std::snprintf(b, sizeof b,
+                  "  %-40s with the L2 (%.0f rows in flight, re-read hit %.2f): read %+6.1f%%, written %+6.1f%% of measured\n",
+                  "", t.rows_in_flight, t.l2_reread_hit, 100 * t.l2_read_error, 100 * t.l2_write_error);
+    out += b;
+  }
+  {
+    const nlohmann::json ts = traffic_summary_json(r.asic_traffic);
+    std::snprintf(b, sizeof b, "  with the L2: %zu of %zu cases read within 5%% of ncu (MAE %.1f%%, max %.1f%%)\n",
+                  ts["read_within_5pct"].get<size_t>(), ts["cases"].get<size_t>(), 100 * ts["read_mae"].get<double>(),
+                  100 * ts["read_max_rel_error"].get<double>());
     out += b;
   }
   out += "\nfixed_point_cases (fixed16 on the golden inputs against the GPU's fp32 outputs):\n";

@@ -10,7 +10,6 @@ namespace normsim::simt {
 
 namespace {
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
-bool is_global(Source s) { return s == Source::global || s == Source::global_streaming; }
 }  // namespace
 
 Occupancy occupancy(const SubKernel& k, const GpuArch& g) {
