@@ -111,10 +111,17 @@ TEST(FastShape, RowsGoToWarpsBlocksClustersOrTwoSweeps) {
   EXPECT_EQ(w.rows_per_block, 1);
   EXPECT_EQ(w.block(), 32);
   EXPECT_EQ(w.grid(8193, 0), 8193);
-  const FastShape b = fast_norm_shape(4096, 4);  // 1024 vectors: 128 threads x 8
-  EXPECT_EQ(b.threads_per_row, 128);
+  const FastShape b = fast_norm_shape(4096, 4);  // 1024 vectors: 512 threads x 2 (fp32 C = 1024..16384)
+  EXPECT_EQ(b.threads_per_row, 512);
+  EXPECT_EQ(b.vecs, 2);
   EXPECT_EQ(b.rows_per_block, 1);
-  EXPECT_EQ(b.block(), 128);
+  EXPECT_EQ(b.block(), 512);
+  EXPECT_EQ(fast_norm_shape(1024, 4).threads_per_row, 128);  // 256 vectors: 128 x 2, no longer a warp of 8
+  EXPECT_EQ(fast_norm_shape(1000, 4).threads_per_row, 32);   // 250 vectors: a warp of 8
+  EXPECT_EQ(fast_norm_shape(8192, 4).vecs, 4);               // 2048 vectors: 512 x 4
+  EXPECT_EQ(fast_norm_shape(16384, 4).vecs, 8);              // 4096 vectors: 512 x 8
+  EXPECT_EQ(fast_norm_shape(32768, 4).threads_per_row, 1024);  // 8192 vectors: 1024 x 8
+  EXPECT_EQ(fast_norm_shape(4096, 2).threads_per_row, 128);  // bf16 keeps 4 vectors a thread: 512 / 4
   const FastShape c = fast_norm_shape(65536, 4);  // past 1024 x 8: two 1024-thread blocks a row
   EXPECT_EQ(c.scheme, FastScheme::cluster);
   EXPECT_EQ(c.block(), 1024);

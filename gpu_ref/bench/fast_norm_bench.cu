@@ -36,9 +36,13 @@ normref::FastShape launch(T* y, float* mean, float* rstd, const T* x, const T* g
 }
 
 /// The hint variants: 0 none (shipped), 1 evict-first loads and stores,
-/// 2 evict-first loads, 3 evict-first stores, 4 256-byte L2 prefetch on loads.
+/// 2 evict-first loads, 3 evict-first stores, 4 256-byte L2 prefetch on loads,
+/// 5/6 x kept out of / evict-first in the L1, 7 evict-last loads (x's lines
+/// kept in the L2 before y's: torch.compile's loads), 8 evict-last loads and
+/// evict-first stores.
 constexpr const char* kHintNames[] = {"shipped", "hint_evict_first", "hint_evict_first_load", "hint_evict_first_store",
-                                      "hint_prefetch_256", "hint_l1_no_allocate", "hint_l1_evict_first"};
+                                      "hint_prefetch_256", "hint_l1_no_allocate", "hint_l1_evict_first",
+                                      "hint_evict_last_load", "hint_evict_last_load_first_store"};
 template <typename T, bool RMS>
 void launch_hinted(int hint, T* y, float* mean, float* rstd, const T* x, const T* g, const T* b, int rows, int C,
                    cudaStream_t st) {
@@ -50,6 +54,8 @@ void launch_hinted(int hint, T* y, float* mean, float* rstd, const T* x, const T
     case 4: launch<T, RMS, P, N>(y, mean, rstd, x, g, b, rows, C, st); break;
     case 5: launch<T, RMS, L2Hint::l1_no_allocate, N>(y, mean, rstd, x, g, b, rows, C, st); break;
     case 6: launch<T, RMS, L2Hint::l1_evict_first, N>(y, mean, rstd, x, g, b, rows, C, st); break;
+    case 7: launch<T, RMS, L2Hint::evict_last, N>(y, mean, rstd, x, g, b, rows, C, st); break;
+    case 8: launch<T, RMS, L2Hint::evict_last, E>(y, mean, rstd, x, g, b, rows, C, st); break;
     default: launch<T, RMS>(y, mean, rstd, x, g, b, rows, C, st); break;
   }
 }
@@ -110,8 +116,13 @@ void launch_threads(int TH, T* y, float* mean, float* rstd, const T* x, const T*
       default: std::fprintf(stderr, "launch_threads: C %d at %d threads\n", C, TH); std::exit(1);
     }
   };
-  if (TH == 512) with_ve(std::integral_constant<int, 512>{});
-  else with_ve(std::integral_constant<int, 1024>{});
+  switch (TH) {
+    case 64: with_ve(std::integral_constant<int, 64>{}); break;
+    case 128: with_ve(std::integral_constant<int, 128>{}); break;
+    case 256: with_ve(std::integral_constant<int, 256>{}); break;
+    case 512: with_ve(std::integral_constant<int, 512>{}); break;
+    default: with_ve(std::integral_constant<int, 1024>{}); break;
+  }
 }
 
 // The other schemes for C = 65536, measured beside the shipped one: the
@@ -130,7 +141,7 @@ void launch_replaced(bool two_sweep, T* y, float* mean, float* rstd, const T* x,
 // What is timed beside the shipped kernel for one C: the cache-hint variants
 // of the register scheme and the earlier designs it was chosen over (C <=
 // 1024 the pipelined warp-per-row kernel, 2048 <= C <= 16384 twice the
-// threads per row; C = 65536 the streamed cluster with a cluster barrier per
+// threads per row, other thread counts a row; C = 65536 the streamed cluster with a cluster barrier per
 // exchange or as four 512-thread blocks, the two sweeps -- for bf16 also
 // with L2 policies on x and y --, the one-row cluster).
 std::vector<std::string> variants(int C, bool bf16) {
@@ -143,11 +154,16 @@ std::vector<std::string> variants(int C, bool bf16) {
   }
   std::vector<std::string> v(std::begin(kHintNames), std::end(kHintNames));
   v.push_back(C <= 1024 ? "pipelined" : "wide");
-  // More, lighter threads a row (where C / threads is 1, 2, 4 or 8 vectors).
-  const int kN = bf16 ? 8 : 4;
-  for (int th : {512, 1024}) {
+  // Other thread counts a row, the shipped kernel's loads (where C / threads
+  // is 1, 2, 4 or 8 vectors; the shipped shape itself excluded). The fp32
+  // shapes of fast_norm_shape were picked from these (recorded then as el_tTH,
+  // fast_norm_evict_last_threads.jsonl).
+  const normref::FastShape sh = normref::fast_norm_shape(C, bf16 ? 2 : 4);
+  const int kN = bf16 ? 8 : 4;  // elements a 16-byte vector
+  for (int th : {64, 128, 256, 512, 1024}) {
     const int ve = C / (th * kN);
-    if (C % (th * kN) == 0 && (ve == 1 || ve == 2 || ve == 4 || ve == 8) && ve <= (bf16 ? 4 : 8))
+    if (th != sh.threads_per_row && C % (th * kN) == 0 && (ve == 1 || ve == 2 || ve == 4 || ve == 8) &&
+        ve <= (bf16 ? 4 : 8))
       v.push_back("threads" + std::to_string(th));
   }
   return v;

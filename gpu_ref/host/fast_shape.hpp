@@ -60,13 +60,27 @@ inline int threads_for_vectors(int64_t nvec, int max_vecs) {
 /// 32 threads, a block per row up to 1024 threads, then (up to C = 65536) a
 /// cluster of two 1024-thread blocks on a persistent grid, else two sweeps.
 /// A warp-per-row kernel holds exactly the vectors its row needs (fewer
-/// registers for C = 768); the others hold the maximum. One row a block
+/// registers for C = 768); fp32 rows of 256-4096 vectors take 2, 4 or 8 a
+/// thread on up to 512 threads (below); the others hold the maximum. One row a block
 /// frees a block's slot as soon as its row is done: four rows a block
 /// measured 0-2.7 points of the copy slower (fast_norm_warp_row.jsonl).
 inline FastShape fast_norm_shape(int64_t hidden, int elem_bytes) {
   const int64_t nvec = hidden / (16 / elem_bytes);
   const int V = fast_max_vecs(elem_bytes);
   FastShape s;
+  // fp32 rows of 256..4096 vectors (C = 1024..16384): lighter threads, two
+  // vectors each up to 512 threads, then 4 or 8 (torch.compile's shape at
+  // C = 4096: 512 threads). With the evict-last loads, timed beside the 32-
+  // or 128-thread shapes of before (fast_norm_bench el_tTH): 0.4-1.4% faster
+  // at C = 1024-8192 (fast_ln C = 4096: 252.1 us at 512 x 2 against 255.7
+  // at 128 x 8); 1024 threads lost up to 30 points.
+  if (elem_bytes == 4 && nvec >= 256 && nvec <= 512 * V) {
+    s.threads_per_row = 32;
+    while (s.threads_per_row < 512 && 2 * static_cast<int64_t>(s.threads_per_row) < nvec) s.threads_per_row *= 2;
+    const int64_t per_thread = (nvec + s.threads_per_row - 1) / s.threads_per_row;
+    s.vecs = per_thread <= 2 ? 2 : per_thread <= 4 ? 4 : V;
+    return s;
+  }
   if (const int t = threads_for_vectors(nvec, V)) {
     s.threads_per_row = t;
     s.rows_per_block = 1;

@@ -71,7 +71,8 @@ int resident_clusters(F* f, int block, int smem, int cluster, cudaStream_t st) {
 
 /// fast_ln (RMS false) / fast_rms (RMS true) with parameters of type P;
 /// LOAD/STORE: cache hints of the register scheme's x loads and y stores
-/// (fast_norm_hinted, a benchmark variant; the shipped kernels use none).
+/// (fast_norm_hinted, a benchmark variant; the shipped kernel's are
+/// ShippedAccess: evict-last loads for fp32).
 template <typename T, typename P, bool RMS, L2Hint LOAD = L2Hint::none, L2Hint STORE = L2Hint::none>
 cudaError_t launch_fast_norm(const FastShape& s, T* y, float* mean, float* rstd, const T* x, const P* gamma,
                              const P* beta, int rows, int C, cudaStream_t st, LaunchInfo* info = nullptr) {
@@ -104,7 +105,12 @@ cudaError_t launch_fast_norm(const FastShape& s, T* y, float* mean, float* rstd,
           default: go(th, std::integral_constant<int, V>{}); break;
         }
       } else {
-        go(th, std::integral_constant<int, V>{});
+        // A block per row: 2, 4 or the maximum vectors a thread (fast_norm_shape).
+        switch (s.vecs) {
+          case 2: go(th, std::integral_constant<int, 2>{}); break;
+          case 4: go(th, std::integral_constant<int, 4>{}); break;
+          default: go(th, std::integral_constant<int, V>{}); break;
+        }
       }
     });
   } else if (s.scheme == FastScheme::cluster) {

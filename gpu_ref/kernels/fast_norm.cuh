@@ -13,6 +13,8 @@
 // which stages its blocks' shares in shared memory once.
 #pragma once
 
+#include <type_traits>
+
 #include "kernels/common.cuh"
 
 namespace normref::dev {
@@ -32,8 +34,9 @@ __device__ __forceinline__ void fast_store(T* p, const Vec16<T>& v) {
 
 // Cache hints a kernel's 16-byte accesses can carry (PTX ld/st qualifiers):
 // an L2 evict-first or evict-last policy (createpolicy + .L2::cache_hint, L1
-// not allocated), or a 256-byte L2 prefetch on loads. The shipped kernels
-// use none; fast_norm_bench measures the others beside them.
+// not allocated), or a 256-byte L2 prefetch on loads. The shipped fp32
+// register kernel loads x evict-last (ShippedAccess, below); fast_norm_bench
+// measures the others beside it.
 enum class L2Hint { none, evict_first, prefetch_256, evict_last, l1_no_allocate, l1_evict_first };
 
 template <L2Hint H>
@@ -224,12 +227,20 @@ __device__ __forceinline__ void fast_norm_rows(T* __restrict__ y, float* __restr
                                                     [&](int k, int j) { return v[k][j]; });
 }
 
+// The shipped loads of x: fp32 with the L2 evict-last policy (x's lines
+// outlast y's dirty ones in the L2; a copy with such loads streams 1.5-3.5%
+// faster than a plain one, copy_shape_probe), 99-100.6% of the plain copy
+// against 96-98% with plain loads; bf16 plain (evict-last loses 5-30 points
+// there). fast_norm_bench, golden fast_norm_evict_last*.jsonl.
+template <typename T>
+using ShippedAccess = std::conditional_t<sizeof(T) == 4, HintedAccess<L2Hint::evict_last, L2Hint::none>, PlainAccess>;
+
 template <typename T, typename P, bool RMS, int THREADS, int VECS, int ROWS>
 __global__ void __launch_bounds__(THREADS * ROWS) fast_norm(T* __restrict__ y, float* __restrict__ mean_out,
                                                             float* __restrict__ rstd_out, const T* __restrict__ x,
                                                             const P* __restrict__ gamma, const P* __restrict__ beta,
                                                             int rows, int C) {
-  fast_norm_rows<T, P, RMS, THREADS, VECS, ROWS, PlainAccess>(y, mean_out, rstd_out, x, gamma, beta, rows, C);
+  fast_norm_rows<T, P, RMS, THREADS, VECS, ROWS, ShippedAccess<T>>(y, mean_out, rstd_out, x, gamma, beta, rows, C);
 }
 
 // fast_norm with cache hints on its x loads and y stores (a benchmark variant).
