@@ -37,12 +37,12 @@ __device__ __forceinline__ void fast_store(T* p, const Vec16<T>& v) {
 // not allocated), or a 256-byte L2 prefetch on loads. The shipped fp32
 // register kernel loads x evict-last (ShippedAccess, below); fast_norm_bench
 // measures the others beside it.
-enum class L2Hint { none, evict_first, prefetch_256, evict_last, l1_no_allocate, l1_evict_first };
+enum class L2Hint { none, evict_first, prefetch_256, evict_last, evict_last_l1, l1_no_allocate, l1_evict_first };
 
 template <L2Hint H>
 __device__ __forceinline__ uint64_t l2_policy() {
   uint64_t policy;
-  if constexpr (H == L2Hint::evict_last)
+  if constexpr (H == L2Hint::evict_last || H == L2Hint::evict_last_l1)
     asm volatile("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(policy));
   else
     asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(policy));
@@ -69,6 +69,10 @@ struct HintedAccess {
         asm volatile("ld.global.L1::evict_first.v4.s32 {%0, %1, %2, %3}, [%4];"
                      : "=r"(w.x), "=r"(w.y), "=r"(w.z), "=r"(w.w)
                      : "l"(p));
+      } else if constexpr (LOAD == L2Hint::evict_last_l1) {  // evict-last in the L2, allocated in the L1
+        asm volatile("ld.global.L2::cache_hint.v4.s32 {%0, %1, %2, %3}, [%4], %5;"
+                     : "=r"(w.x), "=r"(w.y), "=r"(w.z), "=r"(w.w)
+                     : "l"(p), "l"(l2_policy<LOAD>()));
       } else {
         asm volatile("ld.global.L1::no_allocate.L2::cache_hint.v4.s32 {%0, %1, %2, %3}, [%4], %5;"
                      : "=r"(w.x), "=r"(w.y), "=r"(w.z), "=r"(w.w)
