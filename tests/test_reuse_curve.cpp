@@ -54,3 +54,11 @@ TEST(ReuseCurve, RoundsBlendTheFirstRoundsSweepWithTheRest) {
   EXPECT_EQ(rounds_reread_hit(0.9, 0.1, 50, 100), 0.9);
   EXPECT_NEAR(rounds_reread_hit(0.9, 0.1, 400, 100), 0.25 * 0.9 + 0.75 * 0.1, 1e-12);
 }
+
+TEST(ReuseCurve, MoreRowsInFlightSoftenTheSteadyCurve) {
+  const ReuseCurve c{45e6, 6.2};
+  EXPECT_EQ(with_rows_in_flight(c, -0.67, 1056, 1056).steepness, 6.2);
+  EXPECT_NEAR(with_rows_in_flight(c, -0.67, 1056, 4224).steepness, 6.2 - 2 * 0.67, 1e-12);  // two doublings
+  EXPECT_EQ(with_rows_in_flight(c, -0.67, 1056, 4224).half_bytes, 45e6);
+  EXPECT_EQ(with_rows_in_flight(c, -3, 1056, 1 << 20).steepness, 1.0);  // never below 1
+}

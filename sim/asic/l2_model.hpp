@@ -21,7 +21,6 @@
 #pragma once
 
 #include <algorithm>
-#include <cmath>
 #include <cstdint>
 
 #include "sim/core/reuse_curve.hpp"
@@ -46,9 +45,7 @@ struct L2Config {
   L2Priority store_priority = L2Priority::normal;   ///< y's writes
 
   core::ReuseCurve steady_curve(double rows_in_flight) const {
-    return {steady.half_bytes,
-            std::max(1.0, steady.steepness + steady_steepness_per_doubling *
-                                                 std::log2(std::max(1.0, rows_in_flight) / steady_steepness_rows))};
+    return core::with_rows_in_flight(steady, steady_steepness_per_doubling, steady_steepness_rows, rows_in_flight);
   }
 };
 

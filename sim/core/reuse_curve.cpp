@@ -5,6 +5,10 @@
 
 namespace normsim::core {
 
+ReuseCurve with_rows_in_flight(const ReuseCurve& c, double per_doubling, double reference_rows, double rows) {
+  return {c.half_bytes, std::max(1.0, c.steepness + per_doubling * std::log2(std::max(1.0, rows) / reference_rows))};
+}
+
 double reuse_hit_fraction(double distance_bytes, const ReuseCurve& c) {
   if (distance_bytes <= 0) return 1.0;
   return 1.0 / (1.0 + std::pow(distance_bytes / c.half_bytes, c.steepness));

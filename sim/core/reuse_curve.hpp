@@ -21,6 +21,11 @@ struct ReuseCurve {
   double steepness = 1;   ///< how sharply hits fall off past it
 };
 
+/// The curve with `rows` rows in flight out of phase, its steepness changed
+/// by `per_doubling` for each doubling past `reference_rows` (more rows,
+/// more spread phases: a softer curve), never below 1.
+ReuseCurve with_rows_in_flight(const ReuseCurve& curve, double per_doubling, double reference_rows, double rows);
+
 /// h(D); 1 for D <= 0.
 double reuse_hit_fraction(double distance_bytes, const ReuseCurve& curve);
 

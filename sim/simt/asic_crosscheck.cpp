@@ -1,5 +1,6 @@
 #include "sim/simt/asic_crosscheck.hpp"
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <filesystem>
@@ -237,14 +238,14 @@ std::vector<AsicTrafficCase> asic_traffic_cases(const std::vector<GoldenCase>& c
     t.rows_in_flight = static_cast<double>(occupancy(plan.launches.front(), gpu).rows_in_flight);
     // The kernel's cache hints are the path's request priorities: an
     // evict-first (__ldcs) last pass over x, evict-first (__stcs) stores of y.
-    const SubKernel& main = plan.launches.front();
+    const SubKernel& launch = plan.launches.front();
     asic::L2Config l2 = arch.asic->l2;
-    const auto last_global = std::find_if(main.passes.rbegin(), main.passes.rend(),
+    const auto last_global = std::find_if(launch.passes.rbegin(), launch.passes.rend(),
                                           [](const Pass& p) { return is_global(p.source); });
-    l2.reread_priority = last_global != main.passes.rend() && last_global->source == Source::global_streaming
+    l2.reread_priority = last_global != launch.passes.rend() && last_global->source == Source::global_streaming
                              ? asic::L2Priority::evict_first
                              : asic::L2Priority::normal;
-    l2.store_priority = main.streaming_store ? asic::L2Priority::evict_first : asic::L2Priority::normal;
+    l2.store_priority = launch.streaming_store ? asic::L2Priority::evict_first : asic::L2Priority::normal;
     const asic::L2Traffic lt = asic::l2_traffic(l2, reread, static_cast<double>(g.rows), static_cast<double>(g.hidden),
                                                 eb, eb, t.rows_in_flight, params, stats);
     t.l2_reread_hit = lt.reread_hit;

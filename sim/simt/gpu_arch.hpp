@@ -27,8 +27,8 @@ struct L2Config {
   double reuse_steepness_rows = 1056;
   /// The steady curve with `rows_in_flight` rows out of phase.
   core::ReuseCurve steady_curve(double rows_in_flight) const {
-    return {reuse_half_bytes, std::max(1.0, reuse_steepness + reuse_steepness_per_doubling *
-                                                                  std::log2(rows_in_flight / reuse_steepness_rows))};
+    return core::with_rows_in_flight({reuse_half_bytes, reuse_steepness}, reuse_steepness_per_doubling,
+                                     reuse_steepness_rows, rows_in_flight);
   }
   /// The same curve for a single sweep (every row in flight at once: all
   /// first passes, then all second passes -- LRU's sharp cliff).
