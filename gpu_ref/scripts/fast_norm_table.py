@@ -131,19 +131,21 @@ def compile_probe_note():
     cases = {c["id"]: c for c in (loaded["cases"] if isinstance(loaded, dict) else loaded)}
     ours = {1024: cases.get("fast_ln_fp32_131072x1024"), 4096: cases.get("fast_ln_fp32_32768x4096")}
     parts = []
-    for r in (r for r in rs if r["source"] == "ncu"):
+    for r in (r for r in rs if r["source"] == "ncu" and "dtype" not in r):  # fp32; bf16: compile_bf16_note
         o = ours.get(r["C"])
         if o is None:
             continue
         parts.append(f"C = {r['C']}: `{r['kernel']}`, {r['block']} threads x {r['grid']} blocks, "
                      f"{r['launch__registers_per_thread']:.0f} registers, {r['gpu__time_duration.sum']:.1f} us against "
-                     f"ours {o['ncu']['duration_us']:.1f} us ({o['block']} threads, {o['ncu']['registers_per_thread']} registers)")
+                     f"ours {o['ncu']['duration_us']:.1f} us ({o['block']} threads, {o['ncu']['registers_per_thread']} "
+                     f"registers; Inductor {100 * (1 - r['gpu__time_duration.sum'] / o['ncu']['duration_us']):+.1f}% "
+                     "time)")
     trials = {}
-    for r in (r for r in rs if r["source"] == "trials"):
+    for r in (r for r in rs if r["source"] == "trials" and "dtype" not in r):
         trials.setdefault((r["op"], r["C"]), []).append(r["gbps"])
     tr = "; ".join(f"{k[0]} C={k[1]}: " + "/".join(f"{g:.0f}" for g in v) + " GB/s" for k, v in trials.items())
     return (" Under ncu (`torch_compile_probe.py`, `torch_compile_probe.jsonl`: fp32 LayerNorm, the same 2^27 "
-            "elements, caches flushed) Inductor's kernels take " + "; ".join(parts) + ": 2-3% less. At C = 4096 it "
+            "elements, caches flushed) Inductor's kernels take " + "; ".join(parts) + ". At C = 4096 it "
             "is a looped reduction that reads x twice (Welford over chunks of the row with evict-last loads, then "
             "the normalise re-reading x from the L1 with evict-first), 32 registers and four 512-thread blocks an "
             "SM; at C = 1024 a warp per row, one row a block. Compiled afresh three times each: " + tr + ".")
@@ -299,6 +301,28 @@ def bf16_shapes_note():
             "Inductor's fastest bf16 draws at C = 768-1024 stay 2-4% ahead.")
 
 
+def compile_bf16_note():
+    """torch_compile_probe.jsonl's bf16 records: Inductor's bf16 kernels, their timing and launch shape."""
+    rs = [json.loads(l) for l in open(d / "torch_compile_probe.jsonl")]
+    tr = [r for r in rs if r.get("source") == "trials" and r.get("dtype") == "bfloat16"]
+    nc = [r for r in rs if r.get("source") == "ncu" and r.get("dtype") == "bfloat16"]
+    if not tr:
+        return "* (no bf16 torch.compile probe recorded)"
+    by = {}
+    for r in tr:
+        by.setdefault((r["op"], r["C"]), []).append(r["us"])
+    times = "; ".join(f"{op} C={C}: {'/'.join(f'{u:.1f}' for u in us)} us" for (op, C), us in sorted(by.items()))
+    shapes = "; ".join(f"`{r['kernel']}` {r['block']} threads x {r['grid']} blocks, {r['registers_per_thread']} "
+                       f"registers, {r['gpu__time_duration_us']:.1f} us under ncu" for r in nc)
+    return ("* torch.compile at bf16 (`torch_compile_probe.py trials bf16`, three fresh compilations each, CUDA "
+            "events, the L2 flushed; generated Triton source in `torch_compile_probe_bf16_code.log.gz`): " + times +
+            ". " + shapes + ". At C = 768-1024 a warp a row (one row a block, the row padded to 1024 values), "
+            "gamma/beta loaded evict-last and x plain; at C = 8192 RMSNorm a looped reduction: x evict-last on "
+            "the first read and evict-first on the second (the normalise), which moves x's lines out of the L2 "
+            "once used -- what these kernels' single evict-last read cannot do, and a likely reason evict-last "
+            "alone costs bf16 5-30 points. Not yet tried here: demoting x's lines after their only use.")
+
+
 def shift_note():
     """fast_norm_shift.jsonl: the cluster kernel's shifted single-exchange LayerNorm, timed beside the shipped one."""
     f = d / "fast_norm_shift.jsonl"
@@ -321,6 +345,7 @@ pipe_note = ", ".join(f"{k[0]} {k[1]} C={k[2]}: {p['pct_copy']:.1f}% against {sh
 lines += ["", "## Tried, and kept or not", "",
           evict_last_note(),
           bf16_shapes_note(),
+          compile_bf16_note(),
           "* Every other cache hint is slower, timed in the same run on the register-scheme "
           "kernels: an L2 evict-first policy on x's loads and y's stores " + pct_range("hint_evict_first") + " of the "
           "copy, on the loads only " + pct_range("hint_evict_first_load") + ", on the stores only "
