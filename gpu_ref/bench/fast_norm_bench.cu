@@ -39,11 +39,12 @@ normref::FastShape launch(T* y, float* mean, float* rstd, const T* x, const T* g
 /// 2 evict-first loads, 3 evict-first stores, 4 256-byte L2 prefetch on loads,
 /// 5/6 x kept out of / evict-first in the L1, 7 evict-last loads (x's lines
 /// kept in the L2 before y's: torch.compile's loads), 8 evict-last loads and
-/// evict-first stores, 9 evict-last loads that allocate in the L1.
+/// evict-first stores, 9 evict-last loads that allocate in the L1, 10
+/// evict-last loads whose lines go back to normal priority once loaded.
 constexpr const char* kHintNames[] = {"shipped", "hint_evict_first", "hint_evict_first_load", "hint_evict_first_store",
                                       "hint_prefetch_256", "hint_l1_no_allocate", "hint_l1_evict_first",
                                       "hint_evict_last_load", "hint_evict_last_load_first_store",
-                                      "hint_evict_last_load_l1"};
+                                      "hint_evict_last_load_l1", "hint_evict_last_demoted"};
 template <typename T, bool RMS>
 void launch_hinted(int hint, T* y, float* mean, float* rstd, const T* x, const T* g, const T* b, int rows, int C,
                    cudaStream_t st) {
@@ -58,6 +59,7 @@ void launch_hinted(int hint, T* y, float* mean, float* rstd, const T* x, const T
     case 7: launch<T, RMS, L2Hint::evict_last, N>(y, mean, rstd, x, g, b, rows, C, st); break;
     case 8: launch<T, RMS, L2Hint::evict_last, E>(y, mean, rstd, x, g, b, rows, C, st); break;
     case 9: launch<T, RMS, L2Hint::evict_last_l1, N>(y, mean, rstd, x, g, b, rows, C, st); break;
+    case 10: launch<T, RMS, L2Hint::evict_last_demoted, N>(y, mean, rstd, x, g, b, rows, C, st); break;
     default: launch<T, RMS>(y, mean, rstd, x, g, b, rows, C, st); break;
   }
 }

@@ -37,12 +37,12 @@ __device__ __forceinline__ void fast_store(T* p, const Vec16<T>& v) {
 // not allocated), or a 256-byte L2 prefetch on loads. The shipped fp32
 // register kernel loads x evict-last (ShippedAccess, below); fast_norm_bench
 // measures the others beside it.
-enum class L2Hint { none, evict_first, prefetch_256, evict_last, evict_last_l1, l1_no_allocate, l1_evict_first };
+enum class L2Hint { none, evict_first, prefetch_256, evict_last, evict_last_l1, evict_last_demoted, l1_no_allocate, l1_evict_first };
 
 template <L2Hint H>
 __device__ __forceinline__ uint64_t l2_policy() {
   uint64_t policy;
-  if constexpr (H == L2Hint::evict_last || H == L2Hint::evict_last_l1)
+  if constexpr (H == L2Hint::evict_last || H == L2Hint::evict_last_l1 || H == L2Hint::evict_last_demoted)
     asm volatile("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(policy));
   else
     asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(policy));
@@ -73,6 +73,15 @@ struct HintedAccess {
         asm volatile("ld.global.L2::cache_hint.v4.s32 {%0, %1, %2, %3}, [%4], %5;"
                      : "=r"(w.x), "=r"(w.y), "=r"(w.z), "=r"(w.w)
                      : "l"(p), "l"(l2_policy<LOAD>()));
+      } else if constexpr (LOAD == L2Hint::evict_last_demoted) {
+        // evict-last while the row is in flight, then the line back to
+        // normal priority once its value is in registers (what Inductor's
+        // evict-first second read of x does)
+        asm volatile("ld.global.L1::no_allocate.L2::cache_hint.v4.s32 {%0, %1, %2, %3}, [%4], %5;"
+                     : "=r"(w.x), "=r"(w.y), "=r"(w.z), "=r"(w.w)
+                     : "l"(p), "l"(l2_policy<LOAD>()));
+        const uint64_t line = reinterpret_cast<uint64_t>(p) & ~uint64_t(127);
+        asm volatile("applypriority.global.L2::evict_normal [%0], 128;" ::"l"(line), "r"(w.x) : "memory");
       } else {
         asm volatile("ld.global.L1::no_allocate.L2::cache_hint.v4.s32 {%0, %1, %2, %3}, [%4], %5;"
                      : "=r"(w.x), "=r"(w.y), "=r"(w.z), "=r"(w.w)

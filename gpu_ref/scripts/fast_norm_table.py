@@ -301,6 +301,24 @@ def bf16_shapes_note():
             "Inductor's fastest bf16 draws at C = 768-1024 stay 2-4% ahead.")
 
 
+def demoted_note():
+    """fast_norm_evict_last_demoted.jsonl: x loaded evict-last, its line set back to normal once loaded."""
+    f = d / "fast_norm_evict_last_demoted.jsonl"
+    if not f.exists():
+        return ""
+    rs = [json.loads(l) for l in open(f)]
+    def rng(dtype, v):
+        xs = [r["pct_copy"] for r in rs if r.get("variant") == v and r.get("dtype") == dtype and r["C"] <= 16384]
+        return f"{min(xs):.0f}-{max(xs):.0f}%"
+    return ("Tried in one more call (`fast_norm_evict_last_demoted.jsonl`): each line set back to normal priority "
+            "once its value is in registers (`applypriority.global.L2::evict_normal`, variant "
+            f"hint_evict_last_demoted): fp32 {rng('fp32', 'hint_evict_last_demoted')} against the shipped "
+            f"{rng('fp32', 'shipped')}, bf16 {rng('bf16', 'hint_evict_last_demoted')} against {rng('bf16', 'shipped')}"
+            f" (evict-last alone {rng('bf16', 'hint_evict_last_load')}): not it. A fourth call, with the policy "
+            "made by non-volatile asm so that it could be hoisted out of the loads, timed the same "
+            "(`fast_norm_policy_hoisted.jsonl`; not kept).")
+
+
 def compile_bf16_note():
     """torch_compile_probe.jsonl's bf16 records: Inductor's bf16 kernels, their timing and launch shape."""
     rs = [json.loads(l) for l in open(d / "torch_compile_probe.jsonl")]
@@ -320,7 +338,7 @@ def compile_bf16_note():
             "gamma/beta loaded evict-last and x plain; at C = 8192 RMSNorm a looped reduction: x evict-last on "
             "the first read and evict-first on the second (the normalise), which moves x's lines out of the L2 "
             "once used -- what these kernels' single evict-last read cannot do, and a likely reason evict-last "
-            "alone costs bf16 5-30 points. Not yet tried here: demoting x's lines after their only use.")
+            "alone costs bf16 5-30 points. " + demoted_note())
 
 
 def shift_note():
