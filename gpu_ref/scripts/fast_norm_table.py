@@ -64,6 +64,13 @@ shipped = {(f["kernel"], f["dtype"], f["C"]): f for f in fast if f.get("variant"
 by_variant = {(f["kernel"], f["dtype"], f["C"], f.get("variant")): f for f in fast if f["kernel"].startswith("fast_")}
 
 
+def pct_span(rows, variant, dtype=None):
+    """min-max % of the copy of `variant` over rows of C <= 16384 (of `dtype`, if given)."""
+    xs = [r["pct_copy"] for r in rows if r.get("variant") == variant and r["C"] <= 16384
+          and (dtype is None or r.get("dtype") == dtype)]
+    return f"{min(xs):.0f}-{max(xs):.0f}%"
+
+
 def pct_range(variant):
     """min-max % of the copy of a variant over the register-scheme cases, and the shipped kernel's."""
     vs = [f for k, f in by_variant.items() if k[3] == variant]
@@ -158,8 +165,7 @@ def l1_hints_note():
         return "* (fast_norm_l1_hints.jsonl missing)"
     rs = [json.loads(l) for l in open(f) if '"variant"' in l]
     def rng(v):
-        ps = [r["pct_copy"] for r in rs if r.get("variant") == v and r["C"] <= 16384]
-        return f"{min(ps):.0f}-{max(ps):.0f}%"
+        return pct_span(rs, v)
     return ("* x's loads kept out of the L1 so that gamma/beta stay there (PTX `ld.global.L1::no_allocate`, or "
             "`L1::evict_first`; two calls, `fast_norm_l1_hints.jsonl`, C <= 16384): " + rng("hint_l1_no_allocate")
             + " and " + rng("hint_l1_evict_first") + " of the copy against the shipped " + rng("shipped")
@@ -229,8 +235,7 @@ def evict_last_note():
         return sum(v) / len(v)
     a = [json.loads(l) for l in open(d / "fast_norm_evict_last.jsonl")]
     def rng(dtype, v):
-        xs = [r["pct_copy"] for r in a if r.get("variant") == v and r.get("dtype") == dtype and r["C"] <= 16384]
-        return f"{min(xs):.0f}-{max(xs):.0f}%"
+        return pct_span(a, v, dtype)
     t = [json.loads(l) for l in open(d / "fast_norm_evict_last_threads.jsonl")]
     def us(k, C, v):
         return next(r["us"] for r in t if r.get("variant") == v and r["kernel"] == k and r.get("dtype") == "fp32" and r["C"] == C)
@@ -283,8 +288,7 @@ def bf16_shapes_note():
     rs = [json.loads(l) for l in open(f)]
     bf = [r for r in rs if r.get("dtype") == "bf16" and r.get("C", 0) <= 16384 and "variant" in r]
     def rng(v):
-        xs = [r["pct_copy"] for r in bf if r["variant"] == v]
-        return f"{min(xs):.0f}-{max(xs):.0f}%"
+        return pct_span(bf, v)
     ship = {(r["kernel"], r["C"]): r["us"] for r in bf if r["variant"] == "shipped"}
     best = {}
     for r in bf:
@@ -308,8 +312,7 @@ def demoted_note():
         return ""
     rs = [json.loads(l) for l in open(f)]
     def rng(dtype, v):
-        xs = [r["pct_copy"] for r in rs if r.get("variant") == v and r.get("dtype") == dtype and r["C"] <= 16384]
-        return f"{min(xs):.0f}-{max(xs):.0f}%"
+        return pct_span(rs, v, dtype)
     return ("Tried in one more call (`fast_norm_evict_last_demoted.jsonl`): each line set back to normal priority "
             "once its value is in registers (`applypriority.global.L2::evict_normal`, variant "
             f"hint_evict_last_demoted): fp32 {rng('fp32', 'hint_evict_last_demoted')} against the shipped "
