@@ -91,8 +91,12 @@ TEST(GoldenIndex, OutputsExistAndMatchShapes) {
                 (kept >= 1 && kept * c["hidden"].get<int64_t>() <= (int64_t(1) << 20)))
         << c["id"] << " keeps " << kept << " rows";
     EXPECT_EQ(shape("y"), (std::vector<int64_t>{kept, c["hidden"]})) << c["id"];
-    if (c["outputs"].contains("mean")) EXPECT_EQ(shape("mean"), std::vector<int64_t>{kept}) << c["id"];
-    if (c["outputs"].contains("z")) EXPECT_EQ(shape("z"), tensor) << c["id"];
+    if (c["outputs"].contains("mean")) {
+      EXPECT_EQ(shape("mean"), std::vector<int64_t>{kept}) << c["id"];
+    }
+    if (c["outputs"].contains("z")) {
+      EXPECT_EQ(shape("z"), tensor) << c["id"];
+    }
     if (kept < c["rows"].get<int64_t>()) ++partial;
   }
   EXPECT_GE(with_outputs, 35);
