@@ -234,11 +234,11 @@ std::vector<AsicTrafficCase> asic_traffic_cases(const std::vector<GoldenCase>& c
     }
     // The same path behind the arch's L2, with as many rows in flight as the GPU kernel holds.
     const LaunchPlan plan = plan_launch(g.kernel, g.rows, g.hidden, g.dtype, g.block, gpu);
-    const config::Arch& arch = plan.launches.front().mapping == RowMapping::warp ? warp : block;
-    t.rows_in_flight = static_cast<double>(occupancy(plan.launches.front(), gpu).rows_in_flight);
+    const SubKernel& launch = plan.launches.front();
+    const config::Arch& arch = launch.mapping == RowMapping::warp ? warp : block;
+    t.rows_in_flight = static_cast<double>(occupancy(launch, gpu).rows_in_flight);
     // The kernel's cache hints are the path's request priorities: an
     // evict-first (__ldcs) last pass over x, evict-first (__stcs) stores of y.
-    const SubKernel& launch = plan.launches.front();
     asic::L2Config l2 = arch.asic->l2;
     const auto last_global = std::find_if(launch.passes.rbegin(), launch.passes.rend(),
                                           [](const Pass& p) { return is_global(p.source); });

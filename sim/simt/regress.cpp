@@ -80,18 +80,27 @@ nlohmann::json counter_json(const CounterSummary& c) {
   return {{"cases", c.n}, {"mae", c.mae}, {"max_rel_error", c.max_err}, {"corr", c.corr}};
 }
 // The mapped paths behind the arch's L2: how many read within 5% of ncu.
-nlohmann::json traffic_summary_json(const std::vector<AsicTrafficCase>& t) {
-  size_t within = 0;
-  double worst = 0, sum = 0;
+struct TrafficSummary {
+  size_t cases = 0, read_within_5pct = 0;
+  double read_mae = 0, read_max_rel_error = 0;
+};
+TrafficSummary summarize_traffic(const std::vector<AsicTrafficCase>& t) {
+  TrafficSummary s;
+  s.cases = t.size();
   for (const auto& c : t) {
-    within += std::fabs(c.l2_read_error) <= 0.05;
-    worst = std::max(worst, std::fabs(c.l2_read_error));
-    sum += std::fabs(c.l2_read_error);
+    const double e = std::fabs(c.l2_read_error);
+    s.read_within_5pct += e <= 0.05;
+    s.read_max_rel_error = std::max(s.read_max_rel_error, e);
+    s.read_mae += e;
   }
-  return {{"cases", t.size()},
-          {"read_within_5pct", within},
-          {"read_mae", t.empty() ? 0.0 : sum / static_cast<double>(t.size())},
-          {"read_max_rel_error", worst}};
+  if (!t.empty()) s.read_mae /= static_cast<double>(t.size());
+  return s;
+}
+nlohmann::json traffic_summary_json(const TrafficSummary& s) {
+  return {{"cases", s.cases},
+          {"read_within_5pct", s.read_within_5pct},
+          {"read_mae", s.read_mae},
+          {"read_max_rel_error", s.read_max_rel_error}};
 }
 
 nlohmann::json summary_json(const Summary& s) {
@@ -441,7 +450,7 @@ nlohmann::json to_json(const RegressResult& r) {
           {"asic_summary", {{"cases", r.asic_cases.size()}, {"bit_exact_cases", asic_exact}}},
           {"fixed_point_cases", fixed},
           {"asic_traffic", traffic},
-          {"asic_traffic_summary", traffic_summary_json(r.asic_traffic)},
+          {"asic_traffic_summary", traffic_summary_json(summarize_traffic(r.asic_traffic))},
           {"thresholds",
            {{"dram_read_max_rel_error", r.thresholds.dram_read_max_rel_error},
             {"duration_mae", r.thresholds.duration_mae},
@@ -508,10 +517,9 @@ std::string format_text(const RegressResult& r) {
     out += b;
   }
   {
-    const nlohmann::json ts = traffic_summary_json(r.asic_traffic);
+    const TrafficSummary ts = summarize_traffic(r.asic_traffic);
     std::snprintf(b, sizeof b, "  with the L2: %zu of %zu cases read within 5%% of ncu (MAE %.1f%%, max %.1f%%)\n",
-                  ts["read_within_5pct"].get<size_t>(), ts["cases"].get<size_t>(), 100 * ts["read_mae"].get<double>(),
-                  100 * ts["read_max_rel_error"].get<double>());
+                  ts.read_within_5pct, ts.cases, 100 * ts.read_mae, 100 * ts.read_max_rel_error);
     out += b;
   }
   out += "\nfixed_point_cases (fixed16 on the golden inputs against the GPU's fp32 outputs):\n";

@@ -95,12 +95,18 @@ printf 'lanes: 32\nasic: {l2: {capacity_bytes: 0}}\n' >"$T/l2zero.yaml"
 printf 'lanes: 32\nasic: {l2: {size: 5}}\n' >"$T/l2key.yaml"
 expect_exit 2 "l2zero.yaml:2: key 'asic.l2.capacity_bytes': value 0 out of range" -- run --arch "$T/l2zero.yaml" -q
 expect_exit 2 "l2key.yaml:2: key 'asic.l2.size': unknown key" -- run --arch "$T/l2key.yaml" -q
-printf 'lanes: 32\nasic: {l2: {capacity_bytes: 1000, replacement: fifo}}\n' >"$T/l2repl.yaml"
-expect_exit 2 "l2repl.yaml:2: key 'asic.l2.replacement': .*(allowed: lru, measured)" -- run --arch "$T/l2repl.yaml" -q
-printf 'lanes: 32\nasic: {l2: {capacity_bytes: 1000, store_priority: last}}\n' >"$T/l2prio.yaml"
-expect_exit 2 "l2prio.yaml:2: key 'asic.l2.store_priority': .*(allowed: normal, evict_first)" -- run --arch "$T/l2prio.yaml" -q
-printf 'lanes: 32\nasic: {l2: {capacity_bytes: 1000, evict_first_pool_bytes: 2000}}\n' >"$T/l2pool.yaml"
-expect_exit 2 "l2pool.yaml:2: key 'asic.l2.evict_first_pool_bytes': must lie within the capacity" -- run --arch "$T/l2pool.yaml" -q
+# An asic.l2 with one bad key (capacity 1000 B): exit 2 naming the file, the key and what is allowed.
+bad_l2() {  # NAME 'KEY: VALUE' EXPECTED-MESSAGE-REGEX
+  printf 'lanes: 32\nasic: {l2: {capacity_bytes: 1000, %s}}\n' "$2" >"$T/$1.yaml"
+  expect_exit 2 "$1.yaml:2: key 'asic.l2.$3" -- run --arch "$T/$1.yaml" -q
+}
+bad_l2 l2repl "replacement: fifo" "replacement': .*(allowed: lru, measured)"
+bad_l2 l2prio "store_priority: last" "store_priority': .*(allowed: normal, evict_first)"
+bad_l2 l2rp "reread_priority: high" "reread_priority': .*(allowed: normal, evict_first)"
+bad_l2 l2pool "evict_first_pool_bytes: 2000" "evict_first_pool_bytes': must lie within the capacity"
+bad_l2 l2sw "store_weight: 2" "store_weight': out of range (allowed: \\[0, 1\\])"
+bad_l2 l2st "sweep_steepness: 0" "sweep_steepness': must be > 0"
+bad_l2 l2pd "reuse_steepness_per_doubling: 20" "reuse_steepness_per_doubling': out of range (allowed: \\[-16, 16\\])"
 expect_exit 2 "give --workload W or both --rows N and --hidden C" -- simt --kernel v5 --rows 8 -q
 expect_exit 2 "computes LayerNorm but .*llama3-70b.yaml is rmsnorm (allowed: rms_warp, rms_block)" -- simt --kernel v5 --workload "$W/llama3-70b.yaml" -q
 expect_exit 2 "int8.yaml: input dtype int8 has no gpu_ref kernel (allowed: fp32, bf16)" -- simt --kernel v5 --workload "$W/int8.yaml" -q
