@@ -13,6 +13,9 @@ fraction of the re-read, by a seeded random walk:
   re-reading rows of L bytes, F = warps x L in flight, the two passes taken
   as equally long): D = F (1 + n) / 2 + min(pool, F e / 2).
 
+Last, the L1's share of each steady re-read by its and the stores' hints
+(four curves of the row bytes in flight per SM; not in the model yet).
+
 n and e are the second pass's bytes at normal and at evict-first priority
 per byte of x; miss = 1 - mean_f h(D(f)), the model's formula (docs/SIMT.md,
 Traffic).
@@ -103,3 +106,33 @@ print(f"rows out of phase: {len(steady_points)} points ({', '.join(map(str, warp
 for name, v in zip(("reuse_half_bytes", "reuse_steepness", "reuse_steepness_per_doubling"), steady):
     print(f"  {name}: {v:.4g}")
 print(f"  reuse_steepness_rows: {reference}")
+
+# The L1's share of a re-read (not used by the model yet; docs/SIMT.md,
+# Fidelity): the steady probes' L2 read lookups give the fraction of each
+# re-read the L1 served, 1 - (L2 reads - X) / X. Per (re-read hint, store
+# hint) a curve h0 / (1 + (F / half)^s) of the row bytes in flight per SM,
+# rows a warp and a block each pooled.
+sms = 132
+l1_points = {}
+for name in ("l2_steady_probe.jsonl", "l2_steady_block_probe.jsonl"):
+    for line in open(golden / name):
+        r = json.loads(line)
+        if "error" in r:
+            continue
+        X = r["bytes"]
+        rows = r["warps"] // (r.get("row_threads", 32) // 32)
+        l2_reads = 32 * (r["lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum"] +
+                         r["lts__t_sectors_srcunit_tex_op_read_lookup_miss.sum"])
+        key = ("evict_first" if r["p2"] == "cs" else "normal", "evict_first" if r["store"] == "cs" else "normal")
+        l1_points.setdefault(key, []).append((rows / sms * r["row_bytes"], min(1.0, max(0.0, 1 - (l2_reads - X) / X))))
+
+
+def l1_hit(p, F):
+    return min(1.0, p[0]) / (1 + (F / p[1]) ** p[2])
+
+
+print("L1 share of the re-read, per SM, by (re-read, store) priority: hit_at_0, half bytes, steepness")
+for key, pts in sorted(l1_points.items()):
+    fit, sse = walk((0.9, 150e3, 3.0), lambda p: sum((l1_hit(p, F) - m) ** 2 for F, m in pts), (True, True, True))
+    print(f"  {key[0]} re-read, {key[1]} stores: {min(1.0, fit[0]):.3f}, {fit[1]:.4g}, {fit[2]:.3f} "
+          f"(RMS {math.sqrt(sse / len(pts)):.3f}, {len(pts)} points)")
