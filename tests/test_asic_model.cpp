@@ -133,6 +133,23 @@ TEST(AsicModel, SramReplayOnLlama3IsWithinFivePercentOfTheBound) {
   EXPECT_LE(r.cycles, 1.05 * r.expected.lower_bound_cycles);
 }
 
+TEST(AsicModel, ShortRowsOnManyDatapathsStreamAtTheDramBound) {
+  // gpu-warp: 528 datapaths of 32 lanes take a 1024-element row in about a
+  // cycle, the SRAM's latency is 2: the replay reads must run ahead of the
+  // lanes, or the latency (not the DRAM) sets the pace, 3 cycles a row.
+  auto a = arch("gpu-warp");
+  a.asic->rows_in_flight = 4224;  // the SIMT model's rows in flight for fast_ln at this shape
+  auto w = workload("llama2-7b", 65536);
+  w.hidden = 1024;
+  w.input.dtype = w.output.dtype = core::ElemType::bf16;
+  asic::AsicOptions o;
+  o.numerics = false;
+  const auto r = asic::run_asic(w, a, o);
+  EXPECT_GE(r.cycles, r.expected.lower_bound_cycles);
+  EXPECT_LE(r.cycles, 1.03 * r.expected.lower_bound_cycles);  // the fill and drain: a DRAM latency each
+  EXPECT_LT(r.cycles, 2.5 * static_cast<double>(w.rows));
+}
+
 TEST(AsicModel, TimingOnlyGivesIdenticalCyclesAndTraffic) {
   for (const char* path : {"sram-replay", "dram-reread", "partial-replay"}) {
     const std::string args = "run " + src() + "/workloads/gpt2-small.yaml --arch " + src() +

@@ -56,7 +56,7 @@ std::string UnitLatencies::validate() const {
 std::string AsicConfig::validate() const {
   if (!(clock_ghz > 0) || clock_ghz > 100) return "clock_ghz: must be in (0, 100]";
   if (!(replay_fraction > 0 && replay_fraction < 1)) return "replay_fraction: must be in (0, 1)";
-  if (rows_in_flight < 1 || rows_in_flight > 1024) return "rows_in_flight: must be in 1..1024";
+  if (rows_in_flight < 1 || rows_in_flight > 65536) return "rows_in_flight: must be in 1..65536";
   if (transaction_elems < 1) return "transaction_elems: must be >= 1";
   if (auto s = dram.validate(); !s.empty()) return s;
   if (auto s = sram.validate(); !s.empty()) return s;

@@ -39,10 +39,18 @@ void NormalizeUnit::step() {
           const int64_t b = ctx_.chunk_begin(k_), e = ctx_.chunk_end(k_);
           const int64_t sb = std::max<int64_t>(0, std::min(e, stored) - b);
           const auto k = static_cast<size_t>(k_);
-          if (phase_ == Phase::start)
-            fetch_sram_[k] = sb > 0 ? ctx_.sram->read(ready_, static_cast<double>(sb * ctx_.in_bytes),
+          // The replay address generator runs ahead of the lanes: the row's
+          // SRAM reads go out the SRAM's latency before the lanes are ready
+          // (never before the previous row's), so a pipelined SRAM's latency
+          // is paid once, not per row -- it would otherwise bound short rows
+          // on many datapaths, where a row takes about a cycle.
+          if (phase_ == Phase::start) {
+            const double issue = std::max(replay_issued_, ready_ - ctx_.sram->latency());
+            if (sb > 0) replay_issued_ = issue;
+            fetch_sram_[k] = sb > 0 ? ctx_.sram->read(issue, static_cast<double>(sb * ctx_.in_bytes),
                                                        slot_->sram_write[k].done)
                                     : Grant{ready_, ready_, ready_};
+          }
           phase_ = Phase::start;
           if ((e - b) - sb > 0) {
             if (!reread.nb_read(fetch_dram_[k])) {

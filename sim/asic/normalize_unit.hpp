@@ -25,6 +25,7 @@ SC_MODULE(NormalizeUnit) {
   void finish_row();
   AccelContext& ctx_;
   double free_at_ = 0;
+  double replay_issued_ = 0;  ///< cycle the last SRAM replay read was issued
   const double write_buffer_bytes_;  ///< what the DRAM can have in flight (max_outstanding x burst_bytes)
   std::deque<std::pair<Grant, double>> writes_;  ///< outstanding output writes (grant, bytes), oldest first
   double write_bytes_in_flight_ = 0;

@@ -49,7 +49,7 @@ asic::AsicConfig parse_asic(YamlReader m) {
   if (auto p = m.get_choice("input_path", {"sram-replay", "dram-reread", "partial-replay"})) c.path = *asic::parse_input_path(*p);
   c.replay_fraction = m.get_double("replay_fraction").value_or(c.replay_fraction);
   if (!(c.replay_fraction > 0 && c.replay_fraction < 1)) m.fail("replay_fraction", "must be strictly between 0 and 1", "(0, 1)");
-  c.rows_in_flight = static_cast<int>(m.get_int("rows_in_flight", 1, 1024).value_or(c.rows_in_flight));
+  c.rows_in_flight = static_cast<int>(m.get_int("rows_in_flight", 1, 65536).value_or(c.rows_in_flight));
   c.datapaths = static_cast<int>(m.get_int("datapaths", 1, 65536).value_or(c.datapaths));
   c.write_stats = m.get_bool("write_stats").value_or(c.write_stats);
   c.transaction_elems = m.get_int("transaction_elems", 1, int64_t(1) << 24).value_or(c.transaction_elems);

@@ -81,7 +81,7 @@ ts = r.get("asic_time_summary", {})
 lines += ["", "### The ASIC model as the GPU, in time (`asic_time`)", "",
           "The SystemC model, timing only, configured as the H200 (gpu-warp.yaml / gpu-block.yaml: the SM clock, the "
           "flat-copy DRAM bandwidth, the streaming load latency, 528 (132) datapaths sharing one DRAM, as many rows in "
-          "flight as the GPU's registers and shared memory hold) on the golden cases of the kernels that read x once and "
+          "flight as the GPU kernel holds by the SIMT model's occupancy) on the golden cases of the kernels that read x once and "
           f"stream at >= 2/3 of the DRAM bandwidth: {ts.get('cases', 0)} cases, mean absolute error "
           f"{pct(ts.get('mae', 0))} (target {pct(ts.get('threshold_mae', 0.15))}).", "",
           "| case | ASIC us | measured us | error |", "|---|---|---|---|"]

@@ -550,7 +550,7 @@ struct AsicTime {
   std::string text;
 };
 
-AsicTime asic_time_cases(const std::vector<normsim::simt::GoldenCase>& cases, double dram_bytes_per_s) {
+AsicTime asic_time_cases(const std::vector<normsim::simt::GoldenCase>& cases, const normsim::simt::GpuArch& gpu) {
   using namespace normsim;
   AsicTime t;
   const std::vector<std::string> one_read = {"fast_ln", "fast_rms", "v6", "welford_warp_reg", "welford_block_smem"};
@@ -560,7 +560,7 @@ AsicTime asic_time_cases(const std::vector<normsim::simt::GoldenCase>& cases, do
   for (const auto& g : cases) {
     if (std::find(one_read.begin(), one_read.end(), g.kernel) == one_read.end()) continue;
     const double streamed = (g.dram_bytes_read + g.dram_bytes_written) / (g.duration_us * 1e-6);
-    if (streamed < (2.0 / 3.0) * dram_bytes_per_s) continue;  // not bandwidth-bound
+    if (streamed < (2.0 / 3.0) * gpu.dram.bytes_per_s) continue;  // not bandwidth-bound
     const bool block = g.kernel == "welford_block_smem";
     const bool rms = g.kernel == "fast_rms";
     const std::string wl = "name: " + g.id + "\nnorm: " + (rms ? "rmsnorm\nbeta: none" : "layernorm") +
@@ -570,11 +570,14 @@ AsicTime asic_time_cases(const std::vector<normsim::simt::GoldenCase>& cases, do
     config::Arch arch =
         config::parse_arch_text(block ? config::embedded::kGpuBlockArchYaml : config::embedded::kGpuWarpArchYaml,
                                 block ? config::embedded::kGpuBlockArchPath : config::embedded::kGpuWarpArchPath);
-    // Rows in flight as the GPU holds them: as many as its on-chip storage
-    // (the arch's SRAM: registers and shared memory) takes beside gamma/beta.
+    // Rows in flight as the GPU kernel holds them: its occupancy in the SIMT
+    // model (as the traffic cross-check takes them), within the arch's SRAM
+    // (the registers and shared memory) beside gamma/beta.
+    const simt::LaunchPlan plan = simt::plan_launch(g.kernel, g.rows, g.hidden, g.dtype, g.block, gpu);
     const int64_t row_bytes = g.hidden * (g.dtype == "bf16" ? 2 : 4);
     const int64_t room = static_cast<int64_t>(arch.asic->sram.capacity_bytes) - 2 * g.hidden * 4;
-    arch.asic->rows_in_flight = static_cast<int>(std::clamp<int64_t>(room / row_bytes, 1, 1024));
+    arch.asic->rows_in_flight = static_cast<int>(
+        std::clamp<int64_t>(simt::occupancy(plan.launches.front(), gpu).rows_in_flight, 1, room / row_bytes));
     asic::AsicOptions o;
     o.numerics = false;
     nlohmann::json rep;
@@ -612,7 +615,7 @@ int cmd_regress(const RegressArgs& a) {
                  simt::fitted_parameters(gpu).c_str());
   }
   const simt::RegressResult r = simt::regress(cases, gpu, a.golden);
-  const AsicTime t = asic_time_cases(cases, gpu.dram.bytes_per_s);
+  const AsicTime t = asic_time_cases(cases, gpu);
   if (a.json) {
     nlohmann::json j = simt::to_json(r);
     j["asic_time"] = t.cases;
