@@ -4,7 +4,7 @@
 // for this; docs/SIMT.md, Fidelity). Run it under ncu, whose cache control
 // flushes the L2 before the kernel: DRAM bytes read minus X are the second
 // sweep's misses.
-//   l2_sweep_probe P1 P2 STORE MB ORDER
+//   l2_sweep_probe P1 P2 STORE MB ORDER [BLOCKS]
 //   l2_sweep_probe P1 P2 STORE MB steady ROW_KB WARPS [warp|block]
 // P1, P2: the loads of the first and second sweep: plain (LDG.E), nc
 //   (__ldg: LDG.E.CONSTANT, the read-only path), cs (__ldcs: evict-first),
@@ -13,7 +13,10 @@
 //   to a second X-byte buffer.
 // ORDER: linear (a grid-stride sweep: the whole grid moves through the
 //   buffer together) or rows (8192 rows, one warp a row, all rows walked in
-//   step: the order of a one-wave warp-per-row kernel).
+//   step: the order of a one-wave warp-per-row kernel). BLOCKS: at most
+//   that many blocks of 256 (default: all that are resident at once), so
+//   that a sweep from a few SMs (a kernel with few blocks, as v1 at 1024
+//   rows has 4) can be set against one from all of them.
 // steady: no grid barrier; WARPS warps each take rows of ROW_KB KiB in turn
 //   (warp w: rows w, w + WARPS, ...), read a row, sum it across the warp,
 //   then re-read it (and store it): a warp-per-row kernel over many rounds,
@@ -214,15 +217,16 @@ struct Shape {
   bool rows = false, steady = false, block_rows = false;
   size_t row_bytes = 0;
   int warps = 0;
+  int max_blocks = 0;  ///< sweeps: at most this many blocks (0: all resident)
 };
 
 template <int P1, int P2, int S>
-int run_sweeps(size_t bytes, bool rows) {
+int run_sweeps(size_t bytes, bool rows, int max_blocks) {
   Buffers b;
   const int block = 256;
   int fit = 0;
   if (allocate(b, bytes) || resident_blocks(two_sweeps<P1, P2, S>, block, &fit)) return 1;
-  const unsigned grid = static_cast<unsigned>(fit);
+  const unsigned grid = static_cast<unsigned>(max_blocks > 0 && max_blocks < fit ? max_blocks : fit);
   Order o{rows, bytes / 16, 0, 8192};
   o.row16 = o.n16 / o.nrows;
   if (rows && grid * block / 32 < o.nrows) {
@@ -240,7 +244,7 @@ int run_sweeps(size_t bytes, bool rows) {
 template <int P1, int P2, int S>
 int run(size_t bytes, const Shape& shape) {
   if (shape.steady) return run_steady<P1, P2, S>(bytes, shape.row_bytes, shape.warps, shape.block_rows);
-  return run_sweeps<P1, P2, S>(bytes, shape.rows);
+  return run_sweeps<P1, P2, S>(bytes, shape.rows, shape.max_blocks);
 }
 
 int parse_load(const char* s) {
@@ -288,14 +292,16 @@ int main(int argc, char** argv) {
   shape.row_bytes = static_cast<size_t>(row_kb) * 1024;
   const std::string row_threads = shape.steady && argc > 8 ? argv[8] : "warp";
   shape.block_rows = row_threads == "block";
-  const bool order_ok = order == "linear" || order == "rows" ||
+  shape.max_blocks = !shape.steady && argc > 6 ? static_cast<int>(std::strtol(argv[6], nullptr, 10)) : 0;
+  const bool order_ok = ((order == "linear" || order == "rows") && shape.max_blocks >= 0) ||
                         (shape.steady && row_kb >= 1 && row_kb <= 1024 && shape.warps >= 8 && shape.warps <= 65536 &&
                          (row_threads == "warp" || row_threads == "block"));
   if (p1 < 0 || p1 == kNone || p2 < 0 || s < 0 || mb < 1 || mb > 4096 || !order_ok) {
     std::fprintf(stderr,
-                 "usage: l2_sweep_probe P1 P2 STORE MB ORDER [ROW_KB WARPS [warp|block]] (P1: plain|nc|cs; P2: "
-                 "plain|nc|cs|none; STORE: none|plain|cs; MB: 1..4096; ORDER: linear|rows|steady; steady: ROW_KB "
-                 "1..1024, WARPS 8..65536, a row a warp or a block of 256)\n");
+                 "usage: l2_sweep_probe P1 P2 STORE MB ORDER [BLOCKS | ROW_KB WARPS [warp|block]] (P1: plain|nc|cs; "
+                 "P2: plain|nc|cs|none; STORE: none|plain|cs; MB: 1..4096; ORDER: linear|rows|steady; linear, rows: "
+                 "BLOCKS >= 0, at most that many blocks (0: all resident); steady: ROW_KB 1..1024, WARPS 8..65536, a "
+                 "row a warp or a block of 256)\n");
     return 2;
   }
   // A whole number of 8192 rows of 512-byte steps.

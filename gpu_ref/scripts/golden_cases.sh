@@ -36,8 +36,10 @@ done
 # fusion, the backward): block and shape picked from hidden (host/fast_shape.hpp).
 for s in $shapes 131072x1024 8192x16384; do
   r=${s%x*}; h=${s#*x}
-  # C = 65536 (the streamed cluster): the first 4 rows' outputs too, for the emulation.
-  npy=""; [ "$h" = 65536 ] && npy=" --npy --npy-max-elements 262144"
+  # The first rows' outputs too, for the emulation: 4 rows at C = 65536 (the
+  # streamed cluster), 65536 values' worth of rows at every other C (each
+  # width takes its own threads and vectors a thread: host/fast_shape.hpp).
+  npy=" --npy --npy-max-elements 65536"; [ "$h" = 65536 ] && npy=" --npy --npy-max-elements 262144"
   for k in fast_ln fast_rms; do for d in fp32 bf16; do echo "${k}_${d}_${s} --kernel $k --rows $r --hidden $h --dtype $d$npy"; done; done
 done
 for s in 8192x768 32768x4096 4096x8192 1024x4096; do

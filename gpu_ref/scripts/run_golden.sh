@@ -10,9 +10,11 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mktemp -d)
 mkdir -p "$out" "$work/res" "$work/npy"
 
-cmake -S "$here" -B "$work/build" -DCMAKE_BUILD_TYPE=Release >"$work/res/cmake.log" 2>&1 &&
-  cmake --build "$work/build" -j 16 >>"$work/res/cmake.log" 2>&1 || { tail -30 "$work/res/cmake.log"; exit 1; }
-bin=$work/build/normref
+# GPU_REF_BUILD: a build folder to share between scripts of one call.
+build=${GPU_REF_BUILD:-$work/build}
+cmake -S "$here" -B "$build" -DCMAKE_BUILD_TYPE=Release >"$work/res/cmake.log" 2>&1 &&
+  cmake --build "$build" -j 16 >>"$work/res/cmake.log" 2>&1 || { tail -30 "$work/res/cmake.log"; exit 1; }
+bin=$build/normref
 
 if [ "$what" = timing ]; then
   nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,power.limit,temperature.gpu --format=csv \

@@ -4,15 +4,19 @@
 # sector hits and misses, duration): the two sweeps into
 # OUTDIR/l2_sweep_probe.jsonl, rows out of phase (steady) into
 # OUTDIR/l2_steady_probe.jsonl.
-#   [PARTS="sweeps steady"] gpu_ref/scripts/run_l2_sweep_probe.sh OUTDIR
+#   [PARTS="sweeps steady"] [VARIANTS=...] [SIZES=...] [ORDERS=...] [BLOCKS="0 4 32"] gpu_ref/scripts/run_l2_sweep_probe.sh OUTDIR
+# (BLOCKS: the sweeps' grid caps, 0 = every resident block; the record's
+# "grid" says how many ran)
 set -uo pipefail
 out=${1:?OUTDIR}
 here=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mktemp -d)
 mkdir -p "$out"
-cmake -S "$here" -B "$work/build" -DCMAKE_BUILD_TYPE=Release >"$work/cmake.log" 2>&1 &&
-  cmake --build "$work/build" -j 16 --target l2_sweep_probe >>"$work/cmake.log" 2>&1 || { tail -30 "$work/cmake.log"; exit 1; }
-bin=$work/build/l2_sweep_probe
+# GPU_REF_BUILD: a build folder to share between scripts of one call.
+build=${GPU_REF_BUILD:-$work/build}
+cmake -S "$here" -B "$build" -DCMAKE_BUILD_TYPE=Release >"$work/cmake.log" 2>&1 &&
+  cmake --build "$build" -j 16 --target l2_sweep_probe >>"$work/cmake.log" 2>&1 || { tail -30 "$work/cmake.log"; exit 1; }
+bin=$build/l2_sweep_probe
 metrics=dram__bytes_read.sum,dram__bytes_write.sum,lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum,lts__t_sectors_srcunit_tex_op_read_lookup_miss.sum,gpu__time_duration.sum
 variants=${VARIANTS:-"plain:none:none plain:plain:none plain:plain:cs nc:nc:none nc:nc:cs plain:cs:none plain:cs:cs plain:cs:plain plain:plain:plain"}
 sizes=${SIZES:-"24 28 32 36 40 44 48 56 64 80 96 128 160"}
@@ -34,10 +38,10 @@ if [[ $parts == *" sweeps "* ]]; then
 for order in ${ORDERS:-linear rows}; do
   for v in $variants; do
     IFS=: read -r p1 p2 st <<<"$v"
-    for mb in $sizes; do
-      timeout 120 ncu --clock-control none --print-units base --csv --metrics "$metrics" "$bin" "$p1" "$p2" "$st" "$mb" "$order" 2>&1 |
+    for mb in $sizes; do for blocks in ${BLOCKS:-0}; do
+      timeout 120 ncu --clock-control none --print-units base --csv --metrics "$metrics" "$bin" "$p1" "$p2" "$st" "$mb" "$order" "$blocks" 2>&1 |
         python3 "$work/to_json.py" "$p1" "$p2" "$st" "$mb" "$order" >>"$out/l2_sweep_probe.jsonl"
-    done
+    done; done
   done
 done
 fi
