@@ -327,7 +327,7 @@ TEST(Simt, RegressionAgainstTheGoldenH200) {
   EXPECT_GE(r.held_out.cases * 10, cases.size() * 3);
   EXPECT_EQ(r.training.cases + r.held_out.cases, cases.size());
   // Every recorded output reproduced bit for bit by the fp32 emulation.
-  EXPECT_EQ(r.all.outputs_compared, 35u);
+  EXPECT_EQ(r.all.outputs_compared, 63u);
   EXPECT_EQ(r.all.bit_exact, r.all.outputs_compared);
   for (const auto& c : r.cases)
     if (c.outputs_compared) {
@@ -357,13 +357,20 @@ TEST(Simt, AsicDatapathAsTheGpuKernelsMatchesTheirOutputsBitForBit) {
   // RMSNorm kernels, fast_ln/fast_rms -- the streamed two-block cluster at
   // C = 65536 too, its first 4 rows --, fused_residual; fp32 and bf16,
   // normal and cancellation inputs, the single-pass kernels' NaN rows
-  // included).
-  ASSERT_EQ(asic.size(), 31u);
+  // included; fast_* at every recorded width, each with its own threads and
+  // vectors a thread).
+  ASSERT_EQ(asic.size(), 59u);
+  std::map<std::string, const GoldenCase*> by_id;
+  for (const auto& c : cases) by_id[c.id] = &c;
   for (const auto& a : asic) {
     EXPECT_TRUE(a.bit_exact) << a.id << ": " << a.elements_differing << " differ, " << a.error;
     const bool rms = a.kernel.find("rms") != std::string::npos;
-    const bool cluster = a.id.find("1024x65536") != std::string::npos;
-    const uint64_t rows = cluster ? 4 : 256, hidden = cluster ? 65536 : 768;
+    // Every kept row: y, the rstd and (LayerNorm) the mean -- all rows, or
+    // a long-row case's first ones (4 at C = 65536, 65536 values' worth else).
+    const GoldenCase& g = *by_id.at(a.id);
+    const auto rows = static_cast<uint64_t>(g.output_rows), hidden = static_cast<uint64_t>(g.hidden);
+    EXPECT_TRUE(rows == static_cast<uint64_t>(g.rows) || rows == std::max<uint64_t>(1, (hidden == 65536 ? 262144 : 65536) / hidden))
+        << a.id;
     EXPECT_EQ(a.elements_compared, rows * hidden + (rms ? 1 : 2) * rows) << a.id;
   }
   // The mapping is what makes it exact: the RTL's adjacent tree without the
@@ -408,9 +415,13 @@ TEST(Simt, Fixed16OnTheGoldenInputsReportsItsErrorAgainstTheGpu) {
       EXPECT_EQ(f.input_overflows, 256u * 768) << f.id;
       EXPECT_GT(f.rel_l2_error, 0.5) << f.id;
     } else {
-      // Normal inputs: within one output lsb (2^-11) of the GPU's fp32 result everywhere.
+      // Normal inputs: within one output lsb (2^-11) of the GPU's fp32 result
+      // up to C = 1024; at C = 4096 the 16-bit statistics take a few
+      // elements to 1.06 lsb. The relative L2 error stays at the output
+      // format's rounding (1.5e-4).
       EXPECT_EQ(f.input_overflows + f.other_overflows, 0u) << f.id;
-      EXPECT_LT(f.max_abs_error, f.output_lsb) << f.id;
+      EXPECT_LT(f.max_abs_error, (f.id.find("x4096") == std::string::npos ? 1.0 : 1.1) * f.output_lsb) << f.id;
+      EXPECT_LT(f.rel_l2_error, 2e-4) << f.id;
       EXPECT_GT(f.max_abs_error, 0.0) << f.id;  // 16 bits are not fp32
     }
   }
@@ -438,13 +449,12 @@ TEST(Simt, AsicPathTrafficAgainstNcuNamesEveryGap) {
     }
     l2_within += std::fabs(c.l2_read_error) <= 0.05;
   }
-  // Behind the arch's L2 (the H200's measured reuse curves, the kernel's
-  // cache hints as priorities) with the GPU's rows in flight: 159 of the 169
-  // read within 5% of ncu (FIDELITY.md names the 10 others: the SIMT model's
-  // hardest transition cases, and re-reads the GPU's L1 serves, which the
-  // ASIC memory system has no equivalent of). LRU managed 138. A change
-  // that loses ground fails here.
-  EXPECT_GE(l2_within, 159u);
+  // Behind the arch's L1 and L2 (each SM's L1 as a near cache, the H200's
+  // measured reuse curves, the kernel's cache hints as priorities) with the
+  // GPU's rows in flight: 161 of the 169 read within 5% of ncu (FIDELITY.md
+  // names the 8 others: the SIMT model's hardest transition cases). With
+  // the L2 alone 159, LRU 138. A change that loses ground fails here.
+  EXPECT_GE(l2_within, 161u);
 }
 
 TEST(AsicL2, GpuMappingsCarryTheH200sMeasuredCurves) {
@@ -465,7 +475,33 @@ TEST(AsicL2, GpuMappingsCarryTheH200sMeasuredCurves) {
     EXPECT_EQ(l2.steady_steepness_rows, g.l2.reuse_steepness_rows) << f;
     EXPECT_EQ(l2.evict_first_pool_bytes, g.l2.evict_first_pool_bytes) << f;
     EXPECT_EQ(l2.store_weight, g.l2.store_weight) << f;
+    // ... and its L1: one a SM, the carve-out taken off, the same curve.
+    const asic::L1Config& l1 = a.asic->l1;
+    EXPECT_EQ(l1.capacity_bytes, g.l1.bytes - g.l1.smem_carveout_bytes) << f;
+    EXPECT_EQ(a.asic->datapaths / l1.datapaths_per_cache, g.sms) << f;
+    EXPECT_EQ(l1.reuse_steepness, g.l1.reuse_steepness) << f;
   }
+}
+
+TEST(AsicL2, NearCachesServeTheRereadTheSimtModelsL1Serves) {
+  // The ASIC's near caches with a kernel's L1 give the SIMT model's L1 hit:
+  // rms_warp at 8192 x 1000 (8192 rows in flight over 132 SMs).
+  const LaunchPlan plan = plan_launch("rms_warp", 8192, 1000, "fp32", 256, h200());
+  const LaunchPrediction p = predict(plan, h200()).launches.front();
+  asic::L1Config l1{l1_free_bytes(plan.launches.front(), p.occ, h200()), 4, h200().l1.reuse_steepness};
+  const double hit = asic::l1_reread_hit(l1, static_cast<double>(p.occ.rows_in_flight), 528, 4000);
+  EXPECT_GT(hit, 0.2);
+  EXPECT_NEAR(hit, p.l1_hit, 1e-12);
+  // Its hits never reach the L2: the DRAM re-reads the rest of what the L2 misses.
+  asic::L2Config l2;
+  l2.capacity_bytes = 62914560;
+  l2.replacement = asic::L2Replacement::measured;
+  const auto without = asic::l2_traffic(l2, true, 8192, 1000, 4, 4, 8192, 0, 0);
+  const auto with = asic::l2_traffic(l2, true, 8192, 1000, 4, 4, 8192, 0, 0, hit);
+  EXPECT_EQ(with.l1_hit, hit);
+  EXPECT_GE(with.reread_hit, without.reread_hit);  // fewer insertions between the passes
+  EXPECT_NEAR(with.dram_bytes_read - 8192 * 4000.0, 8192 * 4000.0 * (1 - hit) * (1 - with.reread_hit), 1.0);
+  EXPECT_EQ(asic::l1_reread_hit({}, 8192, 528, 4000), 0.0);  // capacity 0: no near cache
 }
 
 TEST(AsicL2, MeasuredReplacementFollowsTheCurvesAndTheHints) {

@@ -70,6 +70,7 @@ struct AsicConfig {
   DramConfig dram;
   SramConfig sram;
   L2Config l2;  ///< an optional L2 in front of the DRAM (l2_model.hpp); capacity 0 means none
+  L1Config l1;  ///< optional near caches in front of the L2 (l2_model.hpp), a GPU mapping's per-SM L1; capacity 0 means none
   UnitLatencies latency;
   std::string validate() const;
 };

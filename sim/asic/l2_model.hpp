@@ -49,21 +49,44 @@ struct L2Config {
   }
 };
 
+/// A near cache in front of the L2 for each group of `datapaths_per_cache`
+/// datapaths (a GPU mapping's per-SM L1; workloads/arch/gpu-*.yaml
+/// `asic.l1`): a re-read finds its row there with the measured hit fraction
+/// h(D) = 1 / (1 + (D / capacity)^reuse_steepness), D the row bytes its
+/// datapaths hold at once (the SIMT model's L1, docs/SIMT.md). Its hits
+/// never reach the L2. capacity 0: none.
+struct L1Config {
+  double capacity_bytes = 0;    ///< per cache
+  int datapaths_per_cache = 1;  ///< datapaths sharing one (a GPU's warps or blocks on an SM)
+  double reuse_steepness = 6.0;
+};
+
+/// The share of a re-read the near caches serve: R rows in flight over
+/// K / datapaths_per_cache caches, rows of row_bytes.
+inline double l1_reread_hit(const L1Config& l1, double rows_in_flight, int datapaths, double row_bytes) {
+  if (!(l1.capacity_bytes > 0)) return 0.0;
+  const double caches = std::max(1.0, static_cast<double>(datapaths) / l1.datapaths_per_cache);
+  return core::reuse_hit_fraction(rows_in_flight / caches * row_bytes, {l1.capacity_bytes, l1.reuse_steepness});
+}
+
 struct L2Traffic {
   double dram_bytes_read = 0, dram_bytes_written = 0;
-  double reread_hit = 1;            ///< fraction of the re-read the L2 served (1 without a re-read)
+  double reread_hit = 1;            ///< fraction of the re-read that reached the L2 and hit there (1 without a re-read)
+  double l1_hit = 0;                ///< fraction of the re-read the near caches served (it never reached the L2)
   double reuse_distance_bytes = 0;  ///< lru: D of the re-read; measured: x of the rows in flight
   double dirty_resident_bytes = 0;  ///< written bytes still in the L2 at the end
 };
 
 /// rows x hidden elements of in_bytes read (twice if `reread`), out_bytes
-/// written, params/stats bytes once; R rows in flight.
+/// written, params/stats bytes once; R rows in flight; l1_hit of the
+/// re-read served before the L2 (l1_reread_hit).
 inline L2Traffic l2_traffic(const L2Config& l2, bool reread, double rows, double hidden, double in_bytes, double out_bytes,
-                            double rows_in_flight, double param_bytes, double stats_bytes) {
+                            double rows_in_flight, double param_bytes, double stats_bytes, double l1_hit = 0) {
   const double row_in = hidden * in_bytes, row_out = hidden * out_bytes;
   const double x = rows * row_in, y = rows * row_out;
   L2Traffic t;
   if (reread) {
+    t.l1_hit = l1_hit;
     if (l2.replacement == L2Replacement::lru) {
       t.reuse_distance_bytes = rows_in_flight >= rows ? rows * row_in : rows_in_flight * (2 * row_in + row_out);
       t.reread_hit = t.reuse_distance_bytes < l2.capacity_bytes ? 1.0 : 0.0;
@@ -71,7 +94,7 @@ inline L2Traffic l2_traffic(const L2Config& l2, bool reread, double rows, double
       // Per byte of x: the first pass inserts x at normal priority; the
       // re-read and y's writes at their own priorities.
       core::PassInsertions ins{{1, 0}, {0, 0}};
-      (l2.reread_priority == L2Priority::normal ? ins.normal : ins.evict_first)[1] += 1;
+      (l2.reread_priority == L2Priority::normal ? ins.normal : ins.evict_first)[1] += 1 - l1_hit;
       if (l2.store_priority == L2Priority::normal)
         ins.normal[1] += l2.store_weight * out_bytes / in_bytes;
       else
@@ -85,7 +108,7 @@ inline L2Traffic l2_traffic(const L2Config& l2, bool reread, double rows, double
       t.reread_hit = core::rounds_reread_hit(lockstep, steady, rows, in_flight);
     }
   }
-  t.dram_bytes_read = x + (reread ? x * (1 - t.reread_hit) : 0.0) + param_bytes;
+  t.dram_bytes_read = x + (reread ? x * (1 - t.l1_hit) * (1 - t.reread_hit) : 0.0) + param_bytes;
   // The last `capacity` bytes of distinct lines touched: per row, the x lines
   // (inserted, or re-touched by a hit) and the y lines (dirty).
   const double x_per_row = reread ? 2 * row_in : row_in;

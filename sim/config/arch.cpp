@@ -110,7 +110,14 @@ asic::AsicConfig parse_asic(YamlReader m) {
                "sweep_steepness", "reuse_half_bytes", "reuse_steepness", "reuse_steepness_per_doubling",
                "reuse_steepness_rows", "evict_first_pool_bytes", "store_weight"});
   }
-  m.finish({"clock_ghz", "input_path", "replay_fraction", "rows_in_flight", "datapaths", "l2", "write_stats", "transaction_elems", "node",
+  if (auto l = m.get_map("l1")) {
+    asic::L1Config& l1 = c.l1;
+    l1.capacity_bytes = static_cast<double>(l->get_int("capacity_bytes", 1, int64_t(1) << 40).value_or(0));
+    l1.datapaths_per_cache = static_cast<int>(l->get_int("datapaths_per_cache", 1, c.datapaths).value_or(l1.datapaths_per_cache));
+    l1.reuse_steepness = positive(*l, "reuse_steepness", l1.reuse_steepness);
+    l->finish({"capacity_bytes", "datapaths_per_cache", "reuse_steepness"});
+  }
+  m.finish({"clock_ghz", "input_path", "replay_fraction", "rows_in_flight", "datapaths", "l1", "l2", "write_stats", "transaction_elems", "node",
             "dram", "sram", "latency"});
   return c;
 }

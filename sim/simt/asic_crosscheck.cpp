@@ -246,8 +246,15 @@ std::vector<AsicTrafficCase> asic_traffic_cases(const std::vector<GoldenCase>& c
                              ? asic::L2Priority::evict_first
                              : asic::L2Priority::normal;
     l2.store_priority = launch.streaming_store ? asic::L2Priority::evict_first : asic::L2Priority::normal;
+    // The near caches (the SMs' L1) hold what the kernel's shared memory and
+    // gamma/beta leave of them.
+    asic::L1Config l1 = arch.asic->l1;
+    if (l1.capacity_bytes > 0) l1.capacity_bytes = l1_free_bytes(launch, occupancy(launch, gpu), gpu);
+    const double l1_hit =
+        reread && !launch.uncoalesced ? asic::l1_reread_hit(l1, t.rows_in_flight, arch.asic->datapaths, g.hidden * eb) : 0.0;
     const asic::L2Traffic lt = asic::l2_traffic(l2, reread, static_cast<double>(g.rows), static_cast<double>(g.hidden),
-                                                eb, eb, t.rows_in_flight, params, stats);
+                                                eb, eb, t.rows_in_flight, params, stats, l1_hit);
+    t.l1_reread_hit = lt.l1_hit;
     t.l2_reread_hit = lt.reread_hit;
     // The GPU's datapath also fetches its program: each launch's SASS and
     // constant bank come from DRAM once (cold caches under ncu; the SIMT

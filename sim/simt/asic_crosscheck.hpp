@@ -57,7 +57,8 @@ struct AsicTrafficCase {
   // With the arch's L2 in front of the DRAM (asic/l2_model.hpp), the GPU's
   // rows in flight and the kernel's cache hints.
   double rows_in_flight = 0;
-  double l2_reread_hit = 1;  ///< fraction of the re-read the L2 served
+  double l1_reread_hit = 0;  ///< fraction of the re-read the near caches (the SMs' L1) served
+  double l2_reread_hit = 1;  ///< fraction of the rest of the re-read the L2 served
   double code_bytes = 0;     ///< the launches' code and constants, read once (in l2_read)
   double l2_read = 0, l2_written = 0;
   double l2_read_error = 0, l2_write_error = 0;  ///< (L2 model - measured) / measured

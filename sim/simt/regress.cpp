@@ -407,6 +407,7 @@ nlohmann::json to_json(const RegressResult& r) {
                        {"read_cause", t.read_cause},
                        {"write_cause", t.write_cause},
                        {"with_l2", {{"rows_in_flight", t.rows_in_flight},
+                                    {"l1_reread_hit", t.l1_reread_hit},
                                     {"reread_hit", t.l2_reread_hit},
                                     {"code_bytes", t.code_bytes},
                                     {"dram_bytes_read", t.l2_read},
@@ -512,8 +513,8 @@ std::string format_text(const RegressResult& r) {
                   100 * t.read_gap, t.read_cause.c_str(), 100 * t.write_gap, t.write_cause.c_str());
     out += b;
     std::snprintf(b, sizeof b,
-                  "  %-40s with the L2 (%.0f rows in flight, re-read hit %.2f): read %+6.1f%%, written %+6.1f%% of measured\n",
-                  "", t.rows_in_flight, t.l2_reread_hit, 100 * t.l2_read_error, 100 * t.l2_write_error);
+                  "  %-40s with L1 and L2 (%.0f rows in flight, re-read hit L1 %.2f, L2 %.2f): read %+6.1f%%, written %+6.1f%% of measured\n",
+                  "", t.rows_in_flight, t.l1_reread_hit, t.l2_reread_hit, 100 * t.l2_read_error, 100 * t.l2_write_error);
     out += b;
   }
   {

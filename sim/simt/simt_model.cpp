@@ -40,6 +40,15 @@ Occupancy occupancy(const SubKernel& k, const GpuArch& g) {
   return o;
 }
 
+double l1_free_bytes(const SubKernel& k, const Occupancy& o, const GpuArch& g) {
+  const double smem_per_sm = static_cast<double>(o.blocks_per_sm) *
+                             static_cast<double>(k.static_smem_bytes + k.dynamic_smem_bytes);
+  // The driver carves at least smem_carveout_bytes out of L1 for shared
+  // memory (ncu: 32 KiB for kernels that use little), and gamma/beta, read
+  // with every element, stay resident beside the rows.
+  return std::max(0.0, g.l1.bytes - std::max(smem_per_sm, g.l1.smem_carveout_bytes) - static_cast<double>(k.param_bytes));
+}
+
 namespace {
 
 // Cycles of the reductions between passes, along one row's critical path.
@@ -124,13 +133,7 @@ LaunchPrediction predict_launch(const SubKernel& k, const GpuArch& g) {
   // L1: the rows one SM works on at once against the L1 left beside shared
   // memory (this decides the L2 traffic; the latency of a re-read is taken
   // as the L2's, below).
-  const double smem_per_sm = static_cast<double>(o.blocks_per_sm) *
-                             static_cast<double>(k.static_smem_bytes + k.dynamic_smem_bytes);
-  // The driver carves at least smem_carveout_bytes out of L1 for shared
-  // memory (ncu: 32 KiB for kernels that use little), and gamma/beta, read
-  // with every element, stay resident beside the rows.
-  const double l1_free =
-      std::max(0.0, g.l1.bytes - std::max(smem_per_sm, g.l1.smem_carveout_bytes) - static_cast<double>(k.param_bytes));
+  const double l1_free = l1_free_bytes(k, o, g);
   const double rows_per_sm = static_cast<double>(o.rows_in_flight) / g.sms;
   r.l1_hit = gp > 1 && !k.uncoalesced && l1_free > 0
                  ? core::reuse_hit_fraction(rows_per_sm * row_bytes, {l1_free, g.l1.reuse_steepness})

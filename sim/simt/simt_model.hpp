@@ -26,6 +26,10 @@ struct Occupancy {
 
 Occupancy occupancy(const SubKernel& k, const GpuArch& g);
 
+/// The L1 a kernel's re-reads can use on one SM: what its shared memory (at
+/// least the driver's carve-out) and gamma/beta leave.
+double l1_free_bytes(const SubKernel& k, const Occupancy& o, const GpuArch& g);
+
 /// The breakdown of one launch.
 struct LaunchPrediction {
   std::string name;

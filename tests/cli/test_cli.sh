@@ -107,6 +107,13 @@ bad_l2 l2pool "evict_first_pool_bytes: 2000" "evict_first_pool_bytes': must lie 
 bad_l2 l2sw "store_weight: 2" "store_weight': out of range (allowed: \\[0, 1\\])"
 bad_l2 l2st "sweep_steepness: 0" "sweep_steepness': must be > 0"
 bad_l2 l2pd "reuse_steepness_per_doubling: 20" "reuse_steepness_per_doubling': out of range (allowed: \\[-16, 16\\])"
+# asic.l1, likewise: its datapaths_per_cache cannot exceed the datapaths.
+printf 'lanes: 32\nasic: {datapaths: 4, l1: {capacity_bytes: 4096, datapaths_per_cache: 8}}\n' >"$T/l1dp.yaml"
+expect_exit 2 "l1dp.yaml:2: key 'asic.l1.datapaths_per_cache': value 8 out of range" -- run --arch "$T/l1dp.yaml" -q
+printf 'lanes: 32\nasic: {l1: {capacity_bytes: 4096, reuse_steepness: -1}}\n' >"$T/l1st.yaml"
+expect_exit 2 "l1st.yaml:2: key 'asic.l1.reuse_steepness': must be > 0" -- run --arch "$T/l1st.yaml" -q
+printf 'lanes: 32\nasic: {l1: {ways: 4}}\n' >"$T/l1key.yaml"
+expect_exit 2 "l1key.yaml:2: key 'asic.l1.ways': unknown key" -- run --arch "$T/l1key.yaml" -q
 expect_exit 2 "give --workload W or both --rows N and --hidden C" -- simt --kernel v5 --rows 8 -q
 expect_exit 2 "computes LayerNorm but .*llama3-70b.yaml is rmsnorm (allowed: rms_warp, rms_block)" -- simt --kernel v5 --workload "$W/llama3-70b.yaml" -q
 expect_exit 2 "int8.yaml: input dtype int8 has no gpu_ref kernel (allowed: fp32, bf16)" -- simt --kernel v5 --workload "$W/int8.yaml" -q

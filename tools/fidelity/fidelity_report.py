@@ -64,16 +64,17 @@ within = sum(1 for t in traffic if abs(t.get("with_l2", {}).get("read_rel_error"
 lines += ["", "### The mapped ASIC paths' DRAM bytes against ncu (`asic_traffic`)", "",
           "The ASIC model's exact identities for the path each kernel is (SRAM replay: x once; DRAM re-read: x twice; "
           "y, gamma/beta and the statistics once) against ncu; gap = measured / identity - 1. No L2 sits in front of "
-          "the identities, so the GPU's L2 shows up as the named gaps; the last columns put the arch's L2 "
-          "(`asic.l2`: 60 MiB, write-back, the H200's measured reuse curves; sim/asic/l2_model.hpp) in front of the "
-          "DRAM with as many rows in flight as the GPU kernel holds and the kernel's cache hints as the requests' "
-          "priorities, add the launches' code and constants (the GPU's program fetch), and give the DRAM bytes' "
-          f"error against ncu: reads within 5% on {within} of {len(traffic)} cases.", "",
-          "| case | path | read gap | cause | write gap | cause | rows in flight | L2 re-read hit | with L2: read error | write error |",
+          "the identities, so the GPU's caches show up as the named gaps; the last columns put the arch's L1 and L2 "
+          "(`asic.l1`: a near cache per SM's datapaths, the L1 the kernel's shared memory and gamma/beta leave, on the "
+          "SIMT model's L1 curve; `asic.l2`: 60 MiB, write-back, the H200's measured reuse curves; "
+          "sim/asic/l2_model.hpp) in front of the DRAM with as many rows in flight as the GPU kernel holds and the "
+          "kernel's cache hints as the requests' priorities, add the launches' code and constants (the GPU's program "
+          f"fetch), and give the DRAM bytes' error against ncu: reads within 5% on {within} of {len(traffic)} cases.", "",
+          "| case | path | read gap | cause | write gap | cause | rows in flight | re-read hit L1 / L2 | with L1, L2: read error | write error |",
           "|---|---|---|---|---|---|---|---|---|---|"]
 for t in traffic:
     l2 = t.get("with_l2", {})
-    hit = f"{l2['reread_hit']:.2f}" if t["path"] == "dram-reread" else "-"
+    hit = f"{l2.get('l1_reread_hit', 0):.2f} / {l2['reread_hit']:.2f}" if t["path"] == "dram-reread" else "-"
     lines.append(f"| {t['id']} | {t['path']} | {pct(t['read_gap'])} | {t['read_cause']} | {pct(t['write_gap'])} | "
                  f"{t['write_cause']} | {l2.get('rows_in_flight', 0):.0f} | {hit} | {pct(l2.get('read_rel_error', 0))} | "
                  f"{pct(l2.get('write_rel_error', 0))} |")
