@@ -143,6 +143,25 @@ __device__ __forceinline__ float row_sum(float v, float* smem) {
   }
 }
 
+/// Two row sums at once, each in row_sum's order (so each is bit for bit
+/// row_sum's): one shared-memory stage, half the barriers.
+template <int THREADS>
+__device__ __forceinline__ float2 row_sum2(float a, float b, float2* smem) {
+  if constexpr (THREADS <= 32) {
+    return make_float2(warp_sum(a), warp_sum(b));
+  } else {
+    constexpr int kWarps = THREADS / 32;
+    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    a = warp_sum(a);
+    b = warp_sum(b);
+    __syncthreads();
+    if (lane == 0) smem[warp] = make_float2(a, b);
+    __syncthreads();
+    const float2 v = lane < kWarps ? smem[lane] : make_float2(0.0f, 0.0f);
+    return make_float2(warp_sum(v.x), warp_sum(v.y));
+  }
+}
+
 // y for the 16-byte vector i of a row (value(j): its element j as fp32):
 // n = (x - mean) rstd, y = n g (+ b) -- every fast_norm kernel's normalise,
 // with g and b already in registers.

@@ -95,14 +95,24 @@ __global__ void __launch_bounds__(THREADS) ln_backward(T* __restrict__ dx, float
                                                        const float* __restrict__ gamma, const float* __restrict__ mean,
                                                        const float* __restrict__ rstd, int rows, int C) {
   constexpr int kN = Vec16<T>::kN;
-  __shared__ float smem[32];
+  __shared__ float2 smem[32];
   const int t = threadIdx.x;
   const int nvec = C / kN;
-  float pg[VECS][kN], pb[VECS][kN];
+  // gamma of this thread's columns, the same for every row: loaded once, as
+  // float4s (per row, as scalar loads a lane 16-32 bytes apart, they cost
+  // the L1 8 wavefronts a warp instruction).
+  float gm[VECS][kN], pg[VECS][kN], pb[VECS][kN];
 #pragma unroll
-  for (int k = 0; k < VECS; ++k)
+  for (int k = 0; k < VECS; ++k) {
+    const int i = t + k * THREADS;
+#pragma unroll
+    for (int q = 0; q < kN / 4; ++q) {
+      const float4 v = i < nvec ? __ldg(reinterpret_cast<const float4*>(gamma + i * kN) + q) : make_float4(0, 0, 0, 0);
+      gm[k][4 * q] = v.x, gm[k][4 * q + 1] = v.y, gm[k][4 * q + 2] = v.z, gm[k][4 * q + 3] = v.w;
+    }
 #pragma unroll
     for (int j = 0; j < kN; ++j) pg[k][j] = pb[k][j] = 0.0f;
+  }
   for (int64_t row = blockIdx.x; row < rows; row += gridDim.x) {
     const float mu = mean[row], rs = rstd[row];
     float xh[VECS][kN], g[VECS][kN];
@@ -117,7 +127,7 @@ __global__ void __launch_bounds__(THREADS) ln_backward(T* __restrict__ dx, float
         for (int j = 0; j < kN; ++j) {
           const float dyv = to_f(d.v[j]);
           xh[k][j] = (to_f(a.v[j]) - mu) * rs;
-          g[k][j] = dyv * __ldg(gamma + i * kN + j);
+          g[k][j] = dyv * gm[k][j];
           s1 += g[k][j];
           s2 += g[k][j] * xh[k][j];
           pg[k][j] += dyv * xh[k][j];
@@ -128,7 +138,8 @@ __global__ void __launch_bounds__(THREADS) ln_backward(T* __restrict__ dx, float
         for (int j = 0; j < kN; ++j) xh[k][j] = g[k][j] = 0.0f;
       }
     }
-    const float S1 = row_sum<THREADS>(s1, smem), S2 = row_sum<THREADS>(s2, smem);
+    const float2 S = row_sum2<THREADS>(s1, s2, smem);  // the two row reductions of seed 001 section 29, together
+    const float S1 = S.x, S2 = S.y;
     const float scale = rs / static_cast<float>(C), Cf = static_cast<float>(C);
 #pragma unroll
     for (int k = 0; k < VECS; ++k) {
