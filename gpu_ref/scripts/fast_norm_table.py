@@ -465,6 +465,14 @@ if fb.exists():
             out.append(f"| {r['kernel']} | {r['dtype']} | {r['C']} | {r['blocks']} x {r['threads']} | {r['us']:.1f} | "
                        f"{r['gbps']:.0f} | {r['pct_copy']:.1f}% | {r['dx_max_err']:.2g} | {r['param_grad_max_err']:.2g} | "
                        f"{'yes' if r['valid'] else 'no'} |")
-    out += ["", "Nsight Compute's counters for these kernels are those of the golden cases (`index.json`, SUMMARY.md)."]
+    out += ["", "Each thread keeps the gamma of its columns in registers, loaded once as float4s, and the two row "
+            "reductions share one shared-memory stage (`row_sum2`: each sum in row_sum's order, so dx is bit for bit "
+            "what two row_sums give; half the barriers). Before, gamma came in as 8 scalar loads a row, lanes 16-32 "
+            "bytes apart (8 L1 wavefronts a warp instruction, ncu's `lg_throttle` the bf16 kernels' top stall), and "
+            "each reduction had its own stage: in an earlier call (the kernels of commit 7cf0d84), "
+            "bwd_twolevel bf16 ran at 60.1 / 59.5 / 50.5% of the copy at C = 768 / 4096 / 8192 and fp32 at 89.3 / "
+            "86.1 / 78.2%, bwd_atomic bf16 at 51.0 / 56.4 / 47.8% and fp32 at 83.1 / 84.7 / 78.2%. fp32 at C = 768 "
+            "lost 1-3 points: 64 registers a thread (59 before) fit 8 blocks of 128 an SM instead of 9.",
+            "", "Nsight Compute's counters for these kernels are those of the golden cases (`index.json`, SUMMARY.md)."]
     (d / "FUSED_BWD.md").write_text("\n".join(out) + "\n")
     print(f"fast_norm_table: wrote {d / 'FUSED_BWD.md'}")

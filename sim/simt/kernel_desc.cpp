@@ -156,10 +156,15 @@ std::vector<SubKernel> backward_launches(bool two_level, int64_t N, int64_t C, i
   k.grid = 1;  // occupancy below decides
   const int64_t per_sm = occupancy(k, gpu).blocks_per_sm;
   k.grid = std::min<int64_t>(N, gpu.sms * per_sm);
-  // Per element 10.5 (fp32) / 15.75 (bf16) instructions, 162 / 135 per warp-row (ncu_profile.json).
-  const double a = bf16 ? 15.75 : 10.5;
-  k.overhead_instr_per_warp = bf16 ? 135 : 162;
-  k.passes = {pass(Source::global, 2 * vecs, 0.6 * a, 2 * kAccumulate, Reduction::block_two_level, 2),
+  // Per element 8.7 (fp32) / 13.6 (bf16) instructions, 134 / 116 per
+  // warp-row: ncu_profile.json's bwd_atomic cases give 204 / 225 a warp-row
+  // (8 elements a lane at every width, so only the sum is pinned; split as
+  // the SASS's loop bodies and row code were before gamma left the loop).
+  const double a = bf16 ? 13.6 : 8.7;
+  k.overhead_instr_per_warp = bf16 ? 116 : 134;
+  // The two row reductions of seed 001 section 29 share one shared-memory
+  // stage (row_sum2): one block reduction's latency.
+  k.passes = {pass(Source::global, 2 * vecs, 0.6 * a, 2 * kAccumulate, Reduction::block_two_level, 1),
               pass(Source::registers, 1, 0.4 * a, 0)};
   k.input_bytes = 2 * N * C * eb;  // x and dy
   k.output_bytes = N * C * eb;     // dx
