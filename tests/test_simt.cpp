@@ -457,6 +457,31 @@ TEST(Simt, AsicPathTrafficAgainstNcuNamesEveryGap) {
   EXPECT_GE(l2_within, 161u);
 }
 
+TEST(Simt, AtomicEpilogueIsAChainPerAddressAcrossTheGrid) {
+  // bwd_atomic: every block adds its dgamma/dbeta partials into the same C
+  // addresses, so each address takes grid reductions one after the other,
+  // a warp instruction's 32-byte sectors at a time: lanes 16 B apart (fp32)
+  // make 16 sectors, 32 B apart (bf16) 32 -- twice the time, as ncu shows
+  // (atomic minus two-level at 8192 x 768: 34 us fp32, 64 us bf16).
+  const double ns = h200().l2.atomic_ns_per_sector;
+  for (const char* dt : {"fp32", "bf16"}) {
+    const LaunchPlan plan = plan_launch("bwd_atomic", 8192, 768, dt, 0, h200());
+    const LaunchPrediction p = predict(plan, h200()).launches.front();
+    const double sectors = std::string(dt) == "fp32" ? 16 : 32;
+    EXPECT_NEAR(p.epilogue_us, static_cast<double>(plan.launches.front().grid) * sectors * ns * 1e-3, 1e-9) << dt;
+  }
+  // Not the threads a block: the same grid at 512 threads costs the same.
+  const LaunchPlan wide = plan_launch("bwd_atomic", 1024, 4096, "fp32", 0, h200());
+  EXPECT_EQ(wide.launches.front().block, 512);
+  EXPECT_NEAR(predict(wide, h200()).launches.front().epilogue_us,
+              static_cast<double>(wide.launches.front().grid) * 16 * ns * 1e-3, 1e-9);
+  // The two-level kernel's partials are stores, each block its own: the L2's rate.
+  const LaunchPlan two = plan_launch("bwd_twolevel", 8192, 768, "fp32", 0, h200());
+  const double threads = static_cast<double>(two.launches.front().grid) * two.launches.front().block;
+  EXPECT_NEAR(predict(two, h200()).launches.front().epilogue_us, threads * 16 / h200().l2.scattered_store_ops_per_ns * 1e-3,
+              1e-9);
+}
+
 TEST(AsicL2, GpuMappingsCarryTheH200sMeasuredCurves) {
   // gpu-warp.yaml and gpu-block.yaml restate h200.yaml's L2 curves (the ASIC
   // arch cannot include the GPU's): they must not drift apart.

@@ -74,11 +74,11 @@ GpuArch parse(config::YamlReader m, const std::string& source) {
     g.l2.evict_first_pool_bytes = within(*l2, "evict_first_pool_bytes", g.l2.evict_first_pool_bytes, 0, g.l2.bytes);
     g.l2.store_weight = within(*l2, "store_weight", g.l2.store_weight, 0, 1);
     g.l2.dirty_resident_bytes = within(*l2, "dirty_resident_bytes", g.l2.dirty_resident_bytes, 0, g.l2.bytes);
-    g.l2.atomic_ops_per_ns = positive(*l2, "atomic_ops_per_ns", g.l2.atomic_ops_per_ns);
+    g.l2.atomic_ns_per_sector = positive(*l2, "atomic_ns_per_sector", g.l2.atomic_ns_per_sector);
     g.l2.scattered_store_ops_per_ns = positive(*l2, "scattered_store_ops_per_ns", g.l2.scattered_store_ops_per_ns);
     l2->finish({"bytes", "line_bytes", "near_hit_latency_cycles", "far_hit_latency_cycles", "reuse_half_bytes",
                 "reuse_steepness", "reuse_steepness_per_doubling", "reuse_steepness_rows", "sweep_half_bytes", "sweep_steepness", "evict_first_pool_bytes", "store_weight",
-                "dirty_resident_bytes", "atomic_ops_per_ns", "scattered_store_ops_per_ns"});
+                "dirty_resident_bytes", "atomic_ns_per_sector", "scattered_store_ops_per_ns"});
   }
   if (auto l1 = m.get_map("l1")) {
     g.l1.bytes = positive(*l1, "bytes", g.l1.bytes);

@@ -44,7 +44,10 @@ struct L2Config {
   /// Scalar global operations whose lanes lie 16-32 bytes apart (a thread's
   /// own vector of partials), issued by every thread at a kernel's end:
   /// 4-byte reductions (RED.ADD.F32) and plain stores the L2 completes per ns.
-  double atomic_ops_per_ns = 40;
+  /// A reduction into one address waits for the one before it, and the L2
+  /// takes a warp's atomic instruction a 32-byte sector at a time: this
+  /// many ns a sector (the backward's dgamma/dbeta atomics, fitted).
+  double atomic_ns_per_sector = 2.0;
   double scattered_store_ops_per_ns = 80;
 };
 

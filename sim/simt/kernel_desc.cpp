@@ -175,6 +175,7 @@ std::vector<SubKernel> backward_launches(bool two_level, int64_t N, int64_t C, i
   // Each thread's dgamma/dbeta partials, one scalar operation per element
   // (SASS: 16 RED.E.ADD.F32 or 16 STG.E a thread).
   (two_level ? k.epilogue_stores_per_thread : k.epilogue_atomics_per_thread) = 2 * vecs * (16 / eb);
+  k.epilogue_lane_stride_bytes = 4 * (16 / eb);  // a lane's columns: one 16-byte vector of x apart
   if (!two_level) return {k};
   // bwd_column_sum: 32 x 32 threads per 32 columns; thread (ty, tx) adds
   // partials ty, ty + 32, ... of its column (loads unrolled: SASS), then a

@@ -61,10 +61,12 @@ struct SubKernel {
   double overhead_instr_per_warp = 100;  ///< instructions a warp executes per row outside the element loops
   bool streaming_store = true;    ///< __stcs (evict-first) output stores
   bool uncoalesced = false;       ///< neighbouring threads read addresses a row apart (v1)
-  /// Scalar global operations every thread issues once at the end, lanes
-  /// 16-32 bytes apart (the backward's dgamma/dbeta partials).
+  /// Scalar global operations every thread issues once at the end (the
+  /// backward's dgamma/dbeta partials), each to its own address; every
+  /// block's threads hit the same addresses (atomics) or their own (stores).
   int epilogue_atomics_per_thread = 0;
   int epilogue_stores_per_thread = 0;
+  int epilogue_lane_stride_bytes = 16;  ///< between neighbouring lanes' addresses in one of those instructions
   // Bytes the launch moves besides x and y.
   int64_t code_bytes = 0;          ///< the function's SASS (16 B an instruction), fetched from DRAM once a launch
   int64_t param_bytes = 0;         ///< gamma (+ beta), read by every row (L2/L1 resident after the first)

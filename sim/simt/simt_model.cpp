@@ -297,10 +297,17 @@ LaunchPrediction predict_launch(const SubKernel& k, const GpuArch& g) {
   // Once per launch and never overlapped: the first loads' cold start and the
   // last stores' drain to memory.
   // The threads' scalar epilogue (every block reaches it at about the same
-  // time in a persistent grid): L2 operations at the arch's rates.
+  // time in a persistent grid). Atomics: every block adds into the same
+  // addresses, so each address takes the grid's reductions one after the
+  // other, a warp instruction's sectors at a time (the addresses' chains run
+  // side by side); stores go to each block's own addresses, at the L2's rate.
   const double threads = static_cast<double>(k.grid) * k.block;
-  r.epilogue_us = threads * (k.epilogue_atomics_per_thread / g.l2.atomic_ops_per_ns +
-                             k.epilogue_stores_per_thread / g.l2.scattered_store_ops_per_ns) * 1e-3;
+  const double sectors_per_instr = std::clamp(g.warp_size * k.epilogue_lane_stride_bytes / 32.0, 1.0,
+                                              static_cast<double>(g.warp_size));
+  r.epilogue_us = (k.epilogue_atomics_per_thread > 0
+                       ? static_cast<double>(k.grid) * sectors_per_instr * g.l2.atomic_ns_per_sector
+                       : 0.0) * 1e-3 +
+                  threads * k.epilogue_stores_per_thread / g.l2.scattered_store_ops_per_ns * 1e-3;
   // Pipeline fill: the first round's loads all leave at the start and queue
   // at the DRAM; nothing downstream starts before they drain, so the bytes
   // in flight over the bandwidth (Little's law at the start) add once.
