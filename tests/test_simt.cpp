@@ -457,6 +457,25 @@ TEST(Simt, AsicPathTrafficAgainstNcuNamesEveryGap) {
   EXPECT_GE(l2_within, 161u);
 }
 
+TEST(Simt, ALoneRowSlotAddsItsLatencyToItsTransfer) {
+  // One row an SM (bwd at C = 8192: a 1024-thread block; the streamed
+  // cluster: half a row) has no other row to hide its latency behind: the
+  // chain and the DRAM time add. With many, the arch's fitted exponent.
+  const GpuArch& g = h200();
+  Occupancy o;
+  o.rows_in_flight = g.sms;
+  EXPECT_EQ(memory_overlap_exponent(o, g), 1.0);
+  o.rows_in_flight = g.sms / 2;
+  EXPECT_EQ(memory_overlap_exponent(o, g), 1.0);
+  o.rows_in_flight = 2 * g.sms;
+  EXPECT_NEAR(memory_overlap_exponent(o, g), 1 + (g.memory_overlap_exponent - 1) / 2, 1e-12);
+  o.rows_in_flight = 64 * g.sms;
+  EXPECT_GT(memory_overlap_exponent(o, g), g.memory_overlap_exponent - 0.03);
+  const LaunchPrediction bwd = predict(plan_launch("bwd_twolevel", 4096, 8192, "bf16", 0, g), g).launches.front();
+  EXPECT_EQ(bwd.occ.rows_in_flight, g.sms);
+  EXPECT_GT(bwd.duration_us, bwd.latency_us + bwd.dram_us);  // the two add, then the epilogue
+}
+
 TEST(Simt, AtomicEpilogueIsAChainPerAddressAcrossTheGrid) {
   // bwd_atomic: every block adds its dgamma/dbeta partials into the same C
   // addresses, so each address takes grid reductions one after the other,

@@ -1,5 +1,8 @@
 #include "sim/simt/simt_model.hpp"
 
+#include <cstdlib>
+#include <string>
+
 #include "sim/core/reuse_curve.hpp"
 
 #include <algorithm>
@@ -38,6 +41,16 @@ Occupancy occupancy(const SubKernel& k, const GpuArch& g) {
   o.waves = slots > 0 ? static_cast<double>(k.grid) / static_cast<double>(slots) : 0;
   o.rows_in_flight = std::min<int64_t>(k.rows, slots * k.rows_per_block / std::max(1, k.blocks_per_row));
   return o;
+}
+
+// Latency and DRAM transfer combine as a p-norm. A row slot overlaps its
+// rows' latency with other slots' transfers; an SM with R rows in flight
+// has R - 1 others to hide behind, a lone one (a block of 1024 threads a
+// row, a cluster's half) none: the exponent goes from 1 (R = 1, the two
+// add) towards the arch's fitted p as R grows.
+double memory_overlap_exponent(const Occupancy& o, const GpuArch& g) {
+  const double rows_on_sm = std::max(1.0, static_cast<double>(o.rows_in_flight) / g.sms);
+  return 1.0 + (g.memory_overlap_exponent - 1.0) * (1.0 - 1.0 / rows_on_sm);
 }
 
 double l1_free_bytes(const SubKernel& k, const Occupancy& o, const GpuArch& g) {
@@ -195,7 +208,7 @@ LaunchPrediction predict_launch(const SubKernel& k, const GpuArch& g) {
         for (size_t j = 0; j < T.size(); ++j) {
           double bytes = j == 0 ? in_row : row_bytes * (1 - r.l1_hit) * (1 - steady);
           if (j + 1 == T.size()) bytes += out_row;
-          const double dram = in_flight * bytes / bytes_per_cycle, pe = g.memory_overlap_exponent;
+          const double dram = in_flight * bytes / bytes_per_cycle, pe = memory_overlap_exponent(o, g);
           T[j] = std::pow(std::pow(T[j], pe) + std::pow(dram, pe), 1.0 / pe);
         }
         steady = core::out_of_phase_reread_hit(ins, r.x_in_flight_bytes, T, pool, g.l2.steady_curve(in_flight));
@@ -279,8 +292,9 @@ LaunchPrediction predict_launch(const SubKernel& k, const GpuArch& g) {
   // bandwidth) when few loads are in flight and the larger of the two when
   // many are.
   // The two overlap partly: a p-norm between their sum (p = 1) and their
-  // maximum (p -> infinity), p from the arch (fitted).
-  const double pe = g.memory_overlap_exponent;
+  // maximum (p -> infinity), p from the arch (fitted) and the rows an SM
+  // holds.
+  const double pe = memory_overlap_exponent(o, g);
   const double memory_us = std::pow(std::pow(r.latency_us, pe) + std::pow(r.dram_us, pe), 1.0 / pe);
   const double largest = std::max({memory_us, r.issue_us, r.smem_us, r.request_us, r.dispatch_us});
   // The SM's pipes overlap imperfectly: the bounds combine as a p-norm too

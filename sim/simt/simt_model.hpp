@@ -26,6 +26,11 @@ struct Occupancy {
 
 Occupancy occupancy(const SubKernel& k, const GpuArch& g);
 
+/// The exponent of the p-norm that combines a launch's latency chain and
+/// DRAM time: 1 with one row an SM (they add), towards the arch's
+/// memory_overlap_exponent with many.
+double memory_overlap_exponent(const Occupancy& o, const GpuArch& g);
+
 /// The L1 a kernel's re-reads can use on one SM: what its shared memory (at
 /// least the driver's carve-out) and gamma/beta leave.
 double l1_free_bytes(const SubKernel& k, const Occupancy& o, const GpuArch& g);
