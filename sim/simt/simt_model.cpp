@@ -1,8 +1,5 @@
 #include "sim/simt/simt_model.hpp"
 
-#include <cstdlib>
-#include <string>
-
 #include "sim/core/reuse_curve.hpp"
 
 #include <algorithm>
