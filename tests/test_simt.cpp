@@ -52,7 +52,7 @@ ProbePoint probe_point(const nlohmann::json& r, const GpuArch& g) {
   p.measured_miss = std::clamp((r["dram__bytes_read.sum"].get<double>() - p.x_bytes) / p.x_bytes, 0.0, 1.0);
   p.cs_load = r["p2"] == "cs";
   p.cs_store = r["store"] == "cs";
-  p.normal = (p.cs_load ? 0.0 : 1.0) + (r["store"] == "plain" ? g.l2.store_weight : 0.0);
+  p.normal = (p.cs_load ? 0.0 : 1.0) + (r["store"] == "plain" ? g.l2.reuse.store_weight : 0.0);
   p.evict_first = (p.cs_load ? 1.0 : 0.0) + (p.cs_store ? 1.0 : 0.0);
   return p;
 }
@@ -220,8 +220,8 @@ TEST(Simt, OneSweepKeepsTheFirstPassTailOnlyWhenTheReReadInsertsLittle) {
   const double X = 4096.0 * 8192 * 4;
   const LaunchPrediction v4 = run("v4", 4096, 8192).launches[0];
   EXPECT_EQ(v4.occ.rows_in_flight, 4096);
-  EXPECT_GT(v4.l2_hit, 0.5 * (g.l2.sweep_half_bytes / X));
-  EXPECT_LT(v4.l2_hit, 1.1 * (g.l2.sweep_half_bytes / X));
+  EXPECT_GT(v4.l2_hit, 0.5 * (g.l2.reuse.sweep.half_bytes / X));
+  EXPECT_LT(v4.l2_hit, 1.1 * (g.l2.reuse.sweep.half_bytes / X));
   // rms_warp re-reads with plain loads: each re-read re-inserts its line,
   // the distance stays about X, and the sweep misses throughout.
   EXPECT_LT(run("rms_warp", 4096, 8192).launches[0].l2_hit, 0.01);
@@ -246,8 +246,8 @@ TEST(Simt, SweepModelFollowsTheL2SweepProbe) {
     const ProbePoint p = probe_point(r, g);
     const double X = p.x_bytes;
     const double predicted =
-        1 - core::lockstep_reread_hit({{1, p.normal}, {0, p.evict_first}}, X, g.l2.evict_first_pool_bytes,
-                                      g.l2.sweep_curve());
+        1 - core::lockstep_reread_hit({{1, p.normal}, {0, p.evict_first}}, X, g.l2.reuse.evict_first_pool_bytes,
+                                      g.l2.reuse.sweep);
     sq += (predicted - p.measured_miss) * (predicted - p.measured_miss);
     ++n;
     // A plain second sweep and plain stores: the curve itself, within 0.1.
@@ -273,8 +273,8 @@ TEST(Simt, SteadyCurveFollowsTheRowsOutOfPhaseProbe) {
     const ProbePoint p = probe_point(r, g);
     const double F = r["warps"].get<double>() * r["row_bytes"].get<double>();
     const double predicted =
-        1 - core::out_of_phase_reread_hit({{1, p.normal}, {0, p.evict_first}}, F, {1, 1}, g.l2.evict_first_pool_bytes,
-                                          g.l2.steady_curve(r["warps"].get<double>()));
+        1 - core::out_of_phase_reread_hit({{1, p.normal}, {0, p.evict_first}}, F, {1, 1}, g.l2.reuse.evict_first_pool_bytes,
+                                          g.l2.reuse.steady_curve(r["warps"].get<double>()));
     sq += (predicted - p.measured_miss) * (predicted - p.measured_miss);
     ++n;
   }
@@ -511,14 +511,16 @@ TEST(AsicL2, GpuMappingsCarryTheH200sMeasuredCurves) {
     const asic::L2Config& l2 = a.asic->l2;
     EXPECT_EQ(l2.replacement, asic::L2Replacement::measured) << f;
     EXPECT_EQ(l2.capacity_bytes, g.l2.bytes) << f;
-    EXPECT_EQ(l2.sweep.half_bytes, g.l2.sweep_half_bytes) << f;
-    EXPECT_EQ(l2.sweep.steepness, g.l2.sweep_steepness) << f;
-    EXPECT_EQ(l2.steady.half_bytes, g.l2.reuse_half_bytes) << f;
-    EXPECT_EQ(l2.steady.steepness, g.l2.reuse_steepness) << f;
-    EXPECT_EQ(l2.steady_steepness_per_doubling, g.l2.reuse_steepness_per_doubling) << f;
-    EXPECT_EQ(l2.steady_steepness_rows, g.l2.reuse_steepness_rows) << f;
-    EXPECT_EQ(l2.evict_first_pool_bytes, g.l2.evict_first_pool_bytes) << f;
-    EXPECT_EQ(l2.store_weight, g.l2.store_weight) << f;
+    const core::L2Reuse& a2 = l2.reuse;
+    const core::L2Reuse& g2 = g.l2.reuse;
+    EXPECT_EQ(a2.sweep.half_bytes, g2.sweep.half_bytes) << f;
+    EXPECT_EQ(a2.sweep.steepness, g2.sweep.steepness) << f;
+    EXPECT_EQ(a2.steady.half_bytes, g2.steady.half_bytes) << f;
+    EXPECT_EQ(a2.steady.steepness, g2.steady.steepness) << f;
+    EXPECT_EQ(a2.steady_steepness_per_doubling, g2.steady_steepness_per_doubling) << f;
+    EXPECT_EQ(a2.steady_steepness_rows, g2.steady_steepness_rows) << f;
+    EXPECT_EQ(a2.evict_first_pool_bytes, g2.evict_first_pool_bytes) << f;
+    EXPECT_EQ(a2.store_weight, g2.store_weight) << f;
     // ... and its L1: one a SM, the carve-out taken off, the same curve.
     const asic::L1Config& l1 = a.asic->l1;
     EXPECT_EQ(l1.capacity_bytes, g.l1.bytes - g.l1.smem_carveout_bytes) << f;
@@ -552,10 +554,10 @@ TEST(AsicL2, MeasuredReplacementFollowsTheCurvesAndTheHints) {
   asic::L2Config l2;
   l2.capacity_bytes = 62914560;
   l2.replacement = asic::L2Replacement::measured;
-  l2.sweep = {46.6e6, 19.4};
-  l2.steady = {45e6, 6.0};
-  l2.evict_first_pool_bytes = 11.9e6;
-  l2.store_weight = 0.632;
+  l2.reuse.sweep = {46.6e6, 19.4};
+  l2.reuse.steady = {45e6, 6.0};
+  l2.reuse.evict_first_pool_bytes = 11.9e6;
+  l2.reuse.store_weight = 0.632;
   l2.store_priority = asic::L2Priority::evict_first;
   // One wave of 20 MB (x) with __stcs stores: D = 20 + 11.9 MB, below the
   // sweep's half: all but 0.1% hit.
@@ -570,7 +572,7 @@ TEST(AsicL2, MeasuredReplacementFollowsTheCurvesAndTheHints) {
   EXPECT_NEAR(t.dram_bytes_read, 200e6, 2e6);
   l2.reread_priority = asic::L2Priority::evict_first;
   const auto ef = asic::l2_traffic(l2, true, 4000, 6250, 4, 4, 4000, 0, 0);
-  EXPECT_NEAR(ef.reread_hit, core::lockstep_reread_hit({{1, 0}, {0, 2}}, 100e6, 11.9e6, l2.sweep), 1e-12);
+  EXPECT_NEAR(ef.reread_hit, core::lockstep_reread_hit({{1, 0}, {0, 2}}, 100e6, 11.9e6, l2.reuse.sweep), 1e-12);
   EXPECT_GT(ef.reread_hit, 0.2);
   EXPECT_DOUBLE_EQ(ef.dram_bytes_read, 100e6 * (2 - ef.reread_hit));
   // Rounds: 16 of them with 34 MB in flight -- the first in lock step (hits),
@@ -579,9 +581,9 @@ TEST(AsicL2, MeasuredReplacementFollowsTheCurvesAndTheHints) {
   l2.reread_priority = asic::L2Priority::normal;
   const auto rounds = asic::l2_traffic(l2, true, 16384, 8448, 4, 4, 1024, 0, 0);
   EXPECT_NEAR(rounds.reread_hit,
-              core::rounds_reread_hit(core::lockstep_reread_hit({{1, 1}, {0, 1}}, 1024 * 33792.0, 11.9e6, l2.sweep),
+              core::rounds_reread_hit(core::lockstep_reread_hit({{1, 1}, {0, 1}}, 1024 * 33792.0, 11.9e6, l2.reuse.sweep),
                                       core::out_of_phase_reread_hit({{1, 1}, {0, 1}}, 1024 * 33792.0, {1, 1}, 11.9e6,
-                                                                    l2.steady_curve(1024)),
+                                                                    l2.reuse.steady_curve(1024)),
                                       16384, 1024),
               1e-12);
   EXPECT_GT(rounds.reread_hit, 0.3);
@@ -632,7 +634,7 @@ TEST(Simt, FitNeverSeesTheHeldOutCases) {
     }
   const GpuArch b = fit_arch(cases, start);
   EXPECT_EQ(a.barrier_latency_cycles, b.barrier_latency_cycles);
-  EXPECT_EQ(a.l2.reuse_half_bytes, b.l2.reuse_half_bytes);
+  EXPECT_EQ(a.l2.reuse.steady.half_bytes, b.l2.reuse.steady.half_bytes);
   EXPECT_EQ(a.kernel_tail_cycles, b.kernel_tail_cycles);
   EXPECT_EQ(a.memory_overlap_exponent, b.memory_overlap_exponent);
   EXPECT_NE(a.kernel_tail_cycles, start.kernel_tail_cycles) << "the fit did not move";
@@ -683,7 +685,7 @@ TEST(Simt, PredictionsRespondToTheMachineAsTheyShould) {
   EXPECT_GT(lat_ratio, 0.9);
   // A larger effective L2 turns re-reads into hits.
   GpuArch big_l2 = h200();
-  big_l2.l2.reuse_half_bytes *= 4;
+  big_l2.l2.reuse.steady.half_bytes *= 4;
   EXPECT_LT(predict(plan_launch("v4", 32768, 4096, "fp32", 256, big_l2), big_l2).dram_bytes_read,
             0.8 * run("v4", 32768, 4096, "fp32", 256).dram_bytes_read);
   // bf16 halves the compulsory bytes of a one-pass kernel.

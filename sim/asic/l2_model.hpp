@@ -34,19 +34,12 @@ struct L2Config {
   double capacity_bytes = 0;  ///< 0: no L2
   int line_bytes = 128;
   L2Replacement replacement = L2Replacement::lru;
-  // measured: the curves (defaults: workloads/arch/h200.yaml's, from gpu_ref's l2_sweep_probe)
-  core::ReuseCurve sweep{46.6e6, 19.4};         ///< rows in lock step
-  core::ReuseCurve steady{45e6, 6.242};         ///< rows out of phase, at steady_steepness_rows rows in flight
-  double steady_steepness_per_doubling = -0.6682;  ///< change of the steady steepness per doubling of the rows in flight
-  double steady_steepness_rows = 1056;
-  double evict_first_pool_bytes = 11.9e6;       ///< normal lines evict-first ones displace at most
-  double store_weight = 0.632;                  ///< a plain store's line against a plain load's
+  /// measured: the curves, pool and store weight (the same keys and
+  /// defaults as the SIMT model's GPU arch: core::L2Reuse).
+  core::L2Reuse reuse;
   L2Priority reread_priority = L2Priority::normal;  ///< the re-read's requests
   L2Priority store_priority = L2Priority::normal;   ///< y's writes
 
-  core::ReuseCurve steady_curve(double rows_in_flight) const {
-    return core::with_rows_in_flight(steady, steady_steepness_per_doubling, steady_steepness_rows, rows_in_flight);
-  }
 };
 
 /// A near cache in front of the L2 for each group of `datapaths_per_cache`
@@ -96,15 +89,15 @@ inline L2Traffic l2_traffic(const L2Config& l2, bool reread, double rows, double
       core::PassInsertions ins{{1, 0}, {0, 0}};
       (l2.reread_priority == L2Priority::normal ? ins.normal : ins.evict_first)[1] += 1 - l1_hit;
       if (l2.store_priority == L2Priority::normal)
-        ins.normal[1] += l2.store_weight * out_bytes / in_bytes;
+        ins.normal[1] += l2.reuse.store_weight * out_bytes / in_bytes;
       else
         ins.evict_first[1] += out_bytes / in_bytes;
       const double in_flight = std::min(rows, rows_in_flight);
       t.reuse_distance_bytes = in_flight * row_in;
-      const double lockstep = core::lockstep_reread_hit(ins, t.reuse_distance_bytes, l2.evict_first_pool_bytes, l2.sweep);
+      const double lockstep = core::lockstep_reread_hit(ins, t.reuse_distance_bytes, l2.reuse.evict_first_pool_bytes, l2.reuse.sweep);
       // Out of phase with both passes equally long (the path streams both at the same rate).
-      const double steady = core::out_of_phase_reread_hit(ins, t.reuse_distance_bytes, {1, 1}, l2.evict_first_pool_bytes,
-                                                          l2.steady_curve(in_flight));
+      const double steady = core::out_of_phase_reread_hit(ins, t.reuse_distance_bytes, {1, 1}, l2.reuse.evict_first_pool_bytes,
+                                                          l2.reuse.steady_curve(in_flight));
       t.reread_hit = core::rounds_reread_hit(lockstep, steady, rows, in_flight);
     }
   }

@@ -4,6 +4,7 @@
 #include <filesystem>
 
 #include "sim/config/embedded_configs.hpp"
+#include "sim/config/l2_reuse_keys.hpp"
 #include "sim/config/yaml_reader.hpp"
 
 namespace normsim::config {
@@ -92,23 +93,10 @@ asic::AsicConfig parse_asic(YamlReader m) {
     l2.reread_priority = priority("reread_priority", l2.reread_priority);
     l2.store_priority = priority("store_priority", l2.store_priority);
     // The measured curves (the same keys as workloads/arch/h200.yaml's l2).
-    l2.sweep.half_bytes = positive(*l, "sweep_half_bytes", l2.sweep.half_bytes);
-    l2.sweep.steepness = positive(*l, "sweep_steepness", l2.sweep.steepness);
-    l2.steady.half_bytes = positive(*l, "reuse_half_bytes", l2.steady.half_bytes);
-    l2.steady.steepness = positive(*l, "reuse_steepness", l2.steady.steepness);
-    l2.steady_steepness_per_doubling = l->get_double("reuse_steepness_per_doubling").value_or(l2.steady_steepness_per_doubling);
-    if (!(std::fabs(l2.steady_steepness_per_doubling) <= 16)) l->fail("reuse_steepness_per_doubling", "out of range", "[-16, 16]");
-    l2.steady_steepness_rows = positive(*l, "reuse_steepness_rows", l2.steady_steepness_rows);
-    if (auto pool = l->get_double("evict_first_pool_bytes")) {
-      if (!(*pool >= 0 && *pool <= l2.capacity_bytes))
-        l->fail("evict_first_pool_bytes", "must lie within the capacity", "[0, capacity_bytes]");
-      l2.evict_first_pool_bytes = *pool;
-    }
-    l2.store_weight = l->get_double("store_weight").value_or(l2.store_weight);
-    if (!(l2.store_weight >= 0 && l2.store_weight <= 1)) l->fail("store_weight", "out of range", "[0, 1]");
-    l->finish({"capacity_bytes", "line_bytes", "replacement", "reread_priority", "store_priority", "sweep_half_bytes",
-               "sweep_steepness", "reuse_half_bytes", "reuse_steepness", "reuse_steepness_per_doubling",
-               "reuse_steepness_rows", "evict_first_pool_bytes", "store_weight"});
+    read_l2_reuse(*l, l2.reuse, l2.capacity_bytes);
+    std::vector<std::string> keys = {"capacity_bytes", "line_bytes", "replacement", "reread_priority", "store_priority"};
+    keys.insert(keys.end(), l2_reuse_keys().begin(), l2_reuse_keys().end());
+    l->finish(keys);
   }
   if (auto l = m.get_map("l1")) {
     asic::L1Config& l1 = c.l1;

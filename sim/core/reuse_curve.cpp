@@ -9,6 +9,10 @@ ReuseCurve with_rows_in_flight(const ReuseCurve& c, double per_doubling, double 
   return {c.half_bytes, std::max(1.0, c.steepness + per_doubling * std::log2(std::max(1.0, rows) / reference_rows))};
 }
 
+ReuseCurve L2Reuse::steady_curve(double rows_in_flight) const {
+  return with_rows_in_flight(steady, steady_steepness_per_doubling, steady_steepness_rows, rows_in_flight);
+}
+
 double reuse_hit_fraction(double distance_bytes, const ReuseCurve& c) {
   if (distance_bytes <= 0) return 1.0;
   return 1.0 / (1.0 + std::pow(distance_bytes / c.half_bytes, c.steepness));

@@ -26,6 +26,23 @@ struct ReuseCurve {
 /// more spread phases: a softer curve), never below 1.
 ReuseCurve with_rows_in_flight(const ReuseCurve& curve, double per_doubling, double reference_rows, double rows);
 
+/// A GPU L2's measured reuse (gpu_ref's l2_sweep_probe; the defaults are the
+/// H200's): the curve of rows in lock step, the curve of rows out of phase
+/// and how it softens with more of them, what evict-first lines displace of
+/// normal ones, and a plain store's line against a load's. The SIMT model's
+/// L2 (h200.yaml `l2`) and the ASIC model's GPU-like L2 (`asic.l2`) read the
+/// same keys into it (config/l2_reuse_keys.hpp).
+struct L2Reuse {
+  ReuseCurve sweep{46.6e6, 19.4};
+  ReuseCurve steady{45e6, 6.242};             ///< at steady_steepness_rows rows in flight
+  double steady_steepness_per_doubling = -0.6682;
+  double steady_steepness_rows = 1056;
+  double evict_first_pool_bytes = 11.9e6;     ///< normal lines evict-first ones displace at most
+  double store_weight = 0.632;                ///< a plain store's line against a plain load's
+  /// The steady curve with `rows_in_flight` rows out of phase.
+  ReuseCurve steady_curve(double rows_in_flight) const;
+};
+
 /// h(D); 1 for D <= 0.
 double reuse_hit_fraction(double distance_bytes, const ReuseCurve& curve);
 

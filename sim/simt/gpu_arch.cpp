@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "sim/config/embedded_configs.hpp"
+#include "sim/config/l2_reuse_keys.hpp"
 
 namespace normsim::simt {
 
@@ -64,21 +65,14 @@ GpuArch parse(config::YamlReader m, const std::string& source) {
     g.l2.line_bytes = count(*l2, "line_bytes", g.l2.line_bytes, 1, 4096);
     g.l2.near_hit_latency_cycles = positive(*l2, "near_hit_latency_cycles", g.l2.near_hit_latency_cycles);
     g.l2.far_hit_latency_cycles = positive(*l2, "far_hit_latency_cycles", g.l2.far_hit_latency_cycles);
-    g.l2.reuse_half_bytes = positive(*l2, "reuse_half_bytes", g.l2.reuse_half_bytes);
-    g.l2.reuse_steepness = positive(*l2, "reuse_steepness", g.l2.reuse_steepness);
-    g.l2.reuse_steepness_per_doubling =
-        within(*l2, "reuse_steepness_per_doubling", g.l2.reuse_steepness_per_doubling, -16, 16);
-    g.l2.reuse_steepness_rows = positive(*l2, "reuse_steepness_rows", g.l2.reuse_steepness_rows);
-    g.l2.sweep_half_bytes = positive(*l2, "sweep_half_bytes", g.l2.sweep_half_bytes);
-    g.l2.sweep_steepness = positive(*l2, "sweep_steepness", g.l2.sweep_steepness);
-    g.l2.evict_first_pool_bytes = within(*l2, "evict_first_pool_bytes", g.l2.evict_first_pool_bytes, 0, g.l2.bytes);
-    g.l2.store_weight = within(*l2, "store_weight", g.l2.store_weight, 0, 1);
+    config::read_l2_reuse(*l2, g.l2.reuse, g.l2.bytes);
     g.l2.dirty_resident_bytes = within(*l2, "dirty_resident_bytes", g.l2.dirty_resident_bytes, 0, g.l2.bytes);
     g.l2.atomic_ns_per_sector = positive(*l2, "atomic_ns_per_sector", g.l2.atomic_ns_per_sector);
     g.l2.scattered_store_ops_per_ns = positive(*l2, "scattered_store_ops_per_ns", g.l2.scattered_store_ops_per_ns);
-    l2->finish({"bytes", "line_bytes", "near_hit_latency_cycles", "far_hit_latency_cycles", "reuse_half_bytes",
-                "reuse_steepness", "reuse_steepness_per_doubling", "reuse_steepness_rows", "sweep_half_bytes", "sweep_steepness", "evict_first_pool_bytes", "store_weight",
-                "dirty_resident_bytes", "atomic_ns_per_sector", "scattered_store_ops_per_ns"});
+    std::vector<std::string> keys = {"bytes", "line_bytes", "near_hit_latency_cycles", "far_hit_latency_cycles",
+                                     "dirty_resident_bytes", "atomic_ns_per_sector", "scattered_store_ops_per_ns"};
+    keys.insert(keys.end(), config::l2_reuse_keys().begin(), config::l2_reuse_keys().end());
+    l2->finish(keys);
   }
   if (auto l1 = m.get_map("l1")) {
     g.l1.bytes = positive(*l1, "bytes", g.l1.bytes);

@@ -19,27 +19,9 @@ struct L2Config {
   int line_bytes = 128;
   double near_hit_latency_cycles = 283;
   double far_hit_latency_cycles = 515;
-  double reuse_half_bytes = 55e6;     ///< reuse distance with a 50% hit chance
-  double reuse_steepness = 6.0;       ///< how sharply hits fall off past it, at reuse_steepness_rows rows in flight
-  /// More rows in flight soften the curve (their phases spread): the
-  /// steepness changes by this much per doubling of them.
-  double reuse_steepness_per_doubling = 0.0;
-  double reuse_steepness_rows = 1056;
-  /// The steady curve with `rows_in_flight` rows out of phase.
-  core::ReuseCurve steady_curve(double rows_in_flight) const {
-    return core::with_rows_in_flight({reuse_half_bytes, reuse_steepness}, reuse_steepness_per_doubling,
-                                     reuse_steepness_rows, rows_in_flight);
-  }
-  /// The same curve for a single sweep (every row in flight at once: all
-  /// first passes, then all second passes -- LRU's sharp cliff).
-  double sweep_half_bytes = 50e6;
-  double sweep_steepness = 12.0;
-  core::ReuseCurve sweep_curve() const { return {sweep_half_bytes, sweep_steepness}; }
-  /// Bytes of normal lines that evict-first lines (__ldcs, __stcs) displace
-  /// at most in a sweep: they are the first victims, so beyond this they
-  /// recycle among themselves (l2_sweep_probe).
-  double evict_first_pool_bytes = 12e6;
-  double store_weight = 1.0;          ///< the same for a line written by a plain store
+  /// The measured reuse curves, evict-first pool and store weight
+  /// (l2_sweep_probe; the same keys as an ASIC arch's asic.l2).
+  core::L2Reuse reuse;
   double dirty_resident_bytes = 24e6; ///< written bytes still in L2 at kernel end (never written back by then)
   /// Scalar global operations whose lanes lie 16-32 bytes apart (a thread's
   /// own vector of partials), issued by every thread at a kernel's end:

@@ -171,15 +171,15 @@ LaunchPrediction predict_launch(const SubKernel& k, const GpuArch& g) {
     if (k.streaming_store)
       ins.evict_first.back() += out_per_in;
     else
-      ins.normal.back() += out_per_in * g.l2.store_weight;
-    const double pool = g.l2.evict_first_pool_bytes;
+      ins.normal.back() += out_per_in * g.l2.reuse.store_weight;
+    const double pool = g.l2.reuse.evict_first_pool_bytes;
     const double rows = static_cast<double>(k.rows);
     const double in_flight = static_cast<double>(std::min(k.rows, o.rows_in_flight));
     r.x_in_flight_bytes = in_flight * row_bytes;
     // Rows that start together sweep their passes in lock step: the byte at
     // f of pass j was last touched at f of pass j-1, and between the two
     // come the rest of pass j-1 and the start of pass j over all X bytes.
-    const double sweep = core::lockstep_reread_hit(ins, r.x_in_flight_bytes, pool, g.l2.sweep_curve());
+    const double sweep = core::lockstep_reread_hit(ins, r.x_in_flight_bytes, pool, g.l2.reuse.sweep);
     double steady = sweep;
     if (k.rows > o.rows_in_flight) {
       // The first round starts in lock step (a sweep over the rows in
@@ -208,7 +208,7 @@ LaunchPrediction predict_launch(const SubKernel& k, const GpuArch& g) {
           const double dram = in_flight * bytes / bytes_per_cycle, pe = memory_overlap_exponent(o, g);
           T[j] = std::pow(std::pow(T[j], pe) + std::pow(dram, pe), 1.0 / pe);
         }
-        steady = core::out_of_phase_reread_hit(ins, r.x_in_flight_bytes, T, pool, g.l2.steady_curve(in_flight));
+        steady = core::out_of_phase_reread_hit(ins, r.x_in_flight_bytes, T, pool, g.l2.reuse.steady_curve(in_flight));
       }
     }
     r.l2_hit = core::rounds_reread_hit(sweep, steady, rows, in_flight);

@@ -121,9 +121,10 @@ expect_exit 2 "gpu0.yaml:2: key 'sms': value 0 out of range" -- simt --kernel v5
 printf 'l2: {store_weight: 2}\n' >"$T/gpuw.yaml"
 printf 'kernel_tail_cycles: -1\n' >"$T/gputail.yaml"
 printf 'issue_per_scheduler: 1.5\n' >"$T/gpuissue.yaml"
-expect_exit 2 "gpuw.yaml:1: key 'l2.store_weight': must be within \[0, 1\]" -- simt --kernel v5 --rows 8 --hidden 64 --gpu "$T/gpuw.yaml" -q
+# The L2's reuse keys read as asic.l2's are (config/l2_reuse_keys): the same messages.
+expect_exit 2 "gpuw.yaml:1: key 'l2.store_weight': out of range (allowed: \[0, 1\])" -- simt --kernel v5 --rows 8 --hidden 64 --gpu "$T/gpuw.yaml" -q
 printf 'l2: {evict_first_pool_bytes: -1}\n' >"$T/gpupool.yaml"
-expect_exit 2 "gpupool.yaml:1: key 'l2.evict_first_pool_bytes': must be within" -- simt --kernel v5 --rows 8 --hidden 64 --gpu "$T/gpupool.yaml" -q
+expect_exit 2 "gpupool.yaml:1: key 'l2.evict_first_pool_bytes': must lie within the capacity" -- simt --kernel v5 --rows 8 --hidden 64 --gpu "$T/gpupool.yaml" -q
 printf 'l1: {reuse_steepness: 0}\n' >"$T/gpul1.yaml"
 expect_exit 2 "gpul1.yaml:1: key 'l1.reuse_steepness': must be > 0" -- simt --kernel v5 --rows 8 --hidden 64 --gpu "$T/gpul1.yaml" -q
 expect_exit 2 "gputail.yaml:1: key 'kernel_tail_cycles': must be >= 0" -- simt --kernel v5 --rows 8 --hidden 64 --gpu "$T/gputail.yaml" -q
