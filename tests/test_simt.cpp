@@ -494,11 +494,16 @@ TEST(Simt, AtomicEpilogueIsAChainPerAddressAcrossTheGrid) {
   EXPECT_EQ(wide.launches.front().block, 512);
   EXPECT_NEAR(predict(wide, h200()).launches.front().epilogue_us,
               static_cast<double>(wide.launches.front().grid) * 16 * ns * 1e-3, 1e-9);
-  // The two-level kernel's partials are stores, each block its own: the L2's rate.
-  const LaunchPlan two = plan_launch("bwd_twolevel", 8192, 768, "fp32", 0, h200());
-  const double threads = static_cast<double>(two.launches.front().grid) * two.launches.front().block;
-  EXPECT_NEAR(predict(two, h200()).launches.front().epilogue_us, threads * 16 / h200().l2.scattered_store_ops_per_ns * 1e-3,
-              1e-9);
+  // The two-level kernel's partials are stores, each block its own: sectors
+  // at the L2's rate, two fp32 lanes a sector, one bf16 lane.
+  for (const char* dt : {"fp32", "bf16"}) {
+    const LaunchPlan two = plan_launch("bwd_twolevel", 8192, 768, dt, 0, h200());
+    const double threads = static_cast<double>(two.launches.front().grid) * two.launches.front().block;
+    const double sectors_per_store = std::string(dt) == "fp32" ? 0.5 : 1.0;
+    EXPECT_NEAR(predict(two, h200()).launches.front().epilogue_us,
+                threads * 16 * sectors_per_store / h200().l2.scattered_store_sectors_per_ns * 1e-3, 1e-9)
+        << dt;
+  }
 }
 
 TEST(AsicL2, GpuMappingsCarryTheH200sMeasuredCurves) {

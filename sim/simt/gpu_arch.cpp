@@ -68,9 +68,10 @@ GpuArch parse(config::YamlReader m, const std::string& source) {
     config::read_l2_reuse(*l2, g.l2.reuse, g.l2.bytes);
     g.l2.dirty_resident_bytes = within(*l2, "dirty_resident_bytes", g.l2.dirty_resident_bytes, 0, g.l2.bytes);
     g.l2.atomic_ns_per_sector = positive(*l2, "atomic_ns_per_sector", g.l2.atomic_ns_per_sector);
-    g.l2.scattered_store_ops_per_ns = positive(*l2, "scattered_store_ops_per_ns", g.l2.scattered_store_ops_per_ns);
+    g.l2.scattered_store_sectors_per_ns =
+        positive(*l2, "scattered_store_sectors_per_ns", g.l2.scattered_store_sectors_per_ns);
     std::vector<std::string> keys = {"bytes", "line_bytes", "near_hit_latency_cycles", "far_hit_latency_cycles",
-                                     "dirty_resident_bytes", "atomic_ns_per_sector", "scattered_store_ops_per_ns"};
+                                     "dirty_resident_bytes", "atomic_ns_per_sector", "scattered_store_sectors_per_ns"};
     keys.insert(keys.end(), config::l2_reuse_keys().begin(), config::l2_reuse_keys().end());
     l2->finish(keys);
   }

@@ -24,13 +24,14 @@ struct L2Config {
   core::L2Reuse reuse;
   double dirty_resident_bytes = 24e6; ///< written bytes still in L2 at kernel end (never written back by then)
   /// Scalar global operations whose lanes lie 16-32 bytes apart (a thread's
-  /// own vector of partials), issued by every thread at a kernel's end:
-  /// 4-byte reductions (RED.ADD.F32) and plain stores the L2 completes per ns.
-  /// A reduction into one address waits for the one before it, and the L2
-  /// takes a warp's atomic instruction a 32-byte sector at a time: this
-  /// many ns a sector (the backward's dgamma/dbeta atomics, fitted).
+  /// own vector of partials), issued by every thread at a kernel's end
+  /// (the backward's dgamma/dbeta partials, fitted). A reduction into one
+  /// address waits for the one before it, and the L2 takes a warp's atomic
+  /// instruction a 32-byte sector at a time: this many ns a sector.
   double atomic_ns_per_sector = 2.0;
-  double scattered_store_ops_per_ns = 80;
+  /// Scalar stores, each block to its own addresses: sectors the L2 writes
+  /// per ns (a warp's store touches a sector per 32 bytes its lanes span).
+  double scattered_store_sectors_per_ns = 80;
 };
 
 struct L1Config {

@@ -269,7 +269,7 @@ const std::vector<Param>& fit_params() {
       {"fdiv_latency_cycles", &GpuArch::fdiv_latency_cycles, nullptr, nullptr, 10, 2000},
       {"l2.dirty_resident_bytes", nullptr, &L2Config::dirty_resident_bytes, nullptr, 1e6, 62.9e6},
       {"l2.atomic_ns_per_sector", nullptr, &L2Config::atomic_ns_per_sector, nullptr, 0.05, 100},
-      {"l2.scattered_store_ops_per_ns", nullptr, &L2Config::scattered_store_ops_per_ns, nullptr, 1, 1000},
+      {"l2.scattered_store_sectors_per_ns", nullptr, &L2Config::scattered_store_sectors_per_ns, nullptr, 1, 1000},
       {"shuffle_latency_cycles", &GpuArch::shuffle_latency_cycles, nullptr, nullptr, 10, 200},
       {"barrier_latency_cycles", &GpuArch::barrier_latency_cycles, nullptr, nullptr, 10, 2000},
       {"kernel_tail_cycles", &GpuArch::kernel_tail_cycles, nullptr, nullptr, 0, 20000},

@@ -311,14 +311,17 @@ LaunchPrediction predict_launch(const SubKernel& k, const GpuArch& g) {
   // time in a persistent grid). Atomics: every block adds into the same
   // addresses, so each address takes the grid's reductions one after the
   // other, a warp instruction's sectors at a time (the addresses' chains run
-  // side by side); stores go to each block's own addresses, at the L2's rate.
+  // side by side); stores go to each block's own addresses, at the L2's
+  // rate of sectors written (bf16's lanes, 32 B apart, a sector each;
+  // fp32's, 16 B apart, two to a sector).
   const double threads = static_cast<double>(k.grid) * k.block;
   const double sectors_per_instr = std::clamp(g.warp_size * k.epilogue_lane_stride_bytes / 32.0, 1.0,
                                               static_cast<double>(g.warp_size));
   r.epilogue_us = (k.epilogue_atomics_per_thread > 0
                        ? static_cast<double>(k.grid) * sectors_per_instr * g.l2.atomic_ns_per_sector
                        : 0.0) * 1e-3 +
-                  threads * k.epilogue_stores_per_thread / g.l2.scattered_store_ops_per_ns * 1e-3;
+                  threads * k.epilogue_stores_per_thread * (sectors_per_instr / g.warp_size) /
+                      g.l2.scattered_store_sectors_per_ns * 1e-3;
   // Pipeline fill: the first round's loads all leave at the start and queue
   // at the DRAM; nothing downstream starts before they drain, so the bytes
   // in flight over the bandwidth (Little's law at the start) add once.
