@@ -39,7 +39,6 @@ struct L2Config {
   core::L2Reuse reuse;
   L2Priority reread_priority = L2Priority::normal;  ///< the re-read's requests
   L2Priority store_priority = L2Priority::normal;   ///< y's writes
-
 };
 
 /// A near cache in front of the L2 for each group of `datapaths_per_cache`
@@ -94,10 +93,11 @@ inline L2Traffic l2_traffic(const L2Config& l2, bool reread, double rows, double
         ins.evict_first[1] += out_bytes / in_bytes;
       const double in_flight = std::min(rows, rows_in_flight);
       t.reuse_distance_bytes = in_flight * row_in;
-      const double lockstep = core::lockstep_reread_hit(ins, t.reuse_distance_bytes, l2.reuse.evict_first_pool_bytes, l2.reuse.sweep);
+      const core::L2Reuse& r = l2.reuse;
+      const double lockstep = core::lockstep_reread_hit(ins, t.reuse_distance_bytes, r.evict_first_pool_bytes, r.sweep);
       // Out of phase with both passes equally long (the path streams both at the same rate).
-      const double steady = core::out_of_phase_reread_hit(ins, t.reuse_distance_bytes, {1, 1}, l2.reuse.evict_first_pool_bytes,
-                                                          l2.reuse.steady_curve(in_flight));
+      const double steady = core::out_of_phase_reread_hit(ins, t.reuse_distance_bytes, {1, 1}, r.evict_first_pool_bytes,
+                                                          r.steady_curve(in_flight));
       t.reread_hit = core::rounds_reread_hit(lockstep, steady, rows, in_flight);
     }
   }

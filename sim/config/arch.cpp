@@ -1,6 +1,5 @@
 #include "sim/config/arch.hpp"
 
-#include <cmath>
 #include <filesystem>
 
 #include "sim/config/embedded_configs.hpp"
@@ -38,15 +37,9 @@ std::vector<std::string> stage_names() {
   return v;
 }
 
-double positive(YamlReader& m, const std::string& key, double def) {
-  const double v = m.get_double(key).value_or(def);
-  if (!(v > 0)) m.fail(key, "must be > 0");
-  return v;
-}
-
 asic::AsicConfig parse_asic(YamlReader m) {
   asic::AsicConfig c;
-  c.clock_ghz = positive(m, "clock_ghz", c.clock_ghz);
+  c.clock_ghz = m.get_positive("clock_ghz", c.clock_ghz);
   if (auto p = m.get_choice("input_path", {"sram-replay", "dram-reread", "partial-replay"})) c.path = *asic::parse_input_path(*p);
   c.replay_fraction = m.get_double("replay_fraction").value_or(c.replay_fraction);
   if (!(c.replay_fraction > 0 && c.replay_fraction < 1)) m.fail("replay_fraction", "must be strictly between 0 and 1", "(0, 1)");
@@ -56,7 +49,7 @@ asic::AsicConfig parse_asic(YamlReader m) {
   c.transaction_elems = m.get_int("transaction_elems", 1, int64_t(1) << 24).value_or(c.transaction_elems);
   c.node = m.get_choice("node", {"45nm", "28nm", "16nm", "7nm"}).value_or(c.node);  // the nodes sim/area has sourced tables for
   if (auto d = m.get_map("dram")) {
-    c.dram.peak_bytes_per_cycle = positive(*d, "peak_bytes_per_cycle", c.dram.peak_bytes_per_cycle);
+    c.dram.peak_bytes_per_cycle = d->get_positive("peak_bytes_per_cycle", c.dram.peak_bytes_per_cycle);
     c.dram.latency_cycles = static_cast<int>(d->get_int("latency_cycles", 1, 1000000).value_or(c.dram.latency_cycles));
     c.dram.max_outstanding = static_cast<int>(d->get_int("max_outstanding", 1, 1 << 20).value_or(c.dram.max_outstanding));
     c.dram.burst_bytes = static_cast<int>(d->get_int("burst_bytes", 1, 1 << 20).value_or(c.dram.burst_bytes));
@@ -102,7 +95,7 @@ asic::AsicConfig parse_asic(YamlReader m) {
     asic::L1Config& l1 = c.l1;
     l1.capacity_bytes = static_cast<double>(l->get_int("capacity_bytes", 1, int64_t(1) << 40).value_or(0));
     l1.datapaths_per_cache = static_cast<int>(l->get_int("datapaths_per_cache", 1, c.datapaths).value_or(l1.datapaths_per_cache));
-    l1.reuse_steepness = positive(*l, "reuse_steepness", l1.reuse_steepness);
+    l1.reuse_steepness = l->get_positive("reuse_steepness", l1.reuse_steepness);
     l->finish({"capacity_bytes", "datapaths_per_cache", "reuse_steepness"});
   }
   m.finish({"clock_ghz", "input_path", "replay_fraction", "rows_in_flight", "datapaths", "l1", "l2", "write_stats", "transaction_elems", "node",

@@ -5,11 +5,6 @@
 namespace normsim::config {
 
 namespace {
-double positive(YamlReader& m, const std::string& key, double def) {
-  const double v = m.get_double(key).value_or(def);
-  if (!(v > 0)) m.fail(key, "must be > 0", "> 0");
-  return v;
-}
 double within(YamlReader& m, const std::string& key, double def, double lo, double hi, const std::string& range) {
   const double v = m.get_double(key).value_or(def);
   if (!(v >= lo && v <= hi)) m.fail(key, "out of range", range);
@@ -18,13 +13,13 @@ double within(YamlReader& m, const std::string& key, double def, double lo, doub
 }  // namespace
 
 void read_l2_reuse(YamlReader& l2, core::L2Reuse& r, double capacity_bytes) {
-  r.sweep.half_bytes = positive(l2, "sweep_half_bytes", r.sweep.half_bytes);
-  r.sweep.steepness = positive(l2, "sweep_steepness", r.sweep.steepness);
-  r.steady.half_bytes = positive(l2, "reuse_half_bytes", r.steady.half_bytes);
-  r.steady.steepness = positive(l2, "reuse_steepness", r.steady.steepness);
+  r.sweep.half_bytes = l2.get_positive("sweep_half_bytes", r.sweep.half_bytes);
+  r.sweep.steepness = l2.get_positive("sweep_steepness", r.sweep.steepness);
+  r.steady.half_bytes = l2.get_positive("reuse_half_bytes", r.steady.half_bytes);
+  r.steady.steepness = l2.get_positive("reuse_steepness", r.steady.steepness);
   r.steady_steepness_per_doubling =
       within(l2, "reuse_steepness_per_doubling", r.steady_steepness_per_doubling, -16, 16, "[-16, 16]");
-  r.steady_steepness_rows = positive(l2, "reuse_steepness_rows", r.steady_steepness_rows);
+  r.steady_steepness_rows = l2.get_positive("reuse_steepness_rows", r.steady_steepness_rows);
   if (auto pool = l2.get_double("evict_first_pool_bytes")) {
     if (!(*pool >= 0 && *pool <= capacity_bytes))
       l2.fail("evict_first_pool_bytes", "must lie within the capacity", "[0, capacity]");

@@ -129,6 +129,12 @@ std::optional<int64_t> YamlReader::get_int(const std::string& key, int64_t lo, i
   return v;
 }
 
+double YamlReader::get_positive(const std::string& key, double def) {
+  const double v = get_double(key).value_or(def);
+  if (!(v > 0)) fail(key, "must be > 0", "> 0");
+  return v;
+}
+
 std::optional<double> YamlReader::get_double(const std::string& key) {
   const YAML::Node n = scalar(key);
   if (!n) return std::nullopt;

@@ -41,6 +41,8 @@ class YamlReader {
   bool has(const std::string& key) const;
   std::optional<int64_t> get_int(const std::string& key, int64_t lo, int64_t hi);
   std::optional<double> get_double(const std::string& key);
+  /// A number > 0, `def` when absent; exit 2 naming the range otherwise.
+  double get_positive(const std::string& key, double def);
   std::optional<bool> get_bool(const std::string& key);
   std::optional<std::string> get_string(const std::string& key);
   /// A string that must be one of `allowed` (listed in the error).

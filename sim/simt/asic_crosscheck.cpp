@@ -236,7 +236,8 @@ std::vector<AsicTrafficCase> asic_traffic_cases(const std::vector<GoldenCase>& c
     const LaunchPlan plan = plan_launch(g.kernel, g.rows, g.hidden, g.dtype, g.block, gpu);
     const SubKernel& launch = plan.launches.front();
     const config::Arch& arch = launch.mapping == RowMapping::warp ? warp : block;
-    t.rows_in_flight = static_cast<double>(occupancy(launch, gpu).rows_in_flight);
+    const Occupancy occ = occupancy(launch, gpu);
+    t.rows_in_flight = static_cast<double>(occ.rows_in_flight);
     // The kernel's cache hints are the path's request priorities: an
     // evict-first (__ldcs) last pass over x, evict-first (__stcs) stores of y.
     asic::L2Config l2 = arch.asic->l2;
@@ -249,7 +250,7 @@ std::vector<AsicTrafficCase> asic_traffic_cases(const std::vector<GoldenCase>& c
     // The near caches (the SMs' L1) hold what the kernel's shared memory and
     // gamma/beta leave of them.
     asic::L1Config l1 = arch.asic->l1;
-    if (l1.capacity_bytes > 0) l1.capacity_bytes = l1_free_bytes(launch, occupancy(launch, gpu), gpu);
+    if (l1.capacity_bytes > 0) l1.capacity_bytes = l1_free_bytes(launch, occ, gpu);
     const double l1_hit =
         reread && !launch.uncoalesced ? asic::l1_reread_hit(l1, t.rows_in_flight, arch.asic->datapaths, g.hidden * eb) : 0.0;
     const asic::L2Traffic lt = asic::l2_traffic(l2, reread, static_cast<double>(g.rows), static_cast<double>(g.hidden),

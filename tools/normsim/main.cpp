@@ -576,8 +576,8 @@ AsicTime asic_time_cases(const std::vector<normsim::simt::GoldenCase>& cases, co
     const simt::LaunchPlan plan = simt::plan_launch(g.kernel, g.rows, g.hidden, g.dtype, g.block, gpu);
     const int64_t row_bytes = g.hidden * (g.dtype == "bf16" ? 2 : 4);
     const int64_t room = static_cast<int64_t>(arch.asic->sram.capacity_bytes) - 2 * g.hidden * 4;
-    arch.asic->rows_in_flight = static_cast<int>(
-        std::clamp<int64_t>(simt::occupancy(plan.launches.front(), gpu).rows_in_flight, 1, room / row_bytes));
+    arch.asic->rows_in_flight = static_cast<int>(std::max<int64_t>(
+        1, std::min<int64_t>(simt::occupancy(plan.launches.front(), gpu).rows_in_flight, room / row_bytes)));
     asic::AsicOptions o;
     o.numerics = false;
     nlohmann::json rep;
