@@ -127,6 +127,13 @@ printf 'l2: {evict_first_pool_bytes: -1}\n' >"$T/gpupool.yaml"
 expect_exit 2 "gpupool.yaml:1: key 'l2.evict_first_pool_bytes': must lie within the capacity" -- simt --kernel v5 --rows 8 --hidden 64 --gpu "$T/gpupool.yaml" -q
 printf 'l1: {reuse_steepness: 0}\n' >"$T/gpul1.yaml"
 expect_exit 2 "gpul1.yaml:1: key 'l1.reuse_steepness': must be > 0" -- simt --kernel v5 --rows 8 --hidden 64 --gpu "$T/gpul1.yaml" -q
+# The epilogue's L2 rates: a bad value, and the per-operation key the sector rate replaced.
+printf 'l2: {atomic_ns_per_sector: 0}\n' >"$T/gpuat.yaml"
+expect_exit 2 "gpuat.yaml:1: key 'l2.atomic_ns_per_sector': must be > 0" -- simt --kernel v5 --rows 8 --hidden 64 --gpu "$T/gpuat.yaml" -q
+printf 'l2: {scattered_store_ops_per_ns: 100}\n' >"$T/gpuold.yaml"
+expect_exit 2 "gpuold.yaml:1: key 'l2.scattered_store_ops_per_ns': unknown key .*scattered_store_sectors_per_ns" -- simt --kernel v5 --rows 8 --hidden 64 --gpu "$T/gpuold.yaml" -q
+# rows_in_flight: 1..65536.
+expect_exit 2 "key 'asic.rows_in_flight': value 70000 out of range" -- run --arch "$A/asic-default.yaml" --set arch.asic.rows_in_flight=70000 --no-numerics -q
 expect_exit 2 "gputail.yaml:1: key 'kernel_tail_cycles': must be >= 0" -- simt --kernel v5 --rows 8 --hidden 64 --gpu "$T/gputail.yaml" -q
 expect_exit 2 "gpuissue.yaml:1: key 'issue_per_scheduler'.*allowed: (0, 1\]" -- simt --kernel v5 --rows 8 --hidden 64 --gpu "$T/gpuissue.yaml" -q
 expect_exit 2 "simt takes GPU keys only" -- simt --kernel v5 --rows 8 --hidden 64 --set arch.lanes=4 -q
