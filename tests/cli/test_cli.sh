@@ -150,6 +150,10 @@ for k in ("dram_bytes_read", "dram_bytes_written", "l2_bytes", "duration_us", "c
     assert p[k] > 0, k
 # rms_warp reads x at least once: the compulsory bytes are a lower bound.
 assert p["dram_bytes_read"] >= 8192 * 8192 * 2, p
+# One launch that reads x twice from global memory, and gamma (fp32) once.
+(l,) = j["launches"]
+assert (l["global_passes"], l["input_bytes"], l["param_bytes"]) == (2, 8192 * 8192 * 2, 8192 * 4), l
+assert 0 <= l["l1_hit"] <= 1 and 0 <= l["l2_hit"] <= 1, l
 PY
 # regress on the committed golden data: the JSON contract, and an exit code
 # that says whether the thresholds hold (0) or not (1).

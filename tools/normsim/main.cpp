@@ -410,8 +410,11 @@ int cmd_simt(const SimtArgs& a) {
   const simt::Prediction p = simt::predict(simt::plan_launch(a.kernel, rows, hidden, dtype, a.block, gpu), gpu);
   if (a.json) {
     nlohmann::json launches = nlohmann::json::array();
-    for (const auto& l : p.launches)
-      launches.push_back({{"name", l.name}, {"warp_instructions", l.warp_instructions}, {"row_cycles", l.row_cycles}, {"rounds", l.rounds}, {"blocks_per_sm", l.occ.blocks_per_sm}, {"occupancy_limiter", l.occ.limiter},
+    for (size_t i = 0; i < p.launches.size(); ++i) {
+      const simt::LaunchPrediction& l = p.launches[i];
+      const simt::SubKernel& k = p.plan.launches[i];
+      launches.push_back({{"name", l.name}, {"global_passes", k.global_passes()}, {"input_bytes", k.input_bytes},
+                          {"param_bytes", k.param_bytes}, {"warp_instructions", l.warp_instructions}, {"row_cycles", l.row_cycles}, {"rounds", l.rounds}, {"blocks_per_sm", l.occ.blocks_per_sm}, {"occupancy_limiter", l.occ.limiter},
                           {"warps_per_sm", l.occ.warps_per_sm}, {"rows_in_flight", l.occ.rows_in_flight},
                           {"waves", l.occ.waves}, {"x_in_flight_bytes", l.x_in_flight_bytes},
                           {"l1_hit", l.l1_hit}, {"l2_hit", l.l2_hit}, {"dram_bytes_read", l.dram_bytes_read},
@@ -420,6 +423,7 @@ int cmd_simt(const SimtArgs& a) {
                                          {"shared_memory", l.smem_us}, {"l1_miss_requests", l.request_us}, {"block_dispatch", l.dispatch_us}}},
                           {"added_once_us", {{"pipeline_fill", l.fill_us}, {"epilogue", l.epilogue_us}}},
                           {"bound", l.bound}, {"duration_us", l.duration_us}});
+    }
     nlohmann::json j = {{"kernel", a.kernel}, {"ran", p.plan.ran}, {"rows", rows}, {"hidden", hidden}, {"dtype", dtype},
                         {"block", p.plan.block}, {"gpu", gpu.name},
                         {"prediction", {{"dram_bytes_read", p.dram_bytes_read}, {"dram_bytes_written", p.dram_bytes_written},
