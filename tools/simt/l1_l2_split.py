@@ -9,7 +9,10 @@ lookups and misses split the re-reads three ways:
   L2 hit      of the re-reads that reached the L2,
               1 - (L2 read misses - X) / (L2 read lookups - X - P)
               ('-' where under 2% of the re-reads reached it)
-  DRAM        (L2 read misses - X) / ((passes - 1) X)
+  L2 miss     (L2 read misses - X) / ((passes - 1) X): sectors the L2
+              fetched for the re-reads (gamma/beta's and the code's
+              misses included; DRAM reads can be fewer, a fetch serving
+              two sectors)
 
 with X the input and P gamma/beta's L2 reads. P lies between 0 (every SM
 keeps them in its L1 from the first row's read, which itself counts as a
@@ -17,6 +20,7 @@ first-pass lookup) and param bytes x SMs (each SM fetches them once): the
 L1 share is printed as that range, the other columns at P = param bytes x
 SMs. The model's columns are `normsim simt --json`'s l1_hit and l2_hit
 (one value for every re-read pass) and its miss fraction (1 - l1)(1 - l2).
+`normsim regress` compares the DRAM bytes themselves.
 
   tools/simt/l1_l2_split.py [GOLDEN_DIR] [--normsim build/normsim] [--min-mb 8]
 """
@@ -43,7 +47,7 @@ def main():
     sms = json.loads((golden / "env.json").read_text()).get("sms", 132) if (golden / "env.json").exists() else 132
     cases = index["cases"] if isinstance(index, dict) else index
     print(f"{'case':44} {'X MB':>7} {'L1 share':>11} {'model':>6} {'L2 hit':>7} {'model':>6} "
-          f"{'DRAM':>6} {'model':>6}")
+          f"{'L2 miss':>7} {'model':>6}")
     for c in cases:
         q = l2.get(c["id"])
         if not q:
@@ -71,10 +75,10 @@ def main():
         reached = lookups - X - P
         # Where the L1 served (nearly) every re-read, the L2's share is noise.
         l2_hit = f"{1 - (miss - X) / reached:7.2f}" if reached > 0.02 * rereads else f"{'-':>7}"
-        dram = (miss - X) / rereads
+        l2_miss = (miss - X) / rereads
         model_miss = (1 - L["l1_hit"]) * (1 - L["l2_hit"])
         print(f"{c['id']:44} {X / 1e6:7.1f} {l1_lo:5.2f}-{l1_hi:5.2f} {L['l1_hit']:6.2f} {l2_hit} "
-              f"{L['l2_hit']:6.2f} {dram:6.2f} {model_miss:6.2f}")
+              f"{L['l2_hit']:6.2f} {l2_miss:7.2f} {model_miss:6.2f}")
     return 0
 
 
