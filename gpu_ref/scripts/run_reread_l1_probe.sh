@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Runs on the GPU machine: reread_l1_probe under ncu for v3 and v4 at the
+# golden one-wave and several-round shapes, the L1 cached, bypassed two ways
+# (bypass: .L1::no_allocate; cg: ld.global.cg), or the control for the last
+# pass's hint (policy), one JSON line each (DRAM bytes read and written, L2
+# read sector hits and misses, L1 global load sectors and hits, duration)
+# into OUTDIR/reread_l1_probe.jsonl, and the probe's SASS loads into
+# OUTDIR/reread_l1_probe.sass.txt.
+#   [SHAPES="ROWS:HIDDEN ..."] [MODES="cached policy bypass cg"] gpu_ref/scripts/run_reread_l1_probe.sh OUTDIR
+set -uo pipefail
+out=${1:?OUTDIR}
+here=$(cd "$(dirname "$0")/.." && pwd)
+work=$(mktemp -d)
+mkdir -p "$out"
+build=${GPU_REF_BUILD:-$work/build}
+cmake -S "$here" -B "$build" -DCMAKE_BUILD_TYPE=Release >"$work/cmake.log" 2>&1 &&
+  cmake --build "$build" -j 16 --target reread_l1_probe >>"$work/cmake.log" 2>&1 || { tail -30 "$work/cmake.log"; exit 1; }
+bin=$build/reread_l1_probe
+cuobjdump -sass "$bin" 2>/dev/null | grep -E "Function|LDG|STG" >"$out/reread_l1_probe.sass.txt"
+metrics=dram__bytes_read.sum,dram__bytes_write.sum,lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum,lts__t_sectors_srcunit_tex_op_read_lookup_miss.sum,l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum,l1tex__t_sectors_pipe_lsu_mem_global_op_ld_lookup_hit.sum,gpu__time_duration.sum
+cat >"$work/to_json.py" <<'PY'
+import csv, json, sys
+text = sys.stdin.read().splitlines()
+info = [l for l in text if l.startswith("{")]
+rows = [l for l in text if l.startswith('"')]
+m = {r["Metric Name"]: float(r["Metric Value"].replace(",", "")) for r in csv.DictReader(rows)}
+rec = dict(zip(("kernel", "l1", "rows", "hidden"), sys.argv[1:5]))
+rec.update(json.loads(info[-1]) if info else {"error": " ".join(text[-3:])[:300]})
+rec.update(m)
+print(json.dumps(rec))
+PY
+: >"$out/reread_l1_probe.jsonl"
+shapes=${SHAPES:-"8192:768 8192:1000 8192:1280 6144:2048 2048:8192 4096:8192 32768:1024 32768:2048"}
+modes=${MODES:-"cached policy bypass cg"}
+for shape in $shapes; do
+  IFS=: read -r rows hidden <<<"$shape"
+  for kernel in v3 v4; do
+    for mode in $modes; do
+      timeout 120 ncu --clock-control none --print-units base --csv --metrics "$metrics" "$bin" "$kernel" "$mode" "$rows" "$hidden" 2>&1 |
+        python3 "$work/to_json.py" "$kernel" "$mode" "$rows" "$hidden" >>"$out/reread_l1_probe.jsonl"
+    done
+  done
+done
+wc -l "$out/reread_l1_probe.jsonl"
