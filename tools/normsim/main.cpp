@@ -414,7 +414,9 @@ int cmd_simt(const SimtArgs& a) {
       const simt::LaunchPrediction& l = p.launches[i];
       const simt::SubKernel& k = p.plan.launches[i];
       launches.push_back({{"name", l.name}, {"global_passes", k.global_passes()}, {"input_bytes", k.input_bytes},
-                          {"param_bytes", k.param_bytes}, {"warp_instructions", l.warp_instructions}, {"row_cycles", l.row_cycles}, {"rounds", l.rounds}, {"blocks_per_sm", l.occ.blocks_per_sm}, {"occupancy_limiter", l.occ.limiter},
+                          {"param_bytes", k.param_bytes}, {"warp_instructions", l.warp_instructions},
+                          {"row_cycles", l.row_cycles}, {"rounds", l.rounds}, {"blocks_per_sm", l.occ.blocks_per_sm},
+                          {"occupancy_limiter", l.occ.limiter},
                           {"warps_per_sm", l.occ.warps_per_sm}, {"rows_in_flight", l.occ.rows_in_flight},
                           {"waves", l.occ.waves}, {"x_in_flight_bytes", l.x_in_flight_bytes},
                           {"l1_hit", l.l1_hit}, {"l2_hit", l.l2_hit}, {"dram_bytes_read", l.dram_bytes_read},
