@@ -21,6 +21,11 @@
 //   cg (the L1 bypassed the classic way: ld.global.cg for the earlier
 //   passes, ld.global.cg with the evict-first policy for the last -- the
 //   control for whether .L1::no_allocate changes how the L2 keeps a line).
+//   plainU (U = 1, 2, 4, 8, 16): built as the golden v3/v4 are (plain
+//   LDG.E loads of x, U of them in flight in the first passes -- the
+//   golden builds have 4 -- and one at a time in the last pass, gamma and
+//   beta through the read-only path): how the DRAM bytes of the same
+//   algorithm move with its loads in flight, that is with its timing.
 // Blocks of 256 threads (8 rows a block), as the golden v3/v4 cases.
 #include <cuda_runtime.h>
 
@@ -109,6 +114,49 @@ __global__ void reread(float* __restrict__ out, float* __restrict__ mean, float*
   }
 }
 
+// The golden build's shape: x through a pointer the compiler may not treat
+// as read-only (plain LDG.E), the first passes unrolled UNROLL deep.
+template <bool THREE_PASSES, int UNROLL>
+__global__ void reread_plain(float* __restrict__ out, float* __restrict__ mean, float* __restrict__ rstd,
+                             const float* inp, const float* __restrict__ w, const float* __restrict__ b, int N,
+                             int C) {
+  const int lane = threadIdx.x % 32;
+  const int idx = blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32;
+  if (idx >= N) return;
+  const float* x = inp + static_cast<size_t>(idx) * C;
+  float m, s;
+  if constexpr (THREE_PASSES) {
+    float sum = 0.0f;
+#pragma unroll UNROLL
+    for (int i = lane; i < C; i += 32) sum += x[i];
+    m = warp_sum(sum) / C;
+    float v = 0.0f;
+#pragma unroll UNROLL
+    for (int i = lane; i < C; i += 32) {
+      const float d = x[i] - m;
+      v += d * d;
+    }
+    s = rsqrtf(warp_sum(v) / C + kEps);
+  } else {
+    float sum = 0.0f, sum2 = 0.0f;
+#pragma unroll UNROLL
+    for (int i = lane; i < C; i += 32) {
+      const float xi = x[i];
+      sum += xi;
+      sum2 += xi * xi;
+    }
+    m = warp_sum(sum) / C;
+    s = rsqrtf(warp_sum(sum2) / C - m * m + kEps);
+  }
+  float* o = out + static_cast<size_t>(idx) * C;
+#pragma unroll 1
+  for (int i = lane; i < C; i += 32) __stcs(o + i, s * (__ldcs(x + i) - m) * __ldg(w + i) + __ldg(b + i));
+  if (lane == 0) {
+    __stcs(mean + idx, m);
+    __stcs(rstd + idx, s);
+  }
+}
+
 __global__ void fill(float* p, size_t n, float scale) {
   for (size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; i < n;
        i += static_cast<size_t>(gridDim.x) * blockDim.x)
@@ -119,15 +167,23 @@ __global__ void fill(float* p, size_t n, float scale) {
 
 int main(int argc, char** argv) {
   if (argc != 5) {
-    std::fprintf(stderr, "usage: reread_l1_probe v3|v4 cached|policy|bypass|cg ROWS HIDDEN\n");
+    std::fprintf(stderr, "usage: reread_l1_probe v3|v4 cached|policy|bypass|cg|plainU ROWS HIDDEN\n");
     return 2;
   }
   const std::string kernel = argv[1], l1 = argv[2];
   const long rows = std::strtol(argv[3], nullptr, 10), hidden = std::strtol(argv[4], nullptr, 10);
-  const int mode = l1 == "cached" ? kCached : l1 == "policy" ? kPolicy : l1 == "bypass" ? kBypass : l1 == "cg" ? kCg : -1;
+  int unroll = 0;
+  if (l1.rfind("plain", 0) == 0) unroll = std::atoi(l1.c_str() + 5);
+  const bool plain = unroll == 1 || unroll == 2 || unroll == 4 || unroll == 8 || unroll == 16;
+  const int mode = plain                ? kCached
+                   : l1 == "cached"     ? kCached
+                   : l1 == "policy"     ? kPolicy
+                   : l1 == "bypass"     ? kBypass
+                   : l1 == "cg"         ? kCg
+                                        : -1;
   if ((kernel != "v3" && kernel != "v4") || mode < 0 || rows <= 0 || hidden <= 0 ||
       rows > (1L << 24) || hidden > (1L << 20)) {
-    std::fprintf(stderr, "reread_l1_probe: bad arguments (allowed: v3|v4 cached|policy|bypass|cg ROWS HIDDEN)\n");
+    std::fprintf(stderr, "reread_l1_probe: bad arguments (allowed: v3|v4 cached|policy|bypass|cg|plainU ROWS HIDDEN)\n");
     return 2;
   }
   const size_t n = static_cast<size_t>(rows) * hidden;
@@ -146,10 +202,17 @@ int main(int argc, char** argv) {
   const int grid = static_cast<int>((rows + block / 32 - 1) / (block / 32));
   const bool v3 = kernel == "v3";
   const int N = static_cast<int>(rows), C = static_cast<int>(hidden);
-  if (v3 && mode == kCached) reread<true, kCached><<<grid, block>>>(y, mean, rstd, x, w, b, N, C);
+#define PLAIN(U)                                                                                    \
+  if (plain && unroll == U) {                                                                       \
+    if (v3) reread_plain<true, U><<<grid, block>>>(y, mean, rstd, x, w, b, N, C);                   \
+    else reread_plain<false, U><<<grid, block>>>(y, mean, rstd, x, w, b, N, C);                     \
+  }
+  PLAIN(1) PLAIN(2) PLAIN(4) PLAIN(8) PLAIN(16)
+#undef PLAIN
+  if (!plain && v3 && mode == kCached) reread<true, kCached><<<grid, block>>>(y, mean, rstd, x, w, b, N, C);
   if (v3 && mode == kPolicy) reread<true, kPolicy><<<grid, block>>>(y, mean, rstd, x, w, b, N, C);
   if (v3 && mode == kBypass) reread<true, kBypass><<<grid, block>>>(y, mean, rstd, x, w, b, N, C);
-  if (!v3 && mode == kCached) reread<false, kCached><<<grid, block>>>(y, mean, rstd, x, w, b, N, C);
+  if (!plain && !v3 && mode == kCached) reread<false, kCached><<<grid, block>>>(y, mean, rstd, x, w, b, N, C);
   if (!v3 && mode == kPolicy) reread<false, kPolicy><<<grid, block>>>(y, mean, rstd, x, w, b, N, C);
   if (!v3 && mode == kBypass) reread<false, kBypass><<<grid, block>>>(y, mean, rstd, x, w, b, N, C);
   if (v3 && mode == kCg) reread<true, kCg><<<grid, block>>>(y, mean, rstd, x, w, b, N, C);

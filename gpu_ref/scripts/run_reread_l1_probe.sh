@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine: reread_l1_probe under ncu for v3 and v4 at the
 # golden one-wave and several-round shapes, the L1 cached, bypassed two ways
-# (bypass: .L1::no_allocate; cg: ld.global.cg), or the control for the last
-# pass's hint (policy), one JSON line each (DRAM bytes read and written, L2
+# (bypass: .L1::no_allocate; cg: ld.global.cg), the control for the last
+# pass's hint (policy), or built as the golden kernels are with 1-16 loads
+# in flight (plainU), one JSON line each (DRAM bytes read and written, L2
 # read sector hits and misses, L1 global load sectors and hits, duration)
 # into OUTDIR/reread_l1_probe.jsonl, and the probe's SASS loads into
 # OUTDIR/reread_l1_probe.sass.txt.
-#   [SHAPES="ROWS:HIDDEN ..."] [MODES="cached policy bypass cg"] gpu_ref/scripts/run_reread_l1_probe.sh OUTDIR
+#   [SHAPES="ROWS:HIDDEN ..."] [MODES="cached policy bypass cg plain1 ... plain16"] gpu_ref/scripts/run_reread_l1_probe.sh OUTDIR
 set -uo pipefail
 out=${1:?OUTDIR}
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -31,7 +32,7 @@ print(json.dumps(rec))
 PY
 : >"$out/reread_l1_probe.jsonl"
 shapes=${SHAPES:-"8192:768 8192:1000 8192:1280 6144:2048 2048:8192 4096:8192 32768:1024 32768:2048"}
-modes=${MODES:-"cached policy bypass cg"}
+modes=${MODES:-"cached policy bypass cg plain1 plain2 plain4 plain8 plain16"}
 for shape in $shapes; do
   IFS=: read -r rows hidden <<<"$shape"
   for kernel in v3 v4; do
