@@ -20,18 +20,6 @@ bin=$build/l2_sweep_probe
 metrics=dram__bytes_read.sum,dram__bytes_write.sum,lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum,lts__t_sectors_srcunit_tex_op_read_lookup_miss.sum,gpu__time_duration.sum
 variants=${VARIANTS:-"plain:none:none plain:plain:none plain:plain:cs nc:nc:none nc:nc:cs plain:cs:none plain:cs:cs plain:cs:plain plain:plain:plain"}
 sizes=${SIZES:-"24 28 32 36 40 44 48 56 64 80 96 128 160"}
-cat >"$work/to_json.py" <<'PY'
-import csv, json, sys
-p1, p2, st, mb, order = sys.argv[1:6]
-text = sys.stdin.read().splitlines()
-info = [l for l in text if l.startswith("{")]
-rows = [l for l in text if l.startswith('"')]
-m = {r["Metric Name"]: float(r["Metric Value"].replace(",", "")) for r in csv.DictReader(rows)}
-rec = {"p1": p1, "p2": p2, "store": st, "order": order, "mb": int(mb)}
-rec.update(json.loads(info[-1]) if info else {"error": " ".join(text[-3:])[:300]})
-rec.update(m)
-print(json.dumps(rec))
-PY
 parts=" ${PARTS:-sweeps steady} "
 if [[ $parts == *" sweeps "* ]]; then
 : >"$out/l2_sweep_probe.jsonl"
@@ -40,7 +28,7 @@ for order in ${ORDERS:-linear rows}; do
     IFS=: read -r p1 p2 st <<<"$v"
     for mb in $sizes; do for blocks in ${BLOCKS:-0}; do
       timeout 120 ncu --clock-control none --print-units base --csv --metrics "$metrics" "$bin" "$p1" "$p2" "$st" "$mb" "$order" "$blocks" 2>&1 |
-        python3 "$work/to_json.py" "$p1" "$p2" "$st" "$mb" "$order" >>"$out/l2_sweep_probe.jsonl"
+        python3 "$here/scripts/ncu_record.py" p1="$p1" p2="$p2" store="$st" order="$order" mb="$mb" >>"$out/l2_sweep_probe.jsonl"
     done; done
   done
 done
@@ -60,7 +48,7 @@ for v in $steady_variants; do
   for shape in $steady_shapes; do
     IFS=: read -r warps kb rowt <<<"$shape"
     timeout 120 ncu --clock-control none --print-units base --csv --metrics "$metrics" "$bin" "$p1" "$p2" "$st" 512 steady "$kb" "$warps" "${rowt:-warp}" 2>&1 |
-      python3 "$work/to_json.py" "$p1" "$p2" "$st" 512 steady >>"$out/l2_steady_probe.jsonl"
+      python3 "$here/scripts/ncu_record.py" p1="$p1" p2="$p2" store="$st" order=steady mb=512 >>"$out/l2_steady_probe.jsonl"
   done
 done
 fi

@@ -14,22 +14,11 @@ cmake -S "$here" -B "$build" -DCMAKE_BUILD_TYPE=Release >"$work/cmake.log" 2>&1 
   cmake --build "$build" -j 16 --target partial_store_probe >>"$work/cmake.log" 2>&1 || { tail -30 "$work/cmake.log"; exit 1; }
 bin=$build/partial_store_probe
 metrics=dram__bytes_read.sum,dram__bytes_write.sum,lts__t_sectors_srcunit_tex_op_write.sum,lts__t_sectors_srcunit_tex_op_read_lookup_miss.sum,gpu__time_duration.sum
-cat >"$work/to_json.py" <<'PY'
-import csv, json, sys
-text = sys.stdin.read().splitlines()
-info = [l for l in text if l.startswith("{")]
-rows = [l for l in text if l.startswith('"')]
-m = {r["Metric Name"]: float(r["Metric Value"].replace(",", "")) for r in csv.DictReader(rows)}
-rec = {"threads": int(sys.argv[1]), "hidden": int(sys.argv[2])}
-rec.update(json.loads(info[-1]) if info else {"error": " ".join(text[-3:])[:300]})
-rec.update(m)
-print(json.dumps(rec))
-PY
 : >"$out/partial_store_probe.jsonl"
 shapes=${SHAPES:-"8192:256 8192:768 8192:1000 8192:2048 8192:4096 8192:8192 8192:16384 32768:768 32768:2048 32768:4096 32768:8192 1024:4096 1024:65536 4096:8192"}
 for shape in $shapes; do
   IFS=: read -r threads hidden <<<"$shape"
   timeout 120 ncu --clock-control none --print-units base --csv --metrics "$metrics" "$bin" "$threads" "$hidden" 2>&1 |
-    python3 "$work/to_json.py" "$threads" "$hidden" >>"$out/partial_store_probe.jsonl"
+    python3 "$here/scripts/ncu_record.py" threads="$threads" hidden="$hidden" >>"$out/partial_store_probe.jsonl"
 done
 wc -l "$out/partial_store_probe.jsonl"

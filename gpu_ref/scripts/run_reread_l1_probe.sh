@@ -19,17 +19,6 @@ cmake -S "$here" -B "$build" -DCMAKE_BUILD_TYPE=Release >"$work/cmake.log" 2>&1 
 bin=$build/reread_l1_probe
 cuobjdump -sass "$bin" 2>/dev/null | grep -E "Function|LDG|STG" >"$out/reread_l1_probe.sass.txt"
 metrics=dram__bytes_read.sum,dram__bytes_write.sum,lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum,lts__t_sectors_srcunit_tex_op_read_lookup_miss.sum,l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum,l1tex__t_sectors_pipe_lsu_mem_global_op_ld_lookup_hit.sum,gpu__time_duration.sum
-cat >"$work/to_json.py" <<'PY'
-import csv, json, sys
-text = sys.stdin.read().splitlines()
-info = [l for l in text if l.startswith("{")]
-rows = [l for l in text if l.startswith('"')]
-m = {r["Metric Name"]: float(r["Metric Value"].replace(",", "")) for r in csv.DictReader(rows)}
-rec = dict(zip(("kernel", "l1", "rows", "hidden"), sys.argv[1:5]))
-rec.update(json.loads(info[-1]) if info else {"error": " ".join(text[-3:])[:300]})
-rec.update(m)
-print(json.dumps(rec))
-PY
 : >"$out/reread_l1_probe.jsonl"
 shapes=${SHAPES:-"8192:768 8192:1000 8192:1280 6144:2048 2048:8192 4096:8192 32768:1024 32768:2048"}
 modes=${MODES:-"cached policy bypass cg plain1 plain2 plain4 plain8 plain16"}
@@ -38,7 +27,7 @@ for shape in $shapes; do
   for kernel in v3 v4; do
     for mode in $modes; do
       timeout 120 ncu --clock-control none --print-units base --csv --metrics "$metrics" "$bin" "$kernel" "$mode" "$rows" "$hidden" 2>&1 |
-        python3 "$work/to_json.py" "$kernel" "$mode" "$rows" "$hidden" >>"$out/reread_l1_probe.jsonl"
+        python3 "$here/scripts/ncu_record.py" kernel="$kernel" l1="$mode" rows="$rows" hidden="$hidden" >>"$out/reread_l1_probe.jsonl"
     done
   done
 done
