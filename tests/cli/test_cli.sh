@@ -155,6 +155,9 @@ assert p["dram_bytes_read"] >= 8192 * 8192 * 2, p
 assert (l["global_passes"], l["input_bytes"], l["param_bytes"]) == (2, 8192 * 8192 * 2, 8192 * 4), l
 assert 0 <= l["l1_hit"] <= 1 and 0 <= l["l2_hit"] <= 1, l
 PY
+# tools/simt/l1_l2_split.py: a golden folder without its files is exit 2 and one line naming the file.
+/usr/bin/python3 "$S/tools/simt/l1_l2_split.py" "$T/no-golden" --normsim "$N" >"$T/out" 2>"$T/err"; src=$?
+if [ "$src" = 2 ] && [ "$(wc -l <"$T/err")" = 1 ] && grep -q "no-golden/index.json" "$T/err"; then ok; else bad "l1_l2_split on a missing folder -> exit $src: $(cat "$T/err")"; fi
 # regress on the committed golden data: the JSON contract, and an exit code
 # that says whether the thresholds hold (0) or not (1).
 "$N" regress "$S/gpu_ref/golden/h200" --json -q >"$T/regress.json" 2>/dev/null; rrc=$?
