@@ -211,6 +211,36 @@ TEST(Simt, ReReadsMissTheL2OnlyWhenTheRowsInFlightOutgrowIt) {
   EXPECT_LT(core::reuse_hit_fraction(1e8, {1e6, 4}), 1e-7);
 }
 
+TEST(Simt, DramReadElasticityIsZeroForOneReadAndLargeOnTheL2Cliff) {
+  // x read once: nothing the caches keep changes the DRAM bytes.
+  for (const char* k : {"v2", "v6", "welford_block_smem", "welford_warp_reg", "fast_ln", "fast_rms"}) {
+    const Prediction p = run(k, 32768, 4096);
+    EXPECT_EQ(p.dram_read_elasticity, 0.0) << k;
+    for (const auto& l : p.launches) EXPECT_EQ(l.dram_read_elasticity, 0.0) << k;
+  }
+  // Re-reads that stay in the L2 (1024 x 4096, 16.8 MB): flat.
+  for (const char* k : {"v3", "v4", "v5", "block_reread", "rms_warp", "rms_block"})
+    EXPECT_LT(run(k, 1024, 4096).dram_read_elasticity, 0.01) << k;
+  // 34.6 MB of x in flight out of phase on the steady curve: a 10% change
+  // of it moves block_reread's DRAM bytes by about 10% (elasticity 1.0).
+  const Prediction br = run("block_reread", 16384, 8192);
+  EXPECT_GT(br.dram_read_elasticity, 0.5);
+  EXPECT_LT(br.dram_read_elasticity, 2.0);
+  // More x in flight never means fewer misses; the case's value is its
+  // launches' weighted by their DRAM bytes read.
+  const Prediction bwd = run("bwd_twolevel", 8192, 4096);
+  ASSERT_GT(bwd.launches.size(), 1u);
+  double weighted = 0;
+  for (const auto& l : bwd.launches) {
+    EXPECT_GE(l.dram_read_elasticity, 0.0);
+    weighted += l.dram_read_elasticity * l.dram_bytes_read;
+  }
+  EXPECT_NEAR(bwd.dram_read_elasticity, weighted / bwd.dram_bytes_read, 1e-12);
+  for (int64_t rows : {2048, 4096, 8192, 16384, 32768})
+    for (const char* k : {"v3", "v4", "v5", "block_reread", "rms_warp", "rms_block", "v1"})
+      EXPECT_GE(run(k, rows, 4096).dram_read_elasticity, 0.0) << k << " " << rows;
+}
+
 TEST(Simt, OneSweepKeepsTheFirstPassTailOnlyWhenTheReReadInsertsLittle) {
   // 4096 x 8192 fp32, every row in flight: a 134 MB sweep, past the L2.
   // v4 re-reads with __ldcs and stores with __stcs: the end of the first
@@ -343,6 +373,24 @@ TEST(Simt, RegressionAgainstTheGoldenH200) {
   EXPECT_LT(r.all.duration.mae, 0.10);
   EXPECT_LT(r.held_out.duration.mae, 0.10);
   EXPECT_LT(r.all.dram_read.max_err, 0.12);  // 10.6%: block_reread at 16384 x 8192
+  // Every case in exactly one elasticity band; where the DRAM bytes hardly
+  // depend on the x in flight (below 0.1) every case is within the per-case
+  // target but v1's, whose scattered 4-byte stores leave partial sectors
+  // the model does not hold (docs/SIMT.md).
+  ASSERT_EQ(r.by_elasticity.size(), 3u);
+  size_t banded = 0;
+  for (const auto& b : r.by_elasticity) {
+    banded += b.summary.cases;
+    EXPECT_LE(b.dram_read_within_target, b.summary.cases);
+  }
+  EXPECT_EQ(banded, cases.size());
+  size_t flat = 0;
+  for (const auto& c : r.cases)
+    if (c.pred.dram_read_elasticity < r.by_elasticity[0].hi && c.golden.kernel != "v1") {
+      ++flat;
+      EXPECT_LE(std::fabs(c.dram_read_err), r.thresholds.dram_read_max_rel_error) << c.golden.id;
+    }
+  EXPECT_GE(flat, 180u);
   const auto j = to_json(r);
   for (const char* k : {"cases", "summary", "held_out", "training", "per_kernel", "pass"}) EXPECT_TRUE(j.contains(k)) << k;
   for (const char* k : {"cases", "dram_read_max_rel_error", "duration_mae", "duration_corr", "bit_exact_cases"})

@@ -7,6 +7,7 @@
 #include <map>
 #include <filesystem>
 #include <numeric>
+#include <tuple>
 
 #include "sim/config/config_error.hpp"
 #include "sim/core/npy.hpp"
@@ -242,6 +243,20 @@ RegressResult regress(const std::vector<GoldenCase>& cases, const GpuArch& gpu, 
   r.training = summary(train);
   r.held_out = summary(hold);
   for (const auto& [k, v] : by_kernel) r.per_kernel.emplace_back(k, summary(v));
+  // Where the prediction is sensitive to the x in flight, the reuse
+  // distance's scale: the misses the model has left are there (FIDELITY.md).
+  for (auto [name, lo, hi] : {std::tuple{"below 0.1", 0.0, 0.1}, std::tuple{"0.1 to 0.5", 0.1, 0.5},
+                              std::tuple{"0.5 and above", 0.5, static_cast<double>(INFINITY)}}) {
+    ElasticityBand band{name, lo, hi, {}, 0};
+    std::vector<const CaseResult*> in;
+    for (const auto& c : r.cases)
+      if (c.pred.dram_read_elasticity >= lo && c.pred.dram_read_elasticity < hi) {
+        in.push_back(&c);
+        band.dram_read_within_target += std::fabs(c.dram_read_err) <= r.thresholds.dram_read_max_rel_error;
+      }
+    band.summary = summary(in);
+    r.by_elasticity.push_back(std::move(band));
+  }
   auto ok = [&](const Summary& s) {
     return s.dram_read.max_err <= r.thresholds.dram_read_max_rel_error && s.duration.mae <= r.thresholds.duration_mae &&
            s.duration.corr >= r.thresholds.duration_corr;
@@ -304,7 +319,7 @@ GpuArch fit_arch(const std::vector<GoldenCase>& cases, const GpuArch& start, std
     double dur = 0, rd = 0, wr = 0, rd_max = 0;
     size_t nwr = 0;
     for (const auto& [c, plan] : train) {
-      const Prediction p = predict(plan, g);
+      const Prediction p = predict(plan, g, /*with_elasticity=*/false);
       dur += std::fabs(rel(p.duration_us, c->duration_us));
       const double e = std::fabs(rel(p.dram_bytes_read, c->dram_bytes_read));
       rd += e;
@@ -377,7 +392,8 @@ nlohmann::json to_json(const RegressResult& r) {
                        {"dram_bytes_written", c.pred.dram_bytes_written},
                        {"l2_bytes", c.pred.l2_bytes},
                        {"duration_us", c.pred.duration_us},
-                       {"cycles", c.pred.cycles}}},
+                       {"cycles", c.pred.cycles},
+                       {"dram_read_elasticity", c.pred.dram_read_elasticity}}},
                      {"outputs",
                       c.outputs_compared
                           ? nlohmann::json{{"bit_exact", c.bit_exact},
@@ -395,6 +411,13 @@ nlohmann::json to_json(const RegressResult& r) {
   nlohmann::json per_kernel = nlohmann::json::object();
   for (const auto& [k, s] : r.per_kernel) per_kernel[k] = summary_json(s);
   nlohmann::json s = summary_json(r.all);
+  nlohmann::json bands = nlohmann::json::array();
+  for (const auto& b : r.by_elasticity)
+    bands.push_back({{"band", b.name},
+                     {"elasticity_min", b.lo},
+                     {"elasticity_max", std::isfinite(b.hi) ? nlohmann::json(b.hi) : nlohmann::json()},
+                     {"dram_read_within_target", b.dram_read_within_target},
+                     {"summary", summary_json(b.summary)}});
   nlohmann::json traffic = nlohmann::json::array();
   for (const auto& t : r.asic_traffic)
     traffic.push_back({{"id", t.id},
@@ -447,6 +470,7 @@ nlohmann::json to_json(const RegressResult& r) {
           {"training", summary_json(r.training)},
           {"held_out", summary_json(r.held_out)},
           {"per_kernel", per_kernel},
+          {"by_dram_read_elasticity", bands},
           {"asic_cases", asic},
           {"asic_summary", {{"cases", r.asic_cases.size()}, {"bit_exact_cases", asic_exact}}},
           {"fixed_point_cases", fixed},
@@ -476,6 +500,13 @@ std::string format_text(const RegressResult& r) {
   row("all", r.all);
   row("training", r.training);
   row("held-out", r.held_out);
+  out += "\nby DRAM-read elasticity (% DRAM bytes read per % of x in flight):\n";
+  for (const auto& band : r.by_elasticity) {
+    row(band.name, band.summary);
+    std::snprintf(b, sizeof b, "%-20s %5s DRAM read within %.0f%%: %zu of %zu\n", "", "",
+                  100 * r.thresholds.dram_read_max_rel_error, band.dram_read_within_target, band.summary.cases);
+    out += b;
+  }
   out += "\noutputs (emulated fp32 arithmetic against the GPU's .npy files):\n";
   for (const auto& c : r.cases) {
     if (!c.outputs_compared) continue;

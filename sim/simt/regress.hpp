@@ -49,10 +49,22 @@ struct Thresholds {
   double duration_corr = 0.98;
 };
 
+/// The DRAM-read elasticity bands regress summarises separately
+/// (simt_model.hpp, LaunchPrediction::dram_read_elasticity): below the first
+/// edge x is read once or its re-reads sit on a flat part of the reuse
+/// curves; past the second the rows in flight are on the L2's cliff.
+struct ElasticityBand {
+  std::string name;
+  double lo = 0, hi = 0;  ///< lo <= elasticity < hi
+  Summary summary;
+  size_t dram_read_within_target = 0;  ///< cases whose DRAM read is within the per-case threshold
+};
+
 struct RegressResult {
   std::vector<CaseResult> cases;
   Summary all, training, held_out;
   std::vector<std::pair<std::string, Summary>> per_kernel;
+  std::vector<ElasticityBand> by_elasticity;  ///< every case in exactly one band
   /// The ASIC datapath configured as the GPU kernels (asic_crosscheck.hpp).
   std::vector<AsicCase> asic_cases;
   std::vector<AsicTrafficCase> asic_traffic;  ///< the mapped paths' DRAM identities against ncu

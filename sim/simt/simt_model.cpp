@@ -130,7 +130,10 @@ std::vector<double> pass_cycles(const SubKernel& k, const GpuArch& g, double l2_
   return cycles;
 }
 
-LaunchPrediction predict_launch(const SubKernel& k, const GpuArch& g) {
+// distance_scale multiplies the x in flight that sets every reuse distance
+// (per SM for the L1, across the GPU for the L2): 1 for the prediction; the
+// DRAM-read elasticity evaluates 1.1 and 1/1.1.
+LaunchPrediction predict_launch(const SubKernel& k, const GpuArch& g, double distance_scale = 1.0) {
   LaunchPrediction r;
   r.name = k.name;
   r.occ = occupancy(k, g);
@@ -146,7 +149,7 @@ LaunchPrediction predict_launch(const SubKernel& k, const GpuArch& g) {
   const double l1_free = l1_free_bytes(k, o, g);
   const double rows_per_sm = static_cast<double>(o.rows_in_flight) / g.sms;
   r.l1_hit = gp > 1 && !k.uncoalesced && l1_free > 0
-                 ? core::reuse_hit_fraction(rows_per_sm * row_bytes, {l1_free, g.l1.reuse_steepness})
+                 ? core::reuse_hit_fraction(distance_scale * rows_per_sm * row_bytes, {l1_free, g.l1.reuse_steepness})
                  : 0.0;
   // L2: the reuse distance D(f), bytes that enter the L2 between a row's
   // access to the byte at fraction f of the row and its next access: every
@@ -179,7 +182,7 @@ LaunchPrediction predict_launch(const SubKernel& k, const GpuArch& g) {
     // Rows that start together sweep their passes in lock step: the byte at
     // f of pass j was last touched at f of pass j-1, and between the two
     // come the rest of pass j-1 and the start of pass j over all X bytes.
-    const double sweep = core::lockstep_reread_hit(ins, r.x_in_flight_bytes, pool, g.l2.reuse.sweep);
+    const double sweep = core::lockstep_reread_hit(ins, distance_scale * r.x_in_flight_bytes, pool, g.l2.reuse.sweep);
     double steady = sweep;
     if (k.rows > o.rows_in_flight) {
       // The first round starts in lock step (a sweep over the rows in
@@ -208,7 +211,8 @@ LaunchPrediction predict_launch(const SubKernel& k, const GpuArch& g) {
           const double dram = in_flight * bytes / bytes_per_cycle, pe = memory_overlap_exponent(o, g);
           T[j] = std::pow(std::pow(T[j], pe) + std::pow(dram, pe), 1.0 / pe);
         }
-        steady = core::out_of_phase_reread_hit(ins, r.x_in_flight_bytes, T, pool, g.l2.reuse.steady_curve(in_flight));
+        steady = core::out_of_phase_reread_hit(ins, distance_scale * r.x_in_flight_bytes, T, pool,
+                                               g.l2.reuse.steady_curve(in_flight));
       }
     }
     r.l2_hit = core::rounds_reread_hit(sweep, steady, rows, in_flight);
@@ -334,12 +338,23 @@ LaunchPrediction predict_launch(const SubKernel& k, const GpuArch& g) {
 
 }  // namespace
 
-Prediction predict(const LaunchPlan& plan, const GpuArch& gpu) {
+double dram_read_elasticity(const SubKernel& k, const GpuArch& g) {
+  if (k.global_passes() < 2) return 0.0;  // x is read once whatever the caches keep
+  constexpr double kStep = 1.1;
+  const double longer = predict_launch(k, g, kStep).dram_bytes_read;
+  const double shorter = predict_launch(k, g, 1 / kStep).dram_bytes_read;
+  return std::log(longer / shorter) / (2 * std::log(kStep));
+}
+
+Prediction predict(const LaunchPlan& plan, const GpuArch& gpu, bool with_elasticity) {
   Prediction p;
   p.plan = plan;
+  double weighted_elasticity = 0;
   for (const SubKernel& k : plan.launches) {
     p.launches.push_back(predict_launch(k, gpu));
-    const LaunchPrediction& l = p.launches.back();
+    LaunchPrediction& l = p.launches.back();
+    if (with_elasticity) l.dram_read_elasticity = dram_read_elasticity(k, gpu);
+    weighted_elasticity += l.dram_read_elasticity * l.dram_bytes_read;
     p.dram_bytes_read += l.dram_bytes_read;
     p.dram_bytes_written += l.dram_bytes_written;
     p.l2_bytes += l.l2_bytes;
@@ -347,6 +362,7 @@ Prediction predict(const LaunchPlan& plan, const GpuArch& gpu) {
     p.duration_us += l.duration_us;
   }
   p.cycles = p.duration_us * gpu.cycles_per_us();
+  p.dram_read_elasticity = p.dram_bytes_read > 0 ? weighted_elasticity / p.dram_bytes_read : 0.0;
   return p;
 }
 

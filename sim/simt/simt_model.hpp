@@ -51,6 +51,15 @@ struct LaunchPrediction {
   double fill_us = 0;      ///< the first round's loads queued at the DRAM, once
   double duration_us = 0;
   std::string bound;  ///< which bound decided
+  /// d ln(DRAM bytes read) / d ln(x in flight): how far the prediction
+  /// moves when the x of the rows in flight -- the scale of every re-read's
+  /// reuse distance, per SM for the L1 and across the GPU for the L2 -- is
+  /// 10% larger or smaller (a central difference). 0 where x is read once;
+  /// large where the rows in flight sit on a steep part of the measured
+  /// reuse curves (the L2 transition), where what the model does not know
+  /// -- the warps' exact phases, which the loads in flight and the DRAM's
+  /// order of service decide -- moves the DRAM bytes most (docs/SIMT.md).
+  double dram_read_elasticity = 0;
 };
 
 struct Prediction {
@@ -60,8 +69,14 @@ struct Prediction {
   double warp_instructions = 0;
   double duration_us = 0;
   double cycles = 0;  ///< SM cycles at the arch clock
+  double dram_read_elasticity = 0;  ///< the launches' elasticities weighted by their DRAM bytes read
 };
 
-Prediction predict(const LaunchPlan& plan, const GpuArch& gpu);
+/// d ln(DRAM bytes read) / d ln(x in flight) of one launch (LaunchPrediction::dram_read_elasticity).
+double dram_read_elasticity(const SubKernel& k, const GpuArch& g);
+
+/// with_elasticity: also each launch's DRAM-read elasticity (two more
+/// evaluations of the traffic model per launch; the fit leaves it out).
+Prediction predict(const LaunchPlan& plan, const GpuArch& gpu, bool with_elasticity = true);
 
 }  // namespace normsim::simt

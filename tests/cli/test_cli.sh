@@ -154,6 +154,9 @@ assert p["dram_bytes_read"] >= 8192 * 8192 * 2, p
 (l,) = j["launches"]
 assert (l["global_passes"], l["input_bytes"], l["param_bytes"]) == (2, 8192 * 8192 * 2, 8192 * 4), l
 assert 0 <= l["l1_hit"] <= 1 and 0 <= l["l2_hit"] <= 1, l
+# One launch: the case's DRAM-read elasticity is the launch's, and a
+# re-reading kernel's is never negative.
+assert p["dram_read_elasticity"] == l["dram_read_elasticity"] >= 0, (p, l)
 PY
 # tools/simt/l1_l2_split.py: a golden folder without its files is exit 2 and one line naming the file.
 /usr/bin/python3 "$S/tools/simt/l1_l2_split.py" "$T/no-golden" --normsim "$N" >"$T/out" 2>"$T/err"; src=$?
@@ -173,6 +176,15 @@ assert s["cases"] == len(j["cases"]) >= 100
 assert j["held_out"]["cases"] * 10 >= s["cases"] * 3
 assert s["bit_exact_cases"] == s["outputs_compared"] == 63
 assert rc == (0 if j["pass"] else 1), (rc, j["pass"])
+# The elasticity bands partition the cases by their predicted elasticity.
+bands = j["by_dram_read_elasticity"]
+assert [b["band"] for b in bands] == ["below 0.1", "0.1 to 0.5", "0.5 and above"], bands
+assert sum(b["summary"]["cases"] for b in bands) == s["cases"]
+for b in bands:
+    lo, hi = b["elasticity_min"], b["elasticity_max"] if b["elasticity_max"] is not None else float("inf")
+    mine = [c for c in j["cases"] if lo <= c["predicted"]["dram_read_elasticity"] < hi]
+    assert len(mine) == b["summary"]["cases"], b["band"]
+    assert b["dram_read_within_target"] == sum(abs(c["rel_error"]["dram_bytes_read"]) <= 0.05 for c in mine), b
 # asic_cases: the ASIC datapath as every forward kernel, bit for bit.
 assert len(j["asic_cases"]) == 59 and all(a["outputs"]["bit_exact"] for a in j["asic_cases"]), j["asic_cases"][:2]
 # asic_time: the ASIC model as the GPU on the bandwidth-bound cases. On the

@@ -419,7 +419,8 @@ int cmd_simt(const SimtArgs& a) {
                           {"occupancy_limiter", l.occ.limiter},
                           {"warps_per_sm", l.occ.warps_per_sm}, {"rows_in_flight", l.occ.rows_in_flight},
                           {"waves", l.occ.waves}, {"x_in_flight_bytes", l.x_in_flight_bytes},
-                          {"l1_hit", l.l1_hit}, {"l2_hit", l.l2_hit}, {"dram_bytes_read", l.dram_bytes_read},
+                          {"l1_hit", l.l1_hit}, {"l2_hit", l.l2_hit}, {"dram_read_elasticity", l.dram_read_elasticity},
+                          {"dram_bytes_read", l.dram_bytes_read},
                           {"dram_bytes_written", l.dram_bytes_written}, {"l2_bytes", l.l2_bytes},
                           {"bounds_us", {{"dram", l.dram_us}, {"latency", l.latency_us}, {"issue", l.issue_us},
                                          {"shared_memory", l.smem_us}, {"l1_miss_requests", l.request_us}, {"block_dispatch", l.dispatch_us}}},
@@ -429,7 +430,8 @@ int cmd_simt(const SimtArgs& a) {
     nlohmann::json j = {{"kernel", a.kernel}, {"ran", p.plan.ran}, {"rows", rows}, {"hidden", hidden}, {"dtype", dtype},
                         {"block", p.plan.block}, {"gpu", gpu.name},
                         {"prediction", {{"dram_bytes_read", p.dram_bytes_read}, {"dram_bytes_written", p.dram_bytes_written},
-                                        {"l2_bytes", p.l2_bytes}, {"duration_us", p.duration_us}, {"cycles", p.cycles}}},
+                                        {"l2_bytes", p.l2_bytes}, {"duration_us", p.duration_us}, {"cycles", p.cycles},
+                                        {"dram_read_elasticity", p.dram_read_elasticity}}},
                         {"launches", launches}};
     std::cout << j.dump(2) << "\n";
     return kExitOk;
@@ -444,13 +446,15 @@ int cmd_simt(const SimtArgs& a) {
                 l.occ.waves);
     std::printf("    re-read hit fraction L1 %.3f, L2 %.3f (x of the rows in flight %.1f MB)\n", l.l1_hit, l.l2_hit,
                 l.x_in_flight_bytes / 1e6);
+    std::printf("    DRAM-read elasticity %.2f (%% DRAM bytes read per %% of x in flight)\n", l.dram_read_elasticity);
     std::printf("    bounds               DRAM %.1f us, latency %.1f us, issue %.1f us, shared memory %.1f us, "
                 "L1-miss requests %.1f us, dispatch %.1f us -> %s\n",
                 l.dram_us, l.latency_us, l.issue_us, l.smem_us, l.request_us, l.dispatch_us, l.bound.c_str());
     std::printf("    added once           pipeline fill %.1f us, epilogue %.1f us; launch %.1f us\n", l.fill_us,
                 l.epilogue_us, l.duration_us);
   }
-  std::printf("\n  DRAM bytes read       %16.0f  bytes\n", p.dram_bytes_read);
+  std::printf("\n  DRAM bytes read       %16.0f  bytes (elasticity %.2f: 10%% more x in flight: %+.1f%%)\n",
+              p.dram_bytes_read, p.dram_read_elasticity, 100 * (std::pow(1.1, p.dram_read_elasticity) - 1));
   std::printf("  DRAM bytes written    %16.0f  bytes\n", p.dram_bytes_written);
   std::printf("  L2 bytes              %16.0f  bytes\n", p.l2_bytes);
   std::printf("  duration              %16.2f  us (%.0f SM cycles at %.0f MHz)\n", p.duration_us, p.cycles, gpu.sm_clock_mhz);
