@@ -161,6 +161,12 @@ PY
 # tools/simt/l1_l2_split.py: a golden folder without its files is exit 2 and one line naming the file.
 /usr/bin/python3 "$S/tools/simt/l1_l2_split.py" "$T/no-golden" --normsim "$N" >"$T/out" 2>"$T/err"; src=$?
 if [ "$src" = 2 ] && [ "$(wc -l <"$T/err")" = 1 ] && grep -q "no-golden/index.json" "$T/err"; then ok; else bad "l1_l2_split on a missing folder -> exit $src: $(cat "$T/err")"; fi
+# tools/simt/rounds_probe.py: a missing file or a record without its counters is exit 2 and one line.
+/usr/bin/python3 "$S/tools/simt/rounds_probe.py" "$T/no-rounds.jsonl" --normsim "$N" >"$T/out" 2>"$T/err"; src=$?
+if [ "$src" = 2 ] && [ "$(wc -l <"$T/err")" = 1 ] && grep -q "no-rounds.jsonl" "$T/err"; then ok; else bad "rounds_probe on a missing file -> exit $src: $(cat "$T/err")"; fi
+echo '{"kernel": "v5", "rows": 1056, "hidden": 8192}' >"$T/rounds.jsonl"
+/usr/bin/python3 "$S/tools/simt/rounds_probe.py" "$T/rounds.jsonl" --normsim "$N" >"$T/out" 2>"$T/err"; src=$?
+if [ "$src" = 2 ] && [ "$(wc -l <"$T/err")" = 1 ] && grep -q "dram__bytes_read.sum" "$T/err"; then ok; else bad "rounds_probe on a bad record -> exit $src: $(cat "$T/err")"; fi
 # regress on the committed golden data: the JSON contract, and an exit code
 # that says whether the thresholds hold (0) or not (1).
 "$N" regress "$S/gpu_ref/golden/h200" --json -q >"$T/regress.json" 2>/dev/null; rrc=$?
