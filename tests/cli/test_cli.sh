@@ -164,6 +164,8 @@ if [ "$src" = 2 ] && [ "$(wc -l <"$T/err")" = 1 ] && grep -q "no-golden/index.js
 # tools/simt/rounds_probe.py: a missing file or a record without its counters is exit 2 and one line.
 /usr/bin/python3 "$S/tools/simt/rounds_probe.py" "$T/no-rounds.jsonl" --normsim "$N" >"$T/out" 2>"$T/err"; src=$?
 if [ "$src" = 2 ] && [ "$(wc -l <"$T/err")" = 1 ] && grep -q "no-rounds.jsonl" "$T/err"; then ok; else bad "rounds_probe on a missing file -> exit $src: $(cat "$T/err")"; fi
+/usr/bin/python3 "$S/tools/simt/rounds_probe.py" "$S/gpu_ref/golden/h200/rounds_probe.jsonl" --normsim "$N" >"$T/out" 2>"$T/err"; src=$?
+if [ "$src" = 0 ] && tail -1 "$T/out" | grep -Eq "^90 records: DRAM read MAE [0-9.]+%, max [0-9.]+%, [0-9]+ past 5%$"; then ok; else bad "rounds_probe on the golden records -> exit $src: $(tail -1 "$T/out") $(cat "$T/err")"; fi
 echo '{"kernel": "v5", "rows": 1056, "hidden": 8192}' >"$T/rounds.jsonl"
 /usr/bin/python3 "$S/tools/simt/rounds_probe.py" "$T/rounds.jsonl" --normsim "$N" >"$T/out" 2>"$T/err"; src=$?
 if [ "$src" = 2 ] && [ "$(wc -l <"$T/err")" = 1 ] && grep -q "dram__bytes_read.sum" "$T/err"; then ok; else bad "rounds_probe on a bad record -> exit $src: $(cat "$T/err")"; fi
