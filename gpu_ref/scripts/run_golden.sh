@@ -10,10 +10,8 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mktemp -d)
 mkdir -p "$out" "$work/res" "$work/npy"
 
-# GPU_REF_BUILD: a build folder to share between scripts of one call.
-build=${GPU_REF_BUILD:-$work/build}
-cmake -S "$here" -B "$build" -DCMAKE_BUILD_TYPE=Release >"$work/res/cmake.log" 2>&1 &&
-  cmake --build "$build" -j 16 >>"$work/res/cmake.log" 2>&1 || { tail -30 "$work/res/cmake.log"; exit 1; }
+. "$here/scripts/build_gpu_ref.sh"
+build_gpu_ref "$work/res/cmake.log"
 bin=$build/normref
 
 if [ "$what" = timing ]; then

@@ -12,10 +12,8 @@ out=${1:?OUTDIR}
 here=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mktemp -d)
 mkdir -p "$out"
-# GPU_REF_BUILD: a build folder to share between scripts of one call.
-build=${GPU_REF_BUILD:-$work/build}
-cmake -S "$here" -B "$build" -DCMAKE_BUILD_TYPE=Release >"$work/cmake.log" 2>&1 &&
-  cmake --build "$build" -j 16 --target l2_sweep_probe >>"$work/cmake.log" 2>&1 || { tail -30 "$work/cmake.log"; exit 1; }
+. "$here/scripts/build_gpu_ref.sh"
+build_gpu_ref "$work/cmake.log" l2_sweep_probe
 bin=$build/l2_sweep_probe
 metrics=dram__bytes_read.sum,dram__bytes_write.sum,lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum,lts__t_sectors_srcunit_tex_op_read_lookup_miss.sum,gpu__time_duration.sum
 variants=${VARIANTS:-"plain:none:none plain:plain:none plain:plain:cs nc:nc:none nc:nc:cs plain:cs:none plain:cs:cs plain:cs:plain plain:plain:plain"}

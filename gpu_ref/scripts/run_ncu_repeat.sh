@@ -10,10 +10,8 @@ out=${1:?OUTDIR}; filter=${2:?ID-REGEX}; repeats=${REPEATS:-3}
 here=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mktemp -d)
 mkdir -p "$out"
-# GPU_REF_BUILD: a build folder to share between scripts of one call.
-build=${GPU_REF_BUILD:-$work/build}
-cmake -S "$here" -B "$build" -DCMAKE_BUILD_TYPE=Release >"$work/cmake.log" 2>&1 &&
-  cmake --build "$build" -j 16 --target normref >>"$work/cmake.log" 2>&1 || { tail -30 "$work/cmake.log"; exit 1; }
+. "$here/scripts/build_gpu_ref.sh"
+build_gpu_ref "$work/cmake.log" normref
 bin=$build/normref
 metrics=dram__bytes_read.sum,dram__bytes_write.sum,lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum,lts__t_sectors_srcunit_tex_op_read_lookup_miss.sum,gpu__time_duration.sum
 cat >"$work/to_json.py" <<'PY'

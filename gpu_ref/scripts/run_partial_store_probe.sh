@@ -9,9 +9,8 @@ out=${1:?OUTDIR}
 here=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mktemp -d)
 mkdir -p "$out"
-build=${GPU_REF_BUILD:-$work/build}
-cmake -S "$here" -B "$build" -DCMAKE_BUILD_TYPE=Release >"$work/cmake.log" 2>&1 &&
-  cmake --build "$build" -j 16 --target partial_store_probe >>"$work/cmake.log" 2>&1 || { tail -30 "$work/cmake.log"; exit 1; }
+. "$here/scripts/build_gpu_ref.sh"
+build_gpu_ref "$work/cmake.log" partial_store_probe
 bin=$build/partial_store_probe
 metrics=dram__bytes_read.sum,dram__bytes_write.sum,lts__t_sectors_srcunit_tex_op_write.sum,lts__t_sectors_srcunit_tex_op_read_lookup_miss.sum,gpu__time_duration.sum
 : >"$out/partial_store_probe.jsonl"

@@ -13,9 +13,8 @@ out=${1:?OUTDIR}
 here=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mktemp -d)
 mkdir -p "$out"
-build=${GPU_REF_BUILD:-$work/build}
-cmake -S "$here" -B "$build" -DCMAKE_BUILD_TYPE=Release >"$work/cmake.log" 2>&1 &&
-  cmake --build "$build" -j 16 --target reread_l1_probe >>"$work/cmake.log" 2>&1 || { tail -30 "$work/cmake.log"; exit 1; }
+. "$here/scripts/build_gpu_ref.sh"
+build_gpu_ref "$work/cmake.log" reread_l1_probe
 bin=$build/reread_l1_probe
 cuobjdump -sass "$bin" 2>/dev/null | grep -E "Function|LDG|STG" >"$out/reread_l1_probe.sass.txt"
 metrics=dram__bytes_read.sum,dram__bytes_write.sum,lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum,lts__t_sectors_srcunit_tex_op_read_lookup_miss.sum,l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum,l1tex__t_sectors_pipe_lsu_mem_global_op_ld_lookup_hit.sum,gpu__time_duration.sum

@@ -13,9 +13,8 @@ out=${1:?OUTDIR}
 here=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mktemp -d)
 mkdir -p "$out"
-build=${GPU_REF_BUILD:-$work/build}
-cmake -S "$here" -B "$build" -DCMAKE_BUILD_TYPE=Release >"$work/cmake.log" 2>&1 &&
-  cmake --build "$build" -j 16 --target normref partial_store_probe >>"$work/cmake.log" 2>&1 || { tail -30 "$work/cmake.log"; exit 1; }
+. "$here/scripts/build_gpu_ref.sh"
+build_gpu_ref "$work/cmake.log" normref partial_store_probe
 metrics=dram__bytes_read.sum,dram__bytes_write.sum,lts__t_sectors_srcunit_tex_op_write.sum,gpu__time_duration.sum
 : >"$out/v1_grid_probe.jsonl"
 default_threads="512 1024 2048 4096 8192 16384 32768"
