@@ -161,7 +161,7 @@ std::vector<std::string> variants(int C, bool bf16) {
   // Other thread counts a row, the shipped kernel's loads (where C / threads
   // is 1, 2, 4 or 8 vectors; the shipped shape itself excluded). The fp32
   // shapes of fast_norm_shape were picked from these (recorded then as el_tTH,
-  // fast_norm_evict_last_threads.jsonl).
+  // lab/records/h200/fast_norm_evict_last_threads.jsonl).
   const normref::FastShape sh = normref::fast_norm_shape(C, bf16 ? 2 : 4);
   const int kN = bf16 ? 8 : 4;  // elements a 16-byte vector
   for (int th : {64, 128, 256, 512, 1024}) {

@@ -63,7 +63,7 @@ inline int threads_for_vectors(int64_t nvec, int max_vecs) {
 /// registers for C = 768); fp32 rows of 256-4096 vectors take 2, 4 or 8 a
 /// thread on up to 512 threads (below); the others hold the maximum. One row a block
 /// frees a block's slot as soon as its row is done: four rows a block
-/// measured 0-2.7 points of the copy slower (fast_norm_warp_row.jsonl).
+/// measured 0-2.7 points of the copy slower (lab/records/h200/fast_norm_warp_row.jsonl).
 inline FastShape fast_norm_shape(int64_t hidden, int elem_bytes) {
   const int64_t nvec = hidden / (16 / elem_bytes);
   const int V = fast_max_vecs(elem_bytes);

@@ -118,7 +118,7 @@ cudaError_t launch_fast_norm(const FastShape& s, T* y, float* mean, float* rstd,
     // gamma/beta staged in shared memory beside the half-row buffer where
     // both fit (bf16 at P = bf16: 192 KB for LayerNorm): the normalise then
     // reads no parameter bytes from the L2 (bf16 LayerNorm at C = 65536: 72%
-    // -> 85% of the copy bandwidth, FAST_NORM.md).
+    // -> 85% of the copy bandwidth, lab/records/h200/FAST_NORM.md).
     constexpr int kSmemBytes = stream_smem_bytes(sizeof(T), sizeof(P), RMS);
     int dev = 0, optin = 0;
     if (cudaError_t e = cudaGetDevice(&dev)) return e;

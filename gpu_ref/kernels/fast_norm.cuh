@@ -263,7 +263,7 @@ __device__ __forceinline__ void fast_norm_rows(T* __restrict__ y, float* __restr
 // outlast y's dirty ones in the L2; a copy with such loads streams 1.5-3.5%
 // faster than a plain one, copy_shape_probe), 99-100.6% of the plain copy
 // against 96-98% with plain loads; bf16 plain (evict-last loses 5-30 points
-// there). fast_norm_bench, golden fast_norm_evict_last*.jsonl.
+// there). fast_norm_bench, lab/records/h200/fast_norm_evict_last*.jsonl.
 template <typename T>
 using ShippedAccess = std::conditional_t<sizeof(T) == 4, HintedAccess<L2Hint::evict_last, L2Hint::none>, PlainAccess>;
 

@@ -2,7 +2,7 @@
 # their scratch folder): configures and builds gpu_ref in $GPU_REF_BUILD --
 # a build folder shared between the scripts of one device call -- or else
 # in $work/build, and sets $build. TARGETS: cmake targets (all when
-# none). On failure it prints the log's tail and exits 1.
+# none); NORMSIM_LAB=ON also builds lab/gpu's probes. On failure it prints the log's tail and exits 1.
 #   build_gpu_ref LOG [TARGET ...]
 build_gpu_ref() {
   local log=$1 t
@@ -10,6 +10,6 @@ build_gpu_ref() {
   local targets=()
   for t in "$@"; do targets+=(--target "$t"); done
   build=${GPU_REF_BUILD:-$work/build}
-  cmake -S "$here" -B "$build" -DCMAKE_BUILD_TYPE=Release >"$log" 2>&1 &&
+  cmake -S "$here" -B "$build" -DCMAKE_BUILD_TYPE=Release -DNORMSIM_LAB="${NORMSIM_LAB:-OFF}" >"$log" 2>&1 &&
     cmake --build "$build" -j 16 "${targets[@]}" >>"$log" 2>&1 || { tail -30 "$log"; exit 1; }
 }

@@ -17,7 +17,7 @@ namespace {
 // divided by the elements one iteration handles (golden normref.sass.gz);
 // the per-warp overhead of a row (reductions, rsqrt, statistics stores) is
 // the straight-line code, checked against ncu's smsp__inst_executed on the
-// profiled cases (golden ncu_sections.tar.gz: e.g. v4 3893 warp
+// profiled cases (lab/records/h200/ncu_sections.tar.gz: e.g. v4 3893 warp
 // instructions per row = 32 x 34 + 128 x 21 + 117). The dependency chain of
 // an accumulation is one FADD/FFMA (4 cycles) per element; an IEEE division
 // adds the arch's fdiv_latency_cycles.

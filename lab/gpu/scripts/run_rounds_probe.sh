@@ -6,10 +6,12 @@
 # rounds of the same 34.6 MB in flight (re-reading 44% and 65% of x from
 # DRAM); this maps how the re-read's misses grow from the first round, which
 # starts in lock step, to the out-of-phase steady state (docs/SIMT.md).
-#   [ROUNDS="1 2 ..."] gpu_ref/scripts/run_rounds_probe.sh OUTDIR
+#   [ROUNDS="1 2 ..."] lab/gpu/scripts/run_rounds_probe.sh OUTDIR
 set -uo pipefail
 out=${1:?OUTDIR}
-here=$(cd "$(dirname "$0")/.." && pwd)
+here=$(cd "$(dirname "$0")/../../../gpu_ref" && pwd)  # gpu_ref/
+lab=$(cd "$(dirname "$0")" && pwd)
+export NORMSIM_LAB=ON
 work=$(mktemp -d)
 mkdir -p "$out"
 . "$here/scripts/build_gpu_ref.sh"

@@ -7,10 +7,12 @@
 # read sector hits and misses, L1 global load sectors and hits, duration)
 # into OUTDIR/reread_l1_probe.jsonl, and the probe's SASS loads into
 # OUTDIR/reread_l1_probe.sass.txt.
-#   [SHAPES="ROWS:HIDDEN ..."] [MODES="cached policy bypass cg plain1 ... plain16"] gpu_ref/scripts/run_reread_l1_probe.sh OUTDIR
+#   [SHAPES="ROWS:HIDDEN ..."] [MODES="cached policy bypass cg plain1 ... plain16"] lab/gpu/scripts/run_reread_l1_probe.sh OUTDIR
 set -uo pipefail
 out=${1:?OUTDIR}
-here=$(cd "$(dirname "$0")/.." && pwd)
+here=$(cd "$(dirname "$0")/../../../gpu_ref" && pwd)  # gpu_ref/
+lab=$(cd "$(dirname "$0")" && pwd)
+export NORMSIM_LAB=ON
 work=$(mktemp -d)
 mkdir -p "$out"
 . "$here/scripts/build_gpu_ref.sh"

@@ -7,10 +7,12 @@
 # its output more than whole sectors would at some shapes and not at others
 # (docs/SIMT.md, Where it misses); the grid separates thread count from row
 # distance, with and without v1's loads between the stores.
-#   [THREADS="512 ..."] [HIDDENS="768 ..."] gpu_ref/scripts/run_v1_grid_probe.sh OUTDIR
+#   [THREADS="512 ..."] [HIDDENS="768 ..."] lab/gpu/scripts/run_v1_grid_probe.sh OUTDIR
 set -uo pipefail
 out=${1:?OUTDIR}
-here=$(cd "$(dirname "$0")/.." && pwd)
+here=$(cd "$(dirname "$0")/../../../gpu_ref" && pwd)  # gpu_ref/
+lab=$(cd "$(dirname "$0")" && pwd)
+export NORMSIM_LAB=ON
 work=$(mktemp -d)
 mkdir -p "$out"
 . "$here/scripts/build_gpu_ref.sh"

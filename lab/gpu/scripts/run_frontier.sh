@@ -3,11 +3,13 @@
 # counters, the ncu profile) and, in the same call, the benchmarks behind
 # FAST_NORM.md and FUSED_BWD.md (fast_norm_bench, torch eager and
 # torch.compile, fused_bwd_bench).
-#   [FILTER=ID-REGEX] [BENCHES="fast_norm torch fused_bwd"] gpu_ref/scripts/run_frontier.sh OUTDIR [golden|profile|bench]...
+#   [FILTER=ID-REGEX] [BENCHES="fast_norm torch fused_bwd"] lab/gpu/scripts/run_frontier.sh OUTDIR [golden|profile|bench]...
 # (all three parts by default; FILTER picks golden cases, BENCHES the benchmarks)
 set -uo pipefail
 out=${1:?OUTDIR}; shift; what=" ${*:-golden profile bench} "
-here=$(cd "$(dirname "$0")/.." && pwd)
+here=$(cd "$(dirname "$0")/../../../gpu_ref" && pwd)  # gpu_ref/
+lab=$(cd "$(dirname "$0")" && pwd)
+export NORMSIM_LAB=ON
 filter=${FILTER:-'^(fast_|fused_|bwd_)'}
 mkdir -p "$out"
 if [[ $what == *" golden "* ]]; then
@@ -19,12 +21,12 @@ if [[ $what == *" profile "* ]]; then
 fi
 if [[ $what == *" bench "* ]]; then
   work=$(mktemp -d)
-  cmake -S "$here" -B "$work" -DCMAKE_BUILD_TYPE=Release >"$out/bench_build.log" 2>&1 &&
+  cmake -S "$here" -B "$work" -DCMAKE_BUILD_TYPE=Release -DNORMSIM_LAB=ON >"$out/bench_build.log" 2>&1 &&
     cmake --build "$work" -j 16 --target fast_norm_bench fused_bwd_bench fast_norm_capi >>"$out/bench_build.log" 2>&1 ||
     { tail -20 "$out/bench_build.log"; exit 1; }
   benches=" ${BENCHES:-fast_norm torch fused_bwd} "
   [[ $benches == *" fast_norm "* ]] && "$work/fast_norm_bench" --reps 20 >"$out/fast_norm.jsonl" 2>"$out/fast_norm.err"
-  [[ $benches == *" torch "* ]] && python3 "$here/scripts/bench_torch.py" --reps 20 --ours "$work/libfast_norm_capi.so" >"$out/torch_norm.jsonl" 2>"$out/torch_norm.err"
+  [[ $benches == *" torch "* ]] && python3 "$lab/bench_torch.py" --reps 20 --ours "$work/libfast_norm_capi.so" >"$out/torch_norm.jsonl" 2>"$out/torch_norm.err"
   [[ $benches == *" fused_bwd "* ]] && "$work/fused_bwd_bench" --reps 20 >"$out/fused_bwd.jsonl" 2>"$out/fused_bwd.err"
   for e in "$out"/*.err; do tail -n 2 "$e"; done
 fi

@@ -3,10 +3,12 @@
 # pattern alone: each thread its own row of 4-byte stores) for several
 # thread counts and row lengths, one JSON line each (DRAM bytes read and
 # written, L2 write sectors, duration) into OUTDIR/partial_store_probe.jsonl.
-#   [SHAPES="THREADS:HIDDEN ..."] gpu_ref/scripts/run_partial_store_probe.sh OUTDIR
+#   [SHAPES="THREADS:HIDDEN ..."] lab/gpu/scripts/run_partial_store_probe.sh OUTDIR
 set -uo pipefail
 out=${1:?OUTDIR}
-here=$(cd "$(dirname "$0")/.." && pwd)
+here=$(cd "$(dirname "$0")/../../../gpu_ref" && pwd)  # gpu_ref/
+lab=$(cd "$(dirname "$0")" && pwd)
+export NORMSIM_LAB=ON
 work=$(mktemp -d)
 mkdir -p "$out"
 . "$here/scripts/build_gpu_ref.sh"

@@ -20,7 +20,7 @@ n and e are the second pass's bytes at normal and at evict-first priority
 per byte of x; miss = 1 - mean_f h(D(f)), the model's formula (docs/SIMT.md,
 Traffic).
 
-   tools/simt/fit_sweep_probe.py [GOLDEN_DIR]"""
+   lab/scripts/fit_sweep_probe.py [GOLDEN_DIR]"""
 import json, math, pathlib, random, sys
 
 root = pathlib.Path(__file__).resolve().parents[2]
@@ -114,8 +114,9 @@ print(f"  reuse_steepness_rows: {reference}")
 # rows a warp and a block each pooled.
 sms = 132
 l1_points = {}
+records = root / "lab/records/h200"
 for name in ("l2_steady_probe.jsonl", "l2_steady_block_probe.jsonl"):
-    for line in open(golden / name):
+    for line in open((golden if (golden / name).exists() else records) / name):
         r = json.loads(line)
         if "error" in r:
             continue

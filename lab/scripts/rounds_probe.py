@@ -2,7 +2,7 @@
 """The SIMT model against gpu_ref's rounds probe: re-reading kernels at fixed
 rows in flight (one wave's worth) over 1 to 16 rounds.
 
-`gpu_ref/scripts/run_rounds_probe.sh` records each kernel's ncu DRAM bytes
+`lab/gpu/scripts/run_rounds_probe.sh` records each kernel's ncu DRAM bytes
 read with rows = slots x K (block-per-row kernels: 1056 slots; warp-per-row
 ones: 8448). For each record this prints the share of the re-read served
 from DRAM, measured and modelled, and the round-by-round share the averages
@@ -11,7 +11,7 @@ predicted DRAM bytes' error and its elasticity (docs/SIMT.md). The measured
 share takes the model's own non-x bytes (gamma/beta, statistics, code) off
 ncu's count, so it is exact where those are.
 
-  tools/simt/rounds_probe.py [RECORDS] [--normsim build/normsim]
+  lab/scripts/rounds_probe.py [RECORDS] [--normsim build/normsim]
 """
 import argparse
 import json
@@ -23,7 +23,7 @@ PASSES = {"v3": 3}  # global passes over x; every other probed kernel has 2
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("records", nargs="?", default="gpu_ref/golden/h200/rounds_probe.jsonl")
+    ap.add_argument("records", nargs="?", default="lab/records/h200/rounds_probe.jsonl")
     ap.add_argument("--normsim", default="build/normsim")
     a = ap.parse_args()
     try:

@@ -22,7 +22,7 @@ SMs. The model's columns are `normsim simt --json`'s l1_hit and l2_hit
 (one value for every re-read pass) and its miss fraction (1 - l1)(1 - l2).
 `normsim regress` compares the DRAM bytes themselves.
 
-  tools/simt/l1_l2_split.py [GOLDEN_DIR] [--normsim build/normsim] [--min-mb 8]
+  lab/scripts/l1_l2_split.py [GOLDEN_DIR] [--records lab/records/h200] [--normsim build/normsim] [--min-mb 8]
 """
 import argparse
 import json
@@ -34,13 +34,16 @@ import sys
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("golden", nargs="?", default="gpu_ref/golden/h200")
+    ap.add_argument("--records", default=None, help="folder of ncu_l2.json (default: GOLDEN_DIR's, else lab/records/h200)")
     ap.add_argument("--normsim", default="build/normsim")
     ap.add_argument("--min-mb", type=float, default=8.0, help="skip inputs smaller than this (MB)")
     a = ap.parse_args()
     golden = pathlib.Path(a.golden)
     try:
         index = json.loads((golden / "index.json").read_text())
-        l2 = json.loads((golden / "ncu_l2.json").read_text())
+        records = pathlib.Path(a.records) if a.records else (
+            golden if (golden / "ncu_l2.json").exists() else pathlib.Path(__file__).resolve().parents[1] / "records/h200")
+        l2 = json.loads((records / "ncu_l2.json").read_text())
     except (OSError, ValueError) as e:
         print(f"l1_l2_split: {e}", file=sys.stderr)
         return 2

@@ -4,10 +4,12 @@
 # per case and repetition -- DRAM bytes, the L2's read lookups, duration --
 # so that the spread of the counters from run to run can be set against the
 # SIMT model's errors (docs/SIMT.md, Fidelity).
-#   [REPEATS=3] gpu_ref/scripts/run_ncu_repeat.sh OUTDIR ID-REGEX
+#   [REPEATS=3] lab/gpu/scripts/run_ncu_repeat.sh OUTDIR ID-REGEX
 set -uo pipefail
 out=${1:?OUTDIR}; filter=${2:?ID-REGEX}; repeats=${REPEATS:-3}
-here=$(cd "$(dirname "$0")/.." && pwd)
+here=$(cd "$(dirname "$0")/../../../gpu_ref" && pwd)  # gpu_ref/
+lab=$(cd "$(dirname "$0")" && pwd)
+export NORMSIM_LAB=ON
 work=$(mktemp -d)
 mkdir -p "$out"
 . "$here/scripts/build_gpu_ref.sh"

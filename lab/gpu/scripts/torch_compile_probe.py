@@ -7,7 +7,7 @@ first call, so its choice can differ between compilations).
                  stderr holds the generated Triton source)
   one C ln|rms [bf16]:  the compiled op once between cudaProfilerStart/Stop, for
                  ncu --profile-from-start off (launch shape, registers, DRAM bytes, duration)
-Recorded with its results in gpu_ref/golden/h200/torch_compile_probe.txt.
+Recorded with its results in lab/records/h200/torch_compile_probe.jsonl.
 """
 import json, sys
 import torch
