@@ -80,34 +80,36 @@ void launch_wwr(const Buffers& B, int N, int C, int block, cudaStream_t st, Laun
 template <typename T>
 void launch_typed(const Args& a, const Buffers& B, cudaStream_t st, Launch& L) {
   const int N = static_cast<int>(a.rows), C = static_cast<int>(a.hidden);
-  const int block = effective_block(a, *find_kernel(a.kernel));
+  const KernelInfo& info = *find_kernel(a.kernel);
+  const int block = effective_block(a, info);
   const int warps = block / 32;
   T* y = static_cast<T*>(B.y);
   const T* x = static_cast<const T*>(B.x);
   L.block = block;
   L.ran = a.kernel;
-  const std::string& k = a.kernel;
-  if (k == "fast_ln" || k == "fast_rms") {
+  using K = KernelId;
+  const KernelId k = info.id;
+  if (k == K::fast_ln || k == K::fast_rms) {
     const FastShape sh = fast_norm_shape(C, sizeof(T));
     dev::LaunchInfo li;
     // bf16 runs read gamma/beta in bf16 (as torch keeps them); fp32 runs in fp32.
     const T* w = static_cast<const T*>(B.w_in);
     const T* b = static_cast<const T*>(B.b_in);
-    CUDA_OK((k == "fast_ln" ? dev::launch_fast_norm<T, T, false>(sh, y, B.mean, B.rstd, x, w, b, N, C, st, &li)
+    CUDA_OK((k == K::fast_ln ? dev::launch_fast_norm<T, T, false>(sh, y, B.mean, B.rstd, x, w, b, N, C, st, &li)
                             : dev::launch_fast_norm<T, T, true>(sh, y, B.mean, B.rstd, x, w, b, N, C, st, &li)));
     L.grid = li.grid, L.block = li.block, L.func = li.func, L.smem = li.smem;
     return;
   }
-  if (k == "fused_residual") {
+  if (k == K::fused_residual) {
     const dev::LaunchInfo li = dev::launch_fused_residual<T>(static_cast<T*>(B.z), y, B.mean, B.rstd, x,
                                                               static_cast<const T*>(B.r), B.w, B.b, N, C, st);
     L.grid = li.grid, L.block = li.block, L.func = li.func;
     return;
   }
-  if (k == "bwd_atomic" || k == "bwd_twolevel") {
+  if (k == K::bwd_atomic || k == K::bwd_twolevel) {
     dev::LaunchInfo li;
     const T* dy = static_cast<const T*>(B.dy);
-    CUDA_OK((k == "bwd_atomic"
+    CUDA_OK((k == K::bwd_atomic
                  ? dev::launch_backward<T, false>(y, B.dgamma, B.dbeta, B.partial, dy, x, B.w, B.mean, B.rstd, N, C,
                                                   B.bwd_blocks, st, &li)
                  : dev::launch_backward<T, true>(y, B.dgamma, B.dbeta, B.partial, dy, x, B.w, B.mean, B.rstd, N, C,
@@ -116,13 +118,13 @@ void launch_typed(const Args& a, const Buffers& B, cudaStream_t st, Launch& L) {
     return;
   }
   if constexpr (sizeof(T) == 4) {
-    if (k == "v1") {
+    if (k == K::v1) {
       L.grid = (N + block - 1) / block;
       L.func = reinterpret_cast<const void*>(dev::ln_v1);
       dev::ln_v1<<<L.grid, block, 0, st>>>(y, B.mean, B.rstd, x, B.w, B.b, N, C);
       return;
     }
-    if (k == "v2") {
+    if (k == K::v2) {
       L.grid = N;
       L.smem = block * sizeof(float);
       L.func = reinterpret_cast<const void*>(dev::ln_v2_mean);
@@ -133,20 +135,20 @@ void launch_typed(const Args& a, const Buffers& B, cudaStream_t st, Launch& L) {
                                                                                                 B.w, B.b, N, C);
       return;
     }
-    if (k == "v3" || k == "v4") {
+    if (k == K::v3 || k == K::v4) {
       L.grid = (N + warps - 1) / warps;
-      auto f = k == "v3" ? dev::ln_v3 : dev::ln_v4;
+      auto f = k == K::v3 ? dev::ln_v3 : dev::ln_v4;
       L.func = reinterpret_cast<const void*>(f);
       f<<<L.grid, block, 0, st>>>(y, B.mean, B.rstd, x, B.w, B.b, N, C);
       return;
     }
-    if (k == "block_reread") {
+    if (k == K::block_reread) {
       L.grid = N;
       L.func = reinterpret_cast<const void*>(dev::block_reread<T>);
       dev::block_reread<T><<<N, block, 0, st>>>(y, B.mean, B.rstd, x, B.w, B.b, N, C);
       return;
     }
-    if (k == "welford_warp_reg") {
+    if (k == K::welford_warp_reg) {
       const int vpt = (C + 31) / 32;
       if (vpt <= 4) launch_wwr<4, T>(B, N, C, block, st, L);
       else if (vpt <= 8) launch_wwr<8, T>(B, N, C, block, st, L);
@@ -157,7 +159,7 @@ void launch_typed(const Args& a, const Buffers& B, cudaStream_t st, Launch& L) {
       return;
     }
   }
-  if (k == "v6") {
+  if (k == K::v6) {
     const size_t smem = 2 * C * sizeof(float) + static_cast<size_t>(warps) * C * sizeof(T);
     const cudaError_t e = cudaFuncSetAttribute(dev::ln_v6<T>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                                static_cast<int>(smem));
@@ -171,13 +173,13 @@ void launch_typed(const Args& a, const Buffers& B, cudaStream_t st, Launch& L) {
     (void)cudaGetLastError();  // the request failed: fall back to v5, as the seed describes
     L.ran = "v5";
   }
-  if (k == "v5" || L.ran == "v5") {
+  if (k == K::v5 || L.ran == "v5") {
     L.grid = N;
     L.func = reinterpret_cast<const void*>(dev::ln_v5<T>);
     dev::ln_v5<T><<<N, block, 0, st>>>(y, B.mean, B.rstd, x, B.w, B.b, N, C);
     return;
   }
-  if (k == "welford_block_smem") {
+  if (k == K::welford_block_smem) {
     L.grid = N;
     L.smem = C * sizeof(T);
     CUDA_OK(cudaFuncSetAttribute(dev::welford_block_smem<T>, cudaFuncAttributeMaxDynamicSharedMemorySize,
@@ -186,19 +188,19 @@ void launch_typed(const Args& a, const Buffers& B, cudaStream_t st, Launch& L) {
     dev::welford_block_smem<T><<<N, block, L.smem, st>>>(y, B.mean, B.rstd, x, B.w, B.b, N, C);
     return;
   }
-  if (k == "rms_warp") {
+  if (k == K::rms_warp) {
     L.grid = (N + warps - 1) / warps;
     L.func = reinterpret_cast<const void*>(dev::rms_warp<T>);
     dev::rms_warp<T><<<L.grid, block, 0, st>>>(y, B.rstd, x, B.w, N, C);
     return;
   }
-  if (k == "rms_block") {
+  if (k == K::rms_block) {
     L.grid = N;
     L.func = reinterpret_cast<const void*>(dev::rms_block<T>);
     dev::rms_block<T><<<N, block, 0, st>>>(y, B.rstd, x, B.w, N, C);
     return;
   }
-  std::fprintf(stderr, "normref: kernel %s has no %s launch\n", k.c_str(), sizeof(T) == 4 ? "fp32" : "bf16");
+  std::fprintf(stderr, "normref: kernel %s has no %s launch\n", a.kernel.c_str(), sizeof(T) == 4 ? "fp32" : "bf16");
   std::exit(2);
 }
 

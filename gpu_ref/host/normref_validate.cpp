@@ -125,17 +125,7 @@ ValidationResult validate(const KernelInfo& k, DType dtype, int64_t rows, int64_
 
 void backward_statistics(const std::vector<float>& x, int64_t rows, int64_t hidden, double eps,
                          std::vector<float>& mean, std::vector<float>& rstd) {
-  mean.assign(static_cast<size_t>(rows), 0.0f);
-  rstd.assign(static_cast<size_t>(rows), 0.0f);
-  for (int64_t r = 0; r < rows; ++r) {
-    const float* xr = x.data() + r * hidden;
-    double m = 0, q = 0;
-    for (int64_t c = 0; c < hidden; ++c) m += xr[c];
-    m /= static_cast<double>(hidden);
-    for (int64_t c = 0; c < hidden; ++c) q += (xr[c] - m) * (xr[c] - m);
-    mean[static_cast<size_t>(r)] = static_cast<float>(m);
-    rstd[static_cast<size_t>(r)] = static_cast<float>(1.0 / std::sqrt(q / static_cast<double>(hidden) + eps));
-  }
+  normsim::core::reference_stats_fp32(x, rows, hidden, eps, mean, rstd);
 }
 
 ValidationResult validate_backward(DType dtype, int64_t rows, int64_t hidden, const std::vector<float>& x,

@@ -47,7 +47,8 @@ ValidationResult validate(const KernelInfo& k, DType dtype, int64_t rows, int64_
                           const std::vector<float>& mean, const std::vector<float>& rstd, int threads);
 
 /// The statistics a backward kernel reads: fp64 mean and 1/sqrt(var + eps)
-/// of each row of x (two-pass), rounded to fp32.
+/// of each row of x (two-pass), rounded to fp32 (sim/core's, which the SIMT
+/// emulation replays).
 void backward_statistics(const std::vector<float>& x, int64_t rows, int64_t hidden, double eps,
                          std::vector<float>& mean, std::vector<float>& rstd);
 

@@ -83,4 +83,11 @@ RowStats reference_stats(std::span<const double> x, NormKind kind, double eps);
 void reference_output(std::span<const double> x, const RowStats& s, std::span<const float> gamma,
                       std::span<const float> beta, std::span<double> y);
 
+/// Per-row LayerNorm statistics of fp32 rows as a backward pass reads them:
+/// mean and 1/sqrt(var + eps), each a plain (uncompensated) fp64 two-pass
+/// sum, rounded to fp32. gpu_ref's harness hands these to its backward
+/// kernels and the SIMT emulation replays them, so both call this one.
+void reference_stats_fp32(std::span<const float> x, int64_t rows, int64_t hidden, double eps, std::vector<float>& mean,
+                          std::vector<float>& rstd);
+
 }  // namespace normsim::core

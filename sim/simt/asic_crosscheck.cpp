@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <map>
 
-#include "host/fast_shape.hpp"
+#include "gpu_ref/host/fast_shape.hpp"
 #include "sim/asic/l2_model.hpp"
 #include "sim/asic/traffic_identity.hpp"
 #include "sim/config/arch.hpp"

@@ -7,9 +7,9 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "host/normref_validate.hpp"
 #include "sim/core/counter_rng.hpp"
 #include "sim/core/element_format.hpp"
+#include "sim/core/float_norm.hpp"
 #include "sim/core/npy.hpp"
 #include "sim/core/rng_batch.hpp"
 #include "sim/simt/golden.hpp"
@@ -450,7 +450,7 @@ class Emulator {
   //   x_hat = (x - mu) rstd (FADD, FMUL); g = dy gamma (FMUL);
   //   s1 += g (FADD); s2 = FFMA(x_hat, g, s2); pg = FFMA(dy, x_hat, pg); pb += dy;
   //   dx = FFMA(-S2, x_hat, FFMA(C, g, -S1)) (rstd / C).
-  // The statistics are the harness's (normref::backward_statistics). Two
+  // The statistics are the harness's (core::reference_stats_fp32). Two
   // levels: partials per block, then bwd_column_sum's order (thread ty adds
   // blocks ty, ty + 32, ...; then the 32 sums in ty order).
   void backward(bool two_level) {
@@ -459,7 +459,7 @@ class Emulator {
     const int T = s.threads_per_row, kn = in_.bf16 ? 8 : 4, V = in_.bf16 ? 1 : 2;
     const int64_t blocks = s.grid, nvec = C_ / kn, rows = in_.rows;
     std::vector<float> mean, rstd;
-    normref::backward_statistics(in_.x, rows, C_, kEps, mean, rstd);
+    core::reference_stats_fp32(in_.x, rows, C_, kEps, mean, rstd);
     out_.y.assign(static_cast<size_t>(rows * C_), 0.0f);
     if (in_.bf16) out_.y_bf16.assign(out_.y.size(), 0);
     std::vector<float> pg(static_cast<size_t>(blocks * C_), 0.0f), pb(pg.size(), 0.0f);

@@ -4,8 +4,8 @@
 #include <map>
 #include <stdexcept>
 
-#include "host/fast_shape.hpp"
-#include "host/normref_args.hpp"
+#include "gpu_ref/host/fast_shape.hpp"
+#include "gpu_ref/host/kernel_table.hpp"
 #include "sim/config/config_error.hpp"
 #include "sim/simt/simt_model.hpp"
 
@@ -216,7 +216,7 @@ int SubKernel::global_passes() const {
 
 std::vector<std::string> simt_kernel_names() {
   std::vector<std::string> v;
-  for (const auto& k : normref::kernel_registry()) v.push_back(k.name);
+  for (const auto& k : normref::kKernelTable) v.push_back(k.name);
   return v;
 }
 
@@ -257,15 +257,10 @@ LaunchPlan plan_launch(const std::string& kernel, int64_t rows, int64_t hidden, 
   if (dtype != "fp32" && dtype != "bf16") throw bad("--dtype: unknown value '" + dtype + "' (allowed: fp32, bf16)");
   if (rows < 1 || rows > (int64_t(1) << 31)) throw bad("--rows: must be 1..2^31, got " + std::to_string(rows));
   if (hidden < 1 || hidden > (int64_t(1) << 24)) throw bad("--hidden: must be 1..2^24, got " + std::to_string(hidden));
-  normref::Args a;
-  a.kernel = kernel;
-  a.rows = rows;
-  a.hidden = hidden;
-  a.block = block;
-  a.dtype = dtype == "bf16" ? normref::DType::bf16 : normref::DType::fp32;
-  if (auto why = normref::check_supported(a, *info)) throw bad(*why);
+  const normref::DType dt = dtype == "bf16" ? normref::DType::bf16 : normref::DType::fp32;
+  if (auto why = normref::check_supported(*info, hidden, dt, block)) throw bad(*why);
 
-  const int B = normref::effective_block(a, *info);
+  const int B = normref::effective_block(*info, hidden, dt, block);
   const int eb = dtype == "bf16" ? 2 : 4;
   const bool bf16 = eb == 2;
   const int64_t N = rows, C = hidden;
