@@ -8,7 +8,8 @@
 
 #include "sim/asic/asic_run.hpp"
 #include "sim/config/config_error.hpp"
-#include "sim/run/functional_run.hpp"
+#include "sim/config/datapath_config.hpp"
+#include "sim/core/functional_run.hpp"
 
 using namespace normsim;
 using nlohmann::json;
@@ -44,26 +45,25 @@ TEST_P(AsicMatchesCore, OutputsAreBitIdenticalToTheFunctionalPipeline) {
   const auto w = workload(GetParam(), 6);
   auto a = arch();
   a.asic->sram.capacity_bytes = uint64_t(8) << 20;  // long-row's 256 KiB rows fit
-  run::RunOptions ro;
-  ro.keep_outputs = true;
-  const run::RunResult f = run::run_functional(w, a, ro);
+  const core::FunctionalResult fr = core::run_functional(w, config::datapath_config(w, a), true);
+  const core::KeptOutputs& f = fr.outputs;
   asic::AsicOptions ao;
   ao.keep_outputs = true;
   ao.path = asic::InputPath::partial_replay;  // SRAM and DRAM sources in the same row
   const asic::AsicResult s = asic::run_asic(w, a, ao);
-  ASSERT_EQ(s.run.y.size(), f.y.size());
+  ASSERT_EQ(s.outputs.y.size(), f.y.size());
   for (size_t i = 0; i < f.y.size(); ++i) {
-    if (!(std::isnan(f.y[i]) && std::isnan(s.run.y[i]))) {
-      ASSERT_EQ(s.run.y[i], f.y[i]) << "element " << i;
+    if (!(std::isnan(f.y[i]) && std::isnan(s.outputs.y[i]))) {
+      ASSERT_EQ(s.outputs.y[i], f.y[i]) << "element " << i;
     }
   }
-  EXPECT_EQ(s.run.mean, f.mean);
-  EXPECT_EQ(s.run.rstd, f.rstd);
+  EXPECT_EQ(s.outputs.mean, f.mean);
+  EXPECT_EQ(s.outputs.rstd, f.rstd);
   for (int st = 0; st < core::kStageCount; ++st) {
-    EXPECT_EQ(s.run.numerics.counters.overflows[st], f.numerics.counters.overflows[st]);
-    EXPECT_EQ(s.run.numerics.counters.quantizations[st], f.numerics.counters.quantizations[st]);
+    EXPECT_EQ(s.numerics.counters.overflows[st], fr.numerics.counters.overflows[st]);
+    EXPECT_EQ(s.numerics.counters.quantizations[st], fr.numerics.counters.quantizations[st]);
   }
-  EXPECT_EQ(s.run.numerics.output_error.rel_l2(), f.numerics.output_error.rel_l2());
+  EXPECT_EQ(s.numerics.output_error.rel_l2(), fr.numerics.output_error.rel_l2());
 }
 
 INSTANTIATE_TEST_SUITE_P(ShippedWorkloads, AsicMatchesCore,
@@ -78,17 +78,15 @@ INSTANTIATE_TEST_SUITE_P(ShippedWorkloads, AsicMatchesCore,
 
 TEST(AsicModel, SinglePassClampsCountedLikeTheCore) {
   const auto w = workload("cancellation", 16);
-  run::RunOptions ro;
-  ro.algorithm = core::VarianceAlgorithm::single_pass;
   auto a = arch();
   a.formats[static_cast<int>(core::Stage::input)].total_bits = 32;  // hold 1e4
   a.formats[static_cast<int>(core::Stage::mean)].total_bits = 40;
-  const auto f = run::run_functional(w, a, ro);
+  const auto f = core::run_functional(w, config::datapath_config(w, a, core::VarianceAlgorithm::single_pass), false);
   asic::AsicOptions ao;
   ao.algorithm = core::VarianceAlgorithm::single_pass;
   const auto s = asic::run_asic(w, a, ao);
   EXPECT_GT(f.numerics.counters.negative_variance_clamps, 0u);
-  EXPECT_EQ(s.run.numerics.counters.negative_variance_clamps, f.numerics.counters.negative_variance_clamps);
+  EXPECT_EQ(s.numerics.counters.negative_variance_clamps, f.numerics.counters.negative_variance_clamps);
 }
 
 class AsicTrafficIdentity : public ::testing::TestWithParam<asic::InputPath> {};

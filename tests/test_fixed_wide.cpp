@@ -9,7 +9,8 @@
 
 #include "sim/core/fixed_wide.hpp"
 #include "sim/core/norm_datapath.hpp"
-#include "sim/run/functional_run.hpp"
+#include "sim/config/datapath_config.hpp"
+#include "sim/core/row_inputs.hpp"
 
 using namespace normsim;
 using namespace normsim::core;
@@ -109,12 +110,12 @@ PathResult run_rows(const DatapathConfig& cfg, const config::Workload& w, int64_
   DatapathConfig c = cfg;
   c.exact_path_only = exact_only;
   std::vector<float> gamma, beta;
-  run::generate_params(w, gamma, beta);
+  core::generate_params(w, gamma, beta);
   NormDatapath dp(c, gamma, beta);
   PathResult r;
   std::vector<double> x, y(static_cast<size_t>(w.hidden));
   for (int64_t row = 0; row < rows; ++row) {
-    run::generate_input_row(w, row, x, nullptr);
+    core::generate_input_row(w, row, x, nullptr);
     r.stats.push_back(dp.process_row(x, y, r.counters));
     r.y.insert(r.y.end(), y.begin(), y.end());
   }
@@ -147,9 +148,7 @@ TEST(FixedWide, EveryShippedDatapathIsBitIdenticalToTheExactPath) {
         for (auto alg : {VarianceAlgorithm::welford, VarianceAlgorithm::single_pass, VarianceAlgorithm::two_pass}) {
           if (kind == NormKind::rmsnorm && alg != VarianceAlgorithm::welford) continue;  // one RMSNorm loop
           w.norm = kind;
-          run::RunOptions o;
-          o.algorithm = alg;
-          const DatapathConfig cfg = run::make_datapath_config(w, a, o);
+          const DatapathConfig cfg = config::datapath_config(w, a, alg);
           const std::string what = std::string(an) + " " + wn + " " + std::string(to_string(kind)) + " " +
                                    std::string(to_string(alg));
           const int64_t rows = std::max<int64_t>(1, 20000 / w.hidden);
@@ -170,8 +169,7 @@ TEST(FixedWide, RandomNarrowFormatsAreBitIdenticalIncludingOverflows) {
   const config::Arch base = config::load_arch(src() + "/workloads/arch/fixed16.yaml");
   int compared = 0, with_overflow = 0;
   for (int it = 0; it < 400; ++it) {
-    run::RunOptions o;
-    o.algorithm = static_cast<VarianceAlgorithm>(g() % 3);
+    const VarianceAlgorithm alg = static_cast<VarianceAlgorithm>(g() % 3);
     w.norm = g() % 3 == 0 ? NormKind::rmsnorm : NormKind::layernorm;
     config::Arch a = base;
     a.lanes = 1 << (g() % 4);
@@ -185,7 +183,7 @@ TEST(FixedWide, RandomNarrowFormatsAreBitIdenticalIncludingOverflows) {
     }
     DatapathConfig cfg;
     try {
-      cfg = run::make_datapath_config(w, a, o);
+      cfg = config::datapath_config(w, a, alg);
     } catch (const std::exception&) {
       continue;  // an invalid random combination
     }

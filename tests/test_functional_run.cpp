@@ -2,7 +2,10 @@
 #include <gtest/gtest.h>
 
 #include "sim/config/config_error.hpp"
-#include "sim/run/functional_run.hpp"
+#include "sim/config/arch.hpp"
+#include "sim/config/datapath_config.hpp"
+#include "sim/config/workload.hpp"
+#include "sim/core/functional_run.hpp"
 
 using namespace normsim;
 
@@ -14,10 +17,9 @@ config::Workload workload(const std::string& n, int64_t rows = 0) {
   return w;
 }
 config::Arch arch(const std::string& n) { return config::load_arch(src() + "/workloads/arch/" + n + ".yaml"); }
-run::RunResult run_with(const config::Workload& w, const config::Arch& a, std::optional<core::VarianceAlgorithm> alg) {
-  run::RunOptions o;
-  o.algorithm = alg;
-  return run::run_functional(w, a, o);
+core::FunctionalResult run_with(const config::Workload& w, const config::Arch& a, std::optional<core::VarianceAlgorithm> alg,
+                                bool keep_outputs = false) {
+  return core::run_functional(w, config::datapath_config(w, a, alg), keep_outputs);
 }
 }  // namespace
 
@@ -76,9 +78,7 @@ TEST(FunctionalRun, EpsBelowRsqrtInResolutionIsReported) {
 }
 
 TEST(FunctionalRun, KeptOutputsAreTheStreamedOnes) {
-  run::RunOptions o;
-  o.keep_outputs = true;
-  const auto r = run::run_functional(workload("bert-large", 3), arch("fixed16"), o);
+  const auto r = run_with(workload("bert-large", 3), arch("fixed16"), std::nullopt, true).outputs;
   EXPECT_EQ(r.y.size(), 3u * 1024u);
   EXPECT_EQ(r.mean.size(), 3u);
   EXPECT_GT(r.rstd[0], 0.5);

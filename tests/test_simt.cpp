@@ -1,7 +1,7 @@
 // The SIMT model: arch file, launch plans, occupancy, the exact byte
 // identities of kernels that read x once, the L2 reuse behaviour, the
-// hardware rsqrtf table, and the regression against the golden H200 data
-// (outputs bit-exact, DRAM reads, held-out split).
+// hardware rsqrtf table, the kernel registry. The model against the golden
+// cases as a whole is tests/test_validate.cpp.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -18,16 +18,22 @@
 
 #include "sim/config/arch.hpp"
 #include "sim/config/config_error.hpp"
-#include "sim/simt/emulate.hpp"
-#include "sim/simt/golden.hpp"
-#include "sim/asic/l2_model.hpp"
+#include "sim/core/gz_file.hpp"
 #include "sim/core/norm_datapath.hpp"
 #include "sim/core/npy.hpp"
-#include "sim/simt/asic_crosscheck.hpp"
-#include "sim/simt/regress.hpp"
+#include "sim/simt/emulate.hpp"
+#include "sim/simt/kernels/kernel_registry.hpp"
+#include "sim/simt/simt_model.hpp"
+#include "sim/validate/golden.hpp"
+
+// libsystemc (linked through sim/validate) calls sc_main, declared extern "C"; gtest's main runs the tests.
+extern "C" int sc_main(int, char**) { return 0; }
 
 using namespace normsim;
 using namespace normsim::simt;
+using normsim::core::read_gz;
+using normsim::validate::GoldenCase;
+using normsim::validate::load_golden;
 
 namespace {
 std::string src() { return std::getenv("NORMSIM_SOURCE_DIR") ? std::getenv("NORMSIM_SOURCE_DIR") : NORMSIM_TEST_SOURCE_DIR; }
@@ -69,9 +75,9 @@ TEST(Simt, ArchFileIsTheEmbeddedDefault) {
 
 TEST(Simt, LaunchPlansFollowNormref) {
   // v6 keeps weight, bias and a row per warp in shared memory; 65536 fp32 does not fit: v5 runs.
-  EXPECT_EQ(plan_launch("v6", 1024, 65536, "fp32", 0, h200()).ran, "v5");
-  EXPECT_EQ(plan_launch("v6", 32768, 4096, "fp32", 256, h200()).ran, "v6");
-  EXPECT_EQ(plan_launch("v6", 32768, 4096, "fp32", 512, h200()).ran, "v5");  // 16 rows of 16 KiB + 32 KiB > 227 KiB
+  EXPECT_EQ(plan_launch("v6", 1024, 65536, "fp32", 0, h200()).ran, KernelId::v5);
+  EXPECT_EQ(plan_launch("v6", 32768, 4096, "fp32", 256, h200()).ran, KernelId::v6);
+  EXPECT_EQ(plan_launch("v6", 32768, 4096, "fp32", 512, h200()).ran, KernelId::v5);  // 16 rows of 16 KiB + 32 KiB > 227 KiB
   const LaunchPlan v2 = plan_launch("v2", 100, 768, "fp32", 128, h200());
   ASSERT_EQ(v2.launches.size(), 3u);
   EXPECT_EQ(v2.launches[0].grid, 100);
@@ -122,7 +128,7 @@ TEST(Simt, OccupancyMatchesTheKernelsLimits) {
   for (const auto& c : load_golden(golden())) {
     const LaunchPlan p = plan_launch(c.kernel, c.rows, c.hidden, c.dtype, c.block, h200());
     EXPECT_EQ(p.ran, c.ran) << c.id;
-    if (c.kernel != "v2") {
+    if (c.kernel != KernelId::v2) {
       EXPECT_EQ(p.launches[0].registers_per_thread, c.registers_per_thread) << c.id;
     }
   }
@@ -156,6 +162,7 @@ TEST(Simt, OnePassKernelsReadExactlyTheirCompulsoryBytes) {
 
 // The code size behind each launch's instruction fetch is the function's
 // length in the golden SASS (cuobjdump of the build the cases ran).
+
 TEST(Simt, CodeBytesAndRegistersAreTheGoldenBuilds) {
   // Instructions per function in the golden SASS, by demangled template-id.
   std::map<std::string, int> instructions;
@@ -350,161 +357,6 @@ TEST(Simt, HardwareRsqrtTableKeepsItsMeasuredProperties) {
   EXPECT_TRUE(std::isnan(hw(-1.0f)));
 }
 
-TEST(Simt, RegressionAgainstTheGoldenH200) {
-  const auto cases = load_golden(golden());
-  const RegressResult r = regress(cases, h200(), golden());
-  // Held out: at least 30% of the cases, never fitted on.
-  EXPECT_GE(r.held_out.cases * 10, cases.size() * 3);
-  EXPECT_EQ(r.training.cases + r.held_out.cases, cases.size());
-  // Every recorded output reproduced bit for bit by the fp32 emulation.
-  EXPECT_EQ(r.all.outputs_compared, 63u);
-  EXPECT_EQ(r.all.bit_exact, r.all.outputs_compared);
-  for (const auto& c : r.cases)
-    if (c.outputs_compared) {
-      EXPECT_TRUE(c.bit_exact) << c.golden.id << ": " << c.elements_differing << " differ, " << c.output_error;
-    }
-  // DRAM reads: mean error within 5% overall and held out (the per-case
-  // target is in docs/FIDELITY.md with the cases that miss it).
-  EXPECT_LT(r.all.dram_read.mae, 0.05);
-  EXPECT_LT(r.held_out.dram_read.mae, 0.05);
-  EXPECT_GT(r.all.duration.corr, 0.98);
-  EXPECT_GT(r.held_out.duration.corr, 0.98);
-  // Where the model stands (docs/FIDELITY.md): a change that loses ground fails here.
-  EXPECT_LT(r.all.duration.mae, 0.10);
-  EXPECT_LT(r.held_out.duration.mae, 0.10);
-  EXPECT_LT(r.all.dram_read.max_err, 0.12);  // 10.6%: block_reread at 16384 x 8192
-  // Every case in exactly one elasticity band; where the DRAM bytes hardly
-  // depend on the x in flight (below 0.1) every case is within the per-case
-  // target but v1's, whose scattered 4-byte stores leave partial sectors
-  // the model does not hold (docs/SIMT.md).
-  ASSERT_EQ(r.by_elasticity.size(), 3u);
-  size_t banded = 0;
-  for (const auto& b : r.by_elasticity) {
-    banded += b.summary.cases;
-    EXPECT_LE(b.dram_read_within_target, b.summary.cases);
-  }
-  EXPECT_EQ(banded, cases.size());
-  size_t flat = 0;
-  for (const auto& c : r.cases)
-    if (c.pred.dram_read_elasticity < r.by_elasticity[0].hi && c.golden.kernel != "v1") {
-      ++flat;
-      EXPECT_LE(std::fabs(c.dram_read_err), r.thresholds.dram_read_max_rel_error) << c.golden.id;
-    }
-  EXPECT_GE(flat, 180u);
-  const auto j = to_json(r);
-  for (const char* k : {"cases", "summary", "held_out", "training", "per_kernel", "pass"}) EXPECT_TRUE(j.contains(k)) << k;
-  for (const char* k : {"cases", "dram_read_max_rel_error", "duration_mae", "duration_corr", "bit_exact_cases"})
-    EXPECT_TRUE(j["summary"].contains(k)) << k;
-}
-
-TEST(Simt, AsicDatapathAsTheGpuKernelsMatchesTheirOutputsBitForBit) {
-  const auto cases = load_golden(golden());
-  const HardwareRsqrt hw(golden() + "/rsqrt_delta.npy.gz");
-  const auto asic = asic_output_cases(cases, golden(), hw);
-  // Every forward kernel's recorded outputs (the ladder, the Welford and
-  // RMSNorm kernels, fast_ln/fast_rms -- the streamed two-block cluster at
-  // C = 65536 too, its first 4 rows --, fused_residual; fp32 and bf16,
-  // normal and cancellation inputs, the single-pass kernels' NaN rows
-  // included; fast_* at every recorded width, each with its own threads and
-  // vectors a thread).
-  ASSERT_EQ(asic.size(), 59u);
-  std::map<std::string, const GoldenCase*> by_id;
-  for (const auto& c : cases) by_id[c.id] = &c;
-  for (const auto& a : asic) {
-    EXPECT_TRUE(a.bit_exact) << a.id << ": " << a.elements_differing << " differ, " << a.error;
-    const bool rms = a.kernel.find("rms") != std::string::npos;
-    // Every kept row: y, the rstd and (LayerNorm) the mean -- all rows, or
-    // a long-row case's first ones (4 at C = 65536, 65536 values' worth else).
-    const GoldenCase& g = *by_id.at(a.id);
-    const auto rows = static_cast<uint64_t>(g.output_rows), hidden = static_cast<uint64_t>(g.hidden);
-    EXPECT_TRUE(rows == static_cast<uint64_t>(g.rows) || rows == std::max<uint64_t>(1, (hidden == 65536 ? 262144 : 65536) / hidden))
-        << a.id;
-    EXPECT_EQ(a.elements_compared, rows * hidden + (rms ? 1 : 2) * rows) << a.id;
-  }
-  // The mapping is what makes it exact: the RTL's adjacent tree without the
-  // fused multiply-adds misses the GPU's bits on the same inputs.
-  const GoldenCase* g = nullptr;
-  for (const auto& c : cases)
-    if (c.id == "welford_warp_reg_fp32_256x768_b256") g = &c;
-  ASSERT_NE(g, nullptr);
-  const KernelInputs in = gpu_ref_inputs(g->rows, g->hidden, g->dtype, g->dist, g->dist_mean, g->dist_sigma, g->seed);
-  const auto want = normsim::core::read_npy(golden() + "/" + g->outputs.at("y")).as<float>();
-  auto differing = [&](core::MergeOrder order, bool fma) {
-    core::DatapathConfig cfg;
-    cfg.lanes = 32;
-    cfg.hidden = g->hidden;
-    cfg.merge_order = order;
-    cfg.fma_contraction = fma;
-    core::NormDatapath dp(cfg, in.gamma, in.beta);
-    std::vector<double> x(static_cast<size_t>(g->hidden)), y(x.size());
-    core::StageCounters cnt;
-    size_t n = 0;
-    for (int64_t r = 0; r < g->rows; ++r) {
-      for (int64_t c = 0; c < g->hidden; ++c) x[static_cast<size_t>(c)] = in.x[static_cast<size_t>(r * g->hidden + c)];
-      dp.process_row(x, y, cnt);
-      for (int64_t c = 0; c < g->hidden; ++c)
-        n += static_cast<float>(y[static_cast<size_t>(c)]) != want[static_cast<size_t>(r * g->hidden + c)];
-    }
-    return n;
-  };
-  EXPECT_EQ(differing(core::MergeOrder::butterfly, true), 0u);
-  EXPECT_GT(differing(core::MergeOrder::adjacent, true), 1000u);
-  EXPECT_GT(differing(core::MergeOrder::butterfly, false), 1000u);
-}
-
-TEST(Simt, Fixed16OnTheGoldenInputsReportsItsErrorAgainstTheGpu) {
-  const auto cases = load_golden(golden());
-  const auto fx = fixed_point_cases(cases, golden());
-  ASSERT_GE(fx.size(), 19u);  // every fp32 forward case with recorded outputs
-  for (const auto& f : fx) {
-    EXPECT_TRUE(f.error.empty()) << f.id << ": " << f.error;
-    if (f.id.find("cancellation") != std::string::npos) {
-      // mean 1e4 does not fit the s24.14 input format (+-512): every input saturates, and the report says so.
-      EXPECT_EQ(f.input_overflows, 256u * 768) << f.id;
-      EXPECT_GT(f.rel_l2_error, 0.5) << f.id;
-    } else {
-      // Normal inputs: within one output lsb (2^-11) of the GPU's fp32 result
-      // up to C = 1024; at C = 4096 the 16-bit statistics take a few
-      // elements to 1.06 lsb. The relative L2 error stays at the output
-      // format's rounding (1.5e-4).
-      EXPECT_EQ(f.input_overflows + f.other_overflows, 0u) << f.id;
-      EXPECT_LT(f.max_abs_error, (f.id.find("x4096") == std::string::npos ? 1.0 : 1.1) * f.output_lsb) << f.id;
-      EXPECT_LT(f.rel_l2_error, 2e-4) << f.id;
-      EXPECT_GT(f.max_abs_error, 0.0) << f.id;  // 16 bits are not fp32
-    }
-  }
-}
-
-TEST(Simt, AsicPathTrafficAgainstNcuNamesEveryGap) {
-  const auto t = asic_traffic_cases(load_golden(golden()), h200());
-  // Every golden case whose kernel's passes are an ASIC input path: SRAM replay
-  // (welford_warp_reg, welford_block_smem, v6, fast_ln/fast_rms in registers)
-  // or DRAM re-read (block_reread, v4, v5, v6's fallback, rms_warp, rms_block,
-  // fast_* two sweeps).
-  ASSERT_EQ(t.size(), 169u);
-  size_t l2_within = 0;
-  for (const auto& c : t) {
-    EXPECT_FALSE(c.read_cause.empty()) << c.id;
-    EXPECT_FALSE(c.write_cause.empty()) << c.id;
-    if (c.path == "sram-replay") {
-      EXPECT_LT(std::fabs(c.read_gap), 0.07) << c.id;  // x once (+ a few KB of code on the small cases)
-    } else if (c.read_gap < -0.02) {
-      EXPECT_NE(c.read_cause.find("L2"), std::string::npos) << c.id;  // the re-read the L2 served
-    }
-    EXPECT_LE(c.write_gap, 0.01) << c.id;  // never more than y and the statistics
-    if (c.write_gap < -0.02) {
-      EXPECT_NE(c.write_cause.find("dirty"), std::string::npos) << c.id;
-    }
-    l2_within += std::fabs(c.l2_read_error) <= 0.05;
-  }
-  // Behind the arch's L1 and L2 (each SM's L1 as a near cache, the H200's
-  // measured reuse curves, the kernel's cache hints as priorities) with the
-  // GPU's rows in flight: 161 of the 169 read within 5% of ncu (FIDELITY.md
-  // names the 8 others: the SIMT model's hardest transition cases). With
-  // the L2 alone 159, LRU 138. A change that loses ground fails here.
-  EXPECT_GE(l2_within, 161u);
-}
-
 TEST(Simt, ALoneRowSlotAddsItsLatencyToItsTransfer) {
   // One row an SM (bwd at C = 8192: a 1024-thread block; the streamed
   // cluster: half a row) has no other row to hide its latency behind: the
@@ -554,145 +406,6 @@ TEST(Simt, AtomicEpilogueIsAChainPerAddressAcrossTheGrid) {
   }
 }
 
-TEST(AsicL2, GpuMappingsCarryTheH200sMeasuredCurves) {
-  // gpu-warp.yaml and gpu-block.yaml restate h200.yaml's L2 curves (the ASIC
-  // arch cannot include the GPU's): they must not drift apart.
-  const GpuArch& g = h200();
-  for (const char* f : {"gpu-warp", "gpu-block"}) {
-    const config::Arch a = config::load_arch(std::string(NORMSIM_TEST_SOURCE_DIR) + "/workloads/arch/" + f + ".yaml");
-    ASSERT_TRUE(a.asic) << f;
-    const asic::L2Config& l2 = a.asic->l2;
-    EXPECT_EQ(l2.replacement, asic::L2Replacement::measured) << f;
-    EXPECT_EQ(l2.capacity_bytes, g.l2.bytes) << f;
-    const core::L2Reuse& a2 = l2.reuse;
-    const core::L2Reuse& g2 = g.l2.reuse;
-    EXPECT_EQ(a2.sweep.half_bytes, g2.sweep.half_bytes) << f;
-    EXPECT_EQ(a2.sweep.steepness, g2.sweep.steepness) << f;
-    EXPECT_EQ(a2.steady.half_bytes, g2.steady.half_bytes) << f;
-    EXPECT_EQ(a2.steady.steepness, g2.steady.steepness) << f;
-    EXPECT_EQ(a2.steady_steepness_per_doubling, g2.steady_steepness_per_doubling) << f;
-    EXPECT_EQ(a2.steady_steepness_rows, g2.steady_steepness_rows) << f;
-    EXPECT_EQ(a2.evict_first_pool_bytes, g2.evict_first_pool_bytes) << f;
-    EXPECT_EQ(a2.store_weight, g2.store_weight) << f;
-    // ... and its L1: one a SM, the carve-out taken off, the same curve.
-    const asic::L1Config& l1 = a.asic->l1;
-    EXPECT_EQ(l1.capacity_bytes, g.l1.bytes - g.l1.smem_carveout_bytes) << f;
-    EXPECT_EQ(a.asic->datapaths / l1.datapaths_per_cache, g.sms) << f;
-    EXPECT_EQ(l1.reuse_steepness, g.l1.reuse_steepness) << f;
-  }
-}
-
-TEST(AsicL2, NearCachesServeTheRereadTheSimtModelsL1Serves) {
-  // The ASIC's near caches with a kernel's L1 give the SIMT model's L1 hit:
-  // rms_warp at 8192 x 1000 (8192 rows in flight over 132 SMs).
-  const LaunchPlan plan = plan_launch("rms_warp", 8192, 1000, "fp32", 256, h200());
-  const LaunchPrediction p = predict(plan, h200()).launches.front();
-  asic::L1Config l1{l1_free_bytes(plan.launches.front(), p.occ, h200()), 4, h200().l1.reuse_steepness};
-  const double hit = asic::l1_reread_hit(l1, static_cast<double>(p.occ.rows_in_flight), 528, 4000);
-  EXPECT_GT(hit, 0.2);
-  EXPECT_NEAR(hit, p.l1_hit, 1e-12);
-  // Its hits never reach the L2: the DRAM re-reads the rest of what the L2 misses.
-  asic::L2Config l2;
-  l2.capacity_bytes = 62914560;
-  l2.replacement = asic::L2Replacement::measured;
-  const auto without = asic::l2_traffic(l2, true, 8192, 1000, 4, 4, 8192, 0, 0);
-  const auto with = asic::l2_traffic(l2, true, 8192, 1000, 4, 4, 8192, 0, 0, hit);
-  EXPECT_EQ(with.l1_hit, hit);
-  EXPECT_GE(with.reread_hit, without.reread_hit);  // fewer insertions between the passes
-  EXPECT_NEAR(with.dram_bytes_read - 8192 * 4000.0, 8192 * 4000.0 * (1 - hit) * (1 - with.reread_hit), 1.0);
-  EXPECT_EQ(asic::l1_reread_hit({}, 8192, 528, 4000), 0.0);  // capacity 0: no near cache
-}
-
-TEST(AsicL2, MeasuredReplacementFollowsTheCurvesAndTheHints) {
-  asic::L2Config l2;
-  l2.capacity_bytes = 62914560;
-  l2.replacement = asic::L2Replacement::measured;
-  l2.reuse.sweep = {46.6e6, 19.4};
-  l2.reuse.steady = {45e6, 6.0};
-  l2.reuse.evict_first_pool_bytes = 11.9e6;
-  l2.reuse.store_weight = 0.632;
-  l2.store_priority = asic::L2Priority::evict_first;
-  // One wave of 20 MB (x) with __stcs stores: D = 20 + 11.9 MB, below the
-  // sweep's half: all but 0.1% hit.
-  auto t = asic::l2_traffic(l2, true, 800, 6250, 4, 4, 800, 0, 0);
-  EXPECT_GT(t.reread_hit, 0.999);
-  EXPECT_NEAR(t.dram_bytes_read, 20e6, 0.02e6);
-  // One wave of 100 MB: a plain re-read re-inserts every line and misses
-  // throughout; an evict-first (__ldcs) one keeps the first pass's tail --
-  // the same numbers as the SIMT model's shared curve functions.
-  t = asic::l2_traffic(l2, true, 4000, 6250, 4, 4, 4000, 0, 0);
-  EXPECT_LT(t.reread_hit, 0.01);
-  EXPECT_NEAR(t.dram_bytes_read, 200e6, 2e6);
-  l2.reread_priority = asic::L2Priority::evict_first;
-  const auto ef = asic::l2_traffic(l2, true, 4000, 6250, 4, 4, 4000, 0, 0);
-  EXPECT_NEAR(ef.reread_hit, core::lockstep_reread_hit({{1, 0}, {0, 2}}, 100e6, 11.9e6, l2.reuse.sweep), 1e-12);
-  EXPECT_GT(ef.reread_hit, 0.2);
-  EXPECT_DOUBLE_EQ(ef.dram_bytes_read, 100e6 * (2 - ef.reread_hit));
-  // Rounds: 16 of them with 34 MB in flight -- the first in lock step (hits),
-  // the rest on the softer steady curve, where the LRU closed form sees a
-  // 34 MB x 2.5 distance past 60 MiB and misses everything.
-  l2.reread_priority = asic::L2Priority::normal;
-  const auto rounds = asic::l2_traffic(l2, true, 16384, 8448, 4, 4, 1024, 0, 0);
-  EXPECT_NEAR(rounds.reread_hit,
-              core::rounds_reread_hit(core::lockstep_reread_hit({{1, 1}, {0, 1}}, 1024 * 33792.0, 11.9e6, l2.reuse.sweep),
-                                      core::out_of_phase_reread_hit({{1, 1}, {0, 1}}, 1024 * 33792.0, {1, 1}, 11.9e6,
-                                                                    l2.reuse.steady_curve(1024)),
-                                      16384, 1024),
-              1e-12);
-  EXPECT_GT(rounds.reread_hit, 0.3);
-  EXPECT_LT(rounds.reread_hit, 0.99);
-  l2.replacement = asic::L2Replacement::lru;
-  EXPECT_EQ(asic::l2_traffic(l2, true, 16384, 8448, 4, 4, 1024, 0, 0).reread_hit, 0.0);  // D = 1024 x 3 x 33792 B = 104 MB
-}
-
-TEST(AsicL2, LruReuseCliffAndDirtyLinesLeft) {
-  asic::L2Config l2;
-  l2.capacity_bytes = 60e6;
-  // DRAM re-read, 100 rows of 100 KB in flight, y as large as x: D = 100 x 300 KB = 30 MB < 60 MB: hits.
-  auto t = asic::l2_traffic(l2, true, 1000, 25000, 4, 4, 100, 0, 0);
-  EXPECT_EQ(t.reread_hit, 1.0);
-  EXPECT_DOUBLE_EQ(t.reuse_distance_bytes, 30e6);
-  EXPECT_DOUBLE_EQ(t.dram_bytes_read, 100e6);
-  // 300 rows in flight: D = 90 MB: every re-read misses (LRU's cliff): x twice.
-  t = asic::l2_traffic(l2, true, 1000, 25000, 4, 4, 300, 0, 0);
-  EXPECT_EQ(t.reread_hit, 0.0);
-  EXPECT_DOUBLE_EQ(t.dram_bytes_read, 200e6);
-  // One wave (every row in flight): D = the whole input.
-  EXPECT_EQ(asic::l2_traffic(l2, true, 500, 25000, 4, 4, 1000, 0, 0).reread_hit, 1.0);  // 50 MB
-  // SRAM replay: x once; of the L2's last 60 MB, y's half is still dirty: 30 MB never written.
-  t = asic::l2_traffic(l2, false, 1000, 25000, 4, 4, 100, 0, 0);
-  EXPECT_DOUBLE_EQ(t.dram_bytes_read, 100e6);
-  EXPECT_DOUBLE_EQ(t.dirty_resident_bytes, 30e6);
-  EXPECT_DOUBLE_EQ(t.dram_bytes_written, 70e6);
-  // An output that fits stays dirty entirely.
-  EXPECT_DOUBLE_EQ(asic::l2_traffic(l2, false, 100, 25000, 4, 4, 100, 0, 0).dram_bytes_written, 0.0);
-}
-
-TEST(Simt, FitNeverSeesTheHeldOutCases) {
-  auto cases = load_golden(golden());
-  const std::vector<bool> held = held_out_mask(cases);
-  // The held-out set depends on the ids alone.
-  auto shuffled = cases;
-  std::reverse(shuffled.begin(), shuffled.end());
-  const std::vector<bool> held2 = held_out_mask(shuffled);
-  for (size_t i = 0; i < cases.size(); ++i) EXPECT_EQ(held[i], held2[cases.size() - 1 - i]) << cases[i].id;
-  // Corrupting every held-out measurement leaves the fitted arch unchanged.
-  GpuArch start = h200();
-  start.kernel_tail_cycles *= 1.7;  // start away from the optimum so the fit moves
-  const GpuArch a = fit_arch(cases, start);
-  for (size_t i = 0; i < cases.size(); ++i)
-    if (held[i]) {
-      cases[i].duration_us *= 3;
-      cases[i].dram_bytes_read *= 0.5;
-    }
-  const GpuArch b = fit_arch(cases, start);
-  EXPECT_EQ(a.barrier_latency_cycles, b.barrier_latency_cycles);
-  EXPECT_EQ(a.l2.reuse.steady.half_bytes, b.l2.reuse.steady.half_bytes);
-  EXPECT_EQ(a.kernel_tail_cycles, b.kernel_tail_cycles);
-  EXPECT_EQ(a.memory_overlap_exponent, b.memory_overlap_exponent);
-  EXPECT_NE(a.kernel_tail_cycles, start.kernel_tail_cycles) << "the fit did not move";
-}
-
 TEST(Simt, DescriptorInstructionCountsMatchNcu) {
   // ncu's smsp__inst_executed for every golden case (ncu_profile.json, from
   // gpu_ref/scripts/run_profile.sh) against the descriptors' SASS-derived
@@ -705,7 +418,7 @@ TEST(Simt, DescriptorInstructionCountsMatchNcu) {
   for (const auto& c : load_golden(golden())) {
     if (!prof.contains(c.id)) continue;
     const double measured = prof[c.id]["inst_executed"].get<double>();
-    const double predicted = run(c.kernel, c.rows, c.hidden, c.dtype, c.block).warp_instructions;
+    const double predicted = predict(plan_launch(c.kernel, c.rows, c.hidden, c.dtype, c.block, h200()), h200()).warp_instructions;
     const double e = std::fabs(predicted - measured) / measured;
     sum += e;
     worst = std::max(worst, e);

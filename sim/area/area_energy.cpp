@@ -156,4 +156,12 @@ double sram_pj_per_byte(double capacity_bytes) {
   return pj64 / 8.0;
 }
 
+EnergyReport estimate_energy(const core::DatapathConfig& dp, const ActivityCounts& a) {
+  const EnergyPerOp eo = estimate_op_energy(dp);
+  const double dram_pj = a.dram_bytes * 8 * a.dram_pj_per_bit;
+  const double sram_pj = a.sram_bytes * sram_pj_per_byte(a.sram_capacity_bytes);
+  const double op_pj = a.elements * (eo.lane_op_pj + eo.normalize_op_pj) + a.rows * eo.row_pj;
+  return {dram_pj, sram_pj, op_pj};
+}
+
 }  // namespace normsim::area

@@ -77,4 +77,25 @@ EnergyPerOp estimate_op_energy(const core::DatapathConfig& dp);
 /// pJ per byte of an SRAM access, by capacity (Horowitz 64-bit reads: 8 KB 10 pJ, 32 KB 20 pJ, 1 MB 100 pJ).
 double sram_pj_per_byte(double capacity_bytes);
 
+/// What a run moved and computed, for its energy.
+struct ActivityCounts {
+  double dram_bytes = 0;           ///< read + written
+  double dram_pj_per_bit = 0;      ///< the arch's DRAM access energy
+  double sram_bytes = 0;           ///< read + written
+  double sram_capacity_bytes = 0;  ///< the SRAM accessed (its size sets the energy per access)
+  double elements = 0;             ///< through the lanes and the normalise unit
+  double rows = 0;                 ///< through the merge tree and the RSQRT unit
+};
+
+struct EnergyReport {
+  double dram_pj = 0, sram_pj = 0, datapath_pj = 0;
+  double total_pj() const { return dram_pj + sram_pj + datapath_pj; }
+  double total_uj() const { return total_pj() * 1e-6; }
+};
+
+/// A run's energy: DRAM at the arch's pJ/bit, SRAM and arithmetic at 45 nm
+/// (Horowitz 2014), unscaled.
+EnergyReport estimate_energy(const core::DatapathConfig& dp, const ActivityCounts& a);
+inline constexpr const char* kEnergyBasis = "DRAM pJ/bit from the arch; SRAM and arithmetic at 45 nm (Horowitz 2014), unscaled";
+
 }  // namespace normsim::area

@@ -16,7 +16,7 @@
 #include "sim/asic/rtl_pipeline.hpp"
 #include "sim/config/workload.hpp"
 #include "sim/core/norm_datapath.hpp"
-#include "sim/run/output_checker.hpp"
+#include "sim/core/output_checker.hpp"
 
 namespace normsim::asic {
 
@@ -47,8 +47,8 @@ struct AccelContext {
   int64_t stored_elems = 0;  ///< path->stored_elems(hidden): the part of a row kept on chip
   // Numerics (null when timing only).
   core::NormDatapath* datapath = nullptr;
-  run::OutputChecker* checker = nullptr;
-  run::NumericsResult* numerics = nullptr;
+  core::OutputChecker* checker = nullptr;
+  core::NumericsResult* numerics = nullptr;
   RtlPipeline* rtl = nullptr;  ///< lock-stepped RTL (--rtl), else null
   // Results.
   StallCounters lanes_stalls, normalize_stalls;

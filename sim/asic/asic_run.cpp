@@ -4,6 +4,8 @@
 
 #include "sim/asic/norm_accelerator.hpp"
 #include "sim/config/config_error.hpp"
+#include "sim/config/datapath_config.hpp"
+#include "sim/core/row_inputs.hpp"
 
 namespace normsim::asic {
 
@@ -46,9 +48,9 @@ AsicConfig resolve_asic_config(const config::Workload& w, const config::Arch& a,
 AsicResult run_asic(const config::Workload& w, const config::Arch& a, const AsicOptions& o) {
   AsicResult res;
   res.cfg = resolve_asic_config(w, a, o);
-  res.numerics = o.numerics;
-  res.run.workload = w;
-  res.run.arch = a;
+  res.bit_accurate = o.numerics;
+  res.workload = w;
+  res.arch = a;
 
   AccelContext ctx;
   ctx.workload = &w;
@@ -66,19 +68,18 @@ AsicResult run_asic(const config::Workload& w, const config::Arch& a, const Asic
   ctx.path = path.get();
   ctx.stored_elems = path->stored_elems(w.hidden);
 
-  run::RunOptions ropt;
-  ropt.algorithm = o.algorithm;
-  const core::DatapathConfig dcfg = run::make_datapath_config(w, a, ropt);
+  const core::DatapathConfig dcfg = config::datapath_config(w, a, o.algorithm);
   std::vector<float> gamma, beta;
   std::unique_ptr<core::NormDatapath> dp;
-  std::unique_ptr<run::OutputChecker> checker;
-  run::NumericsResult& num = res.run.numerics;
-  run::init_numerics(num, w, dcfg);
+  std::unique_ptr<core::OutputChecker> checker;
+  core::NumericsResult& num = res.numerics;
+  core::init_numerics(num, w, dcfg);
   if (o.numerics) {
-    run::generate_params(w, gamma, beta);
+    core::generate_params(w, gamma, beta);
     dp = std::make_unique<core::NormDatapath>(dcfg, gamma, beta);
     num.counters.add(dp->parameter_counters());
-    checker = std::make_unique<run::OutputChecker>(w, a, dp->output_lsb(), gamma, beta, o.keep_outputs, num);
+    checker = std::make_unique<core::OutputChecker>(w, dcfg.formats[static_cast<int>(core::Stage::output)], dp->output_lsb(),
+                                                     gamma, beta, o.keep_outputs, num);
     ctx.datapath = dp.get();
     ctx.checker = checker.get();
     ctx.numerics = &num;
@@ -142,9 +143,7 @@ AsicResult run_asic(const config::Workload& w, const config::Arch& a, const Asic
   res.param_buffer_read_bytes = ctx.param_buffer_reads;
   res.expected = traffic_identity(w, res.cfg, a.lanes);
   if (checker) {
-    res.run.y = std::move(checker->y);
-    res.run.mean = std::move(checker->mean);
-    res.run.rstd = std::move(checker->rstd);
+    res.outputs = std::move(checker->kept);
   }
   return res;
 }

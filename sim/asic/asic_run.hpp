@@ -10,7 +10,7 @@
 #include "sim/asic/traffic_identity.hpp"
 #include "sim/config/arch.hpp"
 #include "sim/config/workload.hpp"
-#include "sim/run/functional_run.hpp"
+#include "sim/core/output_checker.hpp"
 
 namespace normsim::asic {
 
@@ -35,10 +35,13 @@ struct RtlCheck {
 };
 
 struct AsicResult {
-  run::RunResult run;  ///< workload, arch, numerics, kept outputs
+  config::Workload workload;
+  config::Arch arch;
+  core::NumericsResult numerics;  ///< meaningful when `numerics` (not timing only)
+  core::KeptOutputs outputs;      ///< AsicOptions::keep_outputs
   std::optional<RtlCheck> rtl;
   AsicConfig cfg;      ///< with the path and algorithm actually simulated
-  bool numerics = true;
+  bool bit_accurate = true;  ///< AsicOptions::numerics: the arithmetic ran (false: timing only)
   double cycles = 0;
   double first_stats_cycle = 0;
   double last_lanes_cycle = 0;

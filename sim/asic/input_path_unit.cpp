@@ -1,6 +1,6 @@
 #include "sim/asic/input_path_unit.hpp"
 
-#include "sim/run/functional_run.hpp"
+#include "sim/core/row_inputs.hpp"
 
 namespace normsim::asic {
 
@@ -42,7 +42,7 @@ void InputPathUnit::step() {
         return;
       }
       slot_->row = row_;
-      if (ctx_.numerics) run::generate_input_row(*ctx_.workload, row_, slot_->x, &ctx_.numerics->input_saturations);
+      if (ctx_.numerics) core::generate_input_row(*ctx_.workload, row_, slot_->x, &ctx_.numerics->input_saturations);
       ctx_.sram->hold(stored * ctx_.in_bytes);
       slot_->sram_write.assign(static_cast<size_t>(ctx_.chunks), Grant{});
       chunk_ = 0;

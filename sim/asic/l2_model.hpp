@@ -23,35 +23,10 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "sim/asic/asic_config.hpp"
 #include "sim/core/reuse_curve.hpp"
 
 namespace normsim::asic {
-
-enum class L2Replacement { lru, measured };
-enum class L2Priority { normal, evict_first };
-
-struct L2Config {
-  double capacity_bytes = 0;  ///< 0: no L2
-  int line_bytes = 128;
-  L2Replacement replacement = L2Replacement::lru;
-  /// measured: the curves, pool and store weight (the same keys and
-  /// defaults as the SIMT model's GPU arch: core::L2Reuse).
-  core::L2Reuse reuse;
-  L2Priority reread_priority = L2Priority::normal;  ///< the re-read's requests
-  L2Priority store_priority = L2Priority::normal;   ///< y's writes
-};
-
-/// A near cache in front of the L2 for each group of `datapaths_per_cache`
-/// datapaths (a GPU mapping's per-SM L1; workloads/arch/gpu-*.yaml
-/// `asic.l1`): a re-read finds its row there with the measured hit fraction
-/// h(D) = 1 / (1 + (D / capacity)^reuse_steepness), D the row bytes its
-/// datapaths hold at once (the SIMT model's L1, docs/SIMT.md). Its hits
-/// never reach the L2. capacity 0: none.
-struct L1Config {
-  double capacity_bytes = 0;    ///< per cache
-  int datapaths_per_cache = 1;  ///< datapaths sharing one (a GPU's warps or blocks on an SM)
-  double reuse_steepness = 6.0;
-};
 
 /// The share of a re-read the near caches serve: R rows in flight over
 /// K / datapaths_per_cache caches, rows of row_bytes.

@@ -37,10 +37,10 @@ std::vector<std::string> stage_names() {
   return v;
 }
 
-asic::AsicConfig parse_asic(YamlReader m) {
-  asic::AsicConfig c;
+AsicConfig parse_asic(YamlReader m) {
+  AsicConfig c;
   c.clock_ghz = m.get_positive("clock_ghz", c.clock_ghz);
-  if (auto p = m.get_choice("input_path", {"sram-replay", "dram-reread", "partial-replay"})) c.path = *asic::parse_input_path(*p);
+  if (auto p = m.get_choice("input_path", {"sram-replay", "dram-reread", "partial-replay"})) c.path = *parse_input_path(*p);
   c.replay_fraction = m.get_double("replay_fraction").value_or(c.replay_fraction);
   if (!(c.replay_fraction > 0 && c.replay_fraction < 1)) m.fail("replay_fraction", "must be strictly between 0 and 1", "(0, 1)");
   c.rows_in_flight = static_cast<int>(m.get_int("rows_in_flight", 1, 65536).value_or(c.rows_in_flight));
@@ -74,14 +74,14 @@ asic::AsicConfig parse_asic(YamlReader m) {
     l->finish({"welford_cycles", "merge_level_cycles", "rsqrt_cycles", "normalize_cycles"});
   }
   if (auto l = m.get_map("l2")) {
-    asic::L2Config& l2 = c.l2;
+    L2Config& l2 = c.l2;
     l2.capacity_bytes = static_cast<double>(l->get_int("capacity_bytes", 1, int64_t(1) << 40).value_or(0));
     l2.line_bytes = static_cast<int>(l->get_int("line_bytes", 1, 4096).value_or(l2.line_bytes));
     if (auto r = l->get_choice("replacement", {"lru", "measured"}))
-      l2.replacement = *r == "lru" ? asic::L2Replacement::lru : asic::L2Replacement::measured;
-    auto priority = [&](const char* key, asic::L2Priority def) {
+      l2.replacement = *r == "lru" ? L2Replacement::lru : L2Replacement::measured;
+    auto priority = [&](const char* key, L2Priority def) {
       const auto p = l->get_choice(key, {"normal", "evict_first"});
-      return !p ? def : *p == "normal" ? asic::L2Priority::normal : asic::L2Priority::evict_first;
+      return !p ? def : *p == "normal" ? L2Priority::normal : L2Priority::evict_first;
     };
     l2.reread_priority = priority("reread_priority", l2.reread_priority);
     l2.store_priority = priority("store_priority", l2.store_priority);
@@ -92,7 +92,7 @@ asic::AsicConfig parse_asic(YamlReader m) {
     l->finish(keys);
   }
   if (auto l = m.get_map("l1")) {
-    asic::L1Config& l1 = c.l1;
+    L1Config& l1 = c.l1;
     l1.capacity_bytes = static_cast<double>(l->get_int("capacity_bytes", 1, int64_t(1) << 40).value_or(0));
     l1.datapaths_per_cache = static_cast<int>(l->get_int("datapaths_per_cache", 1, c.datapaths).value_or(l1.datapaths_per_cache));
     l1.reuse_steepness = l->get_positive("reuse_steepness", l1.reuse_steepness);

@@ -10,7 +10,7 @@
 
 #include <optional>
 
-#include "sim/asic/asic_config.hpp"
+#include "sim/config/asic_params.hpp"
 #include "sim/core/norm_datapath.hpp"
 
 namespace normsim::config {
@@ -28,7 +28,7 @@ struct Arch {
   int merge_group = 32;
   bool fma_contraction = false;
   /// Timing and memory system of the ASIC model; absent: numerics only.
-  std::optional<asic::AsicConfig> asic;
+  std::optional<AsicConfig> asic;
 };
 
 Arch parse_arch_text(const std::string& text, const std::string& file, const std::vector<Override>& overrides = {});

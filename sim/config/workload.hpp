@@ -9,31 +9,16 @@
 
 #include "sim/config/yaml_reader.hpp"
 
-#include "sim/core/counter_rng.hpp"
-#include "sim/core/element_format.hpp"
-#include "sim/core/norm_types.hpp"
+#include "sim/core/norm_problem.hpp"
 
 namespace normsim::config {
 
-struct TensorSpec {
-  core::ElemType dtype = core::ElemType::fp32;
-  core::Int8Scale scale{};  ///< int8 only
-};
+using TensorSpec = core::TensorSpec;
 
-struct Workload {
+/// A workload file: the job in numbers (core::NormProblem) and where it came from.
+struct Workload : core::NormProblem {
   std::string name;
-  std::string source;  ///< file it came from ("<embedded default>" for the built-in one)
-  core::NormKind norm = core::NormKind::layernorm;
-  int64_t rows = 0;
-  int64_t hidden = 0;
-  double eps = 1e-5;
-  uint64_t seed = 0;
-  TensorSpec input, output;
-  rng::Distribution input_dist = rng::Distribution::normal(0.0, 1.0);
-  rng::Distribution gamma = rng::Distribution::constant(1.0);
-  std::optional<rng::Distribution> beta;  ///< nullopt: no beta (RMSNorm default)
-
-  int64_t elements() const { return rows * hidden; }
+  std::string source;  ///< file it came from ("<embedded default: ...>" for the built-in one)
 };
 
 inline constexpr int64_t kMaxHidden = int64_t(1) << 24;

@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "sim/area/area_energy.hpp"
+#include "sim/config/datapath_config.hpp"
 #include "sim/report/run_report.hpp"
 
 namespace normsim::report {
@@ -24,8 +25,8 @@ std::string num(double v, const char* f = "%.4g") {
 }  // namespace
 
 json asic_report_json(const asic::AsicResult& r) {
-  json j = run_report_json(r.run);
-  if (!r.numerics) j.erase("numerics");
+  json j = run_report_json(r.workload, r.arch, r.numerics);
+  if (!r.bit_accurate) j.erase("numerics");
   if (r.rtl)
     j["rtl"] = {{"rows_checked", r.rtl->rows_checked},
                 {"rtl_cycles", r.rtl->rtl_cycles},
@@ -83,9 +84,7 @@ json asic_report_json(const asic::AsicResult& r) {
                   {"expected_dram_bytes_read", r.expected.dram_bytes_read},
                   {"expected_dram_bytes_written", r.expected.dram_bytes_written}};
   // Area: the datapath at its widths + the SRAM it needs (row buffers + parameters).
-  run::RunOptions ro;
-  ro.algorithm = r.run.numerics.algorithm;
-  const core::DatapathConfig dcfg = run::make_datapath_config(r.run.workload, r.run.arch, ro);
+  const core::DatapathConfig dcfg = config::datapath_config(r.workload, r.arch, r.numerics.algorithm);
   // The on-chip storage this path needs (row buffers, re-read FIFO, gamma/beta),
   // not the configured capacity: what a design for this workload would build.
   const double sram_bytes = static_cast<double>(r.expected.onchip_bytes());
@@ -100,23 +99,26 @@ json asic_report_json(const asic::AsicResult& r) {
                {"sram_capacity_bytes", c.sram.capacity_bytes},
                {"units", units}, {"nand2_um2", nt.nand2_um2}, {"bitcell_um2", nt.bitcell_um2},
                {"sources", {nt.nand2_source, nt.bitcell_source, "sim/area/SOURCES.md"}}};
-  const area::EnergyPerOp eo = area::estimate_op_energy(dcfg);
-  const double elems = static_cast<double>(r.run.workload.elements());
-  const double dram_pj = static_cast<double>(r.dram_bytes_read + r.dram_bytes_written) * 8 * c.dram.energy_pj_per_bit;
-  const double sram_pj = static_cast<double>(r.sram_bytes_read + r.sram_bytes_written) * area::sram_pj_per_byte(sram_bytes);
-  const double op_pj = elems * (eo.lane_op_pj + eo.normalize_op_pj) + static_cast<double>(r.run.workload.rows) * eo.row_pj;
-  j["energy"] = {{"total_uj", (dram_pj + sram_pj + op_pj) * 1e-6}, {"dram_uj", dram_pj * 1e-6}, {"sram_uj", sram_pj * 1e-6},
-                 {"datapath_uj", op_pj * 1e-6}, {"pj_per_element", (dram_pj + sram_pj + op_pj) / elems},
-                 {"basis", "DRAM pJ/bit from the arch; SRAM and arithmetic at 45 nm (Horowitz 2014), unscaled"}};
+  area::ActivityCounts act;
+  act.dram_bytes = static_cast<double>(r.dram_bytes_read + r.dram_bytes_written);
+  act.dram_pj_per_bit = c.dram.energy_pj_per_bit;
+  act.sram_bytes = static_cast<double>(r.sram_bytes_read + r.sram_bytes_written);
+  act.sram_capacity_bytes = sram_bytes;
+  act.elements = static_cast<double>(r.workload.elements());
+  act.rows = static_cast<double>(r.workload.rows);
+  const area::EnergyReport er = area::estimate_energy(dcfg, act);
+  j["energy"] = {{"total_uj", er.total_uj()}, {"dram_uj", er.dram_pj * 1e-6}, {"sram_uj", er.sram_pj * 1e-6},
+                 {"datapath_uj", er.datapath_pj * 1e-6}, {"pj_per_element", er.total_pj() / act.elements},
+                 {"basis", area::kEnergyBasis}};
   return j;
 }
 
 std::string asic_summary_table(const asic::AsicResult& r, const json& j) {
   std::ostringstream o;
-  o << "normsim run (asic model): " << r.run.workload.name << " (" << core::to_string(r.run.workload.norm) << ", "
-    << r.run.workload.rows << " rows x " << r.run.workload.hidden << ")\n";
-  o << "arch: " << r.run.arch.name << ", path " << asic::to_string(r.cfg.path) << ", " << r.run.arch.lanes << " lanes, "
-    << r.cfg.rows_in_flight << " rows in flight, " << r.cfg.clock_ghz << " GHz" << (r.numerics ? "" : ", timing only") << "\n\n";
+  o << "normsim run (asic model): " << r.workload.name << " (" << core::to_string(r.workload.norm) << ", "
+    << r.workload.rows << " rows x " << r.workload.hidden << ")\n";
+  o << "arch: " << r.arch.name << ", path " << asic::to_string(r.cfg.path) << ", " << r.arch.lanes << " lanes, "
+    << r.cfg.rows_in_flight << " rows in flight, " << r.cfg.clock_ghz << " GHz" << (r.bit_accurate ? "" : ", timing only") << "\n\n";
   auto row = [&](const std::string& k, const std::string& v, const std::string& unit) {
     char b[200];
     std::snprintf(b, sizeof b, "  %-30s %16s  %s\n", k.c_str(), v.c_str(), unit.c_str());
@@ -144,8 +146,8 @@ std::string asic_summary_table(const asic::AsicResult& r, const json& j) {
         "rows bit-exact against the verilated pipeline (" + std::to_string(r.rtl->rtl_cycles) +
             " RTL cycles; latencies " + std::to_string(r.rtl->stats_latency_cycles) + " / " +
             std::to_string(r.rtl->normalize_latency_cycles) + " cycles = the model's)");
-  if (r.numerics) {
-    const std::string numerics = run_summary_table(r.run);  // its header repeats ours: keep the table
+  if (r.bit_accurate) {
+    const std::string numerics = run_summary_table(r.workload, r.arch, r.numerics);  // its header repeats ours: keep the table
     o << "\n" << numerics.substr(numerics.find("\n\n") + 2);
   }
   return o.str();

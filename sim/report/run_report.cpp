@@ -117,10 +117,7 @@ std::string fmt_g(double v, const char* f = "%.4g") {
 
 }  // namespace
 
-json run_report_json(const run::RunResult& r) {
-  const auto& w = r.workload;
-  const auto& a = r.arch;
-  const auto& n = r.numerics;
+json run_report_json(const config::Workload& w, const config::Arch& a, const core::NumericsResult& n) {
   json wj = {{"name", w.name}, {"source", w.source}, {"norm", std::string(core::to_string(w.norm))},
              {"rows", w.rows}, {"hidden", w.hidden}, {"elements", w.elements()}, {"eps", w.eps},
              {"seed", w.seed}, {"input", tensor_json(w.input)}, {"output", tensor_json(w.output)},
@@ -174,10 +171,7 @@ std::string run_report_csv(const json& report) {
   return h.str() + "\n" + v.str() + "\n";
 }
 
-std::string run_summary_table(const run::RunResult& r) {
-  const auto& w = r.workload;
-  const auto& a = r.arch;
-  const auto& n = r.numerics;
+std::string run_summary_table(const config::Workload& w, const config::Arch& a, const core::NumericsResult& n) {
   const auto& e = n.output_error;
   std::ostringstream o;
   o << "normsim run: " << w.name << " (" << core::to_string(w.norm) << ", " << w.rows << " rows x " << w.hidden
@@ -215,12 +209,12 @@ std::string run_summary_table(const run::RunResult& r) {
   return o.str();
 }
 
-void write_run_outputs(const std::string& dir, const run::RunResult& r, const json& report) {
+void write_run_outputs(const std::string& dir, const config::Workload& w, const core::KeptOutputs& r,
+                       const json& report) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) throw std::runtime_error(dir + ": cannot create directory: " + ec.message());
   if (!r.y.empty()) {
-    const auto& w = r.workload;
     const std::vector<int64_t> shape = {w.rows, w.hidden};
     write_atomic_with(dir + "/y.npy", [&](const std::string& p) {
       if (w.output.dtype == core::ElemType::int8) {

@@ -5,18 +5,21 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "sim/run/functional_run.hpp"
+#include "sim/config/arch.hpp"
+#include "sim/config/workload.hpp"
+#include "sim/core/output_checker.hpp"
 
 namespace normsim::report {
 
-nlohmann::json run_report_json(const run::RunResult& r);
+nlohmann::json run_report_json(const config::Workload& w, const config::Arch& a, const core::NumericsResult& n);
 /// Header + one row; columns are the JSON leaves, each with its unit in brackets.
 std::string run_report_csv(const nlohmann::json& report);
-std::string run_summary_table(const run::RunResult& r);
+std::string run_summary_table(const config::Workload& w, const config::Arch& a, const core::NumericsResult& n);
 
 /// Writes report.json, report.csv and (when kept) y.npy, mean.npy, rstd.npy
 /// into `dir`, each atomically.
-void write_run_outputs(const std::string& dir, const run::RunResult& r, const nlohmann::json& report);
+void write_run_outputs(const std::string& dir, const config::Workload& w, const core::KeptOutputs& out,
+                       const nlohmann::json& report);
 
 /// JSON number, or null when not finite (JSON has no Inf/NaN).
 nlohmann::json json_number(double v);

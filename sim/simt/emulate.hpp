@@ -42,8 +42,8 @@ struct KernelInputs {
 /// x ~ dist (normal or cancellation, mean, sigma) from the counter RNG with
 /// `seed`, rounded to float then (bf16) to bf16; gamma ~ N(1, 0.1), beta ~
 /// N(0, 0.1) -- exactly as gpu_ref/normref.cu and input_gen.cu build them.
-KernelInputs gpu_ref_inputs(int64_t rows, int64_t hidden, const std::string& dtype, const std::string& dist,
-                            double mean, double sigma, uint64_t seed);
+KernelInputs gpu_ref_inputs(int64_t rows, int64_t hidden, DType dtype, const std::string& dist, double mean,
+                            double sigma, uint64_t seed);
 
 /// Values rounded to bf16 (RNE) and widened back: fast_* bf16 reads gamma/beta so.
 std::vector<float> as_bf16(std::vector<float> v);

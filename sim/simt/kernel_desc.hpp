@@ -8,11 +8,16 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "gpu_ref/host/kernel_table.hpp"
 #include "sim/simt/gpu_arch.hpp"
 
 namespace normsim::simt {
+
+using KernelId = normref::KernelId;
+using DType = normref::DType;
 
 enum class RowMapping { thread, warp, block, element };
 /// global_streaming: __ldcs (evict-first); params: gamma/beta copied by each block (v6's prologue)
@@ -80,10 +85,10 @@ struct SubKernel {
 };
 
 struct LaunchPlan {
-  std::string kernel;  ///< as asked
-  std::string ran;     ///< as launched (v6 falls back to v5 when its shared memory does not fit)
+  KernelId kernel{};  ///< as asked
+  KernelId ran{};     ///< as launched (v6 falls back to v5 when its shared memory does not fit)
   int64_t rows = 0, hidden = 0;
-  std::string dtype;   ///< fp32 | bf16
+  DType dtype = DType::fp32;
   int block = 0;
   std::vector<SubKernel> launches;
 };
@@ -98,13 +103,14 @@ struct SassFacts {
 /// build has no such function.
 SassFacts sass_facts(const std::string& function);
 
-/// The kernel names of gpu_ref (the same list as normref's registry).
-std::vector<std::string> simt_kernel_names();
-
-/// Plans a launch as normref does; block 0 means the kernel's default.
-/// ConfigError (exit 2) for an unknown kernel, dtype, block or shape, with
-/// the allowed values -- the same rules normref enforces.
-LaunchPlan plan_launch(const std::string& kernel, int64_t rows, int64_t hidden, const std::string& dtype, int block,
+/// Plans a launch as normref does (its kernel, from the registry in
+/// kernels/); block 0 means the kernel's default. ConfigError (exit 2) for
+/// an unsupported block or shape, with the allowed values -- the same rules
+/// normref enforces.
+LaunchPlan plan_launch(KernelId kernel, int64_t rows, int64_t hidden, DType dtype, int block, const GpuArch& gpu);
+/// The same from the names a user gives (--kernel, --dtype); ConfigError
+/// naming the allowed values for an unknown one.
+LaunchPlan plan_launch(std::string_view kernel, int64_t rows, int64_t hidden, std::string_view dtype, int block,
                        const GpuArch& gpu);
 
 std::string_view to_string(RowMapping m);

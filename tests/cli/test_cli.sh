@@ -115,7 +115,7 @@ expect_exit 2 "l1st.yaml:2: key 'asic.l1.reuse_steepness': must be > 0" -- run -
 printf 'lanes: 32\nasic: {l1: {ways: 4}}\n' >"$T/l1key.yaml"
 expect_exit 2 "l1key.yaml:2: key 'asic.l1.ways': unknown key" -- run --arch "$T/l1key.yaml" -q
 expect_exit 2 "give --workload W or both --rows N and --hidden C" -- simt --kernel v5 --rows 8 -q
-expect_exit 2 "computes LayerNorm but .*llama3-70b.yaml is rmsnorm (allowed: rms_warp, rms_block)" -- simt --kernel v5 --workload "$W/llama3-70b.yaml" -q
+expect_exit 2 "computes LayerNorm but .*llama3-70b.yaml is rmsnorm (allowed: rms_warp, rms_block, fast_rms)" -- simt --kernel v5 --workload "$W/llama3-70b.yaml" -q
 expect_exit 2 "int8.yaml: input dtype int8 has no gpu_ref kernel (allowed: fp32, bf16)" -- simt --kernel v5 --workload "$W/int8.yaml" -q
 expect_exit 2 "gpu0.yaml:2: key 'sms': value 0 out of range" -- simt --kernel v5 --rows 8 --hidden 64 --gpu "$T/gpu0.yaml" -q
 printf 'l2: {store_weight: 2}\n' >"$T/gpuw.yaml"

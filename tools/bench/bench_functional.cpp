@@ -12,8 +12,9 @@
 #include "sim/config/workload.hpp"
 #include "sim/core/float_norm.hpp"
 #include "sim/core/norm_datapath.hpp"
-#include "sim/run/functional_run.hpp"
-#include "sim/run/output_checker.hpp"
+#include "sim/config/datapath_config.hpp"
+#include "sim/core/output_checker.hpp"
+#include "sim/core/row_inputs.hpp"
 
 using namespace normsim;
 using Clock = std::chrono::steady_clock;
@@ -35,7 +36,7 @@ struct Inputs {
 double time_datapath(const config::Workload& w, const config::Arch& a, const Inputs& in, bool layernorm_override) {
   config::Workload wl = w;
   if (layernorm_override) wl.norm = core::NormKind::layernorm;
-  const core::DatapathConfig cfg = run::make_datapath_config(wl, a, {});
+  const core::DatapathConfig cfg = config::datapath_config(wl, a);
   core::NormDatapath dp(cfg, in.gamma, in.beta);
   std::vector<double> y(static_cast<size_t>(w.hidden));
   core::StageCounters c;
@@ -53,8 +54,8 @@ double time_datapath(const config::Workload& w, const config::Arch& a, const Inp
 // The part of every bit-accurate run that is not the datapath: the fp64
 // reference row, rounding to the output type and the error metrics.
 double time_checker(const config::Workload& w, const config::Arch& a, const Inputs& in) {
-  run::NumericsResult num;
-  run::OutputChecker checker(w, a, 0.0, in.gamma, w.beta ? in.beta : std::vector<float>{}, false, num);
+  core::NumericsResult num;
+  core::OutputChecker checker(w, a.formats[static_cast<int>(core::Stage::output)], 0.0, in.gamma, w.beta ? in.beta : std::vector<float>{}, false, num);
   std::vector<double> y(static_cast<size_t>(w.hidden));
   const core::RowStats s{0.0, 1.0, 1.0};
   const auto t0 = Clock::now();
@@ -101,14 +102,14 @@ int main(int argc, char** argv) {
   Inputs in;
   for (int64_t r = 0; r < w.rows; ++r) {
     in.rows.emplace_back();
-    run::generate_input_row(w, r, in.rows.back(), nullptr);
+    core::generate_input_row(w, r, in.rows.back(), nullptr);
   }
   // Generation as a run does it: one reused row buffer.
   std::vector<double> row;
   const auto g0 = Clock::now();
-  for (int64_t r = 0; r < w.rows; ++r) run::generate_input_row(w, r, row, nullptr);
+  for (int64_t r = 0; r < w.rows; ++r) core::generate_input_row(w, r, row, nullptr);
   const double gen = static_cast<double>(w.elements()) / std::chrono::duration<double>(Clock::now() - g0).count();
-  run::generate_params(w, in.gamma, in.beta);
+  core::generate_params(w, in.gamma, in.beta);
   if (in.beta.empty()) in.beta.assign(in.gamma.size(), 0.0f);
 
   std::printf("bench_functional: %s, %lld rows x %lld hidden (%s), one run, one core\n", w.name.c_str(),

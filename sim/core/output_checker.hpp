@@ -8,43 +8,48 @@
 #include <string>
 #include <vector>
 
-#include "sim/config/arch.hpp"
-#include "sim/config/workload.hpp"
 #include "sim/core/error_metrics.hpp"
 #include "sim/core/fixed_stage.hpp"
 #include "sim/core/norm_datapath.hpp"
-#include "sim/core/norm_types.hpp"
+#include "sim/core/norm_problem.hpp"
 
-namespace normsim::run {
+namespace normsim::core {
 
 struct NumericsResult {
-  core::VarianceAlgorithm algorithm{};
+  VarianceAlgorithm algorithm{};
   std::string algorithm_name;  ///< "welford" ..., or "sum-of-squares" for RMSNorm
-  core::ErrorMetrics output_error;
+  ErrorMetrics output_error;
   std::string ulp_unit;        ///< what one ULP is (e.g. "bf16 ulp at |ref|", "lsb of s16.11")
   double mean_max_abs_error = 0;
   double rstd_max_rel_error = 0;
-  core::StageCounters counters;
+  StageCounters counters;
   uint64_t input_saturations = 0;     ///< int8 input codes clipped while generating
   std::vector<std::string> warnings;  ///< from DatapathConfig::warnings()
 };
 
+/// The outputs a run keeps for .npy (empty unless asked): y as stored in the
+/// output tensor's type, and the per-row statistics.
+struct KeptOutputs {
+  std::vector<double> y, mean, rstd;
+};
+
 /// Names the variance algorithm the datapath runs and carries its config warnings.
-void init_numerics(NumericsResult& num, const config::Workload& w, const core::DatapathConfig& cfg);
+void init_numerics(NumericsResult& num, const NormProblem& p, const DatapathConfig& cfg);
 
 class OutputChecker {
  public:
-  /// `output_lsb` is the datapath's output resolution (0 for fp32).
-  OutputChecker(const config::Workload& w, const config::Arch& a, double output_lsb, std::vector<float> gamma,
+  /// `output_lsb` is the datapath's output resolution (0 for fp32), `output`
+  /// its output stage's format (named in the ULP unit of a fixed datapath).
+  OutputChecker(const NormProblem& p, const FixedFormat& output, double output_lsb, std::vector<float> gamma,
                 std::vector<float> beta, bool keep_outputs, NumericsResult& num);
 
   /// `y` holds the datapath's values; it is rounded in place to the output type.
-  void check_row(std::span<const double> x, std::span<double> y, const core::RowStats& s);
+  void check_row(std::span<const double> x, std::span<double> y, const RowStats& s);
 
-  std::vector<double> y, mean, rstd;  ///< kept outputs
+  KeptOutputs kept;  ///< kept outputs
 
  private:
-  const config::Workload& w_;
+  const NormProblem& p_;
   double out_lsb_;
   std::vector<float> gamma_, beta_;
   bool keep_;
@@ -52,4 +57,4 @@ class OutputChecker {
   std::vector<double> ref_, inv_ulp_;  ///< per row: fp64 reference, 1 / ULP
 };
 
-}  // namespace normsim::run
+}  // namespace normsim::core

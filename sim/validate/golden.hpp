@@ -7,10 +7,16 @@
 #include <string>
 #include <vector>
 
-namespace normsim::simt {
+#include "sim/simt/kernel_desc.hpp"
+
+namespace normsim::validate {
 
 struct GoldenCase {
-  std::string id, kernel, ran, dtype, dist;
+  std::string id;
+  simt::KernelId kernel{};  ///< as asked
+  simt::KernelId ran{};     ///< as normref launched it (v6 may run v5)
+  simt::DType dtype = simt::DType::fp32;
+  std::string dist;
   int64_t rows = 0, hidden = 0;
   int block = 0;
   int64_t grid = 0;  ///< blocks of the first launch, as normref reported
@@ -27,12 +33,8 @@ struct GoldenCase {
   double dist_mean = 0, dist_sigma = 1, eps = 1e-5;
 };
 
-/// The whole of a gzip file (golden data is stored compressed); runtime_error
-/// naming the file when it cannot be read.
-std::string read_gz(const std::string& path);
-
 /// Reads <dir>/index.json; ConfigError (exit 2) naming the file and the
 /// missing key on a malformed one.
 std::vector<GoldenCase> load_golden(const std::string& dir);
 
-}  // namespace normsim::simt
+}  // namespace normsim::validate

@@ -1,9 +1,9 @@
-#include "sim/asic/asic_config.hpp"
+#include "sim/config/asic_params.hpp"
 
 #include <algorithm>
 #include <cmath>
 
-namespace normsim::asic {
+namespace normsim::config {
 
 std::string_view to_string(InputPath p) {
   switch (p) {
@@ -63,4 +63,4 @@ std::string AsicConfig::validate() const {
   return latency.validate();
 }
 
-}  // namespace normsim::asic
+}  // namespace normsim::config

@@ -1,6 +1,4 @@
-#include "sim/simt/golden.hpp"
-
-#include <zlib.h>
+#include "sim/validate/golden.hpp"
 
 #include <filesystem>
 #include <fstream>
@@ -10,20 +8,7 @@
 #include "sim/config/config_error.hpp"
 #include "sim/core/npy.hpp"
 
-namespace normsim::simt {
-
-std::string read_gz(const std::string& path) {
-  gzFile f = gzopen(path.c_str(), "rb");
-  if (!f) throw std::runtime_error(path + ": cannot open");
-  std::string bytes;
-  char buf[1 << 16];
-  int n;
-  while ((n = gzread(f, buf, sizeof buf)) > 0) bytes.append(buf, static_cast<size_t>(n));
-  const bool failed = n < 0;
-  gzclose(f);
-  if (failed) throw std::runtime_error(path + ": not a readable gzip file");
-  return bytes;
-}
+namespace normsim::validate {
 
 std::vector<GoldenCase> load_golden(const std::string& dir) {
   const std::string file = (std::filesystem::path(dir) / "index.json").string();
@@ -47,9 +32,21 @@ std::vector<GoldenCase> load_golden(const std::string& dir) {
     GoldenCase g;
     try {
       g.id = need(c, "id").get<std::string>();
-      g.kernel = need(c, "kernel").get<std::string>();
-      g.ran = c.value("ran", g.kernel);
-      g.dtype = need(c, "dtype").get<std::string>();
+      auto kernel = [&](const std::string& key, const std::string& name) {
+        const normref::KernelInfo* k = normref::find_kernel(name);
+        if (!k)
+          throw config::ConfigError(file + ": case " + std::to_string(i) + ": key '" + key + "': unknown kernel '" + name +
+                                    "' (allowed: " + normref::kernel_names() + ")");
+        return k->id;
+      };
+      const std::string name = need(c, "kernel").get<std::string>();
+      g.kernel = kernel("kernel", name);
+      g.ran = kernel("ran", c.value("ran", name));
+      const std::string dtype = need(c, "dtype").get<std::string>();
+      if (dtype != "fp32" && dtype != "bf16")
+        throw config::ConfigError(file + ": case " + std::to_string(i) + ": key 'dtype': unknown value '" + dtype +
+                                  "' (allowed: fp32, bf16)");
+      g.dtype = dtype == "bf16" ? simt::DType::bf16 : simt::DType::fp32;
       g.rows = need(c, "rows").get<int64_t>();
       g.hidden = need(c, "hidden").get<int64_t>();
       g.block = need(c, "block").get<int>();
@@ -88,4 +85,4 @@ std::vector<GoldenCase> load_golden(const std::string& dir) {
   return cases;
 }
 
-}  // namespace normsim::simt
+}  // namespace normsim::validate

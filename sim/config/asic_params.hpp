@@ -1,0 +1,104 @@
+// Timing and memory-system parameters of the ASIC model, one small struct
+// per module (the DRAM and SRAM models, the units' latencies, an optional L1
+// and L2 in front of the DRAM). Plain data read from an arch file's `asic`
+// section; the SystemC modules of sim/asic each take their slice.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "sim/core/reuse_curve.hpp"
+
+namespace normsim::config {
+
+enum class L2Replacement { lru, measured };
+enum class L2Priority { normal, evict_first };
+
+struct L2Config {
+  double capacity_bytes = 0;  ///< 0: no L2
+  int line_bytes = 128;
+  L2Replacement replacement = L2Replacement::lru;
+  /// measured: the curves, pool and store weight (the same keys and
+  /// defaults as the SIMT model's GPU arch: core::L2Reuse).
+  core::L2Reuse reuse;
+  L2Priority reread_priority = L2Priority::normal;  ///< the re-read's requests
+  L2Priority store_priority = L2Priority::normal;   ///< y's writes
+};
+
+/// A near cache in front of the L2 for each group of `datapaths_per_cache`
+/// datapaths (a GPU mapping's per-SM L1; workloads/arch/gpu-*.yaml
+/// `asic.l1`): a re-read finds its row there with the measured hit fraction
+/// h(D) = 1 / (1 + (D / capacity)^reuse_steepness), D the row bytes its
+/// datapaths hold at once (the SIMT model's L1, docs/SIMT.md). Its hits
+/// never reach the L2. capacity 0: none.
+struct L1Config {
+  double capacity_bytes = 0;    ///< per cache
+  int datapaths_per_cache = 1;  ///< datapaths sharing one (a GPU's warps or blocks on an SM)
+  double reuse_steepness = 6.0;
+};
+
+/// How the normalise pass gets the row back once its statistics are known
+/// (seed 001 section 35).
+enum class InputPath { sram_replay, dram_reread, partial_replay };
+std::string_view to_string(InputPath p);
+std::optional<InputPath> parse_input_path(std::string_view s);
+inline constexpr std::string_view kInputPathNames = "sram-replay, dram-reread, partial-replay";
+
+/// DRAM: reads and writes share one peak bandwidth. A transfer sees
+/// `latency_cycles` before its first byte; at most `max_outstanding` bursts
+/// are in flight, so sustained bandwidth is
+/// min(peak, max_outstanding * burst_bytes / latency) (Little's law).
+struct DramConfig {
+  double peak_bytes_per_cycle = 64.0;
+  int latency_cycles = 200;
+  int max_outstanding = 64;
+  int burst_bytes = 64;
+  uint64_t capacity_bytes = uint64_t(16) << 30;
+  double energy_pj_per_bit = 3.9;  ///< HBM2/HBM3E, AREA_ENERGY_SOURCES.md
+  std::string validate() const;
+  double sustained_bytes_per_cycle() const;
+};
+
+/// On-chip SRAM of the replay buffer: banks x ports x access_bytes per cycle.
+struct SramConfig {
+  uint64_t capacity_bytes = 512 * 1024;
+  int banks = 8;
+  int ports = 1;  ///< per bank; 1 = reads and writes share the bank
+  int access_bytes = 16;
+  int latency_cycles = 2;
+  std::string validate() const;
+  double peak_bytes_per_cycle() const { return static_cast<double>(banks) * ports * access_bytes; }
+};
+
+/// Pipeline latencies (cycles) of the datapath units.
+struct UnitLatencies {
+  int welford_cycles = 4;       ///< depth of one Welford lane (sub, mul, add, add)
+  int merge_level_cycles = 3;   ///< one Chan merge level
+  int rsqrt_cycles = 8;         ///< table seed + Newton steps, pipelined
+  int normalize_cycles = 4;     ///< subtract, two multiplies, add
+  std::string validate() const;
+};
+
+struct AsicConfig {
+  double clock_ghz = 1.0;
+  InputPath path = InputPath::sram_replay;
+  double replay_fraction = 0.5;  ///< partial replay: fraction f of each row kept in SRAM
+  int rows_in_flight = 2;        ///< row buffers (2: double buffered)
+  /// Copies of the datapath working on different rows at once and sharing the
+  /// memories (a GPU's warps): the lane array and the normalise unit take
+  /// lanes x datapaths elements a cycle; each row's arithmetic is unchanged.
+  int datapaths = 1;
+  bool write_stats = true;       ///< mean and rstd written to DRAM (8 bytes a row; rstd only for RMSNorm)
+  int64_t transaction_elems = 4096;  ///< modelling granularity of the input/output streams
+  std::string node = "7nm";      ///< technology node for area (sim/area)
+  DramConfig dram;
+  SramConfig sram;
+  L2Config l2;  ///< an optional L2 in front of the DRAM (asic/l2_model.hpp); capacity 0 means none
+  L1Config l1;  ///< optional near caches in front of the L2 (asic/l2_model.hpp), a GPU mapping's per-SM L1; capacity 0 means none
+  UnitLatencies latency;
+  std::string validate() const;
+};
+
+}  // namespace normsim::config

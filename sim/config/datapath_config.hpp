@@ -1,0 +1,19 @@
+// The datapath a workload + arch describe: the arch's lanes, algorithm,
+// arithmetic and formats at the workload's norm, row length and eps, as
+// sim/core's NormDatapath takes them.
+#pragma once
+
+#include <optional>
+
+#include "sim/config/arch.hpp"
+#include "sim/config/workload.hpp"
+#include "sim/core/norm_datapath.hpp"
+
+namespace normsim::config {
+
+/// `algorithm` overrides the arch's (a --algorithm flag). ConfigError naming
+/// the arch file when the combination is invalid.
+core::DatapathConfig datapath_config(const Workload& w, const Arch& a,
+                                     std::optional<core::VarianceAlgorithm> algorithm = std::nullopt);
+
+}  // namespace normsim::config

@@ -1,0 +1,46 @@
+#include "sim/core/row_inputs.hpp"
+
+#include "sim/core/rng_batch.hpp"
+
+namespace normsim::core {
+
+void generate_input_row(const NormProblem& p, int64_t r, std::vector<double>& x, uint64_t* saturations) {
+  x.resize(static_cast<size_t>(p.hidden));
+  const uint64_t base = static_cast<uint64_t>(r) * static_cast<uint64_t>(p.hidden);
+  rng::sample_batch(p.input_dist, p.seed, rng::kInput, base, x.size(), x.data());
+  switch (p.input.dtype) {
+    case ElemType::fp32:
+      for (double& v : x) v = round_to_elem(v, ElemType::fp32);
+      return;
+    case ElemType::bf16:
+      for (double& v : x) v = round_to_elem(v, ElemType::bf16);
+      return;
+    case ElemType::fp16:
+      for (double& v : x) v = round_to_elem(v, ElemType::fp16);
+      return;
+    case ElemType::int8:
+      if (p.input_dist.kind == rng::Distribution::kInt8) {
+        for (double& v : x) v *= p.input.scale.scale;  // the codes themselves
+        return;
+      }
+      for (double& v : x) {
+        bool sat = false;
+        v = dequantize_int8(quantize_int8(v, p.input.scale, &sat), p.input.scale);
+        if (sat && saturations) ++*saturations;
+      }
+      return;
+  }
+}
+
+void generate_params(const NormProblem& p, std::vector<float>& gamma, std::vector<float>& beta) {
+  gamma.resize(static_cast<size_t>(p.hidden));
+  for (int64_t i = 0; i < p.hidden; ++i)
+    gamma[i] = static_cast<float>(rng::sample(p.gamma, p.seed, rng::kGamma, static_cast<uint64_t>(i)));
+  beta.clear();
+  if (!p.beta) return;
+  beta.resize(static_cast<size_t>(p.hidden));
+  for (int64_t i = 0; i < p.hidden; ++i)
+    beta[i] = static_cast<float>(rng::sample(*p.beta, p.seed, rng::kBeta, static_cast<uint64_t>(i)));
+}
+
+}  // namespace normsim::core

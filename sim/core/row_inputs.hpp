@@ -1,0 +1,20 @@
+// A workload's inputs as stored: row r of x and the parameters gamma/beta,
+// generated from (seed, distribution, position) by the counter-based RNG and
+// rounded to their element types -- never stored, the same bits every time
+// and on the GPU side (gpu_ref's input_gen.cu).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "sim/core/norm_problem.hpp"
+
+namespace normsim::core {
+
+/// Materialises row `r` of the input as stored (rounded to its element type).
+/// `saturations`, if given, counts int8 codes clipped while quantising.
+void generate_input_row(const NormProblem& p, int64_t r, std::vector<double>& x, uint64_t* saturations);
+/// gamma/beta as stored (fp32); beta empty when the workload has none.
+void generate_params(const NormProblem& p, std::vector<float>& gamma, std::vector<float>& beta);
+
+}  // namespace normsim::core

@@ -1,0 +1,67 @@
+#include "sim/report/simt_report.hpp"
+
+#include <cmath>
+
+#include "sim/report/text_format.hpp"
+#include "sim/simt/kernels/kernel_registry.hpp"
+
+namespace normsim::report {
+
+nlohmann::json simt_report_json(const simt::Prediction& p, const simt::GpuArch& gpu) {
+  nlohmann::json launches = nlohmann::json::array();
+  for (size_t i = 0; i < p.launches.size(); ++i) {
+    const simt::LaunchPrediction& l = p.launches[i];
+    const simt::SubKernel& k = p.plan.launches[i];
+    launches.push_back({{"name", l.name}, {"global_passes", k.global_passes()}, {"input_bytes", k.input_bytes},
+                        {"param_bytes", k.param_bytes}, {"warp_instructions", l.warp_instructions},
+                        {"row_cycles", l.row_cycles}, {"rounds", l.rounds}, {"blocks_per_sm", l.occ.blocks_per_sm},
+                        {"occupancy_limiter", l.occ.limiter},
+                        {"warps_per_sm", l.occ.warps_per_sm}, {"rows_in_flight", l.occ.rows_in_flight},
+                        {"waves", l.occ.waves}, {"x_in_flight_bytes", l.x_in_flight_bytes},
+                        {"l1_hit", l.l1_hit}, {"l2_hit", l.l2_hit}, {"dram_read_elasticity", l.dram_read_elasticity},
+                        {"dram_bytes_read", l.dram_bytes_read},
+                        {"dram_bytes_written", l.dram_bytes_written}, {"l2_bytes", l.l2_bytes},
+                        {"bounds_us", {{"dram", l.dram_us}, {"latency", l.latency_us}, {"issue", l.issue_us},
+                                       {"shared_memory", l.smem_us}, {"l1_miss_requests", l.request_us}, {"block_dispatch", l.dispatch_us}}},
+                        {"added_once_us", {{"pipeline_fill", l.fill_us}, {"epilogue", l.epilogue_us}}},
+                        {"bound", l.bound}, {"duration_us", l.duration_us}});
+  }
+  return {{"kernel", simt::kernel_name(p.plan.kernel)}, {"ran", simt::kernel_name(p.plan.ran)}, {"rows", p.plan.rows},
+                      {"hidden", p.plan.hidden}, {"dtype", normref::to_string(p.plan.dtype)},
+                      {"block", p.plan.block}, {"gpu", gpu.name},
+                      {"prediction", {{"dram_bytes_read", p.dram_bytes_read}, {"dram_bytes_written", p.dram_bytes_written},
+                                      {"l2_bytes", p.l2_bytes}, {"duration_us", p.duration_us}, {"cycles", p.cycles},
+                                      {"dram_read_elasticity", p.dram_read_elasticity}}},
+                      {"launches", launches}};
+}
+
+std::string simt_report_text(const simt::Prediction& p, const simt::GpuArch& gpu) {
+  std::string out;
+  const std::string kernel(simt::kernel_name(p.plan.kernel)), ran(simt::kernel_name(p.plan.ran));
+  out += strprintf("normsim simt: %s%s on %s, %lld rows x %lld %s, block %d\n", kernel.c_str(),
+                   p.plan.ran != p.plan.kernel ? (" (runs " + ran + ": its shared memory does not fit)").c_str() : "",
+                   gpu.name.c_str(), static_cast<long long>(p.plan.rows), static_cast<long long>(p.plan.hidden),
+                   std::string(normref::to_string(p.plan.dtype)).c_str(), p.plan.block);
+  for (const auto& l : p.launches) {
+    out += strprintf("\n  launch %s\n", l.name.c_str());
+    out += strprintf("    occupancy            %d blocks/SM (%d warps, limited by %s), %lld rows in flight, %.2f waves\n",
+                l.occ.blocks_per_sm, l.occ.warps_per_sm, l.occ.limiter.c_str(), static_cast<long long>(l.occ.rows_in_flight),
+                l.occ.waves);
+    out += strprintf("    re-read hit fraction L1 %.3f, L2 %.3f (x of the rows in flight %.1f MB)\n", l.l1_hit, l.l2_hit,
+                l.x_in_flight_bytes / 1e6);
+    out += strprintf("    DRAM-read elasticity %.2f (%% DRAM bytes read per %% of x in flight)\n", l.dram_read_elasticity);
+    out += strprintf("    bounds               DRAM %.1f us, latency %.1f us, issue %.1f us, shared memory %.1f us, "
+                "L1-miss requests %.1f us, dispatch %.1f us -> %s\n",
+                l.dram_us, l.latency_us, l.issue_us, l.smem_us, l.request_us, l.dispatch_us, l.bound.c_str());
+    out += strprintf("    added once           pipeline fill %.1f us, epilogue %.1f us; launch %.1f us\n", l.fill_us,
+                l.epilogue_us, l.duration_us);
+  }
+  out += strprintf("\n  DRAM bytes read       %16.0f  bytes (elasticity %.2f: 10%% more x in flight: %+.1f%%)\n",
+              p.dram_bytes_read, p.dram_read_elasticity, 100 * (std::pow(1.1, p.dram_read_elasticity) - 1));
+  out += strprintf("  DRAM bytes written    %16.0f  bytes\n", p.dram_bytes_written);
+  out += strprintf("  L2 bytes              %16.0f  bytes\n", p.l2_bytes);
+  out += strprintf("  duration              %16.2f  us (%.0f SM cycles at %.0f MHz)\n", p.duration_us, p.cycles, gpu.sm_clock_mhz);
+  return out;
+}
+
+}  // namespace normsim::report

@@ -1,0 +1,85 @@
+#include "sim/validate/asic_outputs.hpp"
+
+#include <bit>
+#include <cmath>
+#include <filesystem>
+
+#include "sim/core/element_format.hpp"
+#include "sim/core/norm_datapath.hpp"
+#include "sim/core/npy.hpp"
+#include "sim/validate/kernel_as_asic.hpp"
+#include "sim/validate/simt_regress.hpp"
+
+namespace normsim::validate {
+
+namespace {
+
+AsicCase run_case(const GoldenCase& g, const simt::AsicDatapath& m, const std::string& dir, const simt::HardwareRsqrt& hw) {
+  AsicCase a;
+  a.id = g.id;
+  a.kernel = simt::kernel_name(g.kernel);
+  a.arch = mapped_arch_path(m.block_arch);
+  try {
+    const config::Arch& arch = mapped_arch(m.block_arch);
+    const bool bf16 = g.dtype == simt::DType::bf16;
+    core::DatapathConfig cfg = case_datapath(g, arch, m.rms, m.algorithm);
+    cfg.variance_clamp = m.clamp;
+    cfg.lanes = m.lanes ? m.lanes : arch.lanes;
+    if (m.whole_block_group) cfg.merge_group = cfg.lanes;
+    cfg.lane_vector = m.lane_vector;
+    cfg.lane_blocks = m.lane_blocks;  // the cluster scheme: each block a share of the row
+    if (m.hw_rsqrt) cfg.fp32_rsqrt = [&hw](float v) { return hw(v); };
+    a.lanes = cfg.lanes;
+    a.merge_order = cfg.merge_order == core::MergeOrder::butterfly ? "butterfly" : "adjacent";
+    auto file = [&](const std::string& key) { return (std::filesystem::path(dir) / g.outputs.at(key)).string(); };
+    const core::NpyArray y = core::read_npy(file("y"));
+    const std::vector<float> mean = m.rms ? std::vector<float>{} : core::read_npy(file("mean")).as<float>();
+    const auto rstd = core::read_npy(file("rstd")).as<float>();
+    const int64_t rows = g.output_rows;  // a long-row case: its first rows
+    if (y.elements() != rows * g.hidden) throw std::runtime_error("y does not hold the rows rstd keeps");
+    const simt::KernelInputs in = datapath_inputs(g, rows, &m);
+    const std::vector<float> no_beta;
+    core::NormDatapath dp(cfg, in.gamma, m.rms ? std::span<const float>(no_beta) : std::span<const float>(in.beta));
+    const std::vector<uint16_t> ybits = bf16 ? y.as<uint16_t>() : std::vector<uint16_t>{};
+    const std::vector<float> yf = bf16 ? std::vector<float>{} : y.as<float>();
+    std::vector<double> x(static_cast<size_t>(g.hidden)), out(static_cast<size_t>(g.hidden));
+    core::StageCounters counters;
+    auto cmp = [&](float want, float got, double scale) {
+      ++a.elements_compared;
+      const double u = ulp_distance(want, got) / scale;
+      if (u != 0) ++a.elements_differing;
+      a.max_ulp = std::max(a.max_ulp, u);
+    };
+    for (int64_t r = 0; r < rows; ++r) {
+      for (int64_t c = 0; c < g.hidden; ++c) x[static_cast<size_t>(c)] = in.x[static_cast<size_t>(r * g.hidden + c)];
+      const core::RowStats st = dp.process_row(x, out, counters);
+      for (int64_t c = 0; c < g.hidden; ++c) {
+        const size_t i = static_cast<size_t>(r * g.hidden + c);
+        const float v = static_cast<float>(out[static_cast<size_t>(c)]);
+        if (bf16)  // the output register rounded to the tensor's bf16 (RNE), as the kernel stores it
+          cmp(std::bit_cast<float>(static_cast<uint32_t>(ybits[i]) << 16),
+              core::bf16_bits_to_fp32(core::fp32_to_bf16_bits(v)), 65536.0);
+        else
+          cmp(yf[i], v, 1.0);
+      }
+      if (!m.rms) cmp(mean[static_cast<size_t>(r)], static_cast<float>(st.mean), 1.0);
+      cmp(rstd[static_cast<size_t>(r)], static_cast<float>(st.rstd), 1.0);
+    }
+    a.bit_exact = a.elements_differing == 0;
+  } catch (const std::exception& e) {
+    a.error = e.what();
+  }
+  return a;
+}
+
+}  // namespace
+
+std::vector<AsicCase> asic_output_cases(const std::vector<GoldenCase>& cases, const std::string& golden_dir,
+                                        const simt::HardwareRsqrt& hw) {
+  std::vector<AsicCase> out;
+  for (const GoldenCase& g : cases)
+    if (const auto m = asic_datapath(g.kernel, g); m && g.outputs.count("y")) out.push_back(run_case(g, *m, golden_dir, hw));
+  return out;
+}
+
+}  // namespace normsim::validate

@@ -1,0 +1,22 @@
+// `normsim regress --fit`: the GPU arch's fitted parameters (those marked
+// "fit" in workloads/arch/h200.yaml) fitted on the training cases only.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "sim/simt/gpu_arch.hpp"
+#include "sim/validate/golden.hpp"
+
+namespace normsim::validate {
+
+/// Coordinate descent over each fitted parameter on a log grid, minimising
+/// duration MAE + DRAM read MAE + DRAM write MAE + half the worst DRAM read
+/// error over the training cases. Returns the fitted arch; `log` receives
+/// one line per accepted step.
+simt::GpuArch fit_arch(const std::vector<GoldenCase>& cases, const simt::GpuArch& start, std::string* log = nullptr);
+
+/// The fitted parameters' values, one "  key: value" line each (arch-file names).
+std::string fitted_parameters(const simt::GpuArch& g);
+
+}  // namespace normsim::validate

@@ -1,0 +1,287 @@
+#include "sim/validate/regress.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+
+#include "sim/config/config_error.hpp"
+#include "sim/simt/kernels/kernel_registry.hpp"
+
+namespace normsim::validate {
+
+namespace {
+
+nlohmann::json counter_json(const CounterSummary& c) {
+  return {{"cases", c.n}, {"mae", c.mae}, {"max_rel_error", c.max_err}, {"corr", c.corr}};
+}
+
+nlohmann::json traffic_summary_json(const TrafficSummary& s) {
+  return {{"cases", s.cases},
+          {"read_within_5pct", s.read_within_5pct},
+          {"read_mae", s.read_mae},
+          {"read_max_rel_error", s.read_max_rel_error}};
+}
+
+nlohmann::json summary_json(const Summary& s) {
+  return {{"cases", s.cases},
+          {"outputs_compared", s.outputs_compared},
+          {"bit_exact_cases", s.bit_exact},
+          {"dram_read_max_rel_error", s.dram_read.max_err},
+          {"dram_read_mae", s.dram_read.mae},
+          {"dram_write_mae", s.dram_write.mae},
+          {"l2_bytes_mae", s.l2.mae},
+          {"duration_mae", s.duration.mae},
+          {"duration_max_rel_error", s.duration.max_err},
+          {"duration_corr", s.duration.corr},
+          {"counters",
+           {{"dram_bytes_read", counter_json(s.dram_read)},
+            {"dram_bytes_written", counter_json(s.dram_write)},
+            {"l2_bytes", counter_json(s.l2)},
+            {"duration_us", counter_json(s.duration)}}}};
+}
+
+}  // namespace
+
+RegressResult regress(const std::vector<GoldenCase>& cases, const simt::GpuArch& gpu, const std::string& golden_dir) {
+  RegressResult r;
+  const std::string table = (std::filesystem::path(golden_dir) / "rsqrt_delta.npy.gz").string();
+  if (!std::filesystem::exists(table))
+    throw config::ConfigError(table + ": missing (the GPU's rsqrtf table; gpu_ref/microbench/rsqrt_table.cu writes it)");
+  const simt::HardwareRsqrt rsqrt(table);
+  static_cast<SimtRegression&>(r) = simt_regression(cases, gpu, golden_dir, rsqrt);
+  auto ok = [&](const Summary& s) {
+    return s.dram_read.max_err <= r.thresholds.dram_read_max_rel_error && s.duration.mae <= r.thresholds.duration_mae &&
+           s.duration.corr >= r.thresholds.duration_corr;
+  };
+  r.asic_cases = asic_output_cases(cases, golden_dir, rsqrt);
+  r.fixed_point_cases = fixed_point_cases(cases, golden_dir);
+  r.asic_traffic = asic_traffic_cases(cases, gpu);
+  r.asic_time = asic_time_cases(cases, gpu);
+  const bool asic_exact =
+      std::all_of(r.asic_cases.begin(), r.asic_cases.end(), [](const AsicCase& a) { return a.bit_exact; });
+  r.pass_models = ok(r.all) && ok(r.held_out) && r.all.bit_exact == r.all.outputs_compared && asic_exact;
+  r.pass = r.pass_models && r.asic_time.mae <= r.thresholds.asic_time_mae;
+  return r;
+}
+
+nlohmann::json to_json(const RegressResult& r) {
+  nlohmann::json cases = nlohmann::json::array();
+  for (const auto& c : r.cases) {
+    const auto& g = c.golden;
+    cases.push_back({{"id", g.id},
+                     {"kernel", simt::kernel_name(g.kernel)},
+                     {"ran", simt::kernel_name(c.pred.plan.ran)},
+                     {"rows", g.rows},
+                     {"hidden", g.hidden},
+                     {"dtype", normref::to_string(g.dtype)},
+                     {"block", g.block},
+                     {"held_out", c.held_out},
+                     {"measured",
+                      {{"dram_bytes_read", g.dram_bytes_read},
+                       {"dram_bytes_written", g.dram_bytes_written},
+                       {"l2_bytes", g.l2_bytes},
+                       {"duration_us", g.duration_us}}},
+                     {"predicted",
+                      {{"dram_bytes_read", c.pred.dram_bytes_read},
+                       {"dram_bytes_written", c.pred.dram_bytes_written},
+                       {"l2_bytes", c.pred.l2_bytes},
+                       {"duration_us", c.pred.duration_us},
+                       {"cycles", c.pred.cycles},
+                       {"dram_read_elasticity", c.pred.dram_read_elasticity}}},
+                     {"outputs",
+                      c.outputs_compared
+                          ? nlohmann::json{{"bit_exact", c.bit_exact},
+                                           {"elements_differing", c.elements_differing},
+                                           {"max_ulp", std::isfinite(c.max_ulp) ? nlohmann::json(c.max_ulp) : nlohmann::json("inf")},
+                                           {"order_free_max_ulp", c.order_free_max_ulp},
+                                           {"error", c.output_error.empty() ? nlohmann::json() : nlohmann::json(c.output_error)}}
+                          : nlohmann::json()},
+                     {"rel_error",
+                      {{"dram_bytes_read", c.dram_read_err},
+                       {"dram_bytes_written", std::isfinite(c.dram_write_err) ? nlohmann::json(c.dram_write_err) : nlohmann::json()},
+                       {"l2_bytes", c.l2_err},
+                       {"duration_us", c.duration_err}}}});
+  }
+  nlohmann::json per_kernel = nlohmann::json::object();
+  for (const auto& [k, s] : r.per_kernel) per_kernel[k] = summary_json(s);
+  nlohmann::json s = summary_json(r.all);
+  nlohmann::json bands = nlohmann::json::array();
+  for (const auto& b : r.by_elasticity)
+    bands.push_back({{"band", b.name},
+                     {"elasticity_min", b.lo},
+                     {"elasticity_max", std::isfinite(b.hi) ? nlohmann::json(b.hi) : nlohmann::json()},
+                     {"dram_read_within_target", b.dram_read_within_target},
+                     {"summary", summary_json(b.summary)}});
+  nlohmann::json traffic = nlohmann::json::array();
+  for (const auto& t : r.asic_traffic)
+    traffic.push_back({{"id", t.id},
+                       {"kernel", t.kernel},
+                       {"path", t.path},
+                       {"closed_form", {{"dram_bytes_read", t.closed_form_read}, {"dram_bytes_written", t.closed_form_written}}},
+                       {"measured", {{"dram_bytes_read", t.measured_read}, {"dram_bytes_written", t.measured_written}}},
+                       {"read_gap", t.read_gap},
+                       {"write_gap", t.write_gap},
+                       {"read_cause", t.read_cause},
+                       {"write_cause", t.write_cause},
+                       {"with_l2", {{"rows_in_flight", t.rows_in_flight},
+                                    {"l1_reread_hit", t.l1_reread_hit},
+                                    {"reread_hit", t.l2_reread_hit},
+                                    {"code_bytes", t.code_bytes},
+                                    {"dram_bytes_read", t.l2_read},
+                                    {"dram_bytes_written", t.l2_written},
+                                    {"read_rel_error", t.l2_read_error},
+                                    {"write_rel_error", t.l2_write_error}}}});
+  nlohmann::json fixed = nlohmann::json::array();
+  for (const auto& f : r.fixed_point_cases)
+    fixed.push_back({{"id", f.id},
+                     {"kernel", f.kernel},
+                     {"arch", f.arch},
+                     {"elements", f.elements},
+                     {"rel_l2_error_vs_gpu", f.rel_l2_error},
+                     {"max_abs_error_vs_gpu", f.max_abs_error},
+                     {"output_lsb", f.output_lsb},
+                     {"input_overflows", f.input_overflows},
+                     {"other_overflows", f.other_overflows},
+                     {"error", f.error.empty() ? nlohmann::json() : nlohmann::json(f.error)}});
+  nlohmann::json asic = nlohmann::json::array();
+  size_t asic_exact = 0;
+  for (const auto& a : r.asic_cases) {
+    asic_exact += a.bit_exact;
+    asic.push_back({{"id", a.id},
+                    {"kernel", a.kernel},
+                    {"arch", a.arch},
+                    {"lanes", a.lanes},
+                    {"merge_order", a.merge_order},
+                    {"outputs",
+                     {{"bit_exact", a.bit_exact},
+                      {"elements_compared", a.elements_compared},
+                      {"elements_differing", a.elements_differing},
+                      {"max_ulp", std::isfinite(a.max_ulp) ? nlohmann::json(a.max_ulp) : nlohmann::json("inf")},
+                      {"error", a.error.empty() ? nlohmann::json() : nlohmann::json(a.error)}}}});
+  }
+  nlohmann::json time = nlohmann::json::array();
+  for (const auto& t : r.asic_time.cases)
+    time.push_back({{"id", t.id}, {"kernel", t.kernel}, {"arch", t.arch}, {"asic_cycles", t.asic_cycles},
+                    {"asic_us", t.asic_us}, {"measured_us", t.measured_us}, {"rel_error", t.rel_error}});
+  return {{"cases", cases},
+          {"summary", s},
+          {"training", summary_json(r.training)},
+          {"held_out", summary_json(r.held_out)},
+          {"per_kernel", per_kernel},
+          {"by_dram_read_elasticity", bands},
+          {"asic_cases", asic},
+          {"asic_summary", {{"cases", r.asic_cases.size()}, {"bit_exact_cases", asic_exact}}},
+          {"fixed_point_cases", fixed},
+          {"asic_traffic", traffic},
+          {"asic_traffic_summary", traffic_summary_json(summarize_traffic(r.asic_traffic))},
+          {"asic_time", time},
+          {"asic_time_summary",
+           {{"cases", r.asic_time.cases.size()}, {"mae", r.asic_time.mae}, {"threshold_mae", r.thresholds.asic_time_mae}}},
+          {"thresholds",
+           {{"dram_read_max_rel_error", r.thresholds.dram_read_max_rel_error},
+            {"duration_mae", r.thresholds.duration_mae},
+            {"duration_corr", r.thresholds.duration_corr}}},
+          {"pass", r.pass}};
+}
+
+std::string format_text(const RegressResult& r) {
+  std::string out;
+  char b[512];
+  auto row = [&](const std::string& name, const Summary& s) {
+    std::snprintf(b, sizeof b, "%-20s %5zu %9.1f%% %9.1f%% %9.1f%% %9.1f%% %9.1f%% %8.3f\n", name.c_str(), s.cases,
+                  100 * s.dram_read.mae, 100 * s.dram_read.max_err, 100 * s.dram_write.mae, 100 * s.l2.mae,
+                  100 * s.duration.mae, s.duration.corr);
+    out += b;
+  };
+  std::snprintf(b, sizeof b, "%-20s %5s %10s %10s %10s %10s %10s %8s\n", "kernel / set", "cases", "read MAE", "read max",
+                "write MAE", "L2 MAE", "time MAE", "time r");
+  out += b;
+  for (const auto& [k, s] : r.per_kernel) row(k, s);
+  out += "\n";
+  row("all", r.all);
+  row("training", r.training);
+  row("held-out", r.held_out);
+  out += "\nby DRAM-read elasticity (% DRAM bytes read per % of x in flight):\n";
+  for (const auto& band : r.by_elasticity) {
+    row(band.name, band.summary);
+    std::snprintf(b, sizeof b, "%-20s %5s DRAM read within %.0f%%: %zu of %zu\n", "", "",
+                  100 * r.thresholds.dram_read_max_rel_error, band.dram_read_within_target, band.summary.cases);
+    out += b;
+  }
+  out += "\noutputs (emulated fp32 arithmetic against the GPU's .npy files):\n";
+  for (const auto& c : r.cases) {
+    if (!c.outputs_compared) continue;
+    if (!c.output_error.empty()) std::snprintf(b, sizeof b, "  %-48s error: %s\n", c.golden.id.c_str(), c.output_error.c_str());
+    else if (c.bit_exact && c.order_free_max_ulp > 0)
+      std::snprintf(b, sizeof b, "  %-48s bit-exact (dgamma/dbeta by atomics: %.3g ulp from block order)\n",
+                    c.golden.id.c_str(), c.order_free_max_ulp);
+    else if (c.bit_exact) std::snprintf(b, sizeof b, "  %-48s bit-exact\n", c.golden.id.c_str());
+    else
+      std::snprintf(b, sizeof b, "  %-48s %llu entries differ, max %.3g ulp\n", c.golden.id.c_str(),
+                    static_cast<unsigned long long>(c.elements_differing), c.max_ulp);
+    out += b;
+  }
+  std::snprintf(b, sizeof b, "  %zu of %zu compared cases bit-exact\n", r.all.bit_exact, r.all.outputs_compared);
+  out += b;
+  out += "\nasic_cases (the ASIC datapath configured as the kernel, against the GPU's outputs):\n";
+  size_t asic_exact = 0;
+  for (const auto& a : r.asic_cases) {
+    asic_exact += a.bit_exact;
+    if (!a.error.empty())
+      std::snprintf(b, sizeof b, "  %-48s %s: error: %s\n", a.id.c_str(), a.arch.c_str(), a.error.c_str());
+    else
+      std::snprintf(b, sizeof b, "  %-48s %s (%d lanes, %s): %s\n", a.id.c_str(), a.arch.c_str(), a.lanes,
+                    a.merge_order.c_str(),
+                    a.bit_exact ? "bit-exact"
+                                : (std::to_string(a.elements_differing) + " of " + std::to_string(a.elements_compared) +
+                                   " differ, max " + std::to_string(a.max_ulp) + " ulp").c_str());
+    out += b;
+  }
+  std::snprintf(b, sizeof b, "  %zu of %zu cases bit-exact\n", asic_exact, r.asic_cases.size());
+  out += b;
+  out += "\nasic_traffic (the mapped ASIC path's DRAM identities against ncu; gap = measured / closed form - 1):\n";
+  for (const auto& t : r.asic_traffic) {
+    std::snprintf(b, sizeof b, "  %-40s %-11s read %+6.1f%% (%s); written %+6.1f%% (%s)\n", t.id.c_str(), t.path.c_str(),
+                  100 * t.read_gap, t.read_cause.c_str(), 100 * t.write_gap, t.write_cause.c_str());
+    out += b;
+    std::snprintf(b, sizeof b,
+                  "  %-40s with L1 and L2 (%.0f rows in flight, re-read hit L1 %.2f, L2 %.2f): read %+6.1f%%, written %+6.1f%% of measured\n",
+                  "", t.rows_in_flight, t.l1_reread_hit, t.l2_reread_hit, 100 * t.l2_read_error, 100 * t.l2_write_error);
+    out += b;
+  }
+  {
+    const TrafficSummary ts = summarize_traffic(r.asic_traffic);
+    std::snprintf(b, sizeof b, "  with the L2: %zu of %zu cases read within 5%% of ncu (MAE %.1f%%, max %.1f%%)\n",
+                  ts.read_within_5pct, ts.cases, 100 * ts.read_mae, 100 * ts.read_max_rel_error);
+    out += b;
+  }
+  out += "\nfixed_point_cases (fixed16 on the golden inputs against the GPU's fp32 outputs):\n";
+  for (const auto& f : r.fixed_point_cases) {
+    if (!f.error.empty())
+      std::snprintf(b, sizeof b, "  %-48s error: %s\n", f.id.c_str(), f.error.c_str());
+    else
+      std::snprintf(b, sizeof b, "  %-48s rel L2 %.3g, max abs %.3g (output lsb %.3g), overflows: input %llu, other %llu\n",
+                    f.id.c_str(), f.rel_l2_error, f.max_abs_error, f.output_lsb,
+                    static_cast<unsigned long long>(f.input_overflows), static_cast<unsigned long long>(f.other_overflows));
+    out += b;
+  }
+  std::snprintf(b, sizeof b,
+                "\nthresholds (all and held-out): DRAM read max %.0f%%, duration MAE %.0f%%, duration r >= %.2f: %s\n",
+                100 * r.thresholds.dram_read_max_rel_error, 100 * r.thresholds.duration_mae,
+                r.thresholds.duration_corr, r.pass_models ? "pass" : "FAIL");
+  out += b;
+  out += "\nasic_time (the ASIC model as the GPU, timing only, at the SM clock, against ncu's duration):\n";
+  for (const auto& t : r.asic_time.cases) {
+    std::snprintf(b, sizeof b, "  %-40s asic %9.1f us, measured %9.1f us: %+6.1f%%\n", t.id.c_str(), t.asic_us,
+                  t.measured_us, 100 * t.rel_error);
+    out += b;
+  }
+  std::snprintf(b, sizeof b, "  %zu cases, mean absolute error %.1f%% (threshold %.0f%%)\n", r.asic_time.cases.size(),
+                100 * r.asic_time.mae, 100 * r.thresholds.asic_time_mae);
+  out += b;
+  return out;
+}
+
+
+}  // namespace normsim::validate

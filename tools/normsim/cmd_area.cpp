@@ -1,0 +1,58 @@
+// `normsim area`: the datapath's area per unit from sim/area's analytic
+// model and, with --synth, yosys's synthesis of the same units from
+// rtl_models/ at the arch's widths.
+#include <iostream>
+
+#include "command.hpp"
+#include "sim/area/area_energy.hpp"
+#include "sim/config/config_error.hpp"
+#include "sim/config/datapath_config.hpp"
+#include "sim/report/area_report.hpp"
+#include "sim/rtl/synthesis.hpp"
+
+namespace normsim::cli {
+
+namespace {
+
+struct AreaArgs {
+  InputArgs in;
+  bool synth = false, json = false;
+  std::string rtl_dir = NORMSIM_RTL_DIR, synth_dir;
+};
+
+int area_command(const AreaArgs& a) {
+  const Inputs in = load_inputs(a.in);
+  const core::DatapathConfig dp = config::datapath_config(in.workload, in.arch);
+  const std::string node = in.arch.asic ? in.arch.asic->node : "7nm";
+  const double sram = in.arch.asic ? static_cast<double>(in.arch.asic->sram.capacity_bytes) : 0.0;
+  const area::AreaReport ar = area::estimate_area(dp, sram, node);
+  std::vector<rtl::DatapathUnitSynthesis> syn;
+  if (a.synth) {
+    const auto yosys = rtl::find_yosys();
+    if (!yosys) throw config::ConfigError("area: --synth needs yosys on PATH (tools/bootstrap.sh installs it)");
+    syn = rtl::synthesize_datapath(in.arch, dp, a.rtl_dir, *yosys, a.synth_dir);
+  }
+  if (a.json) std::cout << report::area_report_json(in.arch.name, in.workload.name, ar, syn).dump(2) << "\n";
+  else
+    std::cout << report::area_report_text(in.arch.name, in.workload.name, dp.hidden, ar, syn, a.synth,
+                                          a.synth || rtl::find_yosys().has_value());
+  return kExitOk;
+}
+
+}  // namespace
+
+Command add_area(CLI::App& app) {
+  auto a = std::make_shared<AreaArgs>();
+  auto* c = app.add_subcommand("area", "area of the datapath units: the analytic model and, with --synth, yosys");
+  c->fallthrough();
+  c->add_option("workload", a->in.workload, "workload YAML (default: the embedded llama2-7b; its hidden size sizes the 1/n table)");
+  c->add_option("--arch", a->in.arch, "architecture YAML (default: the embedded asic-default)");
+  c->add_option("--set", a->in.sets, "override a key: arch.formats.mean.bits=28 (repeatable)");
+  c->add_flag("--synth", a->synth, "also synthesise each unit's RTL with yosys (a minute or two)");
+  c->add_option("--synth-dir", a->synth_dir, "keep each unit's yosys script, ROM stubs and log in DIR/<unit>/");
+  c->add_option("--rtl-dir", a->rtl_dir, "directory of the Verilog units (default: this checkout's rtl_models)");
+  c->add_flag("--json", a->json, "print the report as one JSON object on stdout");
+  return {c, [a] { return area_command(*a); }};
+}
+
+}  // namespace normsim::cli

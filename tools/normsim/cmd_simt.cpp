@@ -1,0 +1,78 @@
+// `normsim simt`: a gpu_ref kernel's predicted DRAM/L2 traffic and duration
+// on a GPU (the SIMT model, docs/SIMT.md).
+#include <iostream>
+
+#include "command.hpp"
+#include "sim/config/config_error.hpp"
+#include "sim/report/simt_report.hpp"
+#include "sim/simt/kernels/kernel_registry.hpp"
+
+namespace normsim::cli {
+
+namespace {
+
+struct SimtArgs {
+  std::string kernel, workload, dtype = "fp32", gpu;
+  int64_t rows = 0, hidden = 0;
+  int block = 0;
+  bool json = false;
+  std::vector<std::string> sets;
+};
+
+// "rms_warp, rms_block, fast_rms": the kernels that compute the norm a workload asks for.
+std::string kernels_of(core::NormKind norm) {
+  std::string names;
+  for (const auto& k : simt::kernel_infos())
+    if (k.layernorm == (norm == core::NormKind::layernorm)) names += (names.empty() ? "" : ", ") + std::string(k.name);
+  return names;
+}
+
+int simt_command(const SimtArgs& a) {
+  if (a.kernel.empty())
+    throw config::ConfigError("simt: --kernel: missing (allowed: " + normref::kernel_names() + ")");
+  const simt::KernelId kernel = simt::parse_kernel(a.kernel);
+  int64_t rows = a.rows, hidden = a.hidden;
+  std::string dtype = a.dtype;
+  if (!a.workload.empty()) {
+    if (a.rows || a.hidden) throw config::ConfigError("simt: --workload and --rows/--hidden: give one of them");
+    const config::Workload w = config::load_workload(a.workload);
+    rows = w.rows;
+    hidden = w.hidden;
+    dtype = std::string(core::to_string(w.input.dtype));
+    if (dtype != "fp32" && dtype != "bf16")
+      throw config::ConfigError("simt: " + a.workload + ": input dtype " + dtype +
+                                " has no gpu_ref kernel (allowed: fp32, bf16)");
+    const bool layernorm = normref::kernel_info(kernel).layernorm;
+    if (layernorm != (w.norm == core::NormKind::layernorm))
+      throw config::ConfigError("simt: --kernel " + a.kernel + " computes " + (layernorm ? "LayerNorm" : "RMSNorm") +
+                                " but " + a.workload + " is " + std::string(core::to_string(w.norm)) +
+                                " (allowed: " + kernels_of(w.norm) + ")");
+  } else if (!rows || !hidden) {
+    throw config::ConfigError("simt: give --workload W or both --rows N and --hidden C");
+  }
+  const simt::GpuArch gpu = load_gpu(a.gpu, a.sets);
+  const simt::Prediction p = simt::predict(simt::plan_launch(kernel, rows, hidden, simt::parse_dtype(dtype), a.block, gpu), gpu);
+  if (a.json) std::cout << report::simt_report_json(p, gpu).dump(2) << "\n";
+  else std::cout << report::simt_report_text(p, gpu);
+  return kExitOk;
+}
+
+}  // namespace
+
+Command add_simt(CLI::App& app) {
+  auto a = std::make_shared<SimtArgs>();
+  auto* c = app.add_subcommand("simt", "predict a gpu_ref kernel's DRAM/L2 traffic and duration on a GPU");
+  c->fallthrough();
+  c->add_option("--kernel", a->kernel, normref::kernel_names());
+  c->add_option("--workload", a->workload, "take rows, hidden and dtype from a workload YAML");
+  c->add_option("--rows", a->rows, "rows N");
+  c->add_option("--hidden", a->hidden, "hidden size C");
+  c->add_option("--dtype", a->dtype, "fp32 or bf16 (default fp32)");
+  c->add_option("--block", a->block, "threads per block (default: the kernel's, 256)");
+  c->add_option("--gpu", a->gpu, "GPU arch YAML (default: the embedded h200)");
+  c->add_option("--set", a->sets, "override a GPU key: gpu.l2.bytes=52428800 (repeatable)");
+  c->add_flag("--json", a->json, "print the prediction as one JSON object on stdout");
+  return {c, [a] { return simt_command(*a); }};
+}
+
+}  // namespace normsim::cli

@@ -1,0 +1,71 @@
+// What every normsim subcommand shares: how it registers with the command
+// line (one cmd_<name>.cpp each, listed in main.cpp), the exit codes, and
+// the workload/arch loading that run, compare, sweep and area have in common.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sim/asic/asic_run.hpp"
+#include "sim/config/arch.hpp"
+#include "sim/config/workload.hpp"
+#include "sim/simt/gpu_arch.hpp"
+
+namespace normsim::cli {
+
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitCheckFailed = 1;
+inline constexpr int kExitBadInput = 2;
+
+/// A subcommand: its CLI11 parser and what runs when the user names it.
+struct Command {
+  CLI::App* app = nullptr;
+  std::function<int()> run;
+};
+
+Command add_run(CLI::App& app);
+Command add_compare(CLI::App& app);
+Command add_sweep(CLI::App& app);
+Command add_simt(CLI::App& app);
+Command add_regress(CLI::App& app);
+Command add_area(CLI::App& app);
+
+/// The workload and arch a command names, with its --set overrides.
+struct InputArgs {
+  std::string workload, arch;
+  std::vector<std::string> sets;
+};
+
+struct Inputs {
+  config::Workload workload;
+  config::Arch arch;
+};
+
+/// The workload and arch of `a` (or the embedded defaults), --set applied;
+/// ConfigError for gpu keys (they belong to `normsim simt`).
+Inputs load_inputs(const InputArgs& a);
+
+/// --path: nullopt when not given; ConfigError naming the allowed values.
+std::optional<config::InputPath> parse_path_flag(const std::string& p);
+
+/// The ASIC model's options from run's flags (--rtl, --no-numerics,
+/// --save-outputs, --trace are checked against each other here).
+struct AsicFlags {
+  std::string path, trace;
+  bool no_numerics = false, rtl = false, save_outputs = false;
+  std::optional<core::VarianceAlgorithm> algorithm;
+};
+asic::AsicOptions asic_options(const AsicFlags& f);
+
+/// The GPU arch of `path` (or the embedded h200) with gpu.* overrides.
+simt::GpuArch load_gpu(const std::string& path, const std::vector<std::string>& sets);
+
+/// Writes `text` to DIR/NAME atomically, creating DIR.
+void write_report_file(const std::string& dir, const std::string& name, const std::string& text);
+
+}  // namespace normsim::cli
