@@ -4,6 +4,8 @@
 // cases as a whole is tests/test_validate.cpp.
 #include <gtest/gtest.h>
 
+#include "tests/golden_paths.hpp"
+
 #include <cmath>
 #include <cxxabi.h>
 
@@ -36,12 +38,9 @@ using normsim::validate::GoldenCase;
 using normsim::validate::load_golden;
 
 namespace {
-std::string src() { return std::getenv("NORMSIM_SOURCE_DIR") ? std::getenv("NORMSIM_SOURCE_DIR") : NORMSIM_TEST_SOURCE_DIR; }
-std::string golden() { return src() + "/gpu_ref/golden/h200"; }
-const GpuArch& h200() {
-  static const GpuArch g = load_gpu_arch(src() + "/workloads/arch/h200.yaml");
-  return g;
-}
+using normsim::test_paths::golden;
+using normsim::test_paths::h200;
+using normsim::test_paths::src;
 Prediction run(const std::string& k, int64_t rows, int64_t hidden, const std::string& dtype = "fp32", int block = 0) {
   return predict(plan_launch(k, rows, hidden, dtype, block, h200()), h200());
 }

@@ -4,6 +4,8 @@
 // 16-bit datapath's error on the same inputs, and the fit's held-out split.
 #include <gtest/gtest.h>
 
+#include "tests/golden_paths.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -29,14 +31,9 @@ using namespace normsim;
 using namespace normsim::simt;
 using namespace normsim::validate;
 
-namespace {
-std::string src() { return std::getenv("NORMSIM_SOURCE_DIR") ? std::getenv("NORMSIM_SOURCE_DIR") : NORMSIM_TEST_SOURCE_DIR; }
-std::string golden() { return src() + "/gpu_ref/golden/h200"; }
-const GpuArch& h200() {
-  static const GpuArch g = load_gpu_arch(src() + "/workloads/arch/h200.yaml");
-  return g;
-}
-}  // namespace
+using normsim::test_paths::golden;
+using normsim::test_paths::h200;
+using normsim::test_paths::src;
 
 TEST(Simt, RegressionAgainstTheGoldenH200) {
   const auto cases = load_golden(golden());
