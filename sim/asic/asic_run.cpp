@@ -19,7 +19,8 @@ AsicConfig resolve_asic_config(const config::Workload& w, const config::Arch& a,
                                          "'asic' section, e.g. workloads/arch/asic-default.yaml)");
   AsicConfig c = *a.asic;
   if (o.path) c.path = *o.path;
-  if (auto why = c.validate(); !why.empty()) throw config::ConfigError(a.source + ": key 'asic." + why);
+  if (auto e = config::asic_params().check(c))
+    throw config::ConfigError(config::format_config_error(a.source, 0, "asic." + e->key_path, e->problem.problem, e->problem.allowed));
   const auto alg = o.algorithm.value_or(a.algorithm);
   if (w.norm == core::NormKind::layernorm && alg == core::VarianceAlgorithm::two_pass)
     throw config::ConfigError(a.source + ": key 'algorithm': two-pass needs a third pass over x, which the ASIC "

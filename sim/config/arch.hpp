@@ -11,6 +11,7 @@
 #include <optional>
 
 #include "sim/config/asic_params.hpp"
+#include "sim/config/param_table.hpp"
 #include "sim/core/norm_datapath.hpp"
 
 namespace normsim::config {
@@ -30,6 +31,9 @@ struct Arch {
   /// Timing and memory system of the ASIC model; absent: numerics only.
   std::optional<AsicConfig> asic;
 };
+
+/// The arch file's keys (workloads/README.md's tables are generated from it).
+const ParamTable<Arch>& arch_params();
 
 Arch parse_arch_text(const std::string& text, const std::string& file, const std::vector<Override>& overrides = {});
 Arch load_arch(const std::string& path, const std::vector<Override>& overrides = {});

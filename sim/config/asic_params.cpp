@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
+
+#include "sim/config/l2_reuse_keys.hpp"
 
 namespace normsim::config {
 
@@ -21,46 +24,148 @@ std::optional<InputPath> parse_input_path(std::string_view s) {
   return std::nullopt;
 }
 
-std::string DramConfig::validate() const {
-  if (!(peak_bytes_per_cycle > 0) || !std::isfinite(peak_bytes_per_cycle))
-    return "dram.peak_bytes_per_cycle: must be > 0";
-  if (latency_cycles < 1) return "dram.latency_cycles: must be >= 1";
-  if (max_outstanding < 1) return "dram.max_outstanding: must be >= 1";
-  if (burst_bytes < 1) return "dram.burst_bytes: must be >= 1";
-  if (capacity_bytes < 1) return "dram.capacity_bytes: must be >= 1";
-  if (!(energy_pj_per_bit >= 0)) return "dram.energy_pj_per_bit: must be >= 0";
-  return {};
-}
-
 double DramConfig::sustained_bytes_per_cycle() const {
   return std::min(peak_bytes_per_cycle, static_cast<double>(max_outstanding) * burst_bytes / latency_cycles);
 }
 
-std::string SramConfig::validate() const {
-  if (capacity_bytes < 1) return "sram.capacity_bytes: must be >= 1";
-  if (banks < 1) return "sram.banks: must be >= 1";
-  if (ports < 1 || ports > 2) return "sram.ports: must be 1 or 2";
-  if (access_bytes < 1) return "sram.access_bytes: must be >= 1";
-  if (latency_cycles < 1) return "sram.latency_cycles: must be >= 1";
-  return {};
+namespace {
+
+constexpr int64_t kMaxBytes = INT64_MAX;
+
+std::shared_ptr<const ParamTable<DramConfig>> dram_params() {
+  auto t = std::make_shared<ParamTable<DramConfig>>();
+  t->add(real_param<DramConfig>("peak_bytes_per_cycle", NORMSIM_MEMBER(peak_bytes_per_cycle), positive(), "bytes/cycle",
+                                "peak bandwidth, reads and writes together"));
+  t->add(integer_param<DramConfig>("latency_cycles", NORMSIM_MEMBER(latency_cycles), 1, 1000000, "cycles",
+                                   "request to first byte"));
+  t->add(integer_param<DramConfig>("max_outstanding", NORMSIM_MEMBER(max_outstanding), 1, 1 << 20, "bursts",
+                                   "bursts in flight; sustained = min(peak, outstanding x burst / latency)"));
+  t->add(integer_param<DramConfig>("burst_bytes", NORMSIM_MEMBER(burst_bytes), 1, 1 << 20, "bytes", "burst size"));
+  t->add(integer_param<DramConfig>("capacity_bytes", NORMSIM_MEMBER(capacity_bytes), 1, kMaxBytes, "bytes",
+                                   "a workload (x, y, params, stats) larger than this is refused", "int >= 1"));
+  t->add(real_param<DramConfig>("energy_pj_per_bit", NORMSIM_MEMBER(energy_pj_per_bit), non_negative(), "pJ/bit",
+                                "access energy (HBM2 3.9, LPDDR4 8)"));
+  return t;
 }
 
-std::string UnitLatencies::validate() const {
-  if (welford_cycles < 1) return "latency.welford_cycles: must be >= 1";
-  if (merge_level_cycles < 1) return "latency.merge_level_cycles: must be >= 1";
-  if (rsqrt_cycles < 1) return "latency.rsqrt_cycles: must be >= 1";
-  if (normalize_cycles < 1) return "latency.normalize_cycles: must be >= 1";
-  return {};
+std::shared_ptr<const ParamTable<SramConfig>> sram_params() {
+  auto t = std::make_shared<ParamTable<SramConfig>>();
+  t->add(integer_param<SramConfig>("capacity_bytes", NORMSIM_MEMBER(capacity_bytes), 1, kMaxBytes, "bytes",
+                                   "must hold the parameters and `rows_in_flight` rows' kept part", "int >= 1"));
+  t->add(integer_param<SramConfig>("banks", NORMSIM_MEMBER(banks), 1, 4096, "banks", "banks x access bytes per cycle per port"));
+  t->add(integer_param<SramConfig>("ports", NORMSIM_MEMBER(ports), 1, 2, "ports per bank",
+                                   "1: reads and writes share each bank; 2: separate"));
+  t->add(integer_param<SramConfig>("access_bytes", NORMSIM_MEMBER(access_bytes), 1, 4096, "bytes", "bytes a bank port moves a cycle"));
+  t->add(integer_param<SramConfig>("latency_cycles", NORMSIM_MEMBER(latency_cycles), 1, 1000, "cycles", "access latency"));
+  return t;
 }
 
-std::string AsicConfig::validate() const {
-  if (!(clock_ghz > 0) || clock_ghz > 100) return "clock_ghz: must be in (0, 100]";
-  if (!(replay_fraction > 0 && replay_fraction < 1)) return "replay_fraction: must be in (0, 1)";
-  if (rows_in_flight < 1 || rows_in_flight > 65536) return "rows_in_flight: must be in 1..65536";
-  if (transaction_elems < 1) return "transaction_elems: must be >= 1";
-  if (auto s = dram.validate(); !s.empty()) return s;
-  if (auto s = sram.validate(); !s.empty()) return s;
-  return latency.validate();
+std::shared_ptr<const ParamTable<UnitLatencies>> latency_params() {
+  auto t = std::make_shared<ParamTable<UnitLatencies>>();
+  t->add(integer_param<UnitLatencies>("welford_cycles", NORMSIM_MEMBER(welford_cycles), 1, 10000, "cycles", "lane pipeline depth"));
+  t->add(integer_param<UnitLatencies>("merge_level_cycles", NORMSIM_MEMBER(merge_level_cycles), 1, 10000, "cycles",
+                                      "one Chan merge level"));
+  t->add(integer_param<UnitLatencies>("rsqrt_cycles", NORMSIM_MEMBER(rsqrt_cycles), 1, 10000, "cycles", "RSQRT unit"));
+  t->add(integer_param<UnitLatencies>("normalize_cycles", NORMSIM_MEMBER(normalize_cycles), 1, 10000, "cycles",
+                                      "normalise/affine pipeline"));
+  return t;
+}
+
+std::shared_ptr<const ParamTable<L2Config>> l2_params() {
+  auto t = std::make_shared<ParamTable<L2Config>>();
+  Param<L2Config> cap = integer_param<L2Config>("capacity_bytes", NORMSIM_MEMBER(capacity_bytes), 1, int64_t(1) << 40, "bytes",
+                                                "an L2 in front of the DRAM (write-back; recounts DRAM bytes, docs/ASIC.md)",
+                                                "int 1..2^40");
+  cap.doc[0].default_value = "none";
+  cap.check_when_given_only = true;  // 0: no L2
+  t->add(std::move(cap));
+  t->add(integer_param<L2Config>("line_bytes", NORMSIM_MEMBER(line_bytes), 1, 4096, "bytes", "line size"));
+  t->add(choice_param<L2Config>(
+      "replacement", NORMSIM_MEMBER(replacement), {"lru", "measured"},
+      [](const std::string& v) { return std::optional(v == "lru" ? L2Replacement::lru : L2Replacement::measured); },
+      [](L2Replacement r) { return r == L2Replacement::lru ? "lru" : "measured"; },
+      "LRU's cliff, or a GPU L2's measured reuse curves (the keys below)"));
+  auto priority = [](const std::string& key, auto get, const std::string& what) {
+    return choice_param<L2Config>(
+        key, get, {"normal", "evict_first"},
+        [](const std::string& v) { return std::optional(v == "normal" ? L2Priority::normal : L2Priority::evict_first); },
+        [](L2Priority p) { return p == L2Priority::normal ? "normal" : "evict_first"; }, what);
+  };
+  t->add(priority("reread_priority", NORMSIM_MEMBER(reread_priority), "the re-read's requests (a kernel's `__ldcs`)"));
+  t->add(priority("store_priority", NORMSIM_MEMBER(store_priority), "y's writes (a kernel's `__stcs`)"));
+  add_l2_reuse_params(*t, [](auto& l2) -> auto& { return l2.reuse; }, [](const L2Config& l2) { return l2.capacity_bytes; });
+  return t;
+}
+
+std::shared_ptr<const ParamTable<L1Config>> l1_params() {
+  auto t = std::make_shared<ParamTable<L1Config>>();
+  Param<L1Config> cap = integer_param<L1Config>(
+      "capacity_bytes", NORMSIM_MEMBER(capacity_bytes), 1, int64_t(1) << 40, "bytes",
+      "a near cache per `l1.datapaths_per_cache` datapaths in front of the L2 (a GPU's per-SM L1; its hits leave a "
+      "re-read's bytes out of the L2 and the DRAM, docs/ASIC.md)",
+      "int 1..2^40");
+  cap.doc[0].default_value = "none";
+  cap.check_when_given_only = true;  // 0: no near cache
+  t->add(std::move(cap));
+  // Its upper bound, the arch's datapaths, is the asic section's rule (below).
+  t->add(integer_param<L1Config>("datapaths_per_cache", NORMSIM_MEMBER(datapaths_per_cache), 1, 65536, "datapaths",
+                                 "datapaths sharing one near cache", "int 1..`datapaths`"));
+  t->add(real_param<L1Config>("reuse_steepness", NORMSIM_MEMBER(reuse_steepness), positive(), "",
+                              "how sharply a re-read's hits fall off as the rows a cache's datapaths hold outgrow it "
+                              "(h200.yaml's `l1.reuse_steepness`)"));
+  return t;
+}
+
+std::shared_ptr<const ParamTable<AsicConfig>> make_asic_params() {
+  auto t = std::make_shared<ParamTable<AsicConfig>>();
+  Param<AsicConfig> clock =
+      real_param<AsicConfig>("clock_ghz", NORMSIM_MEMBER(clock_ghz), positive(), "GHz", "clock; cycles / clock = time");
+  clock.doc[0].type = "(0, 100]";
+  clock.check = [](const AsicConfig& c) -> std::optional<ParamError> {
+    if (auto e = positive().check(c.clock_ghz)) return ParamError{"", *e};
+    if (c.clock_ghz > 100) return ParamError{"", {"must be in (0, 100]", "(0, 100]"}};
+    return std::nullopt;
+  };
+  t->add(std::move(clock));
+  t->add(choice_param<AsicConfig>("input_path", NORMSIM_MEMBER(path), {"sram-replay", "dram-reread", "partial-replay"},
+                                  [](const std::string& v) { return parse_input_path(v); },
+                                  [](InputPath p) { return to_string(p); },
+                                  "how the normalise pass gets the row back (`--path` overrides)"));
+  t->add(real_param<AsicConfig>("replay_fraction", NORMSIM_MEMBER(replay_fraction), open_unit(), "",
+                                "partial replay: fraction f of each row kept in SRAM (round(f C) elements)"));
+  t->add(integer_param<AsicConfig>("rows_in_flight", NORMSIM_MEMBER(rows_in_flight), 1, 65536, "rows",
+                                   "row buffers (SRAM replay keeps that many rows)"));
+  t->add(integer_param<AsicConfig>("datapaths", NORMSIM_MEMBER(datapaths), 1, 65536, "datapaths",
+                                   "copies of the datapath on different rows, sharing the memories (a GPU's warps)"));
+  t->add(bool_param<AsicConfig>("write_stats", NORMSIM_MEMBER(write_stats),
+                                "write mean and rstd (rstd only for RMSNorm) to DRAM"));
+  t->add(integer_param<AsicConfig>("transaction_elems", NORMSIM_MEMBER(transaction_elems), 1, int64_t(1) << 24, "elements",
+                                   "stream transaction size of the model (granularity, not hardware)"));
+  // The nodes sim/area has sourced tables for.
+  t->add(string_choice_param<AsicConfig>("node", NORMSIM_MEMBER(node), {"45nm", "28nm", "16nm", "7nm"}, "technology for area"));
+  t->add(section_param<AsicConfig>("dram", NORMSIM_MEMBER(dram), dram_params()));
+  t->add(section_param<AsicConfig>("sram", NORMSIM_MEMBER(sram), sram_params()));
+  t->add(section_param<AsicConfig>("latency", NORMSIM_MEMBER(latency), latency_params()));
+  t->add(section_param<AsicConfig>("l2", NORMSIM_MEMBER(l2), l2_params()));
+  t->add(section_param<AsicConfig>("l1", NORMSIM_MEMBER(l1), l1_params()));
+  // A near cache is shared by at most all the datapaths.
+  Param<AsicConfig> shared;
+  shared.check = [](const AsicConfig& c) -> std::optional<ParamError> {
+    if (c.l1.datapaths_per_cache > c.datapaths)
+      return ParamError{"l1.datapaths_per_cache",
+                        {"value " + std::to_string(c.l1.datapaths_per_cache) + " out of range", "1.." + std::to_string(c.datapaths)}};
+    return std::nullopt;
+  };
+  shared.read = [](YamlReader&, AsicConfig&) {};
+  t->add(std::move(shared));
+  return t;
+}
+
+}  // namespace
+
+const ParamTable<AsicConfig>& asic_params() {
+  static const std::shared_ptr<const ParamTable<AsicConfig>> t = make_asic_params();
+  return *t;
 }
 
 }  // namespace normsim::config

@@ -9,6 +9,7 @@
 #include <string>
 #include <string_view>
 
+#include "sim/config/param_table.hpp"
 #include "sim/core/reuse_curve.hpp"
 
 namespace normsim::config {
@@ -39,8 +40,8 @@ struct L1Config {
   double reuse_steepness = 6.0;
 };
 
-/// How the normalise pass gets the row back once its statistics are known
-/// (seed 001 section 35).
+/// How the normalise pass gets the row back once its statistics are known:
+/// replayed from on-chip SRAM, re-read from DRAM, or a fraction of each.
 enum class InputPath { sram_replay, dram_reread, partial_replay };
 std::string_view to_string(InputPath p);
 std::optional<InputPath> parse_input_path(std::string_view s);
@@ -56,8 +57,7 @@ struct DramConfig {
   int max_outstanding = 64;
   int burst_bytes = 64;
   uint64_t capacity_bytes = uint64_t(16) << 30;
-  double energy_pj_per_bit = 3.9;  ///< HBM2/HBM3E, AREA_ENERGY_SOURCES.md
-  std::string validate() const;
+  double energy_pj_per_bit = 3.9;  ///< HBM2 (Chatterjee et al., MICRO 2017)
   double sustained_bytes_per_cycle() const;
 };
 
@@ -68,7 +68,6 @@ struct SramConfig {
   int ports = 1;  ///< per bank; 1 = reads and writes share the bank
   int access_bytes = 16;
   int latency_cycles = 2;
-  std::string validate() const;
   double peak_bytes_per_cycle() const { return static_cast<double>(banks) * ports * access_bytes; }
 };
 
@@ -78,7 +77,6 @@ struct UnitLatencies {
   int merge_level_cycles = 3;   ///< one Chan merge level
   int rsqrt_cycles = 8;         ///< table seed + Newton steps, pipelined
   int normalize_cycles = 4;     ///< subtract, two multiplies, add
-  std::string validate() const;
 };
 
 struct AsicConfig {
@@ -98,7 +96,10 @@ struct AsicConfig {
   L2Config l2;  ///< an optional L2 in front of the DRAM (asic/l2_model.hpp); capacity 0 means none
   L1Config l1;  ///< optional near caches in front of the L2 (asic/l2_model.hpp), a GPU mapping's per-SM L1; capacity 0 means none
   UnitLatencies latency;
-  std::string validate() const;
 };
+
+/// The `asic` section's keys (workloads/README.md's table is generated from
+/// it): reading, range checks, echo, units and docs.
+const ParamTable<AsicConfig>& asic_params();
 
 }  // namespace normsim::config

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/config/param_table.hpp"
 #include "sim/config/yaml_reader.hpp"
 
 #include "sim/core/norm_problem.hpp"
@@ -23,6 +24,12 @@ struct Workload : core::NormProblem {
 
 inline constexpr int64_t kMaxHidden = int64_t(1) << 24;
 inline constexpr int64_t kMaxRows = int64_t(1) << 32;
+
+/// The workload file's keys (workloads/README.md's table is generated from it).
+const ParamTable<Workload>& workload_params();
+/// The report's echo of a workload: its keys, where it came from, its
+/// element count and the input distribution as generated.
+nlohmann::json workload_echo(const Workload& w);
 
 Workload parse_workload_text(const std::string& text, const std::string& file, const std::vector<Override>& overrides = {});
 Workload load_workload(const std::string& path, const std::vector<Override>& overrides = {});

@@ -103,6 +103,28 @@ void YamlReader::fail(const std::string& key, const std::string& problem, const 
   throw ConfigError(format_config_error(file_, line_of(key), key.empty() ? path_ : key_path(key), problem, allowed));
 }
 
+void YamlReader::fail_path(const std::vector<std::string>& path, const std::string& problem,
+                           const std::string& allowed) const {
+  if (path.size() <= 1) fail(path.empty() ? std::string() : path[0], problem, allowed);
+  // Fresh handles down the path (assigning a yaml-cpp handle would write through it).
+  std::vector<YAML::Node> chain{node_};
+  int line = node_.Mark().line + 1;
+  std::string key;
+  for (const auto& k : path) {
+    key += (key.empty() ? "" : ".") + k;
+    const YAML::Node& cur = chain.back();
+    if (!cur || !cur.IsMap()) continue;
+    const YAML::Node next = static_cast<const YAML::Node&>(cur)[k];
+    if (!next) {
+      chain.push_back(YAML::Node(YAML::NodeType::Undefined));
+      continue;
+    }
+    line = next.Mark().line + 1;
+    chain.push_back(next);
+  }
+  throw ConfigError(format_config_error(file_, line, key_path(key), problem, allowed));
+}
+
 YAML::Node YamlReader::scalar(const std::string& key) const {
   read_.insert(key);
   const YAML::Node n = node_[key];

@@ -52,6 +52,10 @@ class YamlReader {
   std::vector<std::string> keys() const;
 
   [[noreturn]] void fail(const std::string& key, const std::string& problem, const std::string& allowed = {}) const;
+  /// fail() at a key nested below this mapping ({"l1", "datapaths_per_cache"}):
+  /// the deepest line that exists, the full key path.
+  [[noreturn]] void fail_path(const std::vector<std::string>& path, const std::string& problem,
+                              const std::string& allowed = {}) const;
   /// Rejects unread keys, naming `allowed_keys`.
   void finish(const std::vector<std::string>& allowed_keys) const;
 

@@ -6,99 +6,154 @@
 #include "sim/config/embedded_configs.hpp"
 #include "sim/config/l2_reuse_keys.hpp"
 
+#include <memory>
+
 namespace normsim::simt {
 
 namespace {
 
-std::string fmt(double v) {
-  char b[32];
-  std::snprintf(b, sizeof b, "%g", v);
-  return b;
+using config::integer_param;
+using config::ParamTable;
+using config::positive;
+using config::real_param;
+using config::within;
+
+std::shared_ptr<const ParamTable<L2Config>> l2_params() {
+  auto t = std::make_shared<ParamTable<L2Config>>();
+  t->add(real_param<L2Config>("bytes", NORMSIM_MEMBER(bytes), positive(), "bytes", "L2 size"));
+  t->add(integer_param<L2Config>("line_bytes", NORMSIM_MEMBER(line_bytes), 1, 4096, "bytes", "L2 line"));
+  t->add(real_param<L2Config>("near_hit_latency_cycles", NORMSIM_MEMBER(near_hit_latency_cycles), positive(), "cycles",
+                              "hit latency in the near partition"));
+  t->add(real_param<L2Config>("far_hit_latency_cycles", NORMSIM_MEMBER(far_hit_latency_cycles), positive(), "cycles",
+                              "hit latency in the far partition"));
+  config::add_l2_reuse_params(*t, [](auto& l2) -> auto& { return l2.reuse; }, [](const L2Config& l2) { return l2.bytes; });
+  config::Param<L2Config> dirty = real_param<L2Config>(
+      "dirty_resident_bytes", NORMSIM_MEMBER(dirty_resident_bytes), config::RealRange{}, "bytes",
+      "written bytes still dirty in the L2 when a kernel ends (not counted as DRAM writes)");
+  dirty.doc[0].type = "[0, bytes]";
+  dirty.check = [](const L2Config& l2) -> std::optional<config::ParamError> {
+    if (auto e = within(0, l2.bytes).check(l2.dirty_resident_bytes)) return config::ParamError{"", *e};
+    return std::nullopt;
+  };
+  t->add(std::move(dirty));
+  t->add(real_param<L2Config>("atomic_ns_per_sector", NORMSIM_MEMBER(atomic_ns_per_sector), positive(), "ns",
+                              "a reduction into one address, a warp instruction's 32-byte sectors at a time"));
+  t->add(real_param<L2Config>("scattered_store_sectors_per_ns", NORMSIM_MEMBER(scattered_store_sectors_per_ns), positive(),
+                              "sectors/ns", "sectors the L2 writes per ns for scalar stores, each block to its own addresses"));
+  return t;
 }
 
-// A real value in [lo, hi] (hi may be infinite); exit 2 naming the range otherwise.
-double within(config::YamlReader& m, const std::string& key, double def, double lo, double hi) {
-  const double v = m.get_double(key).value_or(def);
-  if (!(v >= lo && v <= hi)) {
-    const std::string range = std::isinf(hi) ? ">= " + fmt(lo) : "[" + fmt(lo) + ", " + fmt(hi) + "]";
-    m.fail(key, "must be " + (std::isinf(hi) ? range : "within " + range), range);
-  }
-  return v;
+std::shared_ptr<const ParamTable<L1Config>> l1_params() {
+  auto t = std::make_shared<ParamTable<L1Config>>();
+  t->add(real_param<L1Config>("bytes", NORMSIM_MEMBER(bytes), positive(), "bytes", "L1 and shared memory per SM"));
+  t->add(real_param<L1Config>("hit_latency_cycles", NORMSIM_MEMBER(hit_latency_cycles), positive(), "cycles", "L1 hit latency"));
+  t->add(real_param<L1Config>("miss_requests_per_cycle", NORMSIM_MEMBER(miss_requests_per_cycle), positive(), "requests/cycle",
+                              "sector requests an SM sends to the L2 per cycle"));
+  config::Param<L1Config> carve = real_param<L1Config>(
+      "smem_carveout_bytes", NORMSIM_MEMBER(smem_carveout_bytes), config::RealRange{}, "bytes",
+      "shared memory the driver reserves out of the L1 at least");
+  carve.doc[0].type = "[0, bytes]";
+  carve.check = [](const L1Config& l1) -> std::optional<config::ParamError> {
+    if (auto e = within(0, l1.bytes).check(l1.smem_carveout_bytes)) return config::ParamError{"", *e};
+    return std::nullopt;
+  };
+  t->add(std::move(carve));
+  t->add(real_param<L1Config>("reuse_steepness", NORMSIM_MEMBER(reuse_steepness), positive(), "",
+                              "how sharply re-read L1 hits fall off past the free L1"));
+  return t;
 }
-int count(config::YamlReader& m, const std::string& key, int def, int lo, int hi) {
-  return static_cast<int>(m.get_int(key, lo, hi).value_or(def));
+
+std::shared_ptr<const ParamTable<DramConfig>> dram_params() {
+  auto t = std::make_shared<ParamTable<DramConfig>>();
+  t->add(real_param<DramConfig>("bytes_per_s", NORMSIM_MEMBER(bytes_per_s), positive(), "bytes/s",
+                                "sustained bandwidth, reads and writes together (a copy kernel's)"));
+  t->add(real_param<DramConfig>("latency_cycles", NORMSIM_MEMBER(latency_cycles), positive(), "cycles", "unloaded latency"));
+  t->add(real_param<DramConfig>("launch_read_bytes", NORMSIM_MEMBER(launch_read_bytes), within(0, 1 << 30), "bytes",
+                                "bytes every launch reads besides its code and data (constant bank, parameters)"));
+  t->add(real_param<DramConfig>("fill_weight", NORMSIM_MEMBER(fill_weight), within(0, 1), "",
+                                "share of the first round's bytes in flight whose queueing delays the launch once"));
+  return t;
+}
+
+std::shared_ptr<const ParamTable<GpuArch>> make_gpu_params() {
+  auto t = std::make_shared<ParamTable<GpuArch>>();
+  config::Param<GpuArch> name;
+  name.key = "name";
+  name.keys = {"name"};
+  name.doc = {{"name", "string", "h200", "", "label in reports"}};
+  name.read = [](config::YamlReader& m, GpuArch& g) { g.name = m.get_string("name").value_or(g.name); };
+  name.echo = [](const GpuArch& g) { return nlohmann::json(g.name); };
+  t->add(std::move(name));
+  t->add(integer_param<GpuArch>("sms", NORMSIM_MEMBER(sms), 1, 4096, "SMs", "SM count"));
+  t->add(real_param<GpuArch>("sm_clock_mhz", NORMSIM_MEMBER(sm_clock_mhz), positive(), "MHz", "SM clock"));
+  t->add(integer_param<GpuArch>("warp_size", NORMSIM_MEMBER(warp_size), 1, 1024, "threads", "threads per warp"));
+  config::Param<GpuArch> threads = integer_param<GpuArch>("max_threads_per_sm", NORMSIM_MEMBER(max_threads_per_sm), 1, 1 << 16,
+                                                          "threads", "occupancy limit: threads per SM (a multiple of warp_size)");
+  threads.check = [](const GpuArch& g) -> std::optional<config::ParamError> {
+    if (g.max_threads_per_sm < 1 || g.max_threads_per_sm > (1 << 16))
+      return config::ParamError{"", {"value " + std::to_string(g.max_threads_per_sm) + " out of range", "1..65536"}};
+    if (g.max_threads_per_sm % g.warp_size != 0)
+      return config::ParamError{"", {"must be a multiple of warp_size (" + std::to_string(g.warp_size) + ")", ""}};
+    return std::nullopt;
+  };
+  t->add(std::move(threads));
+  t->add(integer_param<GpuArch>("max_blocks_per_sm", NORMSIM_MEMBER(max_blocks_per_sm), 1, 1024, "blocks", "occupancy limit: blocks per SM"));
+  t->add(integer_param<GpuArch>("registers_per_sm", NORMSIM_MEMBER(registers_per_sm), 1, 1 << 24, "registers", "occupancy limit: registers per SM"));
+  t->add(integer_param<GpuArch>("register_alloc_unit", NORMSIM_MEMBER(register_alloc_unit), 1, 1 << 16, "registers",
+                                "registers are allocated per warp in units of this many"));
+  t->add(integer_param<GpuArch>("smem_per_sm_bytes", NORMSIM_MEMBER(smem_per_sm_bytes), 1, 1 << 30, "bytes", "shared memory per SM"));
+  t->add(integer_param<GpuArch>("smem_per_block_bytes", NORMSIM_MEMBER(smem_per_block_bytes), 1, 1 << 30, "bytes",
+                                "the opt-in per-block maximum (v6 falls back to v5 above it)"));
+  t->add(integer_param<GpuArch>("smem_reserved_per_block_bytes", NORMSIM_MEMBER(smem_reserved_per_block_bytes), 0, 1 << 20, "bytes",
+                                "the system's shared-memory reserve per block"));
+  t->add(integer_param<GpuArch>("schedulers_per_sm", NORMSIM_MEMBER(schedulers_per_sm), 1, 64, "schedulers", "warp schedulers per SM"));
+  config::Param<GpuArch> issue = real_param<GpuArch>("issue_per_scheduler", NORMSIM_MEMBER(issue_per_scheduler), positive(),
+                                                     "instructions/cycle", "a scheduler's sustained issue rate");
+  issue.doc[0].type = "(0, 1]";
+  issue.check = [](const GpuArch& g) -> std::optional<config::ParamError> {
+    if (auto e = positive().check(g.issue_per_scheduler)) return config::ParamError{"", *e};
+    if (g.issue_per_scheduler > 1) return config::ParamError{"", {"at most one instruction per cycle", "(0, 1]"}};
+    return std::nullopt;
+  };
+  t->add(std::move(issue));
+  t->add(real_param<GpuArch>("dependent_issue_cycles", NORMSIM_MEMBER(dependent_issue_cycles), positive(), "cycles",
+                             "one warp's average cycles between consecutive instructions"));
+  t->add(real_param<GpuArch>("shuffle_latency_cycles", NORMSIM_MEMBER(shuffle_latency_cycles), positive(), "cycles",
+                             "one __shfl_xor_sync round trip"));
+  t->add(real_param<GpuArch>("barrier_latency_cycles", NORMSIM_MEMBER(barrier_latency_cycles), positive(), "cycles",
+                             "one __syncthreads"));
+  t->add(real_param<GpuArch>("smem_latency_cycles", NORMSIM_MEMBER(smem_latency_cycles), positive(), "cycles", "a shared-memory load"));
+  t->add(real_param<GpuArch>("fdiv_latency_cycles", NORMSIM_MEMBER(fdiv_latency_cycles), positive(), "cycles",
+                             "an IEEE fp32 division on the dependency chain"));
+  t->add(real_param<GpuArch>("bound_overlap_exponent", NORMSIM_MEMBER(bound_overlap_exponent), within(1, 64), "",
+                             "p of the p-norm that combines the duration bounds"));
+  t->add(real_param<GpuArch>("memory_overlap_exponent", NORMSIM_MEMBER(memory_overlap_exponent), within(1, 64), "",
+                             "p of the p-norm that combines the latency chain with DRAM time (many rows an SM)"));
+  t->add(config::section_param<GpuArch>("l2", NORMSIM_MEMBER(l2), l2_params()));
+  t->add(config::section_param<GpuArch>("l1", NORMSIM_MEMBER(l1), l1_params()));
+  t->add(config::section_param<GpuArch>("dram", NORMSIM_MEMBER(dram), dram_params()));
+  t->add(real_param<GpuArch>("launch_overhead_us", NORMSIM_MEMBER(launch_overhead_us), within(0), "us", "an empty launch"));
+  t->add(real_param<GpuArch>("block_dispatch_ns", NORMSIM_MEMBER(block_dispatch_ns), within(0), "ns", "the extra cost per block"));
+  t->add(real_param<GpuArch>("kernel_tail_cycles", NORMSIM_MEMBER(kernel_tail_cycles), within(0), "cycles",
+                             "a launch's cold first loads and last stores' drain, once"));
+  t->add(real_param<GpuArch>("round_overhead_cycles", NORMSIM_MEMBER(round_overhead_cycles), within(0), "cycles",
+                             "a block's start and end per round of rows"));
+  return t;
 }
 
 GpuArch parse(config::YamlReader m, const std::string& source) {
   GpuArch g;
   g.source = source;
-  g.name = m.get_string("name").value_or(g.name);
-  g.sms = count(m, "sms", g.sms, 1, 4096);
-  g.sm_clock_mhz = m.get_positive("sm_clock_mhz", g.sm_clock_mhz);
-  g.warp_size = count(m, "warp_size", g.warp_size, 1, 1024);
-  g.max_threads_per_sm = count(m, "max_threads_per_sm", g.max_threads_per_sm, 1, 1 << 16);
-  g.max_blocks_per_sm = count(m, "max_blocks_per_sm", g.max_blocks_per_sm, 1, 1024);
-  g.registers_per_sm = count(m, "registers_per_sm", g.registers_per_sm, 1, 1 << 24);
-  g.register_alloc_unit = count(m, "register_alloc_unit", g.register_alloc_unit, 1, 1 << 16);
-  g.smem_per_sm_bytes = count(m, "smem_per_sm_bytes", g.smem_per_sm_bytes, 1, 1 << 30);
-  g.smem_per_block_bytes = count(m, "smem_per_block_bytes", g.smem_per_block_bytes, 1, 1 << 30);
-  g.smem_reserved_per_block_bytes = count(m, "smem_reserved_per_block_bytes", g.smem_reserved_per_block_bytes, 0, 1 << 20);
-  g.schedulers_per_sm = count(m, "schedulers_per_sm", g.schedulers_per_sm, 1, 64);
-  g.issue_per_scheduler = m.get_positive("issue_per_scheduler", g.issue_per_scheduler);
-  if (g.issue_per_scheduler > 1) m.fail("issue_per_scheduler", "at most one instruction per cycle", "(0, 1]");
-  g.dependent_issue_cycles = m.get_positive("dependent_issue_cycles", g.dependent_issue_cycles);
-  g.shuffle_latency_cycles = m.get_positive("shuffle_latency_cycles", g.shuffle_latency_cycles);
-  g.barrier_latency_cycles = m.get_positive("barrier_latency_cycles", g.barrier_latency_cycles);
-  g.smem_latency_cycles = m.get_positive("smem_latency_cycles", g.smem_latency_cycles);
-  g.fdiv_latency_cycles = m.get_positive("fdiv_latency_cycles", g.fdiv_latency_cycles);
-  g.bound_overlap_exponent = within(m, "bound_overlap_exponent", g.bound_overlap_exponent, 1, 64);
-  g.memory_overlap_exponent = within(m, "memory_overlap_exponent", g.memory_overlap_exponent, 1, 64);
-  if (g.max_threads_per_sm % g.warp_size != 0)
-    m.fail("max_threads_per_sm", "must be a multiple of warp_size (" + std::to_string(g.warp_size) + ")");
-  if (auto l2 = m.get_map("l2")) {
-    g.l2.bytes = l2->get_positive("bytes", g.l2.bytes);
-    g.l2.line_bytes = count(*l2, "line_bytes", g.l2.line_bytes, 1, 4096);
-    g.l2.near_hit_latency_cycles = l2->get_positive("near_hit_latency_cycles", g.l2.near_hit_latency_cycles);
-    g.l2.far_hit_latency_cycles = l2->get_positive("far_hit_latency_cycles", g.l2.far_hit_latency_cycles);
-    config::read_l2_reuse(*l2, g.l2.reuse, g.l2.bytes);
-    g.l2.dirty_resident_bytes = within(*l2, "dirty_resident_bytes", g.l2.dirty_resident_bytes, 0, g.l2.bytes);
-    g.l2.atomic_ns_per_sector = l2->get_positive("atomic_ns_per_sector", g.l2.atomic_ns_per_sector);
-    g.l2.scattered_store_sectors_per_ns =
-        l2->get_positive("scattered_store_sectors_per_ns", g.l2.scattered_store_sectors_per_ns);
-    std::vector<std::string> keys = {"bytes", "line_bytes", "near_hit_latency_cycles", "far_hit_latency_cycles",
-                                     "dirty_resident_bytes", "atomic_ns_per_sector", "scattered_store_sectors_per_ns"};
-    keys.insert(keys.end(), config::l2_reuse_keys().begin(), config::l2_reuse_keys().end());
-    l2->finish(keys);
-  }
-  if (auto l1 = m.get_map("l1")) {
-    g.l1.bytes = l1->get_positive("bytes", g.l1.bytes);
-    g.l1.hit_latency_cycles = l1->get_positive("hit_latency_cycles", g.l1.hit_latency_cycles);
-    g.l1.miss_requests_per_cycle = l1->get_positive("miss_requests_per_cycle", g.l1.miss_requests_per_cycle);
-    g.l1.reuse_steepness = l1->get_positive("reuse_steepness", g.l1.reuse_steepness);
-    g.l1.smem_carveout_bytes = within(*l1, "smem_carveout_bytes", g.l1.smem_carveout_bytes, 0, g.l1.bytes);
-    l1->finish({"bytes", "hit_latency_cycles", "miss_requests_per_cycle", "smem_carveout_bytes", "reuse_steepness"});
-  }
-  if (auto d = m.get_map("dram")) {
-    g.dram.bytes_per_s = d->get_positive("bytes_per_s", g.dram.bytes_per_s);
-    g.dram.latency_cycles = d->get_positive("latency_cycles", g.dram.latency_cycles);
-    g.dram.launch_read_bytes = within(*d, "launch_read_bytes", g.dram.launch_read_bytes, 0, 1 << 30);
-    g.dram.fill_weight = within(*d, "fill_weight", g.dram.fill_weight, 0, 1);
-    d->finish({"bytes_per_s", "latency_cycles", "launch_read_bytes", "fill_weight"});
-  }
-  constexpr double kNoLimit = INFINITY;
-  g.launch_overhead_us = within(m, "launch_overhead_us", g.launch_overhead_us, 0, kNoLimit);
-  g.block_dispatch_ns = within(m, "block_dispatch_ns", g.block_dispatch_ns, 0, kNoLimit);
-  g.round_overhead_cycles = within(m, "round_overhead_cycles", g.round_overhead_cycles, 0, kNoLimit);
-  g.kernel_tail_cycles = within(m, "kernel_tail_cycles", g.kernel_tail_cycles, 0, kNoLimit);
-  m.finish({"name", "sms", "sm_clock_mhz", "warp_size", "max_threads_per_sm", "max_blocks_per_sm", "registers_per_sm",
-            "register_alloc_unit", "smem_per_sm_bytes", "smem_per_block_bytes", "smem_reserved_per_block_bytes",
-            "schedulers_per_sm", "issue_per_scheduler", "dependent_issue_cycles", "shuffle_latency_cycles", "barrier_latency_cycles", "smem_latency_cycles",
-            "fdiv_latency_cycles", "memory_overlap_exponent", "bound_overlap_exponent", "l2", "l1",
-            "dram", "launch_overhead_us", "block_dispatch_ns", "kernel_tail_cycles", "round_overhead_cycles"});
+  gpu_arch_params().read(m, g);
   return g;
 }
 
 }  // namespace
+
+const config::ParamTable<GpuArch>& gpu_arch_params() {
+  static const std::shared_ptr<const config::ParamTable<GpuArch>> t = make_gpu_params();
+  return *t;
+}
 
 GpuArch load_gpu_arch(const std::string& path, const std::vector<config::Override>& overrides) {
   auto r = config::YamlReader::from_file(path);

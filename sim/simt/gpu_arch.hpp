@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/config/param_table.hpp"
 #include "sim/config/yaml_reader.hpp"
 #include "sim/core/reuse_curve.hpp"
 
@@ -85,6 +86,9 @@ struct GpuArch {
 
   double cycles_per_us() const { return sm_clock_mhz; }
 };
+
+/// The GPU arch file's keys (workloads/README.md's table is generated from it).
+const config::ParamTable<GpuArch>& gpu_arch_params();
 
 /// Reads and validates a GPU arch file; ConfigError (exit 2) names the file,
 /// the key and the allowed values.
