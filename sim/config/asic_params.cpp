@@ -131,7 +131,7 @@ std::shared_ptr<const ParamTable<AsicConfig>> make_asic_params() {
                                   [](const std::string& v) { return parse_input_path(v); },
                                   [](InputPath p) { return to_string(p); },
                                   "how the normalise pass gets the row back (`--path` overrides)"));
-  t->add(real_param<AsicConfig>("replay_fraction", NORMSIM_MEMBER(replay_fraction), open_unit(), "",
+  t->add(real_param<AsicConfig>("replay_fraction", NORMSIM_MEMBER(replay_fraction), open_unit(), "1",
                                 "partial replay: fraction f of each row kept in SRAM (round(f C) elements)"));
   t->add(integer_param<AsicConfig>("rows_in_flight", NORMSIM_MEMBER(rows_in_flight), 1, 65536, "rows",
                                    "row buffers (SRAM replay keeps that many rows)"));

@@ -38,14 +38,10 @@ json asic_report_json(const asic::AsicResult& r) {
                 {"rtl_seconds", r.rtl->seconds}};
   const auto& c = r.cfg;
   j["path"] = std::string(asic::to_string(c.path));
-  j["arch"]["asic"] = {{"clock_ghz", c.clock_ghz}, {"input_path", std::string(asic::to_string(c.path))},
-                       {"replay_fraction", c.replay_fraction}, {"rows_in_flight", c.rows_in_flight},
-                       {"write_stats", c.write_stats}, {"transaction_elems", c.transaction_elems}, {"node", c.node},
-                       {"dram", {{"peak_bytes_per_cycle", c.dram.peak_bytes_per_cycle}, {"latency_cycles", c.dram.latency_cycles},
-                                 {"max_outstanding", c.dram.max_outstanding}, {"burst_bytes", c.dram.burst_bytes},
-                                 {"sustained_bytes_per_cycle", c.dram.sustained_bytes_per_cycle()}}},
-                       {"sram", {{"capacity_bytes", c.sram.capacity_bytes}, {"banks", c.sram.banks}, {"ports", c.sram.ports},
-                                 {"access_bytes", c.sram.access_bytes}, {"latency_cycles", c.sram.latency_cycles}}}};
+  // The timing model as simulated (the --path given, if any): every key of
+  // the asic section, and the DRAM's sustained rate it implies.
+  j["arch"]["asic"] = config::asic_params().echo(c);
+  j["arch"]["asic"]["dram"]["sustained_bytes_per_cycle"] = c.dram.sustained_bytes_per_cycle();
   const double cyc = r.cycles;
   json stall_total = {
       {"dram_latency", r.lanes_stalls.dram_latency + r.normalize_stalls.dram_latency},

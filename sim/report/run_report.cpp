@@ -17,42 +17,25 @@ json json_number(double v) { return std::isfinite(v) ? json(v) : json(nullptr); 
 
 namespace {
 
-json distribution_json(const rng::Distribution& d) {
-  switch (d.kind) {
-    case rng::Distribution::kNormal: return {{"kind", "normal"}, {"mean", d.a}, {"sigma", d.b}};
-    case rng::Distribution::kCancellation: return {{"kind", "cancellation"}, {"mean", d.a}, {"sigma", d.b}};
-    case rng::Distribution::kUniform: return {{"kind", "uniform"}, {"low", d.a}, {"high", d.b}};
-    case rng::Distribution::kInt8: return {{"kind", "int8"}, {"low", d.a}, {"high", d.b}};
-    case rng::Distribution::kConstant: return {{"kind", "constant"}, {"value", d.a}};
-  }
-  return {};
-}
-
-json tensor_json(const config::TensorSpec& t) {
-  json j = {{"dtype", std::string(core::to_string(t.dtype))}};
-  if (t.dtype == core::ElemType::int8) j["scale"] = t.scale.scale;
-  return j;
-}
-
-json format_json(const core::FixedFormat& f) {
-  return {{"bits", f.total_bits}, {"frac", f.frac_bits}, {"signed", f.is_signed},
-          {"rounding", std::string(core::to_string(f.rounding))}, {"overflow", std::string(core::to_string(f.overflow))}};
-}
-
-// Units of the report's leaves, for the CSV header.
+// Units of the report's leaves, for the CSV header: the config's from its
+// tables (config/*_params), the results' by name.
 std::string unit_of(const std::string& path) {
+  auto under = [&](const char* prefix) {
+    const std::string p(prefix);
+    return path.rfind(p, 0) == 0 ? path.substr(p.size()) : std::string();
+  };
+  if (const std::string k = under("workload."); !k.empty())
+    if (std::string u = config::workload_params().unit_of(k); !u.empty()) return u;
+  if (const std::string k = under("arch."); !k.empty())
+    if (std::string u = config::arch_params().unit_of(k); !u.empty()) return u;
   static const std::map<std::string, std::string> units = {
-      {"workload.rows", "rows"}, {"workload.hidden", "elements"}, {"workload.elements", "elements"},
-      {"workload.eps", "1"}, {"workload.seed", "1"}, {"arch.lanes", "lanes"},
+      {"workload.elements", "elements"}, {"arch.asic.dram.sustained_bytes_per_cycle", "bytes/cycle"},
       {"numerics.rel_l2_error", "1"}, {"numerics.max_abs_error", "output units"},
       {"numerics.rms_error", "output units"}, {"numerics.max_ulp_error", "ulp"},
       {"numerics.frac_within_1ulp", "fraction"}, {"numerics.negative_variance_clamps", "rows"},
       {"numerics.nonfinite_outputs", "elements"}, {"numerics.elements", "elements"},
       {"numerics.mean_max_abs_error", "input units"}, {"numerics.rstd_max_rel_error", "1"},
-      {"numerics.input_saturations", "elements"}, {"arch.asic.dram.max_outstanding", "bursts"},
-      {"arch.asic.replay_fraction", "1"}, {"arch.asic.rows_in_flight", "rows"}, {"arch.asic.sram.banks", "banks"},
-      {"arch.asic.sram.ports", "ports per bank"}, {"arch.asic.transaction_elems", "elements"},
-      {"arch.rsqrt.iterations", "steps"}, {"arch.rsqrt.nr_frac_bits", "bits"}};
+      {"numerics.input_saturations", "elements"}};
   if (auto it = units.find(path); it != units.end()) return it->second;
   if (path.rfind("numerics.overflow.", 0) == 0) return "count";
   if (path.rfind("numerics.quantizations.", 0) == 0) return "count";
@@ -66,12 +49,12 @@ std::string unit_of(const std::string& path) {
     const std::string sfx(suffix);
     return path.size() >= sfx.size() && path.compare(path.size() - sfx.size(), sfx.size(), sfx) == 0;
   };
+  if (ends("bytes_per_cycle")) return "bytes/cycle";
   if (path.rfind("timing.stall_cycles", 0) == 0 || path.rfind("timing.busy_cycles", 0) == 0 ||
       path.rfind("timing.phase_cycles", 0) == 0 || ends("cycles") || ends("_cycle"))
     return "cycles";
   if (path.rfind("timing.utilization", 0) == 0) return "fraction";
   if (ends("cycles_over_lower_bound")) return "1";
-  if (ends("bytes_per_cycle")) return "bytes/cycle";
   if (ends("_us")) return "us";
   if (ends("_ghz")) return "GHz";
   if (ends("_gbps")) return "GB/s";
@@ -118,26 +101,17 @@ std::string fmt_g(double v, const char* f = "%.4g") {
 }  // namespace
 
 json run_report_json(const config::Workload& w, const config::Arch& a, const core::NumericsResult& n) {
-  json wj = {{"name", w.name}, {"source", w.source}, {"norm", std::string(core::to_string(w.norm))},
-             {"rows", w.rows}, {"hidden", w.hidden}, {"elements", w.elements()}, {"eps", w.eps},
-             {"seed", w.seed}, {"input", tensor_json(w.input)}, {"output", tensor_json(w.output)},
-             {"input_distribution", distribution_json(w.input_dist)}, {"gamma", distribution_json(w.gamma)},
-             {"beta", w.beta ? distribution_json(*w.beta) : json("none")}};
-  json aj = {{"name", a.name}, {"source", a.source}, {"lanes", a.lanes},
-             {"algorithm", std::string(core::to_string(a.algorithm))}, {"variance_clamp", a.variance_clamp},
-             {"arithmetic", a.arithmetic == core::Arithmetic::fixed ? "fixed" : "fp32"}};
+  // The config as read: every key the files declare (config/*_params), by the same names.
+  const json wj = config::workload_echo(w);
+  json aj = config::arch_params().echo(a);
+  aj["source"] = a.source;
   json overflow = json::object(), quant = json::object();
   if (a.arithmetic == core::Arithmetic::fixed) {
-    json formats = json::object();
     for (int s = 0; s < core::kStageCount; ++s) {
       const std::string name(core::to_string(static_cast<core::Stage>(s)));
-      formats[name] = format_json(a.formats[s]);
       overflow[name] = n.counters.overflows[s];
       quant[name] = n.counters.quantizations[s];
     }
-    aj["formats"] = formats;
-    aj["rsqrt"] = {{"table_bits", a.rsqrt.table_bits}, {"iterations", a.rsqrt.iterations},
-                   {"nr_frac_bits", a.rsqrt.nr_frac_bits}};
   }
   const auto& e = n.output_error;
   json nj = {{"algorithm", n.algorithm_name},
