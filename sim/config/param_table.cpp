@@ -10,6 +10,22 @@ std::string format_number(double v) {
   return b;
 }
 
+std::string default_text(double v) {
+  char b[40];
+  if (std::isfinite(v) && v == std::floor(v) && std::fabs(v) < 1e15) std::snprintf(b, sizeof b, "%.0f", v);
+  else std::snprintf(b, sizeof b, "%.10g", v);
+  return b;
+}
+
+std::string power_text(int64_t v) {
+  if (v >= (int64_t(1) << 16) && (v & (v - 1)) == 0) {
+    int k = 0;
+    while ((int64_t(1) << k) < v) ++k;
+    return "2^" + std::to_string(k);
+  }
+  return std::to_string(v);
+}
+
 nlohmann::json json_value(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); }
 
 std::optional<Problem> RealRange::check(double v) const {

@@ -63,6 +63,10 @@ inline RealRange open_unit() { return {RealRange::Kind::open_unit, 0, 1}; }
 
 /// "%g" of a number, as the messages and docs print it.
 std::string format_number(double v);
+/// A default as the docs print it: an integer exactly, else 10 significant digits.
+std::string default_text(double v);
+/// A bound as the docs print it: "2^24" for a power of two from 2^16 on, else the number.
+std::string power_text(int64_t v);
 /// The JSON number of a double, or null where it is not finite (JSON has neither).
 nlohmann::json json_value(double v);
 
@@ -193,8 +197,8 @@ Param<S> integer_param(const std::string& key, Get get, int64_t lo, int64_t hi, 
   p.keys = {key};
   p.unit = unit;
   S d{};
-  if (type.empty()) type = "int " + std::to_string(lo) + ".." + std::to_string(hi);
-  p.doc = {{key, type, format_number(static_cast<double>(get(d))), unit, description}};
+  if (type.empty()) type = "int " + std::to_string(lo) + ".." + power_text(hi);
+  p.doc = {{key, type, std::to_string(static_cast<int64_t>(get(d))), unit, description}};
   p.read = [key, get, lo, hi](YamlReader& m, S& s) {
     if (auto v = m.get_int(key, lo, hi)) get(s) = static_cast<T>(*v);
   };
@@ -216,7 +220,7 @@ Param<S> real_param(const std::string& key, Get get, RealRange range, const std:
   p.keys = {key};
   p.unit = unit;
   S d{};
-  p.doc = {{key, range.describe(), format_number(get(d)), unit, description}};
+  p.doc = {{key, range.describe(), default_text(get(d)), unit, description}};
   p.read = [key, get](YamlReader& m, S& s) {
     if (auto v = m.get_double(key)) get(s) = *v;
   };
