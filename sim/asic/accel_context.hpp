@@ -16,6 +16,7 @@
 #include "sim/asic/rtl_pipeline.hpp"
 #include "sim/config/workload.hpp"
 #include "sim/core/norm_datapath.hpp"
+#include "sim/core/stats.hpp"
 #include "sim/core/output_checker.hpp"
 
 namespace normsim::asic {
@@ -29,6 +30,15 @@ struct StallCounters {
   double sram_port = 0;       ///< waiting for the SRAM replay read
   double dram_write = 0;      ///< output write buffer full (write bandwidth)
   double total() const { return dram_latency + dram_bandwidth + row_buffer + dependency + sram_port + dram_write; }
+  /// Registers each cause as "stall_cycles.<cause>" in a unit's counters.
+  void register_in(core::StatGroup& g) const {
+    g.add("stall_cycles.dram_latency", "cycles", "waiting for data requested too late to hide the DRAM latency", &dram_latency);
+    g.add("stall_cycles.dram_bandwidth", "cycles", "waiting for data queued behind other DRAM traffic", &dram_bandwidth);
+    g.add("stall_cycles.row_buffer", "cycles", "no free row buffer held the input back", &row_buffer);
+    g.add("stall_cycles.dependency", "cycles", "waiting for the row's statistics or the parameters", &dependency);
+    g.add("stall_cycles.sram_port", "cycles", "waiting for the SRAM replay read", &sram_port);
+    g.add("stall_cycles.dram_write", "cycles", "the output write buffer was full", &dram_write);
+  }
 };
 
 struct AccelContext {
@@ -50,15 +60,9 @@ struct AccelContext {
   core::OutputChecker* checker = nullptr;
   core::NumericsResult* numerics = nullptr;
   RtlPipeline* rtl = nullptr;  ///< lock-stepped RTL (--rtl), else null
-  // Results.
-  StallCounters lanes_stalls, normalize_stalls;
-  double lanes_busy = 0, normalize_busy = 0;
-  double params_done = 0;
-  double last_output_cycle = 0;
-  double first_stats_cycle = -1;
-  double last_lanes_cycle = 0;  ///< when the lanes finished the last row
-  int64_t rows_done = 0;
-  uint64_t param_buffer_reads = 0;  ///< gamma/beta bytes read from their on-chip buffer
+  // Hand-overs between the units (each unit keeps its own counters).
+  double params_done = 0;  ///< cycle gamma/beta are on chip (the input path's first read)
+  int64_t rows_done = 0;   ///< rows the normalise unit has finished (the trace samples the first ones)
 
   int64_t chunk_begin(int k) const { return k * chunk_elems; }
   int64_t chunk_end(int k) const { return std::min<int64_t>(hidden, (k + 1) * chunk_elems); }

@@ -125,23 +125,18 @@ AsicResult run_asic(const config::Workload& w, const config::Arch& a, const Asic
                                std::to_string(c.model_normalize_latency_cycles));
     res.rtl = c;
   }
-  res.cycles = ctx.last_output_cycle;
-  res.first_stats_cycle = ctx.first_stats_cycle;
-  res.last_lanes_cycle = ctx.last_lanes_cycle;
-  res.lanes_stalls = ctx.lanes_stalls;
-  res.normalize_stalls = ctx.normalize_stalls;
-  res.lanes_busy_cycles = ctx.lanes_busy;
-  res.normalize_busy_cycles = ctx.normalize_busy;
-  res.dram_busy_cycles = top.dram.busy_cycles();
-  res.sram_busy_cycles = top.sram.busy_cycles();
+  res.cycles = top.normalize.last_output_cycle();
+  res.first_stats_cycle = top.rsqrt.first_stats_cycle();
+  res.last_lanes_cycle = top.lanes.last_row_cycle();
+  res.unit_stats = top.stats();
   for (int k = 0; k < kTrafficKinds; ++k) res.dram_bytes[k] = top.dram.bytes(static_cast<Traffic>(k));
   res.dram_bytes_read = top.dram.bytes_read();
   res.dram_bytes_written = top.dram.bytes_written();
   // The parameters are written into their buffer once and read once per row.
-  res.sram_bytes_read = top.sram.bytes_read() + ctx.param_buffer_reads;
+  res.sram_bytes_read = top.sram.bytes_read() + top.normalize.param_buffer_read_bytes();
   res.sram_bytes_written = top.sram.bytes_written() + static_cast<uint64_t>(ctx.param_bytes);
   res.sram_peak_bytes = top.sram.peak_occupancy_bytes();
-  res.param_buffer_read_bytes = ctx.param_buffer_reads;
+  res.param_buffer_read_bytes = top.normalize.param_buffer_read_bytes();
   res.expected = traffic_identity(w, res.cfg, a.lanes);
   if (checker) {
     res.outputs = std::move(checker->kept);

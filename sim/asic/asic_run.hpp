@@ -45,8 +45,9 @@ struct AsicResult {
   double cycles = 0;
   double first_stats_cycle = 0;
   double last_lanes_cycle = 0;
-  StallCounters lanes_stalls, normalize_stalls;
-  double lanes_busy_cycles = 0, normalize_busy_cycles = 0, dram_busy_cycles = 0, sram_busy_cycles = 0;
+  /// Every unit's counters by name and unit (busy and stall cycles by cause,
+  /// bytes by kind), in data-flow order; the report emits them generically.
+  std::vector<core::StatSet> unit_stats;
   std::array<uint64_t, kTrafficKinds> dram_bytes{};
   uint64_t dram_bytes_read = 0, dram_bytes_written = 0;
   uint64_t sram_bytes_read = 0, sram_bytes_written = 0, sram_peak_bytes = 0;

@@ -15,7 +15,11 @@ const char* to_string(Traffic t) {
 }
 
 DramModel::DramModel(sc_core::sc_module_name n, const DramConfig& cfg)
-    : sc_module(n), cfg_(cfg), port_(cfg.sustained_bytes_per_cycle(), cfg.latency_cycles) {}
+    : sc_module(n), cfg_(cfg), port_(cfg.sustained_bytes_per_cycle(), cfg.latency_cycles) {
+  for (int k = 0; k < kTrafficKinds; ++k)
+    stats_.add(std::string("bytes.") + to_string(static_cast<Traffic>(k)), "bytes", "bytes moved, by what they carry", &bytes_[k]);
+  stats_.add("busy_cycles", "cycles", "cycles the port moved bytes", [this] { return busy_cycles(); });
+}
 
 Grant DramModel::read(double now, double bytes, Traffic kind) {
   bytes_[static_cast<int>(kind)] += static_cast<uint64_t>(bytes);
@@ -37,7 +41,12 @@ SramModel::SramModel(sc_core::sc_module_name n, const SramConfig& cfg)
       cfg_(cfg),
       read_port_(static_cast<double>(cfg.banks) * cfg.access_bytes, cfg.latency_cycles),
       write_port_(static_cast<double>(cfg.banks) * cfg.access_bytes, cfg.latency_cycles),
-      shared_(cfg.ports == 1) {}
+      shared_(cfg.ports == 1) {
+  stats_.add("bytes_read", "bytes", "bytes read by the row buffers' replay", &read_bytes_);
+  stats_.add("bytes_written", "bytes", "bytes written into the row buffers", &write_bytes_);
+  stats_.add("peak_occupancy_bytes", "bytes", "most bytes held at once (parameters and row buffers)", &peak_);
+  stats_.add("busy_cycles", "cycles", "cycles a port moved bytes", [this] { return busy_cycles(); });
+}
 
 Grant SramModel::read(double now, double bytes, double not_before) {
   read_bytes_ += static_cast<uint64_t>(bytes);

@@ -12,6 +12,7 @@
 
 #include "sim/asic/asic_config.hpp"
 #include "sim/asic/bandwidth_server.hpp"
+#include "sim/core/stats.hpp"
 
 namespace normsim::asic {
 
@@ -30,11 +31,13 @@ SC_MODULE(DramModel) {
   uint64_t bytes(Traffic t) const { return bytes_[static_cast<int>(t)]; }
   double busy_cycles() const { return port_.busy_cycles(); }
   double latency() const { return port_.latency(); }
+  const core::StatGroup& stats() const { return stats_; }
 
  private:
   DramConfig cfg_;
   BandwidthServer port_;  ///< reads and writes share the bandwidth
   std::array<uint64_t, kTrafficKinds> bytes_{};
+  core::StatGroup stats_{"dram"};
 };
 
 SC_MODULE(SramModel) {
@@ -51,6 +54,7 @@ SC_MODULE(SramModel) {
   int64_t held_bytes() const { return held_; }
   double busy_cycles() const;
   double latency() const { return cfg_.latency_cycles; }
+  const core::StatGroup& stats() const { return stats_; }
 
  private:
   SramConfig cfg_;
@@ -60,6 +64,7 @@ SC_MODULE(SramModel) {
   uint64_t read_bytes_ = 0, write_bytes_ = 0;
   int64_t held_ = 0;
   uint64_t peak_ = 0;
+  core::StatGroup stats_{"sram"};
 };
 
 }  // namespace normsim::asic

@@ -40,6 +40,10 @@ NormAccelerator::NormAccelerator(sc_core::sc_module_name n, AccelContext& ctx)
   SC_THREAD(trace_process);
 }
 
+std::vector<core::StatSet> NormAccelerator::stats() const {
+  return {lanes.stats().snapshot(), normalize.stats().snapshot(), dram.stats().snapshot(), sram.stats().snapshot()};
+}
+
 void NormAccelerator::trace(sc_core::sc_trace_file* tf) {
   tracing_ = true;
   sc_core::sc_trace(tf, free_row_buffers_, "free_row_buffers");

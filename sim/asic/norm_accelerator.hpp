@@ -27,6 +27,9 @@ SC_MODULE(NormAccelerator) {
   NormalizeUnit normalize;
   RereadStream reread;
 
+  /// Every unit's counters, in data-flow order (lanes, normalise, DRAM, SRAM).
+  std::vector<core::StatSet> stats() const;
+
   /// Adds the handshakes and counters of the first rows to a VCD trace.
   void trace(sc_core::sc_trace_file* tf);
 

@@ -8,6 +8,9 @@ NormalizeUnit::NormalizeUnit(sc_core::sc_module_name n, AccelContext& ctx)
       write_buffer_bytes_(static_cast<double>(ctx.cfg.dram.max_outstanding) * ctx.cfg.dram.burst_bytes),
       fetch_sram_(static_cast<size_t>(ctx.chunks)),
       fetch_dram_(static_cast<size_t>(ctx.chunks)) {
+  stalls_.register_in(stats_);
+  stats_.add("busy_cycles", "cycles", "cycles the unit normalised elements", &busy_cycles_);
+  stats_.add("param_buffer_read_bytes", "bytes", "gamma/beta bytes read from their on-chip buffer", &param_buffer_read_bytes_);
   SC_METHOD(step);
 }
 
@@ -22,7 +25,7 @@ void NormalizeUnit::step() {
         }
         double ready = std::max(free_at_, ctx_.params_done);
         if (slot_->t_ready > ready) {
-          ctx_.normalize_stalls.dependency += slot_->t_ready - ready;
+          stalls_.dependency += slot_->t_ready - ready;
           ready = slot_->t_ready;
         }
         ready_ = ready;
@@ -104,13 +107,13 @@ void NormalizeUnit::schedule_chunk() {
       double lat = 0, bw = 0;
       BandwidthServer::attribute(gd, t_, ctx_.dram->latency(), lat, bw);
       lat = std::min(lat, stall);
-      ctx_.normalize_stalls.dram_latency += lat;
-      ctx_.normalize_stalls.dram_bandwidth += stall - lat;
+      stalls_.dram_latency += lat;
+      stalls_.dram_bandwidth += stall - lat;
     } else {
-      ctx_.normalize_stalls.sram_port += stall;
+      stalls_.sram_port += stall;
     }
   }
-  ctx_.normalize_busy += work;
+  busy_cycles_ += work;
   // Output: the write buffer must have room for this transaction.
   const double out = static_cast<double>(elems * ctx_.out_bytes);
   issue_ = end;
@@ -121,7 +124,7 @@ void NormalizeUnit::schedule_chunk() {
   while (!writes_.empty() && writes_.front().first.done <= issue_) retire_front();
   while (!writes_.empty() && write_bytes_in_flight_ + out > write_buffer_bytes_) {
     if (writes_.front().first.done > issue_) {
-      ctx_.normalize_stalls.dram_write += writes_.front().first.done - issue_;
+      stalls_.dram_write += writes_.front().first.done - issue_;
       issue_ = writes_.front().first.done;
     }
     retire_front();
@@ -134,7 +137,7 @@ void NormalizeUnit::write_chunk() {
   const Grant gw = ctx_.dram->write(issue_, out, Traffic::output);
   writes_.emplace_back(gw, out);
   write_bytes_in_flight_ += out;
-  ctx_.last_output_cycle = std::max(ctx_.last_output_cycle, gw.done);
+  last_output_cycle_ = std::max(last_output_cycle_, gw.done);
   t_ = issue_;
 }
 
@@ -144,9 +147,9 @@ void NormalizeUnit::finish_row() {
   t_ += static_cast<double>(ctx_.cfg.latency.normalize_cycles) / ctx_.cfg.datapaths;
   if (ctx_.cfg.write_stats) {
     const Grant gs = ctx_.dram->write(now_cycles(), ctx_.workload->norm == core::NormKind::layernorm ? 8.0 : 4.0, Traffic::stats);
-    ctx_.last_output_cycle = std::max(ctx_.last_output_cycle, gs.done);
+    last_output_cycle_ = std::max(last_output_cycle_, gs.done);
   }
-  ctx_.last_output_cycle = std::max(ctx_.last_output_cycle, t_);
+  last_output_cycle_ = std::max(last_output_cycle_, t_);
   free_at_ = t_;
   if (ctx_.numerics) {
     y_.resize(static_cast<size_t>(ctx_.hidden));
@@ -155,7 +158,7 @@ void NormalizeUnit::finish_row() {
     ctx_.checker->check_row(slot_->x, y_, slot_->state.stats());
   }
   ctx_.sram->hold(-ctx_.stored_elems * ctx_.in_bytes);
-  ctx_.param_buffer_reads += static_cast<uint64_t>(ctx_.param_bytes);  // gamma/beta read once per row
+  param_buffer_read_bytes_ += static_cast<uint64_t>(ctx_.param_bytes);  // gamma/beta read once per row
   ++ctx_.rows_done;
 }
 

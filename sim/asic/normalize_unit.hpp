@@ -16,6 +16,9 @@ SC_MODULE(NormalizeUnit) {
   sc_core::sc_fifo_in<Grant> reread;  ///< the DRAM re-read stream (unused for SRAM replay)
   sc_core::sc_fifo_out<RowSlot*> free_slots;
   NormalizeUnit(sc_core::sc_module_name n, AccelContext& ctx);
+  const core::StatGroup& stats() const { return stats_; }
+  double last_output_cycle() const { return last_output_cycle_; }  ///< when the last output write completed
+  uint64_t param_buffer_read_bytes() const { return param_buffer_read_bytes_; }
 
  private:
   void step();
@@ -38,6 +41,10 @@ SC_MODULE(NormalizeUnit) {
   double issue_ = 0;  ///< cycle chunk k_'s output write is issued
   int k_ = 0;
   std::vector<Grant> fetch_sram_, fetch_dram_;  ///< per chunk: where its input comes back from
+  StallCounters stalls_;
+  double busy_cycles_ = 0, last_output_cycle_ = 0;
+  uint64_t param_buffer_read_bytes_ = 0;  ///< gamma/beta read once per row
+  core::StatGroup stats_{"normalize"};
 };
 
 }  // namespace normsim::asic

@@ -6,6 +6,8 @@ namespace normsim::asic {
 
 WelfordLaneArray::WelfordLaneArray(sc_core::sc_module_name n, AccelContext& ctx, ChanMergeTree& tree, RsqrtUnit& rsqrt)
     : sc_module(n), ctx_(ctx), tree_(tree), rsqrt_(rsqrt) {
+  stalls_.register_in(stats_);
+  stats_.add("busy_cycles", "cycles", "cycles the lanes worked on elements", &busy_cycles_);
   SC_METHOD(step);
 }
 
@@ -62,13 +64,13 @@ bool WelfordLaneArray::take_chunk() {
     double lat = 0, bw = 0;
     BandwidthServer::attribute(tok_.dram, std::max(ready, tok_.dram.issue), ctx_.dram->latency(), lat, bw);
     lat = std::min(lat, stall - buffer);
-    ctx_.lanes_stalls.row_buffer += buffer;
-    ctx_.lanes_stalls.dram_latency += lat;
-    ctx_.lanes_stalls.dram_bandwidth += stall - buffer - lat;
+    stalls_.row_buffer += buffer;
+    stalls_.dram_latency += lat;
+    stalls_.dram_bandwidth += stall - buffer - lat;
   }
-  ctx_.lanes_busy += work;
+  busy_cycles_ += work;
   free_at_ = end;
-  ctx_.last_lanes_cycle = end;
+  last_row_cycle_ = end;
   // The stream also fills the row buffer with the part the replay path keeps;
   // the SRAM port takes requests in time order, so its write waits for start_.
   if (stored_in_chunk() <= 0) return true;
@@ -101,7 +103,7 @@ RsqrtUnit::RsqrtUnit(sc_core::sc_module_name n, AccelContext& ctx) : sc_module(n
 void RsqrtUnit::transport(RowSlot& slot) {
   if (ctx_.numerics) ctx_.datapath->rsqrt(slot.state, ctx_.numerics->counters);
   slot.t_ready += ctx_.cfg.latency.rsqrt_cycles;
-  if (ctx_.first_stats_cycle < 0) ctx_.first_stats_cycle = slot.t_ready;
+  if (first_stats_cycle_ < 0) first_stats_cycle_ = slot.t_ready;
 }
 
 }  // namespace normsim::asic

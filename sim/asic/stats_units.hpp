@@ -25,9 +25,11 @@ SC_MODULE(ChanMergeTree) {
 SC_MODULE(RsqrtUnit) {
   RsqrtUnit(sc_core::sc_module_name n, AccelContext& ctx);
   void transport(RowSlot& slot);
+  double first_stats_cycle() const { return first_stats_cycle_; }  ///< when the first row's statistics were out (-1: none yet)
 
  private:
   AccelContext& ctx_;
+  double first_stats_cycle_ = -1;
 };
 
 /// L lanes, one element per lane per cycle; element i to lane i mod L.
@@ -36,6 +38,8 @@ SC_MODULE(WelfordLaneArray) {
   sc_core::sc_fifo_in<ChunkToken> from_input;
   sc_core::sc_fifo_out<RowSlot*> to_normalize;  ///< rows with their statistics
   WelfordLaneArray(sc_core::sc_module_name n, AccelContext& ctx, ChanMergeTree& tree, RsqrtUnit& rsqrt);
+  const core::StatGroup& stats() const { return stats_; }
+  double last_row_cycle() const { return last_row_cycle_; }  ///< when the lanes finished the last row
 
  private:
   void step();
@@ -51,6 +55,9 @@ SC_MODULE(WelfordLaneArray) {
   enum class Phase { take, sram_write, hand_over } phase_ = Phase::take;
   ChunkToken tok_;      ///< the transaction in the lanes
   double start_ = 0;    ///< cycle the lanes start on it
+  StallCounters stalls_;
+  double busy_cycles_ = 0, last_row_cycle_ = 0;
+  core::StatGroup stats_{"welford_lanes"};
 };
 
 }  // namespace normsim::asic

@@ -12,10 +12,42 @@ namespace normsim::report {
 using nlohmann::json;
 
 namespace {
-json stalls_json(const asic::StallCounters& s) {
-  return {{"dram_latency", s.dram_latency}, {"dram_bandwidth", s.dram_bandwidth}, {"row_buffer", s.row_buffer},
-          {"dependency", s.dependency},     {"sram_port", s.sram_port},           {"dram_write", s.dram_write},
-          {"total", s.total()}};
+json stat_json(const core::Stat& s) {
+  return s.integer ? json(static_cast<uint64_t>(s.value)) : json(s.value);
+}
+
+// The units' counters, emitted by their names: "busy_cycles" (and the
+// utilization it implies), "stall_cycles.<cause>" per unit and summed over
+// the units, "bytes.<kind>" of the DRAM.
+struct UnitTiming {
+  json stall_total = json::object(), stall_by_unit = json::object(), busy = json::object(), utilization = json::object();
+  json dram_bytes_by_kind = json::object();
+};
+UnitTiming unit_timing(const std::vector<core::StatSet>& units, double cycles) {
+  UnitTiming t;
+  const std::string stall = "stall_cycles.", bytes = "bytes.";
+  for (const core::StatSet& u : units) {
+    json mine = json::object();
+    double total = 0;
+    for (const core::Stat& s : u.stats) {
+      if (s.name == "busy_cycles") {
+        t.busy[u.unit] = s.value;
+        t.utilization[u.unit] = s.value / cycles;
+      } else if (s.name.rfind(stall, 0) == 0) {
+        const std::string cause = s.name.substr(stall.size());
+        mine[cause] = s.value;
+        total += s.value;
+        t.stall_total[cause] = (t.stall_total.contains(cause) ? t.stall_total[cause].get<double>() : 0.0) + s.value;
+      } else if (u.unit == "dram" && s.name.rfind(bytes, 0) == 0) {
+        t.dram_bytes_by_kind[s.name.substr(bytes.size())] = stat_json(s);
+      }
+    }
+    if (!mine.empty()) {
+      mine["total"] = total;
+      t.stall_by_unit[u.unit] = mine;
+    }
+  }
+  return t;
 }
 std::string num(double v, const char* f = "%.4g") {
   char b[64];
@@ -43,13 +75,7 @@ json asic_report_json(const asic::AsicResult& r) {
   j["arch"]["asic"] = config::asic_params().echo(c);
   j["arch"]["asic"]["dram"]["sustained_bytes_per_cycle"] = c.dram.sustained_bytes_per_cycle();
   const double cyc = r.cycles;
-  json stall_total = {
-      {"dram_latency", r.lanes_stalls.dram_latency + r.normalize_stalls.dram_latency},
-      {"dram_bandwidth", r.lanes_stalls.dram_bandwidth + r.normalize_stalls.dram_bandwidth},
-      {"row_buffer", r.lanes_stalls.row_buffer + r.normalize_stalls.row_buffer},
-      {"dependency", r.lanes_stalls.dependency + r.normalize_stalls.dependency},
-      {"sram_port", r.lanes_stalls.sram_port + r.normalize_stalls.sram_port},
-      {"dram_write", r.lanes_stalls.dram_write + r.normalize_stalls.dram_write}};
+  const UnitTiming timing = unit_timing(r.unit_stats, cyc);
   j["timing"] = {{"cycles", cyc},
                  {"clock_ghz", c.clock_ghz},
                  {"time_us", r.time_us()},
@@ -61,14 +87,11 @@ json asic_report_json(const asic::AsicResult& r) {
                  {"phase_cycles", {{"fill", r.first_stats_cycle},
                                    {"stream", r.last_lanes_cycle - r.first_stats_cycle},
                                    {"drain", cyc - r.last_lanes_cycle}}},
-                 {"stall_cycles", stall_total},
-                 {"stall_cycles_by_unit", {{"welford_lanes", stalls_json(r.lanes_stalls)}, {"normalize", stalls_json(r.normalize_stalls)}}},
-                 {"busy_cycles", {{"welford_lanes", r.lanes_busy_cycles}, {"normalize", r.normalize_busy_cycles},
-                                  {"dram", r.dram_busy_cycles}, {"sram", r.sram_busy_cycles}}},
-                 {"utilization", {{"welford_lanes", r.lanes_busy_cycles / cyc}, {"normalize", r.normalize_busy_cycles / cyc},
-                                  {"dram", r.dram_busy_cycles / cyc}, {"sram", r.sram_busy_cycles / cyc}}}};
-  json by_kind = json::object();
-  for (int k = 0; k < asic::kTrafficKinds; ++k) by_kind[asic::to_string(static_cast<asic::Traffic>(k))] = r.dram_bytes[k];
+                 {"stall_cycles", timing.stall_total},
+                 {"stall_cycles_by_unit", timing.stall_by_unit},
+                 {"busy_cycles", timing.busy},
+                 {"utilization", timing.utilization}};
+  const json& by_kind = timing.dram_bytes_by_kind;
   j["traffic"] = {{"dram_bytes_read", r.dram_bytes_read},
                   {"dram_bytes_written", r.dram_bytes_written},
                   {"dram_bytes_by_kind", by_kind},
