@@ -170,7 +170,7 @@ void launch_typed(const Args& a, const Buffers& B, cudaStream_t st, Launch& L) {
       dev::ln_v6<T><<<L.grid, block, smem, st>>>(y, B.mean, B.rstd, x, B.w, B.b, N, C);
       return;
     }
-    (void)cudaGetLastError();  // the request failed: fall back to v5, as the seed describes
+    (void)cudaGetLastError();  // the request failed: fall back to v5, as llm.c's v6 does
     L.ran = "v5";
   }
   if (k == K::v5 || L.ran == "v5") {

@@ -1,7 +1,7 @@
 // A Welford lane: one element per cycle into (count, mean, M2) registers,
 // the reciprocal 1/(count+1) read from the count-indexed table
 // (welford_recip_rom, generated from sim/core's make_recip_table for the
-// row length: seed 001 section 36's "precomputed reciprocals"). `start`
+// row length, so no divider). `start`
 // clears the lane for a new row; the overflow flags belong to the last update.
 module welford_lane #(
   parameter integer NW = 16,                                    // count width

@@ -1,6 +1,6 @@
 /* verilator lint_off WIDTH */  // operands widen by Verilog's context rules, on purpose
 // One Welford step with the reciprocal 1/(n+1) from the count-indexed table
-// (seed 001 section 36):  d = x - mu;  mu' = q_mean(mu + d r);
+// (Welford 1962):  d = x - mu;  mu' = q_mean(mu + d r);
 // M2' = q_m2(M2 + d (x - mu')).  Every sum and product is exact (widths
 // derived below from the formats) and rounded once, in the output register's
 // format -- sim/core welford_update(), bit for bit.

@@ -1,4 +1,4 @@
-// The functional pipeline on the shipped workloads: the seeds' numerical claims.
+// The functional pipeline on the shipped workloads: the numerical claims of docs/NUMERICS.md.
 #include <gtest/gtest.h>
 
 #include "sim/config/config_error.hpp"

@@ -52,7 +52,7 @@ ValidationResult validate(const KernelInfo& k, DType dtype, int64_t rows, int64_
 void backward_statistics(const std::vector<float>& x, int64_t rows, int64_t hidden, double eps,
                          std::vector<float>& mean, std::vector<float>& rstd);
 
-/// LayerNorm backward (seed 001 section 29) against fp64 with the kernel's
+/// LayerNorm backward against fp64 with the kernel's
 /// own fp32 mean/rstd: x_hat = (x - mu) rstd, g = dy gamma,
 ///   dx = rstd / C (C g - S1 - x_hat S2), S1 = sum g, S2 = sum g x_hat;
 ///   dgamma = sum_rows dy x_hat, dbeta = sum_rows dy.

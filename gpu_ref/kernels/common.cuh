@@ -1,5 +1,5 @@
 // Shared device helpers: element load/store, warp reductions with a fixed
-// (documented) order, and the Welford / Chan arithmetic of seed 001 §6-9.
+// (documented) order, and the Welford (1962) / Chan, Golub & LeVeque (1979) arithmetic.
 //
 // Reduction order: every warp reduction here is an xor butterfly with offsets
 // 16, 8, 4, 2, 1. Sums are commutative, so every lane ends with the same

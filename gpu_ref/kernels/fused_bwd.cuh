@@ -1,5 +1,5 @@
-// Post-Norm fusion and the LayerNorm backward pass (seed 001 sections 26 and
-// 28-31), built like fast_norm.cuh: rows in registers, 128-bit accesses.
+// Post-Norm fusion and the LayerNorm backward pass (dx from the two row sums
+// of x_hat and dy gamma; dgamma/dbeta reduced over the rows), built like fast_norm.cuh: rows in registers, 128-bit accesses.
 //
 // fused_residual: z = x + r (rounded to T and written), y = LN(z) from the
 // rounded z -- the same bits as an add kernel followed by fast_ln, with one
@@ -138,7 +138,7 @@ __global__ void __launch_bounds__(THREADS) ln_backward(T* __restrict__ dx, float
         for (int j = 0; j < kN; ++j) xh[k][j] = g[k][j] = 0.0f;
       }
     }
-    const float2 S = row_sum2<THREADS>(s1, s2, smem);  // the two row reductions of seed 001 section 29, together
+    const float2 S = row_sum2<THREADS>(s1, s2, smem);  // the backward's two row reductions, together
     const float S1 = S.x, S2 = S.y;
     const float scale = rs / static_cast<float>(C), Cf = static_cast<float>(C);
 #pragma unroll

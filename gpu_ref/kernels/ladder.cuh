@@ -1,5 +1,5 @@
-// The LayerNorm forward ladder of seed 000 (v1-v6), written from its
-// description. y = (x - mean) * rstd * w + b, eps = 1e-5, mean and rstd
+// The LayerNorm forward ladder of llm.c's dev/cuda/layernorm_forward.cu
+// (v1-v6), written from its description. y = (x - mean) * rstd * w + b, eps = 1e-5, mean and rstd
 // stored per row for the backward pass.
 #pragma once
 

@@ -100,7 +100,7 @@ __global__ void block_reread(T* __restrict__ out, float* __restrict__ mean, floa
   }
 }
 
-// RMSNorm (seed 001 §17-20): y = x * rsqrt(mean(x^2) + eps) * w; no mean, no bias.
+// RMSNorm (Zhang & Sennrich 2019): y = x * rsqrt(mean(x^2) + eps) * w; no mean, no bias.
 template <typename T>
 __global__ void rms_warp(T* __restrict__ out, float* __restrict__ rstd, const T* __restrict__ inp,
                          const float* __restrict__ w, int N, int C) {

@@ -1,5 +1,5 @@
-// The three ways of getting the row back for the normalise pass (seed 001
-// section 35; DESIGN "Input paths"). Each keeps the first `stored_elems(C)`
+// The three ways of getting the row back for the normalise pass
+// (docs/ASIC.md, "Comparing the input paths"). Each keeps the first `stored_elems(C)`
 // elements of a row in SRAM while the statistics accumulate and re-reads the
 // rest from DRAM:
 //   SramReplayPath     all of it        DRAM reads of x: 1x

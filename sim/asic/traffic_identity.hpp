@@ -1,5 +1,5 @@
 // The closed forms an ASIC input path must meet (DESIGN "Exact identities";
-// seed 001 section 35): DRAM bytes read and written, the on-chip buffers,
+// docs/ASIC.md "Identities the tests assert"): DRAM bytes read and written, the on-chip buffers,
 // and the cycle lower bound. Plain arithmetic, no SystemC: the timing model
 // asserts them, and the GPU cross-check (sim/simt) compares ncu's bytes
 // against them.

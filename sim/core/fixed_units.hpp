@@ -16,7 +16,7 @@ namespace normsim::core {
 
 /// 1/n for n = 1..max_n, quantised into the `recip` stage format: the
 /// count-indexed table a Welford lane reads instead of dividing
-/// (seed 001 section 36: "precompute reciprocals for a fixed row length").
+/// (the row length is fixed, so the reciprocals can be precomputed).
 std::vector<Fx> make_recip_table(int64_t max_n, const FixedFormat& recip);
 
 /// Multiplication by 1/n as the datapath performs it: an exact shift when n is

@@ -13,7 +13,7 @@
 
 namespace normsim::core {
 
-/// Welford state (seed 001 section 6): count, running mean, sum of squared deviations.
+/// Welford state (Welford 1962): count, running mean, sum of squared deviations.
 template <typename T>
 struct WelfordState {
   int64_t count = 0;
@@ -34,7 +34,7 @@ WelfordState<T> welford_update_as(WelfordState<T> s, T x) {
   return s;
 }
 
-/// Chan's merge (Chan, Golub, LeVeque 1979; seed 001 section 8):
+/// Chan's merge (Chan, Golub & LeVeque 1979):
 /// d = mu_b - mu_a, mu = mu_a + d n_b/n, M2 = M2_a + M2_b + d^2 n_a n_b / n.
 /// kFma: mu = fma(d, n_b/n, mu_a), M2 = fma(d d, n_a n_b/n, M2_a + M2_b) (the
 /// SASS of gpu_ref's Welford kernels).

@@ -392,7 +392,7 @@ void NormDatapath::merge(RowState& s, StageCounters& c) const {
         const Fx ex2 = quantize_stage(by_c(ss), Stage::variance, f, c);
         Exact var = sub(exact(ex2), mul(exact(s.mean), exact(s.mean)));
         if (var.neg && var.mag != 0 && cfg_.variance_clamp) {
-          ++c.negative_variance_clamps;  // seed 001 section 39: var <- max(var, 0)
+          ++c.negative_variance_clamps;  // the single pass's clamp: var <- max(var, 0)
           s.clamped = true;
           var = Exact{};
         }

@@ -8,7 +8,7 @@ namespace normsim::core {
 
 enum class NormKind { layernorm, rmsnorm };
 
-/// How a LayerNorm datapath obtains the row variance (seed 001 sections 3-8).
+/// How a LayerNorm datapath obtains the row variance (Welford 1962; Chan, Golub & LeVeque 1983).
 enum class VarianceAlgorithm {
   two_pass,     ///< mean first, then sum of (x - mean)^2: exact, reads x twice
   single_pass,  ///< sum and sum of squares in one pass: E[x^2] - E[x]^2, cancels

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The CLI as a user runs it: exit codes, one-line errors, the JSON contract,
-# atomic reports, and the seed's cancellation claim end to end.
+# atomic reports, and the cancellation claim (docs/NUMERICS.md) end to end.
 set -uo pipefail
 N=${NORMSIM:?}
 S=${NORMSIM_SOURCE_DIR:?}
