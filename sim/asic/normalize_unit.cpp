@@ -137,14 +137,17 @@ void NormalizeUnit::write_chunk() {
   const Grant gw = ctx_.dram->write(issue_, out, Traffic::output);
   writes_.emplace_back(gw, out);
   write_bytes_in_flight_ += out;
-  last_output_cycle_ = std::max(last_output_cycle_, gw.done);
+  // The pipeline's latency lies on the output path: a chunk's last outputs
+  // leave normalize_cycles after its last element went in. The port sees
+  // the write when that element is computed (requests stay in time order;
+  // the latency is small against the DRAM's), so it is added here.
+  last_output_cycle_ = std::max(last_output_cycle_, gw.done + ctx_.cfg.latency.normalize_cycles);
   t_ = issue_;
 }
 
 void NormalizeUnit::finish_row() {
-  // The last outputs leave the pipeline; with K datapaths the next row enters
-  // another copy meanwhile, so a row holds the unit for 1/K of the drain.
-  t_ += static_cast<double>(ctx_.cfg.latency.normalize_cycles) / ctx_.cfg.datapaths;
+  // Pipelined across rows: the next row's first elements enter the cycle
+  // after this row's last (its outputs are still in the pipeline's latency).
   if (ctx_.cfg.write_stats) {
     const Grant gs = ctx_.dram->write(now_cycles(), ctx_.workload->norm == core::NormKind::layernorm ? 8.0 : 4.0, Traffic::stats);
     last_output_cycle_ = std::max(last_output_cycle_, gs.done);

@@ -194,6 +194,22 @@ std::shared_ptr<const ParamTable<Arch>> make_arch_params() {
   asic.echo = [](const Arch& a) { return a.asic ? asic_params().echo(*a.asic) : nlohmann::json(); };
   asic.unit_of = [](const std::string& sub) { return asic_params().unit_of(sub); };
   t->add(std::move(asic));
+  // A fixed-point RSQRT unit takes a cycle each for the leading-zero
+  // normalise, the table seed, every Newton step and the output rounding
+  // (rtl_models/rsqrt.v, after its input register): its latency cannot be less.
+  Param<Arch> rsqrt_latency;
+  rsqrt_latency.read = [](YamlReader&, Arch&) {};
+  rsqrt_latency.check = [](const Arch& a) -> std::optional<ParamError> {
+    if (!a.asic || a.arithmetic != core::Arithmetic::fixed) return std::nullopt;
+    const int need = a.rsqrt.iterations + 3;
+    if (a.asic->latency.rsqrt_cycles < need)
+      return ParamError{"asic.latency.rsqrt_cycles",
+                        {"value " + std::to_string(a.asic->latency.rsqrt_cycles) + " is below the RSQRT unit's " +
+                             std::to_string(need) + " cycles (rsqrt.iterations + 3: normalise, seed, one per Newton step, round)",
+                         std::to_string(need) + "..10000"}};
+    return std::nullopt;
+  };
+  t->add(std::move(rsqrt_latency));
   return t;
 }
 

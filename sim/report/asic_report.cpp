@@ -1,5 +1,6 @@
 #include "sim/report/asic_report.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <sstream>
 
@@ -82,11 +83,12 @@ json asic_report_json(const asic::AsicResult& r) {
                  {"lower_bound_cycles", r.expected.lower_bound_cycles},
                  {"cycles_over_lower_bound", cyc / r.expected.lower_bound_cycles},
                  {"first_stats_cycle", r.first_stats_cycle},
-                 // fill: until the first row's statistics; stream: until the lanes finish the last
-                 // row; drain: the last normalise pass and writes.
+                 // fill: until the first row's statistics; stream: from then until the lanes
+                 // finish the last row (none when they finish first: a single row); drain:
+                 // the rest, the last normalise pass and writes. They sum to the cycles.
                  {"phase_cycles", {{"fill", r.first_stats_cycle},
-                                   {"stream", r.last_lanes_cycle - r.first_stats_cycle},
-                                   {"drain", cyc - r.last_lanes_cycle}}},
+                                   {"stream", std::max(0.0, r.last_lanes_cycle - r.first_stats_cycle)},
+                                   {"drain", cyc - std::max(r.first_stats_cycle, r.last_lanes_cycle)}}},
                  {"stall_cycles", timing.stall_total},
                  {"stall_cycles_by_unit", timing.stall_by_unit},
                  {"busy_cycles", timing.busy},
