@@ -92,21 +92,26 @@ TEST(AsicModel, SinglePassClampsCountedLikeTheCore) {
 class AsicTrafficIdentity : public ::testing::TestWithParam<asic::InputPath> {};
 
 TEST_P(AsicTrafficIdentity, DramBytesEqualTheClosedFormExactly) {
-  const auto w = workload("llama2-7b", 96);  // bf16 in and out, RMSNorm: params = C*4, stats = N*4
+  const auto w = workload("llama2-7b", 96);  // bf16 in and out, RMSNorm: params = C*2 (gamma s16.13), stats = N*4
   asic::AsicOptions o;
   o.path = GetParam();
   o.numerics = false;
   const auto r = asic::run_asic(w, arch(), o);
   const uint64_t N = 96, C = 4096;
   const uint64_t f_elems = GetParam() == asic::InputPath::sram_replay ? C : GetParam() == asic::InputPath::dram_reread ? 0 : C / 2;
-  EXPECT_EQ(r.dram_bytes_read, N * C * 2 + N * (C - f_elems) * 2 + C * 4);
+  EXPECT_EQ(r.dram_bytes_read, N * C * 2 + N * (C - f_elems) * 2 + C * 2);
   EXPECT_EQ(r.dram_bytes_written, N * C * 2 + N * 4);
   EXPECT_EQ(r.dram_bytes_read, r.expected.dram_bytes_read);
   EXPECT_EQ(r.dram_bytes_written, r.expected.dram_bytes_written);
   EXPECT_EQ(r.dram_bytes[static_cast<int>(asic::Traffic::input)], N * C * 2);
   EXPECT_EQ(r.dram_bytes[static_cast<int>(asic::Traffic::input_reread)], N * (C - f_elems) * 2);
   const uint64_t rows_in_flight = static_cast<uint64_t>(r.cfg.rows_in_flight);
-  EXPECT_EQ(r.sram_peak_bytes, C * 4 + rows_in_flight * f_elems * 2);  // params + the row buffers' stored part
+  EXPECT_EQ(r.sram_peak_bytes, C * 2 + rows_in_flight * f_elems * 2);  // params + the row buffers' stored part
+  // The SRAM: rows stored and replayed, gamma written once and read every row, the re-read through its FIFO.
+  EXPECT_EQ(r.sram_bytes_written, N * f_elems * 2 + C * 2 + N * (C - f_elems) * 2);
+  EXPECT_EQ(r.sram_bytes_read, N * f_elems * 2 + N * C * 2 + N * (C - f_elems) * 2);
+  EXPECT_EQ(r.sram_bytes_written, r.expected.sram_bytes_written);
+  EXPECT_EQ(r.sram_bytes_read, r.expected.sram_bytes_read);
   EXPECT_GE(r.cycles, r.expected.lower_bound_cycles);
   // Phases: the first statistics need at least a DRAM latency and a row of lanes.
   EXPECT_GT(r.first_stats_cycle, r.cfg.dram.latency_cycles + C / 16.0);
@@ -190,11 +195,15 @@ TEST(AsicModel, SramTooSmallNamesTheMinimumCapacity) {
   } catch (const config::ConfigError& e) {
     const std::string m = e.what();
     EXPECT_NE(m.find("asic.sram.capacity_bytes"), std::string::npos) << m;
-    const uint64_t need = static_cast<uint64_t>(a.asic->rows_in_flight) * 8192 + 16384;  // rows of 8 KiB + gamma
+    const uint64_t need = static_cast<uint64_t>(a.asic->rows_in_flight) * 8192 + 8192;  // rows of 8 KiB + gamma (s16.13)
     EXPECT_NE(m.find("needs at least " + std::to_string(need) + " B"), std::string::npos) << m;
   }
   asic::AsicOptions o;
-  o.path = asic::InputPath::dram_reread;  // no row buffers: only the parameters must fit
-  a.asic->sram.capacity_bytes = 16384;
+  o.path = asic::InputPath::dram_reread;  // no row buffers: the parameters and the re-read FIFO must fit
+  // The FIFO by Little's law: 64 B/cycle x 200 cycles = 12800 B, whole
+  // transactions of 2048 bf16 (a quarter of the 16 KiB DRAM window): 3 of 4096 B.
+  a.asic->sram.capacity_bytes = 8192 + 12288;
   EXPECT_NO_THROW(asic::resolve_asic_config(workload("llama2-7b", 4), a, o));
+  a.asic->sram.capacity_bytes = 8192 + 12288 - 1;
+  EXPECT_THROW(asic::resolve_asic_config(workload("llama2-7b", 4), a, o), config::ConfigError);
 }

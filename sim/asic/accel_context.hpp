@@ -51,6 +51,7 @@ struct AccelContext {
   int64_t chunk_elems = 0;
   int chunks = 1;
   int64_t param_bytes = 0;
+  int reread_fifo_transactions = 1;  ///< the re-read FIFO's depth (traffic_identity.hpp)
   DramModel* dram = nullptr;
   SramModel* sram = nullptr;
   const ReplayPath* path = nullptr;

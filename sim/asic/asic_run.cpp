@@ -27,18 +27,19 @@ AsicConfig resolve_asic_config(const config::Workload& w, const config::Arch& a,
                                          "datapath does not have (allowed: welford, single-pass)");
   const auto path = make_replay_path(c);
   const uint64_t in = static_cast<uint64_t>(core::elem_bytes(w.input.dtype));
-  const uint64_t need = path->sram_row_bytes(w.hidden, static_cast<int>(in), c.rows_in_flight) +
-                        static_cast<uint64_t>(param_bytes(w));
+  const TrafficIdentity id = traffic_identity(w, a, c);
+  const uint64_t need = id.onchip_bytes();
   if (need > c.sram.capacity_bytes)
     throw config::ConfigError(
         a.source + ": key 'asic.sram.capacity_bytes': " + fmt_bytes(c.sram.capacity_bytes) + " is too small for " +
         std::string(to_string(c.path)) + " of " + w.name + " (hidden " + std::to_string(w.hidden) + ", " +
         std::string(core::to_string(w.input.dtype)) + "): needs at least " + fmt_bytes(need) + " (" +
         std::to_string(c.rows_in_flight) + " row buffers of " + fmt_bytes(path->sram_row_bytes(w.hidden, static_cast<int>(in), 1)) +
-        " + " + fmt_bytes(static_cast<uint64_t>(param_bytes(w))) + " of parameters)");
+        " + " + fmt_bytes(id.param_bytes) + " of parameters" +
+        (id.reread_fifo_bytes ? " + " + fmt_bytes(id.reread_fifo_bytes) + " of re-read FIFO" : std::string()) + ")");
   const uint64_t footprint = static_cast<uint64_t>(w.elements()) *
                                  static_cast<uint64_t>(core::elem_bytes(w.input.dtype) + core::elem_bytes(w.output.dtype)) +
-                             static_cast<uint64_t>(param_bytes(w)) + static_cast<uint64_t>(w.rows) * 8;
+                             static_cast<uint64_t>(param_bytes(w, a)) + static_cast<uint64_t>(w.rows) * 8;
   if (footprint > c.dram.capacity_bytes)
     throw config::ConfigError(w.source + ": key 'rows': the workload needs " + fmt_bytes(footprint) +
                               " of DRAM (input, output, parameters, statistics), more than " + a.source +
@@ -62,9 +63,10 @@ AsicResult run_asic(const config::Workload& w, const config::Arch& a, const Asic
   ctx.out_bytes = core::elem_bytes(w.output.dtype);
   ctx.hidden = w.hidden;
   ctx.rows = w.rows;
-  ctx.chunk_elems = std::min<int64_t>(w.hidden, res.cfg.transaction_elems);
+  ctx.chunk_elems = transaction_elems(w, res.cfg);
   ctx.chunks = static_cast<int>((w.hidden + ctx.chunk_elems - 1) / ctx.chunk_elems);
-  ctx.param_bytes = param_bytes(w);
+  ctx.param_bytes = param_bytes(w, a);
+  ctx.reread_fifo_transactions = reread_fifo_transactions(w, res.cfg);
   const auto path = make_replay_path(res.cfg);
   ctx.path = path.get();
   ctx.stored_elems = path->stored_elems(w.hidden);
@@ -133,11 +135,14 @@ AsicResult run_asic(const config::Workload& w, const config::Arch& a, const Asic
   res.dram_bytes_read = top.dram.bytes_read();
   res.dram_bytes_written = top.dram.bytes_written();
   // The parameters are written into their buffer once and read once per row.
-  res.sram_bytes_read = top.sram.bytes_read() + top.normalize.param_buffer_read_bytes();
-  res.sram_bytes_written = top.sram.bytes_written() + static_cast<uint64_t>(ctx.param_bytes);
+  // The SRAM holds the row buffers, gamma/beta (written once, read every row)
+  // and the re-read FIFO (every re-read byte written and read once).
+  const uint64_t fifo = top.normalize.reread_fifo_read_bytes();
+  res.sram_bytes_read = top.sram.bytes_read() + top.normalize.param_buffer_read_bytes() + fifo;
+  res.sram_bytes_written = top.sram.bytes_written() + static_cast<uint64_t>(ctx.param_bytes) + fifo;
   res.sram_peak_bytes = top.sram.peak_occupancy_bytes();
   res.param_buffer_read_bytes = top.normalize.param_buffer_read_bytes();
-  res.expected = traffic_identity(w, res.cfg, a.lanes);
+  res.expected = traffic_identity(w, a, res.cfg);
   if (checker) {
     res.outputs = std::move(checker->kept);
   }

@@ -75,12 +75,6 @@ RereadStream::RereadStream(sc_core::sc_module_name n, AccelContext& ctx) : sc_mo
   SC_METHOD(step);
 }
 
-int RereadStream::fifo_transactions(const AccelContext& ctx) {
-  const double fifo_bytes = static_cast<double>(ctx.cfg.dram.max_outstanding) * ctx.cfg.dram.burst_bytes;
-  const double chunk_bytes = static_cast<double>(ctx.chunk_elems * ctx.in_bytes);
-  return std::max(1, static_cast<int>(fifo_bytes / chunk_bytes));
-}
-
 void RereadStream::next_chunk() {
   if (++chunk_ == ctx_.chunks) {
     chunk_ = 0;

@@ -40,14 +40,12 @@ SC_MODULE(InputPathUnit) {
 /// The re-read stream of the DRAM re-read and partial-replay paths: the part
 /// of each row not kept in SRAM, read again in row order into a FIFO that
 /// the normalise unit drains. It does not wait for the statistics, so DRAM
-/// latency overlaps them; the FIFO (sized to the port's latency-bandwidth
-/// product, max_outstanding x burst_bytes) is the path's on-chip storage.
+/// latency overlaps them; the FIFO (sized by Little's law to the port's
+/// bandwidth x latency, traffic_identity.hpp) is the path's on-chip storage.
 SC_MODULE(RereadStream) {
   SC_HAS_PROCESS(RereadStream);
   sc_core::sc_fifo_out<Grant> to_normalize;
   RereadStream(sc_core::sc_module_name n, AccelContext& ctx);
-  /// FIFO depth in transactions for this workload.
-  static int fifo_transactions(const AccelContext& ctx);
 
  private:
   void step();

@@ -19,7 +19,7 @@ NormAccelerator::NormAccelerator(sc_core::sc_module_name n, AccelContext& ctx)
       free_slots_("free_row_buffers", ctx.cfg.rows_in_flight),
       stats_to_normalize_("stats_to_normalize", ctx.cfg.rows_in_flight),
       input_to_lanes_("input_to_lanes", fifo_depth(ctx)),
-      reread_fifo_("reread_fifo", RereadStream::fifo_transactions(ctx)),
+      reread_fifo_("reread_fifo", ctx.reread_fifo_transactions),
       ctx_(ctx) {
   ctx.dram = &dram;
   ctx.sram = &sram;

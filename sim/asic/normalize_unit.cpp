@@ -11,6 +11,7 @@ NormalizeUnit::NormalizeUnit(sc_core::sc_module_name n, AccelContext& ctx)
   stalls_.register_in(stats_);
   stats_.add("busy_cycles", "cycles", "cycles the unit normalised elements", &busy_cycles_);
   stats_.add("param_buffer_read_bytes", "bytes", "gamma/beta bytes read from their on-chip buffer", &param_buffer_read_bytes_);
+  stats_.add("reread_fifo_read_bytes", "bytes", "re-read bytes taken from the re-read FIFO", &reread_fifo_read_bytes_);
   SC_METHOD(step);
 }
 
@@ -61,6 +62,7 @@ void NormalizeUnit::step() {
               next_trigger(reread.data_written_event());
               return;
             }
+            reread_fifo_read_bytes_ += static_cast<uint64_t>(((e - b) - sb) * ctx_.in_bytes);
           } else {
             fetch_dram_[k] = Grant{ready_, ready_, ready_};
           }

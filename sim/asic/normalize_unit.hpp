@@ -19,6 +19,7 @@ SC_MODULE(NormalizeUnit) {
   const core::StatGroup& stats() const { return stats_; }
   double last_output_cycle() const { return last_output_cycle_; }  ///< when the last output write completed
   uint64_t param_buffer_read_bytes() const { return param_buffer_read_bytes_; }
+  uint64_t reread_fifo_read_bytes() const { return reread_fifo_read_bytes_; }
 
  private:
   void step();
@@ -44,6 +45,7 @@ SC_MODULE(NormalizeUnit) {
   StallCounters stalls_;
   double busy_cycles_ = 0, last_output_cycle_ = 0;
   uint64_t param_buffer_read_bytes_ = 0;  ///< gamma/beta read once per row
+  uint64_t reread_fifo_read_bytes_ = 0;   ///< the re-read, through its FIFO
   core::StatGroup stats_{"normalize"};
 };
 

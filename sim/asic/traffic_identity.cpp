@@ -11,27 +11,57 @@ namespace {
 int stats_bytes_per_row(const config::Workload& w) { return w.norm == core::NormKind::layernorm ? 8 : 4; }
 }  // namespace
 
-int64_t param_bytes(const config::Workload& w) { return w.hidden * 4 * (w.beta ? 2 : 1); }
+int param_elem_bytes(const config::Arch& a, core::Stage stage) {
+  if (a.arithmetic != core::Arithmetic::fixed) return 4;
+  return (a.formats[static_cast<int>(stage)].total_bits + 7) / 8;
+}
 
-TrafficIdentity traffic_identity(const config::Workload& w, const AsicConfig& c, int lanes) {
+int64_t param_bytes(const config::Workload& w, const config::Arch& a) {
+  return w.hidden * (param_elem_bytes(a, core::Stage::gamma) + (w.beta ? param_elem_bytes(a, core::Stage::beta) : 0));
+}
+
+int64_t transaction_elems(const config::Workload& w, const AsicConfig& c) {
+  const int64_t in = core::elem_bytes(w.input.dtype);
+  const int64_t window = static_cast<int64_t>(c.dram.max_outstanding) * c.dram.burst_bytes;
+  const int64_t cap = std::max<int64_t>(1, window / 16 / in);
+  return std::max<int64_t>(1, std::min({w.hidden, c.transaction_elems, cap}));
+}
+
+uint64_t reread_fifo_target_bytes(const AsicConfig& c) {
+  if (c.reread_fifo_bytes > 0) return c.reread_fifo_bytes;
+  const double bytes = c.dram.sustained_bytes_per_cycle() * c.dram.latency_cycles;
+  const double bursts = std::ceil(bytes / c.dram.burst_bytes);
+  return static_cast<uint64_t>(std::max(1.0, bursts)) * static_cast<uint64_t>(c.dram.burst_bytes);
+}
+
+int reread_fifo_transactions(const config::Workload& w, const AsicConfig& c) {
+  const uint64_t chunk = static_cast<uint64_t>(transaction_elems(w, c)) * static_cast<uint64_t>(core::elem_bytes(w.input.dtype));
+  return static_cast<int>(std::max<uint64_t>(1, reread_fifo_target_bytes(c) / chunk));
+}
+
+TrafficIdentity traffic_identity(const config::Workload& w, const config::Arch& a, const AsicConfig& c) {
   TrafficIdentity t;
   const auto path = make_replay_path(c);
   const uint64_t in = static_cast<uint64_t>(core::elem_bytes(w.input.dtype));
   const uint64_t out = static_cast<uint64_t>(core::elem_bytes(w.output.dtype));
   const uint64_t N = static_cast<uint64_t>(w.rows), C = static_cast<uint64_t>(w.hidden);
-  const uint64_t reread = C - static_cast<uint64_t>(path->stored_elems(w.hidden));
-  t.dram_bytes_read = N * C * in + N * reread * in + static_cast<uint64_t>(param_bytes(w));
+  const uint64_t stored = static_cast<uint64_t>(path->stored_elems(w.hidden));
+  const uint64_t reread = C - stored;
+  t.param_bytes = static_cast<uint64_t>(param_bytes(w, a));
+  t.dram_bytes_read = N * C * in + N * reread * in + t.param_bytes;
   t.dram_bytes_written = N * C * out + (c.write_stats ? N * static_cast<uint64_t>(stats_bytes_per_row(w)) : 0);
+  // The row buffers are written as the lanes consume and read back to
+  // normalise; the parameters are written once and read every row; the
+  // re-read passes through its FIFO.
+  t.sram_bytes_written = N * stored * in + t.param_bytes + N * reread * in;
+  t.sram_bytes_read = N * stored * in + N * t.param_bytes + N * reread * in;
   t.sram_row_buffer_bytes = path->sram_row_bytes(w.hidden, static_cast<int>(in), c.rows_in_flight);
-  t.param_bytes = static_cast<uint64_t>(param_bytes(w));
   if (reread > 0) {
-    // As RereadStream sizes it: whole transactions covering max_outstanding x burst bytes.
-    const uint64_t chunk = static_cast<uint64_t>(std::min<int64_t>(w.hidden, c.transaction_elems)) * in;
-    const uint64_t want = static_cast<uint64_t>(c.dram.max_outstanding) * static_cast<uint64_t>(c.dram.burst_bytes);
-    t.reread_fifo_bytes = std::max<uint64_t>(1, want / chunk) * chunk;
+    const uint64_t chunk = static_cast<uint64_t>(transaction_elems(w, c)) * in;
+    t.reread_fifo_bytes = static_cast<uint64_t>(reread_fifo_transactions(w, c)) * chunk;
   }
   const double dram_cycles = static_cast<double>(t.dram_bytes_read + t.dram_bytes_written) / c.dram.sustained_bytes_per_cycle();
-  const double lane_cycles = static_cast<double>(N) * std::ceil(static_cast<double>(C) / lanes) / c.datapaths;
+  const double lane_cycles = static_cast<double>(N) * std::ceil(static_cast<double>(C) / a.lanes) / c.datapaths;
   t.lower_bound_cycles = std::max(dram_cycles, lane_cycles);
   return t;
 }

@@ -140,7 +140,16 @@ std::shared_ptr<const ParamTable<AsicConfig>> make_asic_params() {
   t->add(bool_param<AsicConfig>("write_stats", NORMSIM_MEMBER(write_stats),
                                 "write mean and rstd (rstd only for RMSNorm) to DRAM"));
   t->add(integer_param<AsicConfig>("transaction_elems", NORMSIM_MEMBER(transaction_elems), 1, int64_t(1) << 24, "elements",
-                                   "stream transaction size of the model (granularity, not hardware)"));
+                                   "stream transaction size of the model, at most (granularity, not hardware: the model takes at most a sixteenth "
+                                   "of the DRAM window, max_outstanding x burst_bytes, so that stalls do not depend on it)"));
+  Param<AsicConfig> fifo = integer_param<AsicConfig>(
+      "reread_fifo_bytes", NORMSIM_MEMBER(reread_fifo_bytes), 1, int64_t(1) << 30, "bytes",
+      "the re-read FIFO of the DRAM re-read and partial paths, part of the SRAM (default: Little's law, the DRAM's "
+      "sustained bandwidth x latency in whole bursts)",
+      "int 1..2^30");
+  fifo.doc[0].default_value = "bandwidth x latency";
+  fifo.check_when_given_only = true;  // 0: Little's law
+  t->add(std::move(fifo));
   // The nodes sim/area has sourced tables for.
   t->add(string_choice_param<AsicConfig>("node", NORMSIM_MEMBER(node), {"45nm", "28nm", "16nm", "7nm"}, "technology for area"));
   t->add(section_param<AsicConfig>("dram", NORMSIM_MEMBER(dram), dram_params()));

@@ -89,7 +89,8 @@ struct AsicConfig {
   /// lanes x datapaths elements a cycle; each row's arithmetic is unchanged.
   int datapaths = 1;
   bool write_stats = true;       ///< mean and rstd written to DRAM (8 bytes a row; rstd only for RMSNorm)
-  int64_t transaction_elems = 4096;  ///< modelling granularity of the input/output streams
+  int64_t transaction_elems = 4096;  ///< modelling granularity of the input/output streams (at most a sixteenth of the DRAM window)
+  uint64_t reread_fifo_bytes = 0;    ///< the re-read FIFO (0: Little's law, the DRAM's bandwidth x latency)
   std::string node = "7nm";      ///< technology node for area (sim/area)
   DramConfig dram;
   SramConfig sram;

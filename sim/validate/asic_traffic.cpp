@@ -43,7 +43,7 @@ std::vector<AsicTrafficCase> asic_traffic_cases(const std::vector<GoldenCase>& c
     asic::AsicConfig path_cfg;
     path_cfg.path = reread ? asic::InputPath::dram_reread : asic::InputPath::sram_replay;
     path_cfg.write_stats = true;  // every kernel stores its mean (LayerNorm) and rstd
-    const asic::TrafficIdentity id = asic::traffic_identity(w, path_cfg, 1);
+    const asic::TrafficIdentity id = asic::traffic_identity(w, mapped_arch(false), path_cfg);
     const double params = (rms ? 1.0 : 2.0) * static_cast<double>(g.hidden) * (m->params_in_input_type ? eb : 4.0);
     const double stats = static_cast<double>(id.dram_bytes_written) - x;
     t.closed_form_read = static_cast<double>(id.dram_bytes_read - id.param_bytes) + params;

@@ -45,7 +45,7 @@ expect_exit 2 "key 'formats.sumsq.bitz': unknown key" -- run --set arch.formats.
 expect_exit 2 "must start with workload., arch. or gpu." -- run --set rows=3 -q
 # The ASIC model's own bad inputs.
 AD=$A/asic-default.yaml
-expect_exit 2 "asic.sram.capacity_bytes.*needs at least 32768 B" -- run "$W/llama2-7b.yaml" --arch "$AD" --set arch.asic.rows_in_flight=2 --set arch.asic.sram.capacity_bytes=4096 -q
+expect_exit 2 "asic.sram.capacity_bytes.*needs at least 24576 B" -- run "$W/llama2-7b.yaml" --arch "$AD" --set arch.asic.rows_in_flight=2 --set arch.asic.sram.capacity_bytes=4096 -q
 expect_exit 2 "asic.dram.peak_bytes_per_cycle': must be > 0" -- run --arch "$AD" --set arch.asic.dram.peak_bytes_per_cycle=0 -q
 expect_exit 2 "asic.dram.latency_cycles': value 0 out of range" -- run --arch "$AD" --set arch.asic.dram.latency_cycles=0 -q
 expect_exit 2 "lanes'.*power of two" -- run --arch "$AD" --set arch.lanes=12 -q
