@@ -35,16 +35,16 @@ double logic_ge(const LogicInventory& v, const LogicCosts& c) {
 std::optional<NodeTable> node_table(const std::string& node) {
   // Stillmaker & Baas area factors from 45 nm: 32 nm 0.46, 16 nm 0.19.
   if (node == "45nm")
-    return NodeTable{node, 0.798, "NanGate45 NAND2_X1 (OpenROAD-flow-scripts LEF)", 0.242,
+    return NodeTable{node, 45, 0.798, "NanGate45 NAND2_X1 (OpenROAD-flow-scripts LEF)", 0.242,
                      "TSMC 40 nm 6T HD cell (WikiChip), nearest published to 45 nm"};
   if (node == "28nm")
-    return NodeTable{node, 0.798 * 0.46, "derived: NanGate45 x Stillmaker-Baas 32 nm area factor 0.46", 0.127,
+    return NodeTable{node, 28, 0.798 * 0.46, "derived: NanGate45 x Stillmaker-Baas 32 nm area factor 0.46", 0.127,
                      "TSMC 28 nm 6T HD cell (WikiChip)"};
   if (node == "16nm")
-    return NodeTable{node, 0.798 * 0.19, "derived: NanGate45 x Stillmaker-Baas 16 nm area factor 0.19", 0.072,
+    return NodeTable{node, 16, 0.798 * 0.19, "derived: NanGate45 x Stillmaker-Baas 16 nm area factor 0.19", 0.072,
                      "TSMC 16FF 6T HD cell 0.070-0.074 (WikiChip)"};
   if (node == "7nm")
-    return NodeTable{node, 0.0583, "ASAP7 NAND2xp5 (asap7sc7p5t LEF)", 0.027, "TSMC N7 6T HD cell (WikiChip)"};
+    return NodeTable{node, 7, 0.0583, "ASAP7 NAND2xp5 (asap7sc7p5t LEF)", 0.027, "TSMC N7 6T HD cell (WikiChip)"};
   return std::nullopt;
 }
 
@@ -156,12 +156,48 @@ double sram_pj_per_byte(double capacity_bytes) {
   return pj64 / 8.0;
 }
 
+namespace {
+// Stillmaker & Baas 2017, Table 5: dynamic energy E(V) = a V^2 + b V + c per
+// node, relative across nodes (the LP fits at 45 and 32 nm, the HP fits at
+// 20, 16 and 7 nm, as accelergy's technology scaling takes them).
+struct EnergyFit {
+  double nm, a, b, c;
+};
+constexpr EnergyFit kEnergyFits[] = {{45, 1.103, -0.362, 0.2767},   {32, 0.9559, -0.7823, 0.471},
+                                     {20, 0.373, -0.1582, 0.04104}, {16, 0.2958, -0.1241, 0.03024},
+                                     {7, 0.1776, -0.09097, 0.02447}};
+double fit_energy(const EnergyFit& f, double v) { return f.a * v * v + f.b * v + f.c; }
+
+// E(V) at a feature size between two fitted nodes: linear in the size.
+double node_energy(double nm, double v) {
+  for (size_t i = 0; i + 1 < std::size(kEnergyFits); ++i) {
+    const EnergyFit &hi = kEnergyFits[i], &lo = kEnergyFits[i + 1];
+    if (nm <= hi.nm && nm >= lo.nm) {
+      const double t = (hi.nm - nm) / (hi.nm - lo.nm);
+      return (1 - t) * fit_energy(hi, v) + t * fit_energy(lo, v);
+    }
+  }
+  throw std::invalid_argument("energy: no Stillmaker-Baas fit around " + std::to_string(nm) + " nm");
+}
+}  // namespace
+
+double energy_factor(const std::string& node, double supply_v) {
+  const std::optional<NodeTable> t = node_table(node);
+  if (!t) throw std::invalid_argument("energy: no sourced table for node '" + node + "' (allowed: 45nm, 28nm, 16nm, 7nm)");
+  return node_energy(t->nm, supply_v) / node_energy(45, 0.9);  // Horowitz's figures: 45 nm, 0.9 V
+}
+
 EnergyReport estimate_energy(const core::DatapathConfig& dp, const ActivityCounts& a) {
   const EnergyPerOp eo = estimate_op_energy(dp);
-  const double dram_pj = a.dram_bytes * 8 * a.dram_pj_per_bit;
-  const double sram_pj = a.sram_bytes * sram_pj_per_byte(a.sram_capacity_bytes);
-  const double op_pj = a.elements * (eo.lane_op_pj + eo.normalize_op_pj) + a.rows * eo.row_pj;
-  return {dram_pj, sram_pj, op_pj};
+  EnergyReport r;
+  r.node_factor = energy_factor(a.node, a.supply_v);
+  r.sram_read_pj_per_byte = sram_pj_per_byte(a.sram_bank_bytes) * r.node_factor;
+  r.sram_write_pj_per_byte = r.sram_read_pj_per_byte * kSramWriteOverRead;
+  r.dram_pj = a.dram_bytes * 8 * a.dram_pj_per_bit;
+  r.sram_read_pj = a.sram_read_bytes * r.sram_read_pj_per_byte;
+  r.sram_write_pj = a.sram_write_bytes * r.sram_write_pj_per_byte;
+  r.datapath_pj = (a.elements * (eo.lane_op_pj + eo.normalize_op_pj) + a.rows * eo.row_pj) * r.node_factor;
+  return r;
 }
 
 }  // namespace normsim::area

@@ -4,9 +4,10 @@
 // Logic: gate equivalents (GE, NAND2 units) per unit from its widths;
 // um^2 = GE x NAND2 area of the node / placement utilisation.
 // SRAM: bits x bit-cell area / array efficiency(capacity).
-// Energy: per-op and per-access figures at 45 nm (Horowitz, ISSCC 2014), not
-// scaled to the node (no sourced energy scaling is in the tables), and DRAM
-// pJ/bit from the arch.
+// Energy: per-op and per-access figures at 45 nm, 0.9 V (Horowitz, ISSCC
+// 2014) scaled to the node by Stillmaker & Baas's (Integration 2017) fitted
+// energy polynomials; SRAM per access to the bank that is accessed; DRAM
+// pJ/bit from the arch's interface.
 #pragma once
 
 #include <map>
@@ -21,6 +22,7 @@ namespace normsim::area {
 
 struct NodeTable {
   std::string node;
+  double nm = 0;             ///< feature size
   double nand2_um2;          ///< one gate equivalent
   std::string nand2_source;
   double bitcell_um2;        ///< 6T high-density SRAM cell
@@ -77,25 +79,39 @@ EnergyPerOp estimate_op_energy(const core::DatapathConfig& dp);
 /// pJ per byte of an SRAM access, by capacity (Horowitz 64-bit reads: 8 KB 10 pJ, 32 KB 20 pJ, 1 MB 100 pJ).
 double sram_pj_per_byte(double capacity_bytes);
 
+/// Dynamic energy at `node` and `supply_v` against 45 nm at Horowitz's 0.9 V:
+/// E_node(V) / E_45(0.9), Stillmaker & Baas's fitted polynomial
+/// E(V) = a V^2 + b V + c per node (LP 45/32 nm, HP 20/16/7 nm; 28 nm
+/// interpolated between 32 and 20 nm). invalid_argument for an unknown node.
+double energy_factor(const std::string& node, double supply_v);
+
+/// Write energy over read energy of an SRAM access: CACTI-7's 8 KiB macro at
+/// 28 nm, 0.049 / 0.035 pJ/bit.
+inline constexpr double kSramWriteOverRead = 0.049 / 0.035;
+
 /// What a run moved and computed, for its energy.
 struct ActivityCounts {
   double dram_bytes = 0;           ///< read + written
   double dram_pj_per_bit = 0;      ///< the arch's DRAM access energy
-  double sram_bytes = 0;           ///< read + written
-  double sram_capacity_bytes = 0;  ///< the SRAM accessed (its size sets the energy per access)
+  double sram_read_bytes = 0, sram_write_bytes = 0;
+  double sram_bank_bytes = 0;      ///< the bank an access reads or writes: its size sets the energy per byte
   double elements = 0;             ///< through the lanes and the normalise unit
   double rows = 0;                 ///< through the merge tree and the RSQRT unit
+  std::string node = "45nm";
+  double supply_v = 0.9;
 };
 
 struct EnergyReport {
-  double dram_pj = 0, sram_pj = 0, datapath_pj = 0;
-  double total_pj() const { return dram_pj + sram_pj + datapath_pj; }
+  double dram_pj = 0, sram_read_pj = 0, sram_write_pj = 0, datapath_pj = 0;
+  double sram_pj() const { return sram_read_pj + sram_write_pj; }
+  double total_pj() const { return dram_pj + sram_pj() + datapath_pj; }
   double total_uj() const { return total_pj() * 1e-6; }
+  double node_factor = 1;  ///< energy_factor of the run's node
+  double sram_read_pj_per_byte = 0, sram_write_pj_per_byte = 0;  ///< at the node, for the bank accessed
 };
 
-/// A run's energy: DRAM at the arch's pJ/bit, SRAM and arithmetic at 45 nm
-/// (Horowitz 2014), unscaled.
+/// A run's energy: DRAM at the arch's pJ/bit; SRAM per access to its bank and
+/// the arithmetic, Horowitz's 45 nm figures scaled to the run's node.
 EnergyReport estimate_energy(const core::DatapathConfig& dp, const ActivityCounts& a);
-inline constexpr const char* kEnergyBasis = "DRAM pJ/bit from the arch; SRAM and arithmetic at 45 nm (Horowitz 2014), unscaled";
 
 }  // namespace normsim::area

@@ -24,6 +24,37 @@ std::optional<InputPath> parse_input_path(std::string_view s) {
   return std::nullopt;
 }
 
+namespace {
+struct InterfaceRow {
+  DramInterface id;
+  const char* name;
+  double pj_per_bit;  // sources: sim/area/SOURCES.md
+};
+constexpr InterfaceRow kInterfaces[] = {
+    {DramInterface::hbm2, "hbm2", 3.9},     {DramInterface::hbm2e, "hbm2e", 6.0},   {DramInterface::hbm3e, "hbm3e", 3.9},
+    {DramInterface::gddr5, "gddr5", 14.0},  {DramInterface::gddr6, "gddr6", 7.5},   {DramInterface::gddr6x, "gddr6x", 7.25},
+    {DramInterface::lpddr4, "lpddr4", 8.0}, {DramInterface::ddr3, "ddr3", 70.0},
+};
+}  // namespace
+
+std::string_view to_string(DramInterface i) {
+  for (const auto& r : kInterfaces)
+    if (r.id == i) return r.name;
+  return "?";
+}
+
+std::optional<DramInterface> parse_dram_interface(std::string_view s) {
+  for (const auto& r : kInterfaces)
+    if (s == r.name) return r.id;
+  return std::nullopt;
+}
+
+double dram_interface_pj_per_bit(DramInterface i) {
+  for (const auto& r : kInterfaces)
+    if (r.id == i) return r.pj_per_bit;
+  return 0;
+}
+
 double DramConfig::sustained_bytes_per_cycle() const {
   return std::min(peak_bytes_per_cycle, static_cast<double>(max_outstanding) * burst_bytes / latency_cycles);
 }
@@ -43,8 +74,26 @@ std::shared_ptr<const ParamTable<DramConfig>> dram_params() {
   t->add(integer_param<DramConfig>("burst_bytes", NORMSIM_MEMBER(burst_bytes), 1, 1 << 20, "bytes", "burst size"));
   t->add(integer_param<DramConfig>("capacity_bytes", NORMSIM_MEMBER(capacity_bytes), 1, kMaxBytes, "bytes",
                                    "a workload (x, y, params, stats) larger than this is refused", "int >= 1"));
-  t->add(real_param<DramConfig>("energy_pj_per_bit", NORMSIM_MEMBER(energy_pj_per_bit), non_negative(), "pJ/bit",
-                                "access energy (HBM2 3.9, LPDDR4 8)"));
+  std::vector<std::string> names;
+  for (const auto& r : kInterfaces) names.push_back(r.name);
+  t->add(choice_param<DramConfig>("interface", NORMSIM_MEMBER(interface), names,
+                                  [](const std::string& v) { return parse_dram_interface(v); },
+                                  [](DramInterface i) { return to_string(i); },
+                                  "the DRAM's interface: its access energy (sim/area/SOURCES.md)"));
+  Param<DramConfig> energy;
+  energy.key = "energy_pj_per_bit";
+  energy.keys = {"energy_pj_per_bit"};
+  energy.unit = "pJ/bit";
+  energy.doc = {{"energy_pj_per_bit", ">= 0", "the interface's", "pJ/bit", "access energy, when not the interface's"}};
+  energy.read = [](YamlReader& m, DramConfig& d) {
+    if (auto v = m.get_double("energy_pj_per_bit")) d.energy_pj_per_bit = *v;
+  };
+  energy.check = [](const DramConfig& d) -> std::optional<ParamError> {
+    if (auto e = non_negative().check(d.pj_per_bit())) return ParamError{"", *e};
+    return std::nullopt;
+  };
+  energy.echo = [](const DramConfig& d) { return json_value(d.pj_per_bit()); };
+  t->add(std::move(energy));
   return t;
 }
 
@@ -151,7 +200,10 @@ std::shared_ptr<const ParamTable<AsicConfig>> make_asic_params() {
   fifo.check_when_given_only = true;  // 0: Little's law
   t->add(std::move(fifo));
   // The nodes sim/area has sourced tables for.
-  t->add(string_choice_param<AsicConfig>("node", NORMSIM_MEMBER(node), {"45nm", "28nm", "16nm", "7nm"}, "technology for area"));
+  t->add(string_choice_param<AsicConfig>("node", NORMSIM_MEMBER(node), {"45nm", "28nm", "16nm", "7nm"},
+                                         "technology node of the logic and the SRAM: their area and energy"));
+  t->add(real_param<AsicConfig>("supply_v", NORMSIM_MEMBER(supply_v), in_range(0.5, 1.2), "V",
+                                "supply voltage at which the node's energies are scaled from 45 nm (Stillmaker & Baas 2017)"));
   t->add(section_param<AsicConfig>("dram", NORMSIM_MEMBER(dram), dram_params()));
   t->add(section_param<AsicConfig>("sram", NORMSIM_MEMBER(sram), sram_params()));
   t->add(section_param<AsicConfig>("latency", NORMSIM_MEMBER(latency), latency_params()));

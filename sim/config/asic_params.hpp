@@ -47,6 +47,13 @@ std::string_view to_string(InputPath p);
 std::optional<InputPath> parse_input_path(std::string_view s);
 inline constexpr std::string_view kInputPathNames = "sram-replay, dram-reread, partial-replay";
 
+/// DRAM interfaces with a sourced access energy (sim/area/SOURCES.md).
+enum class DramInterface { hbm2, hbm2e, hbm3e, gddr5, gddr6, gddr6x, lpddr4, ddr3 };
+std::string_view to_string(DramInterface i);
+std::optional<DramInterface> parse_dram_interface(std::string_view s);
+/// pJ per bit moved, as published for the interface.
+double dram_interface_pj_per_bit(DramInterface i);
+
 /// DRAM: reads and writes share one peak bandwidth. A transfer sees
 /// `latency_cycles` before its first byte; at most `max_outstanding` bursts
 /// are in flight, so sustained bandwidth is
@@ -57,7 +64,10 @@ struct DramConfig {
   int max_outstanding = 64;
   int burst_bytes = 64;
   uint64_t capacity_bytes = uint64_t(16) << 30;
-  double energy_pj_per_bit = 3.9;  ///< HBM2 (Chatterjee et al., MICRO 2017)
+  DramInterface interface = DramInterface::hbm2;
+  /// Access energy; nullopt: the interface's published figure.
+  std::optional<double> energy_pj_per_bit;
+  double pj_per_bit() const { return energy_pj_per_bit.value_or(dram_interface_pj_per_bit(interface)); }
   double sustained_bytes_per_cycle() const;
 };
 
@@ -91,7 +101,8 @@ struct AsicConfig {
   bool write_stats = true;       ///< mean and rstd written to DRAM (8 bytes a row; rstd only for RMSNorm)
   int64_t transaction_elems = 4096;  ///< modelling granularity of the input/output streams (at most a sixteenth of the DRAM window)
   uint64_t reread_fifo_bytes = 0;    ///< the re-read FIFO (0: Little's law, the DRAM's bandwidth x latency)
-  std::string node = "7nm";      ///< technology node for area (sim/area)
+  std::string node = "7nm";      ///< technology node of the logic and the SRAM: area and energy (sim/area)
+  double supply_v = 0.8;         ///< supply voltage of the node's energy scaling (Stillmaker & Baas 2017)
   DramConfig dram;
   SramConfig sram;
   L2Config l2;  ///< an optional L2 in front of the DRAM (asic/l2_model.hpp); capacity 0 means none

@@ -57,6 +57,19 @@ std::string num(double v, const char* f = "%.4g") {
 }
 }  // namespace
 
+json area_json(const core::DatapathConfig& dp, const config::AsicConfig& c, double sram_bytes, SramCosting costing) {
+  const area::AreaReport ar = area::estimate_area(dp, sram_bytes, c.node);
+  json units = json::object();
+  for (const auto& u : ar.units) units[u.unit] = {{"um2", u.um2}, {"gate_equivalents", u.ge}, {"table_bits", u.table_bits}};
+  const auto nt = *area::node_table(c.node);
+  return {{"node", c.node}, {"total_mm2", ar.total_mm2()}, {"sram_mm2", ar.sram_um2 * 1e-6},
+          {"datapath_mm2", ar.datapath_um2 * 1e-6}, {"sram_required_bytes", sram_bytes},
+          {"sram_costed", costing == SramCosting::required ? "required" : "configured"},
+          {"sram_capacity_bytes", c.sram.capacity_bytes},
+          {"units", units}, {"nand2_um2", nt.nand2_um2}, {"bitcell_um2", nt.bitcell_um2},
+          {"sources", {nt.nand2_source, nt.bitcell_source, "sim/area/SOURCES.md"}}};
+}
+
 json asic_report_json(const asic::AsicResult& r) {
   json j = run_report_json(r.workload, r.arch, r.numerics);
   if (!r.bit_accurate) j.erase("numerics");
@@ -104,33 +117,38 @@ json asic_report_json(const asic::AsicResult& r) {
                   {"sram_row_buffer_bytes", r.expected.sram_row_buffer_bytes},
                   {"expected_dram_bytes_read", r.expected.dram_bytes_read},
                   {"expected_dram_bytes_written", r.expected.dram_bytes_written}};
-  // Area: the datapath at its widths + the SRAM it needs (row buffers + parameters).
+  // Area and energy at the arch's node, of the design this run needs.
   const core::DatapathConfig dcfg = config::datapath_config(r.workload, r.arch, r.numerics.algorithm);
-  // The on-chip storage this path needs (row buffers, re-read FIFO, gamma/beta),
-  // not the configured capacity: what a design for this workload would build.
   const double sram_bytes = static_cast<double>(r.expected.onchip_bytes());
-  const area::AreaReport ar = area::estimate_area(dcfg, sram_bytes, c.node);
-  json units = json::object();
-  for (const auto& u : ar.units) units[u.unit] = {{"um2", u.um2}, {"gate_equivalents", u.ge}, {"table_bits", u.table_bits}};
-  const auto nt = *area::node_table(c.node);
-  j["area"] = {{"node", c.node}, {"total_mm2", ar.total_mm2()}, {"sram_mm2", ar.sram_um2 * 1e-6},
-               {"datapath_mm2", ar.datapath_um2 * 1e-6}, {"sram_required_bytes", sram_bytes},
-               {"sram_required", {{"row_buffers", r.expected.sram_row_buffer_bytes}, {"reread_fifo", r.expected.reread_fifo_bytes},
-                                  {"parameters", r.expected.param_bytes}}},
-               {"sram_capacity_bytes", c.sram.capacity_bytes},
-               {"units", units}, {"nand2_um2", nt.nand2_um2}, {"bitcell_um2", nt.bitcell_um2},
-               {"sources", {nt.nand2_source, nt.bitcell_source, "sim/area/SOURCES.md"}}};
+  j["area"] = area_json(dcfg, c, sram_bytes, SramCosting::required);
+  j["area"]["sram_required"] = {{"row_buffers", r.expected.sram_row_buffer_bytes},
+                                {"reread_fifo", r.expected.reread_fifo_bytes},
+                                {"parameters", r.expected.param_bytes}};
   area::ActivityCounts act;
   act.dram_bytes = static_cast<double>(r.dram_bytes_read + r.dram_bytes_written);
-  act.dram_pj_per_bit = c.dram.energy_pj_per_bit;
-  act.sram_bytes = static_cast<double>(r.sram_bytes_read + r.sram_bytes_written);
-  act.sram_capacity_bytes = sram_bytes;
+  act.dram_pj_per_bit = c.dram.pj_per_bit();
+  act.sram_read_bytes = static_cast<double>(r.sram_bytes_read);
+  act.sram_write_bytes = static_cast<double>(r.sram_bytes_written);
+  act.sram_bank_bytes = sram_bytes / c.sram.banks;  // an access reads or writes one bank
   act.elements = static_cast<double>(r.workload.elements());
   act.rows = static_cast<double>(r.workload.rows);
+  act.node = c.node;
+  act.supply_v = c.supply_v;
   const area::EnergyReport er = area::estimate_energy(dcfg, act);
-  j["energy"] = {{"total_uj", er.total_uj()}, {"dram_uj", er.dram_pj * 1e-6}, {"sram_uj", er.sram_pj * 1e-6},
+  char basis[320];
+  std::snprintf(basis, sizeof basis,
+                "arithmetic and SRAM: Horowitz 2014 (45 nm, 0.9 V) x %.4g for %s at %.2f V (Stillmaker & Baas 2017); SRAM per "
+                "access to a %.0f-byte bank; DRAM %s, %.3g pJ/bit",
+                er.node_factor, c.node.c_str(), c.supply_v, act.sram_bank_bytes,
+                c.dram.energy_pj_per_bit ? "as given" : std::string(config::to_string(c.dram.interface)).c_str(),
+                act.dram_pj_per_bit);
+  j["energy"] = {{"total_uj", er.total_uj()}, {"dram_uj", er.dram_pj * 1e-6}, {"sram_uj", er.sram_pj() * 1e-6},
+                 {"sram_read_uj", er.sram_read_pj * 1e-6}, {"sram_write_uj", er.sram_write_pj * 1e-6},
                  {"datapath_uj", er.datapath_pj * 1e-6}, {"pj_per_element", er.total_pj() / act.elements},
-                 {"basis", area::kEnergyBasis}};
+                 {"node", c.node}, {"supply_v", c.supply_v}, {"node_energy_factor", er.node_factor},
+                 {"dram_pj_per_bit", act.dram_pj_per_bit}, {"sram_bank_bytes", act.sram_bank_bytes},
+                 {"sram_read_pj_per_byte", er.sram_read_pj_per_byte}, {"sram_write_pj_per_byte", er.sram_write_pj_per_byte},
+                 {"basis", basis}};
   return j;
 }
 

@@ -11,6 +11,17 @@
 
 namespace normsim::report {
 
+/// Which SRAM an area costs: what the run needs for its workload (row
+/// buffers, re-read FIFO, gamma/beta: what a design for it builds), or the
+/// arch's configured capacity.
+enum class SramCosting { required, configured };
+
+/// The design's area at the arch's node: the datapath at its widths and
+/// `sram_bytes` of SRAM (sim/area's one area function; `run`, `compare`,
+/// `sweep` and `area` all report it).
+nlohmann::json area_json(const core::DatapathConfig& dp, const config::AsicConfig& c, double sram_bytes,
+                         SramCosting costing);
+
 nlohmann::json asic_report_json(const asic::AsicResult& r);
 std::string asic_summary_table(const asic::AsicResult& r, const nlohmann::json& report);
 /// One row per path from `compare`'s per-path reports.

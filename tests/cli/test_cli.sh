@@ -55,6 +55,9 @@ expect_exit 2 "key 'asic': missing" -- run --arch "$A/fp32.yaml" --path sram-rep
 expect_exit 2 "key 'asic': missing" -- run --arch "$A/fp32.yaml" --trace "$T/x.vcd" -q
 expect_exit 2 "no outputs with --no-numerics" -- run --arch "$AD" --no-numerics --save-outputs --out "$T/nn" -q
 expect_exit 2 "key 'asic': missing" -- compare --arch "$A/fixed16.yaml" -q
+expect_exit 2 "asic.dram.interface': unknown value 'hbm4'.*allowed: hbm2, hbm2e, hbm3e, gddr5, gddr6, gddr6x, lpddr4, ddr3" -- run --arch "$AD" --set arch.asic.dram.interface=hbm4 -q
+expect_exit 2 "asic.dram.energy_pj_per_bit'.*>= 0" -- run --arch "$AD" --set arch.asic.dram.energy_pj_per_bit=-1 -q
+expect_exit 2 "asic.supply_v'.*0.5" -- run --arch "$AD" --set arch.asic.supply_v=1.5 -q
 expect_exit 2 "more than .*asic.dram.capacity_bytes" -- run "$W/llama3-70b.yaml" --arch "$AD" --set arch.asic.dram.capacity_bytes=1000000 -q
 # sweep: the grid's points, each validated before any runs; bad points are exit 2 naming the point.
 expect_exit 2 "sweep: --grid: missing" -- sweep "$W/gpt2-small.yaml" --arch "$AD" -q

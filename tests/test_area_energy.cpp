@@ -1,0 +1,100 @@
+// Energy scaling and the per-access figures of sim/area against hand
+// arithmetic on the sourced constants (sim/area/SOURCES.md).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <stdexcept>
+
+#include "sim/area/area_energy.hpp"
+#include "sim/config/asic_params.hpp"
+
+using namespace normsim;
+
+namespace {
+double poly(double a, double b, double c, double v) { return a * v * v + b * v + c; }
+const double kE45at09 = poly(1.103, -0.362, 0.2767, 0.9);
+}  // namespace
+
+TEST(EnergyFactor, HorowitzPointIsOneExactly) { EXPECT_EQ(area::energy_factor("45nm", 0.9), 1.0); }
+
+TEST(EnergyFactor, FittedNodesMatchThePolynomials) {
+  EXPECT_DOUBLE_EQ(area::energy_factor("7nm", 0.8), poly(0.1776, -0.09097, 0.02447, 0.8) / kE45at09);
+  EXPECT_DOUBLE_EQ(area::energy_factor("16nm", 0.8), poly(0.2958, -0.1241, 0.03024, 0.8) / kE45at09);
+  // 28 nm: 8/12 of the way from 32 nm to 20 nm.
+  const double e32 = poly(0.9559, -0.7823, 0.471, 0.9), e20 = poly(0.373, -0.1582, 0.04104, 0.9);
+  EXPECT_DOUBLE_EQ(area::energy_factor("28nm", 0.9), (e32 + (e20 - e32) * 4.0 / 12.0) / kE45at09);
+  // Hand value at 7 nm, 0.8 V: (0.113664 - 0.072776 + 0.02447) / (0.89343 - 0.3258 + 0.2767) = 0.065358 / 0.84433.
+  EXPECT_NEAR(area::energy_factor("7nm", 0.8), 0.077408, 5e-6);
+}
+
+TEST(EnergyFactor, FallsWithNodeAndRisesWithVoltage) {
+  const char* nodes[] = {"45nm", "28nm", "16nm", "7nm"};
+  for (int i = 0; i + 1 < 4; ++i) EXPECT_GT(area::energy_factor(nodes[i], 0.8), area::energy_factor(nodes[i + 1], 0.8));
+  for (const char* n : nodes)
+    for (double v = 0.5; v < 1.2; v += 0.05) EXPECT_LT(area::energy_factor(n, v), area::energy_factor(n, v + 0.05)) << n << " " << v;
+}
+
+TEST(EnergyFactor, UnknownNodeNamesTheAllowedOnes) {
+  try {
+    area::energy_factor("3nm", 0.8);
+    FAIL();
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("45nm, 28nm, 16nm, 7nm"), std::string::npos);
+  }
+}
+
+TEST(SramEnergy, HorowitzPointsAndLogLinearBetween) {
+  EXPECT_DOUBLE_EQ(area::sram_pj_per_byte(8192), 10.0 / 8);
+  EXPECT_DOUBLE_EQ(area::sram_pj_per_byte(32768), 20.0 / 8);
+  EXPECT_DOUBLE_EQ(area::sram_pj_per_byte(1 << 20), 100.0 / 8);
+  EXPECT_DOUBLE_EQ(area::sram_pj_per_byte(16384), 15.0 / 8);
+  EXPECT_DOUBLE_EQ(area::sram_pj_per_byte(1 << 17), (20.0 + 2.0 / 5 * 80) / 8);
+}
+
+TEST(EstimateEnergy, SumsItsPartsAndScalesByTheNode) {
+  core::DatapathConfig dp;
+  dp.lanes = 8;
+  area::ActivityCounts a;
+  a.dram_bytes = 1000;
+  a.dram_pj_per_bit = 3.9;
+  a.sram_read_bytes = 4000;
+  a.sram_write_bytes = 2000;
+  a.sram_bank_bytes = 32768;
+  a.elements = 1024;
+  a.rows = 4;
+  a.node = "7nm";
+  a.supply_v = 0.8;
+  const area::EnergyReport r = area::estimate_energy(dp, a);
+  const double f = area::energy_factor("7nm", 0.8);
+  EXPECT_EQ(r.node_factor, f);
+  EXPECT_EQ(r.dram_pj, 1000 * 8 * 3.9);  // DRAM is the interface's figure, not scaled by the node
+  EXPECT_DOUBLE_EQ(r.sram_read_pj_per_byte, 2.5 * f);
+  EXPECT_DOUBLE_EQ(r.sram_write_pj_per_byte, 2.5 * f * 0.049 / 0.035);
+  EXPECT_DOUBLE_EQ(r.sram_read_pj, 4000 * r.sram_read_pj_per_byte);
+  EXPECT_DOUBLE_EQ(r.sram_write_pj, 2000 * r.sram_write_pj_per_byte);
+  const area::EnergyPerOp eo = area::estimate_op_energy(dp);
+  EXPECT_DOUBLE_EQ(r.datapath_pj, (1024 * (eo.lane_op_pj + eo.normalize_op_pj) + 4 * eo.row_pj) * f);
+  EXPECT_EQ(r.total_pj(), r.dram_pj + r.sram_read_pj + r.sram_write_pj + r.datapath_pj);
+  a.node = "45nm";
+  a.supply_v = 0.9;
+  const area::EnergyReport r45 = area::estimate_energy(dp, a);
+  EXPECT_DOUBLE_EQ(r45.datapath_pj * f, r.datapath_pj);
+  EXPECT_EQ(r45.dram_pj, r.dram_pj);
+}
+
+TEST(DramInterface, EveryNameRoundTripsWithItsSourcedEnergy) {
+  const std::pair<const char*, double> table[] = {{"hbm2", 3.9}, {"hbm2e", 6.0},   {"hbm3e", 3.9}, {"gddr5", 14.0},
+                                                  {"gddr6", 7.5}, {"gddr6x", 7.25}, {"lpddr4", 8.0}, {"ddr3", 70.0}};
+  for (const auto& [name, pj] : table) {
+    const auto i = config::parse_dram_interface(name);
+    ASSERT_TRUE(i) << name;
+    EXPECT_EQ(config::to_string(*i), name);
+    EXPECT_EQ(config::dram_interface_pj_per_bit(*i), pj) << name;
+  }
+  EXPECT_FALSE(config::parse_dram_interface("hbm4"));
+  config::DramConfig d;
+  d.interface = config::DramInterface::lpddr4;
+  EXPECT_EQ(d.pj_per_bit(), 8.0);
+  d.energy_pj_per_bit = 5.5;
+  EXPECT_EQ(d.pj_per_bit(), 5.5);
+}
