@@ -6,7 +6,9 @@
 // normalise/affine lanes for the second pass. Every register format is a
 // parameter (see rtl_config), and the pipeline depths are padded to the
 // timing model's latencies (arch `latency:` keys):
-//   last x beat -> stats_valid : WELFORD_LAT + log2(L) MERGE_LAT + RSQRT_LAT cycles
+//   last x beat -> stats_valid : WELFORD_LAT + merge latency + RSQRT_LAT cycles
+//   (merge latency: log2(L) MERGE_LAT for the dedicated tree, sim/core
+//   MergeSchedule's for MERGE_UNITS shared units)
 //   n beat      -> y           : NORM_LAT cycles
 // The per-node merge coefficients n_b/n, 1/C and eps are constants of the
 // row length, loaded by the host (sim/core computes them).
@@ -15,6 +17,7 @@ module norm_row_pipeline #(
   parameter integer NW = 10, MNW = 24,                      // lane / merge count widths
   parameter integer LMAX = 24,                              // largest log2(C) of a power-of-two row
   parameter integer WELFORD_LAT = 4, MERGE_LAT = 3, RSQRT_LAT = 12, NORM_LAT = 4,
+  parameter integer MERGE_UNITS = 0,                        // 0: dedicated tree; 1..L-2: shared units
   parameter integer XW = 24, XF = 14, XS = 1,
   parameter integer MW = 32, MF = 24, MS = 1, MR = 1, MO = 0,
   parameter integer QW = 48, QF = 24, QS = 1, QR = 1, QO = 0,
@@ -61,7 +64,7 @@ module norm_row_pipeline #(
   wire [L*MNW-1:0] lane_n;
   wire [L*MW-1:0]  lane_mean;
   wire [L*PW-1:0]  lane_root;
-  genvar i;
+  genvar i, lv, k;
   generate
     for (i = 0; i < L; i = i + 1) begin : g_lane
       if (KIND == 0) begin : g_welford
@@ -92,69 +95,84 @@ module norm_row_pipeline #(
   delay_line #(.W(1), .N(WELFORD_LAT - 1)) d_go (.clk(clk), .in(row_done), .out(go));
 
   // --- merge tree: level 0 is the lanes, captured at go --------------------------------
-  wire [L*MNW-1:0] t_n [0:LOG2L];
-  wire [L*MW-1:0]  t_mean [0:LOG2L];
-  wire [L*PW-1:0]  t_root [0:LOG2L];
-  wire             t_valid [0:LOG2L];
-  reg [L*MNW-1:0] n0;
-  reg [L*MW-1:0]  mean0;
-  reg [L*PW-1:0]  root0;
-  reg             v0;
-  always @(posedge clk) begin
-    v0 <= go;
-    if (go) begin
-      n0 <= lane_n;
-      mean0 <= lane_mean;
-      root0 <= lane_root;
-    end
-  end
-  assign t_n[0] = n0;
-  assign t_mean[0] = mean0;
-  assign t_root[0] = root0;
-  assign t_valid[0] = v0;
-  genvar lv, k;
+  // MERGE_UNITS 0: the dedicated tree, L - 1 nodes, pipelined; else that many
+  // time-shared units (chan_merge_seq), the same merges in the same order.
+  wire             tree_valid;
+  wire [MW-1:0]    root_mean;
+  wire [PW-1:0]    root;
   generate
-    for (lv = 1; lv <= LOG2L; lv = lv + 1) begin : g_level
-      localparam integer NODES = L >> lv;
-      localparam integer BASE = L - (L >> (lv - 1));  // coefficient index of this level's first node
-      wire [L*MNW-1:0] n_c;
-      wire [L*MW-1:0] mean_c;
-      wire [L*PW-1:0] root_c;
-      for (k = 0; k < NODES; k = k + 1) begin : g_node
-        if (KIND == 0) begin : g_chan
-          wire mo, qo;
-          chan_merge #(.NW(MNW), .MW(MW), .MF(MF), .MS(MS), .MR(MR), .MO(MO), .QW(QW), .QF(QF), .QS(QS), .QR(QR),
-                       .QO(QO), .RW(RW), .RF(RF), .RS(RS))
-            node (.n_a(t_n[lv-1][(2*k)*MNW +: MNW]), .n_b(t_n[lv-1][(2*k+1)*MNW +: MNW]),
-                  .mean_a(t_mean[lv-1][(2*k)*MW +: MW]), .mean_b(t_mean[lv-1][(2*k+1)*MW +: MW]),
-                  .m2_a(t_root[lv-1][(2*k)*PW +: PW]), .m2_b(t_root[lv-1][(2*k+1)*PW +: PW]),
-                  .coef(coef[(BASE+k)*RW +: RW]), .n(n_c[k*MNW +: MNW]), .mean(mean_c[k*MW +: MW]),
-                  .m2(root_c[k*PW +: PW]), .mean_overflow(mo), .m2_overflow(qo));
-        end else begin : g_add
-          wire so;
-          fx_add #(.W(UW), .S(US), .R(UR), .O(UO))
-            node (.a(t_root[lv-1][(2*k)*PW +: PW]), .b(t_root[lv-1][(2*k+1)*PW +: PW]), .sum(root_c[k*PW +: PW]),
-                  .overflow(so));
-          assign n_c[k*MNW +: MNW] = 0;
-          assign mean_c[k*MW +: MW] = 0;
+    if (MERGE_UNITS == 0) begin : g_tree
+      wire [L*MNW-1:0] t_n [0:LOG2L];
+      wire [L*MW-1:0]  t_mean [0:LOG2L];
+      wire [L*PW-1:0]  t_root [0:LOG2L];
+      wire             t_valid [0:LOG2L];
+      reg [L*MNW-1:0] n0;
+      reg [L*MW-1:0]  mean0;
+      reg [L*PW-1:0]  root0;
+      reg             v0;
+      always @(posedge clk) begin
+        v0 <= go;
+        if (go) begin
+          n0 <= lane_n;
+          mean0 <= lane_mean;
+          root0 <= lane_root;
         end
       end
-      if (NODES < L) begin : g_pad
-        assign n_c[L*MNW-1:NODES*MNW] = 0;
-        assign mean_c[L*MW-1:NODES*MW] = 0;
-        assign root_c[L*PW-1:NODES*PW] = 0;
-      end
-      // One register, then MERGE_LAT - 1 more stages.
-      wire [L*(MNW+MW+PW):0] staged;
-      delay_line #(.W(L*(MNW+MW+PW)+1), .N(MERGE_LAT)) d_level (.clk(clk), .in({t_valid[lv-1], n_c, mean_c, root_c}), .out(staged));
-      assign t_n[lv] = staged[L*(MNW+MW+PW)-1 -: L*MNW];
-      assign t_mean[lv] = staged[L*(MW+PW)-1 -: L*MW];
-      assign t_root[lv] = staged[L*PW-1:0];
-      assign t_valid[lv] = staged[L*(MNW+MW+PW)];
+      assign t_n[0] = n0;
+      assign t_mean[0] = mean0;
+      assign t_root[0] = root0;
+      assign t_valid[0] = v0;
+        for (lv = 1; lv <= LOG2L; lv = lv + 1) begin : g_level
+          localparam integer NODES = L >> lv;
+          localparam integer BASE = L - (L >> (lv - 1));  // coefficient index of this level's first node
+          wire [L*MNW-1:0] n_c;
+          wire [L*MW-1:0] mean_c;
+          wire [L*PW-1:0] root_c;
+          for (k = 0; k < NODES; k = k + 1) begin : g_node
+            if (KIND == 0) begin : g_chan
+              wire mo, qo;
+              chan_merge #(.NW(MNW), .MW(MW), .MF(MF), .MS(MS), .MR(MR), .MO(MO), .QW(QW), .QF(QF), .QS(QS), .QR(QR),
+                           .QO(QO), .RW(RW), .RF(RF), .RS(RS))
+                node (.n_a(t_n[lv-1][(2*k)*MNW +: MNW]), .n_b(t_n[lv-1][(2*k+1)*MNW +: MNW]),
+                      .mean_a(t_mean[lv-1][(2*k)*MW +: MW]), .mean_b(t_mean[lv-1][(2*k+1)*MW +: MW]),
+                      .m2_a(t_root[lv-1][(2*k)*PW +: PW]), .m2_b(t_root[lv-1][(2*k+1)*PW +: PW]),
+                      .coef(coef[(BASE+k)*RW +: RW]), .n(n_c[k*MNW +: MNW]), .mean(mean_c[k*MW +: MW]),
+                      .m2(root_c[k*PW +: PW]), .mean_overflow(mo), .m2_overflow(qo));
+            end else begin : g_add
+              wire so;
+              fx_add #(.W(UW), .S(US), .R(UR), .O(UO))
+                node (.a(t_root[lv-1][(2*k)*PW +: PW]), .b(t_root[lv-1][(2*k+1)*PW +: PW]), .sum(root_c[k*PW +: PW]),
+                      .overflow(so));
+              assign n_c[k*MNW +: MNW] = 0;
+              assign mean_c[k*MW +: MW] = 0;
+            end
+          end
+          if (NODES < L) begin : g_pad
+            assign n_c[L*MNW-1:NODES*MNW] = 0;
+            assign mean_c[L*MW-1:NODES*MW] = 0;
+            assign root_c[L*PW-1:NODES*PW] = 0;
+          end
+          // One register, then MERGE_LAT - 1 more stages.
+          wire [L*(MNW+MW+PW):0] staged;
+          delay_line #(.W(L*(MNW+MW+PW)+1), .N(MERGE_LAT)) d_level (.clk(clk), .in({t_valid[lv-1], n_c, mean_c, root_c}), .out(staged));
+          assign t_n[lv] = staged[L*(MNW+MW+PW)-1 -: L*MNW];
+          assign t_mean[lv] = staged[L*(MW+PW)-1 -: L*MW];
+          assign t_root[lv] = staged[L*PW-1:0];
+          assign t_valid[lv] = staged[L*(MNW+MW+PW)];
+        end
+      assign tree_valid = t_valid[LOG2L];
+      assign root_mean = t_mean[LOG2L][MW-1:0];
+      assign root = t_root[LOG2L][PW-1:0];
+    end else begin : g_shared
+      wire seq_ready;
+      wire [MNW-1:0] seq_n;
+      chan_merge_seq #(.L(L), .LOG2L(LOG2L), .U(MERGE_UNITS), .LAT(MERGE_LAT), .KIND(KIND), .NW(MNW), .MW(MW),
+                       .MF(MF), .MS(MS), .MR(MR), .MO(MO), .QW(PW), .QF(PF), .QS(PS), .QR(KIND == 0 ? QR : UR),
+                       .QO(KIND == 0 ? QO : UO), .RW(RW), .RF(RF), .RS(RS))
+        seq (.clk(clk), .go(go), .ready(seq_ready), .lane_n(lane_n), .lane_mean(lane_mean), .lane_root(lane_root),
+             .coef(coef), .out_valid(tree_valid), .n(seq_n), .mean(root_mean), .root(root));
     end
   endgenerate
-  wire [MW-1:0] root_mean = t_mean[LOG2L][MW-1:0];
-  wire [PW-1:0] root = t_root[LOG2L][PW-1:0];
 
   // --- variance = root / C, rsqrt_in = q(variance + eps) ------------------------------
   wire signed [PW:0] rs = {PS != 0 ? root[PW-1] : 1'b0, root};
@@ -185,7 +203,7 @@ module norm_row_pipeline #(
     rin_r <= rin;
     mean_r <= root_mean;
     var_r <= var_q;
-    rin_valid <= t_valid[LOG2L];
+    rin_valid <= tree_valid;
   end
 
   // --- RSQRT, then padding to RSQRT_LAT ------------------------------------------------

@@ -15,6 +15,8 @@
 #include "sim/asic/port_signal.hpp"
 #include "sim/config/arch.hpp"
 #include "sim/core/fixed_units.hpp"
+#include "sim/core/merge_schedule.hpp"
+#include "sim/rtl/rtl_config.hpp"
 
 int sc_main(int, char**) { return 0; }  // libsystemc wants one; gtest's main runs the tests
 
@@ -85,6 +87,11 @@ struct Bench {
   NORMSIM_PORT(rs_in_valid) NORMSIM_PORT(rs_in) NORMSIM_PORT(rs_out_valid) NORMSIM_PORT(rs_out) NORMSIM_PORT(rs_overflow)
   NORMSIM_PORT(na_x) NORMSIM_PORT(na_mean) NORMSIM_PORT(na_rstd) NORMSIM_PORT(na_gamma) NORMSIM_PORT(na_beta)
   NORMSIM_PORT(na_xhat) NORMSIM_PORT(na_y) NORMSIM_PORT(na_xhat_overflow) NORMSIM_PORT(na_y_overflow)
+  NORMSIM_PORT(sq_go) NORMSIM_PORT(sq_lane_n) NORMSIM_PORT(sq_lane_mean) NORMSIM_PORT(sq_lane_m2)
+  NORMSIM_PORT(sq_lane_sumsq) NORMSIM_PORT(sq_coef)
+  NORMSIM_PORT(sa_ready) NORMSIM_PORT(sa_out_valid) NORMSIM_PORT(sa_n) NORMSIM_PORT(sa_mean) NORMSIM_PORT(sa_root)
+  NORMSIM_PORT(sb_ready) NORMSIM_PORT(sb_out_valid) NORMSIM_PORT(sb_n) NORMSIM_PORT(sb_mean) NORMSIM_PORT(sb_root)
+  NORMSIM_PORT(sr_ready) NORMSIM_PORT(sr_out_valid) NORMSIM_PORT(sr_root)
 #undef NORMSIM_PORT
   Bench() { dut.clk(clk); }
   void settle() { sc_core::sc_start(1, sc_core::SC_NS); }
@@ -103,6 +110,17 @@ void put(Sig& s, Fx v, const FixedFormat& f) {
 template <class Sig>
 Fx get(const Sig& s, const FixedFormat& f) {
   return from_word(static_cast<uint64_t>(s.read()), f);
+}
+// Sets field `i` (`bits` wide) of a bus value of several (an sc_bv, or an
+// integer up to 64 bits); a signal is then written once with all of them.
+template <class V>
+void set_field(V& v, int i, int bits, uint64_t word) {
+  if constexpr (std::is_integral_v<V>) {  // a bus of at most 64 bits
+    const uint64_t mask = bits >= 64 ? ~uint64_t(0) : (uint64_t(1) << bits) - 1;
+    v = static_cast<V>((static_cast<uint64_t>(v) & ~(mask << (i * bits))) | ((word & mask) << (i * bits)));
+  } else {
+    v.range((i + 1) * bits - 1, i * bits) = word;
+  }
 }
 
 // Mismatch bookkeeping: the first few are printed in full (the message is
@@ -327,4 +345,175 @@ TEST(RtlCosim, WelfordLaneMatchesCoreOverRows) {
     }
   }
   mm.finish(elements);
+}
+
+namespace {
+// One row's lane states for the sequencers, and the tree's result in
+// sim/core's arithmetic: pairs (2k, 2k+1) level by level, as the tree of the
+// RTL pipeline and NormDatapath::merge (adjacent order) combine them.
+struct MergeRow {
+  std::vector<FxWelford> lanes;
+  std::vector<Fx> sums;   // the square-sum lanes
+  std::vector<Fx> coefs;  // n_b/n of each node, level by level
+  FxWelford root;
+  Fx sum_root;
+};
+
+// Counts: a row's C over L lanes, all equal, or anything (empty lanes too);
+// `row_length` > 0: always that C (constant coefficients, as in a real run).
+MergeRow merge_row(Operands& op, int L, int64_t row_length = 0) {
+  MergeRow r;
+  const FixedFormat& rf = fmt(Stage::recip);
+  const uint64_t kind = row_length > 0 ? 0 : op.next() % 3;
+  const int64_t C = row_length > 0 ? row_length : 1 + static_cast<int64_t>(op.next() % (1 << 16)),
+                n = 1 + static_cast<int64_t>(op.next() % (1 << 16));
+  for (int i = 0; i < L; ++i) {
+    const int64_t cnt = kind == 0 ? (C - i + L - 1) / L : kind == 1 ? n : static_cast<int64_t>(op.next() % (1 << 16));
+    r.lanes.push_back({cnt, op(fmt(Stage::mean)), op(fmt(Stage::m2))});
+    r.sums.push_back(op(fmt(Stage::sumsq)));
+  }
+  std::vector<FxWelford> w = r.lanes;
+  std::vector<Fx> s = r.sums;
+  StageCounters c;
+  for (int width = L; width > 1; width /= 2)
+    for (int k = 0; k < width / 2; ++k) {
+      const FxWelford a = w[2 * k], b = w[2 * k + 1];
+      r.coefs.push_back(a.count + b.count > 0 ? merge_coefficient(a.count, b.count, rf) : Fx{0, rf.frac_bits});
+      w[k] = chan_merge(a, b, arch().formats, c);
+      s[k] = quantize_stage(add(exact(s[2 * k]), exact(s[2 * k + 1])), Stage::sumsq, arch().formats, c);
+    }
+  r.root = w[0];
+  r.sum_root = s[0];
+  return r;
+}
+
+void present(Bench& b, const MergeRow& r) {
+  auto n = b.sq_lane_n.read();
+  auto mean = b.sq_lane_mean.read();
+  auto m2 = b.sq_lane_m2.read();
+  auto sums = b.sq_lane_sumsq.read();
+  auto coef = b.sq_coef.read();
+  const int mw = fmt(Stage::mean).total_bits, qw = fmt(Stage::m2).total_bits, uw = fmt(Stage::sumsq).total_bits,
+            rw = fmt(Stage::recip).total_bits;
+  for (size_t i = 0; i < r.lanes.size(); ++i) {
+    const int l = static_cast<int>(i);
+    set_field(n, l, rtl::kBenchMergeCountBits, static_cast<uint64_t>(r.lanes[i].count));
+    set_field(mean, l, mw, to_word(r.lanes[i].mean, mw));
+    set_field(m2, l, qw, to_word(r.lanes[i].m2, qw));
+    set_field(sums, l, uw, to_word(r.sums[i], uw));
+  }
+  for (size_t j = 0; j < r.coefs.size(); ++j) set_field(coef, static_cast<int>(j), rw, to_word(r.coefs[j], rw));
+  b.sq_lane_n.write(n);
+  b.sq_lane_mean.write(mean);
+  b.sq_lane_m2.write(m2);
+  b.sq_lane_sumsq.write(sums);
+  b.sq_coef.write(coef);
+}
+
+int merge_level_cycles() {
+  return arch().asic ? arch().asic->latency.merge_level_cycles : config::UnitLatencies{}.merge_level_cycles;
+}
+}  // namespace
+
+TEST(RtlCosim, SharedMergeMatchesTheTreeInTheScheduledCycles) {
+  // Three sequencers (Chan merges on 1 and on bench_seq_units units, square-sum
+  // adds on 2) against sim/core's tree, bit for bit, each out after exactly
+  // MergeSchedule's latency.
+  Bench b;
+  Operands op(6);
+  Mismatches mm;
+  const int L = arch().lanes, P = merge_level_cycles();
+  const int lat_a = MergeSchedule{L, 1}.latency_cycles(P), lat_b = MergeSchedule{L, rtl::bench_seq_units(arch())}.latency_cycles(P),
+            lat_r = MergeSchedule{L, rtl::kBenchRmsSeqUnits}.latency_cycles(P);
+  ASSERT_GT(lat_a, lat_b) << "one unit must take longer than " << rtl::bench_seq_units(arch());
+  const int64_t rows = 4000;
+  for (int64_t row = 0; row < rows; ++row) {
+    const MergeRow r = merge_row(op, L);
+    present(b, r);
+    b.sq_go.write(true);
+    b.cycle();  // captured
+    b.sq_go.write(false);
+    int seen_a = -1, seen_b = -1, seen_r = -1;
+    for (int t = 1; t <= lat_a + 2; ++t) {
+      b.cycle();
+      if (b.sa_out_valid.read() && seen_a < 0) {
+        seen_a = t;
+        const Fx mean = get(b.sa_mean, fmt(Stage::mean)), m2 = get(b.sa_root, fmt(Stage::m2));
+        mm.check(static_cast<int64_t>(b.sa_n.read()) == r.root.count && mean.raw == r.root.mean.raw && m2.raw == r.root.m2.raw,
+                 [&] { return "1 unit: rtl (" + std::to_string(b.sa_n.read()) + ", " + show(mean) + ", " + show(m2) +
+                              ") core (" + std::to_string(r.root.count) + ", " + show(r.root.mean) + ", " + show(r.root.m2) + ")"; });
+      }
+      if (b.sb_out_valid.read() && seen_b < 0) {
+        seen_b = t;
+        const Fx mean = get(b.sb_mean, fmt(Stage::mean)), m2 = get(b.sb_root, fmt(Stage::m2));
+        mm.check(static_cast<int64_t>(b.sb_n.read()) == r.root.count && mean.raw == r.root.mean.raw && m2.raw == r.root.m2.raw,
+                 [&] { return "shared units: rtl (" + show(mean) + ", " + show(m2) + ") core (" + show(r.root.mean) + ", " +
+                              show(r.root.m2) + ")"; });
+      }
+      if (b.sr_out_valid.read() && seen_r < 0) {
+        seen_r = t;
+        const Fx sum = get(b.sr_root, fmt(Stage::sumsq));
+        mm.check(sum.raw == r.sum_root.raw, [&] { return "square sums: rtl " + show(sum) + " core " + show(r.sum_root); });
+      }
+    }
+    ASSERT_EQ(seen_a, lat_a) << "row " << row;
+    ASSERT_EQ(seen_b, lat_b) << "row " << row;
+    ASSERT_EQ(seen_r, lat_r) << "row " << row;
+  }
+  mm.finish(rows);
+}
+
+TEST(RtlCosim, SharedMergeTakesTheNextRowAsTheLastGoesOut) {
+  // go held high, a new row of the same length presented whenever the 1-unit
+  // sequencer takes one (the coefficients are constants of the row length,
+  // held while rows are in flight): each sequencer takes a row every
+  // occupancy_cycles (its latency and the capture cycle) and every result is
+  // its row's, bit for bit.
+  Bench b;
+  Operands op(7);
+  Mismatches mm;
+  const int L = arch().lanes, P = merge_level_cycles();
+  const MergeSchedule one{L, 1}, some{L, rtl::bench_seq_units(arch())};
+  const int64_t C = 1000 + static_cast<int64_t>(op.next() % 5000);
+  MergeRow row = merge_row(op, L, C);
+  present(b, row);
+  b.sq_go.write(true);
+  b.settle();
+  std::deque<MergeRow> taken_a, taken_b;
+  std::vector<int> outs_a, outs_b;
+  int64_t checked = 0;
+  for (int t = 0; outs_a.size() < 50; ++t) {
+    ASSERT_LT(t, 100 * one.occupancy_cycles(P)) << "the sequencer stopped taking rows";
+    const bool take_a = b.sa_ready.read(), take_b = b.sb_ready.read();
+    if (take_a) taken_a.push_back(row);
+    if (take_b) taken_b.push_back(row);
+    b.cycle();
+    if (take_a) {
+      row = merge_row(op, L, C);
+      present(b, row);
+      b.settle();
+    }
+    auto check = [&](std::deque<MergeRow>& q, const auto& n, const auto& mean, const auto& root, const char* who) {
+      ASSERT_FALSE(q.empty()) << who << ": a result of no row";
+      const MergeRow r = q.front();
+      q.pop_front();
+      const Fx m = get(mean, fmt(Stage::mean)), q2 = get(root, fmt(Stage::m2));
+      mm.check(static_cast<int64_t>(n.read()) == r.root.count && m.raw == r.root.mean.raw && q2.raw == r.root.m2.raw,
+               [&] { return std::string(who) + ", back to back: rtl (" + show(m) + ", " + show(q2) + ") core (" +
+                            show(r.root.mean) + ", " + show(r.root.m2) + ")"; });
+      ++checked;
+    };
+    if (b.sa_out_valid.read()) {
+      outs_a.push_back(t);
+      check(taken_a, b.sa_n, b.sa_mean, b.sa_root, "1 unit");
+    }
+    if (b.sb_out_valid.read()) {
+      outs_b.push_back(t);
+      check(taken_b, b.sb_n, b.sb_mean, b.sb_root, "shared units");
+    }
+  }
+  EXPECT_EQ(outs_a[0], one.latency_cycles(P));
+  for (size_t i = 1; i < outs_a.size(); ++i) EXPECT_EQ(outs_a[i] - outs_a[i - 1], one.occupancy_cycles(P));
+  for (size_t i = 1; i < outs_b.size(); ++i) EXPECT_EQ(outs_b[i] - outs_b[i - 1], some.occupancy_cycles(P));
+  mm.finish(checked);
 }

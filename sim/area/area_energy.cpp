@@ -1,5 +1,7 @@
 #include "sim/area/area_energy.hpp"
 
+#include "sim/core/merge_schedule.hpp"
+
 #include <algorithm>
 #include <bit>
 #include <cmath>
@@ -29,7 +31,8 @@ const LogicCosts kFittedLogicCosts{14.8238, 12.0839, 0.0, 4.1573};
 
 double logic_ge(const LogicInventory& v, const LogicCosts& c) {
   return c.adder_bit * v.adder_bits + c.multiplier_bit_product * v.multiplier_bit_products +
-         c.requant_bit * v.requant_bits + c.shifter_bit * v.shifter_bits + kGePerFlipFlop * v.flip_flops;
+         c.requant_bit * v.requant_bits + c.shifter_bit * v.shifter_bits + kGePerFlipFlop * v.flip_flops +
+         kGePerMuxBit * v.mux_bits;
 }
 
 std::optional<NodeTable> node_table(const std::string& node) {
@@ -54,7 +57,7 @@ double sram_array_efficiency(double bytes) {
   return 0.15 + t * (0.70 - 0.15);
 }
 
-AreaReport estimate_area(const core::DatapathConfig& dp, double sram_bytes, const std::string& node) {
+AreaReport estimate_area(const core::DatapathConfig& dp, double sram_bytes, const std::string& node, int merge_level_cycles) {
   const std::optional<NodeTable> table = node_table(node);
   if (!table) throw std::invalid_argument("area: no sourced table for node '" + node + "' (allowed: 45nm, 28nm, 16nm, 7nm)");
   const NodeTable nt = *table;
@@ -74,6 +77,7 @@ AreaReport estimate_area(const core::DatapathConfig& dp, double sram_bytes, cons
     r.units.push_back(u);
     r.datapath_um2 += u.um2;
   };
+  const core::MergeSchedule merge{L, dp.merge_units};
   if (fixed) {
     const auto& f = dp.formats;
     const int in = bits(dp, Stage::input), sum = bits(dp, Stage::sum), sq = bits(dp, Stage::sumsq),
@@ -83,9 +87,22 @@ AreaReport estimate_area(const core::DatapathConfig& dp, double sram_bytes, cons
       r.units.back().instances = instances;
       r.units.back().per_instance = one;
     };
+    // The merge: L - 1 dedicated nodes and their pipeline registers, or U
+    // shared units inside their sequencer (one instance: units + buffer + muxes).
+    auto add_merge = [&](const char* tree_name, const LogicInventory& node, int state_bits, int coef_bits) {
+      if (!merge.shared()) {
+        add_rtl_unit(tree_name, L - 1, node, 0);
+        add_rtl_unit("merge_tree_registers", 1, merge_tree_register_inventory(L, merge_level_cycles, state_bits), 0);
+      } else {
+        LogicInventory seq = static_cast<double>(merge.units) * node;
+        seq += merge_sequencer_inventory(L, merge.units, merge_level_cycles, state_bits, coef_bits);
+        add_rtl_unit("merge_sequencer", 1, seq, 0);
+      }
+    };
     if (welford) {
       add_rtl_unit("welford_lanes", L, welford_lane_inventory(f, count_bits(per_lane)), static_cast<double>(per_lane) * rc);
-      add_rtl_unit("chan_merge_tree", L - 1, chan_merge_inventory(f, count_bits(dp.hidden)), 0);
+      const int nw = count_bits(dp.hidden);
+      add_merge("chan_merge_tree", chan_merge_inventory(f, nw), nw + bits(dp, Stage::mean) + bits(dp, Stage::m2), rc);
     } else {
       LogicInventory lane;
       lane.adder_bits = (rms ? 0 : sum) + sq;
@@ -93,9 +110,9 @@ AreaReport estimate_area(const core::DatapathConfig& dp, double sram_bytes, cons
       lane.requant_bits = (rms ? 0 : sum) + sq;
       lane.flip_flops = (rms ? 0 : sum) + sq;
       add_unit(rms ? "square_sum_lanes" : "sum_lanes", L * logic_ge(lane), 0);
-      LogicInventory node;
-      node.adder_bits = node.requant_bits = (rms ? 0 : sum) + sq;
-      add_unit("adder_tree", (L - 1) * logic_ge(node), 0);
+      LogicInventory node = adder_node_inventory(sq);
+      if (!rms) node += adder_node_inventory(sum);
+      add_merge("adder_tree", node, (rms ? 0 : sum) + sq, 0);
     }
     // variance = (M2 or the square sum) x 1/C, into the rsqrt_in format with eps.
     LogicInventory scale;
@@ -106,12 +123,20 @@ AreaReport estimate_area(const core::DatapathConfig& dp, double sram_bytes, cons
     add_rtl_unit("rsqrt_unit", 1, rsqrt_inventory(f, dp.rsqrt), std::ldexp(1.0, dp.rsqrt.table_bits) * (dp.rsqrt.nr_frac_bits + 3));
     add_rtl_unit("normalize_affine", L, normalize_inventory(f), 0);
   } else {
+    // fp32 nodes (operators and a pipeline register each), dedicated or shared
+    // in a sequencer over fp32 (count, mean, M2) or sum states.
+    auto add_merge = [&](const char* tree_name, double node_ge, int state_bits, int coef_bits) {
+      if (!merge.shared()) add_unit(tree_name, (L - 1) * node_ge, 0);
+      else
+        add_unit("merge_sequencer",
+                 merge.units * node_ge + logic_ge(merge_sequencer_inventory(L, merge.units, merge_level_cycles, state_bits, coef_bits)), 0);
+    };
     if (welford) {
       add_unit("welford_lanes", L * (4 * kGeFp32Add + 2 * kGeFp32Mul + regs(96)), static_cast<double>(per_lane) * 32);
-      add_unit("chan_merge_tree", (L - 1) * (4 * kGeFp32Add + 4 * kGeFp32Mul + regs(64)), 0);
+      add_merge("chan_merge_tree", 4 * kGeFp32Add + 4 * kGeFp32Mul + regs(64), 96, 32);
     } else {
       add_unit(rms ? "square_sum_lanes" : "sum_lanes", L * ((rms ? 1 : 2) * kGeFp32Add + kGeFp32Mul + regs(64)), 0);
-      add_unit("adder_tree", (L - 1) * (rms ? 1 : 2) * kGeFp32Add, 0);
+      add_merge("adder_tree", (rms ? 1 : 2) * kGeFp32Add, rms ? 32 : 64, 0);
     }
     add_unit("rsqrt_unit", 2 * (3 * kGeFp32Mul + kGeFp32Add) + kGeFp32Mul, 256.0 * 32);
     add_unit("normalize_affine", L * (2 * kGeFp32Add + 2 * kGeFp32Mul + regs(32)), 0);

@@ -55,6 +55,9 @@ struct UnitArea {
 struct LogicCosts {
   double adder_bit, multiplier_bit_product, requant_bit, shifter_bit;
 };
+/// A 2:1 multiplexer bit: yosys's $_MUX_, 12 transistors in its CMOS cost
+/// model, over a NAND2's 4 (not fitted: the calibrated units have no muxes).
+inline constexpr double kGePerMuxBit = 3.0;
 extern const LogicCosts kFittedLogicCosts;
 double logic_ge(const LogicInventory& v, const LogicCosts& c = kFittedLogicCosts);
 
@@ -67,8 +70,10 @@ struct AreaReport {
   double total_mm2() const { return (datapath_um2 + sram_um2) * 1e-6; }
 };
 
-/// Area of the datapath units at their configured widths plus `sram_bytes` of SRAM.
-AreaReport estimate_area(const core::DatapathConfig& dp, double sram_bytes, const std::string& node);
+/// Area of the datapath units at their configured widths plus `sram_bytes` of
+/// SRAM; the merge tree on dp.merge_units (dedicated or a sequencer), its
+/// pipeline registers `merge_level_cycles` deep.
+AreaReport estimate_area(const core::DatapathConfig& dp, double sram_bytes, const std::string& node, int merge_level_cycles);
 
 struct EnergyPerOp {
   double lane_op_pj = 0;       ///< one element through a lane (statistics)

@@ -4,6 +4,8 @@
 #include <bit>
 #include <cmath>
 
+#include "sim/core/merge_schedule.hpp"
+
 namespace normsim::area {
 
 namespace {
@@ -22,6 +24,7 @@ LogicInventory& LogicInventory::operator+=(const LogicInventory& o) {
   requant_bits += o.requant_bits;
   shifter_bits += o.shifter_bits;
   flip_flops += o.flip_flops;
+  mux_bits += o.mux_bits;
   return *this;
 }
 
@@ -31,6 +34,7 @@ LogicInventory operator*(double k, LogicInventory v) {
   v.requant_bits *= k;
   v.shifter_bits *= k;
   v.flip_flops *= k;
+  v.mux_bits *= k;
   return v;
 }
 
@@ -75,6 +79,46 @@ LogicInventory chan_merge_inventory(const core::StageFormats& f, int count_bits)
                               (2 * d + NW + 1) * (r.total_bits + 1);
   v.requant_bits = (MW + 2) + EW + GMW + GW;
   v.shifter_bits = 0;
+  return v;
+}
+
+LogicInventory adder_node_inventory(int bits) {
+  LogicInventory v;
+  v.adder_bits = bits + 2;  // rtl_models/fx_add.v: one sign-extended sum
+  v.requant_bits = bits + 2;
+  return v;
+}
+
+LogicInventory merge_tree_register_inventory(int lanes, int level_cycles, int state_bits) {
+  LogicInventory v;
+  v.flip_flops = static_cast<double>(lanes) * state_bits + static_cast<double>(lanes - 1) * state_bits * level_cycles;
+  return v;
+}
+
+LogicInventory merge_sequencer_inventory(int L, int U, int P, int SW, int RW) {
+  const core::MergeSchedule s{L, U};
+  const int kmax = s.issue_cycles(0), issues = [&] {
+    int t = 0;
+    for (int l = 0; l < s.levels(); ++l) t += s.issue_cycles(l);
+    return t;
+  }();
+  const int kw = log2_ceil(kmax), lw = log2_ceil(s.levels()), ww = log2_ceil(P), tw = log2_ceil(issues);
+  LogicInventory v;
+  v.flip_flops = static_cast<double>(L) * SW                          // the state buffer
+                 + static_cast<double>(P - 1) * (U * SW + U + kw)      // results on their way back
+                 + 2 + lw + kw + ww + tw;                              // phase, level, issue, wait, row issue counters
+  for (int u = 0; u < U; ++u) {
+    // Unit u reads entries 2(kU+u), 2(kU+u)+1 for the k that exist; its coefficient is
+    // one of the nodes it merges over the row.
+    int reads = 0, nodes = 0;
+    for (int k = 0; k < kmax; ++k) reads += 2 * (k * U + u) + 1 < L;
+    for (int l = 0; l < s.levels(); ++l)
+      for (int k = 0; k < s.issue_cycles(l); ++k) nodes += k * U + u < s.merges(l);
+    v.mux_bits += 2.0 * std::max(reads - 1, 0) * SW + static_cast<double>(std::max(nodes - 1, 0)) * RW;
+  }
+  v.mux_bits += static_cast<double>(L) / 2 * SW;  // entries results write back to: result or lane state
+  // k + 1, its multiple of U against the level's merges, each unit's validity, the counters.
+  v.adder_bits = kw + 2.0 * 16 + U * 16.0 + lw + ww + tw;
   return v;
 }
 

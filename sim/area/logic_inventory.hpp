@@ -17,6 +17,7 @@ struct LogicInventory {
   double requant_bits = 0;  ///< input width of each requantiser
   double shifter_bits = 0;  ///< width x log2(shift range) of each barrel shifter / leading-zero normaliser
   double flip_flops = 0;
+  double mux_bits = 0;  ///< 2:1 multiplexer bits (an n:1 mux of w bits is (n - 1) w)
   LogicInventory& operator+=(const LogicInventory& o);
 };
 LogicInventory operator*(double k, LogicInventory v);
@@ -28,6 +29,17 @@ int count_bits(int64_t max_count);
 LogicInventory welford_lane_inventory(const core::StageFormats& f, int count_bits);
 /// One Chan merge node (combinational; equal-count shift path and general path).
 LogicInventory chan_merge_inventory(const core::StageFormats& f, int count_bits);
+/// A q(a + b) adder-tree node of `bits` (sum / square-sum paths).
+LogicInventory adder_node_inventory(int bits);
+/// The registers of a dedicated, pipelined merge tree: the L captured lane
+/// states and each node's result through its level's `level_cycles` stages,
+/// `state_bits` each (rtl_models/norm_row_pipeline.v's live registers).
+LogicInventory merge_tree_register_inventory(int lanes, int level_cycles, int state_bits);
+/// A shared-merge sequencer (rtl_models/chan_merge_seq.v) without its merge
+/// units: the L-entry state buffer, the results' delay line, the operand,
+/// coefficient and write-back multiplexers and the control.
+/// `coef_bits` 0: no coefficients (adder nodes).
+LogicInventory merge_sequencer_inventory(int lanes, int units, int level_cycles, int state_bits, int coef_bits);
 /// The pipelined RSQRT unit (its seed table is costed as table bits).
 LogicInventory rsqrt_inventory(const core::StageFormats& f, const core::RsqrtConfig& r);
 /// One normalise/affine lane.

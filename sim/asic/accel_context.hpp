@@ -3,6 +3,8 @@
 // Time: one SystemC nanosecond is one clock cycle.
 #pragma once
 
+#include "sim/core/merge_schedule.hpp"
+
 #include <systemc.h>
 
 #include <cmath>
@@ -46,6 +48,7 @@ struct AccelContext {
   AsicConfig cfg;
   int lanes = 16;            ///< elements a cycle the lane array takes: lanes x datapaths
   int datapath_lanes = 16;   ///< one datapath's lanes (the merge tree's width)
+  core::MergeSchedule merge;  ///< the tree on the arch's merge units
   int in_bytes = 4, out_bytes = 4;
   int64_t hidden = 0, rows = 0;
   int64_t chunk_elems = 0;

@@ -59,6 +59,7 @@ AsicResult run_asic(const config::Workload& w, const config::Arch& a, const Asic
   ctx.cfg = res.cfg;
   ctx.lanes = a.lanes * res.cfg.datapaths;  // timing: every datapath's lanes (the arithmetic stays per row)
   ctx.datapath_lanes = a.lanes;
+  ctx.merge = core::MergeSchedule{a.lanes, a.merge.units};
   ctx.in_bytes = core::elem_bytes(w.input.dtype);
   ctx.out_bytes = core::elem_bytes(w.output.dtype);
   ctx.hidden = w.hidden;
@@ -116,8 +117,7 @@ AsicResult run_asic(const config::Workload& w, const config::Arch& a, const Asic
     c.stats_latency_cycles = rtl->stats_latency_cycles();
     c.normalize_latency_cycles = rtl->normalize_latency_cycles();
     const auto& lat = res.cfg.latency;
-    c.model_stats_latency_cycles =
-        lat.welford_cycles + std::countr_zero(static_cast<unsigned>(a.lanes)) * lat.merge_level_cycles + lat.rsqrt_cycles;
+    c.model_stats_latency_cycles = lat.welford_cycles + ctx.merge.latency_cycles(lat.merge_level_cycles) + lat.rsqrt_cycles;
     c.model_normalize_latency_cycles = lat.normalize_cycles;
     c.seconds = rtl->seconds();
     if (c.stats_latency_cycles != c.model_stats_latency_cycles || c.normalize_latency_cycles != c.model_normalize_latency_cycles)

@@ -41,7 +41,8 @@ NormAccelerator::NormAccelerator(sc_core::sc_module_name n, AccelContext& ctx)
 }
 
 std::vector<core::StatSet> NormAccelerator::stats() const {
-  return {lanes.stats().snapshot(), normalize.stats().snapshot(), dram.stats().snapshot(), sram.stats().snapshot()};
+  return {lanes.stats().snapshot(), merge_tree.stats().snapshot(), normalize.stats().snapshot(), dram.stats().snapshot(),
+          sram.stats().snapshot()};
 }
 
 void NormAccelerator::trace(sc_core::sc_trace_file* tf) {

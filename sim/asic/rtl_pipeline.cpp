@@ -5,6 +5,8 @@
 #include <deque>
 #include <sstream>
 #include <stdexcept>
+#include <variant>
+#include <vector>
 
 #include "sim/asic/port_signal.hpp"
 #include "sim/config/config_error.hpp"
@@ -13,6 +15,7 @@
 
 #ifdef NORMSIM_WITH_RTL
 #include "Vpipe_ln.h"
+#include "Vpipe_ln_shared.h"
 #include "Vpipe_rms.h"
 #include "normsim_rtl_pipeline_params.hpp"  // the -G parameters the models were built with
 #endif
@@ -41,7 +44,23 @@ void RtlPipeline::post_normalize(int64_t, std::span<const double>, const core::R
 
 #else
 
-std::string rtl_pipeline_mismatch(const config::Arch& arch, const core::DatapathConfig& dp) {
+namespace {
+// The verilated pipelines: LayerNorm on the dedicated tree and on one shared
+// merge unit, RMSNorm on the dedicated tree, all at kRtlPipelineArch.
+enum class BuiltPipeline { ln, ln_shared, rms };
+struct Built {
+  BuiltPipeline id;
+  bool rms;
+  const char* params;
+};
+constexpr Built kBuilt[] = {{BuiltPipeline::ln, false, kRtlPipelineParamsLn},
+                            {BuiltPipeline::ln_shared, false, kRtlPipelineParamsLnShared},
+                            {BuiltPipeline::rms, true, kRtlPipelineParamsRms}};
+
+std::string merge_units_text(const std::string& value) { return value == "0" ? "lanes - 1 (the dedicated tree)" : value; }
+
+// The built pipeline for the arch, or why none is (naming the key that differs).
+std::variant<BuiltPipeline, std::string> built_pipeline(const config::Arch& arch, const core::DatapathConfig& dp) {
   if (dp.arithmetic != core::Arithmetic::fixed) return "key 'arithmetic': the RTL is fixed point (allowed: fixed)";
   if (dp.kind == core::NormKind::layernorm && dp.algorithm != core::VarianceAlgorithm::welford)
     return "the RTL's LayerNorm lanes are Welford lanes (allowed: --algorithm welford)";
@@ -56,20 +75,43 @@ std::string rtl_pipeline_mismatch(const config::Arch& arch, const core::Datapath
     const std::string m = e.what(), prefix = arch.source + ": ";
     return m.rfind(prefix, 0) == 0 ? m.substr(prefix.size()) : m;
   }
-  const std::string built = rms ? kRtlPipelineParamsRms : kRtlPipelineParamsLn;
-  if (want == built) return {};
-  // Name the first parameter that differs.
-  std::istringstream a(want), b(built);
-  std::string la, lb;
-  while (std::getline(a, la) && std::getline(b, lb))
+  std::vector<std::string> merge_units_built;
+  const Built* first = nullptr;
+  for (const Built& b : kBuilt) {
+    if (b.rms != rms) continue;
+    if (want == b.params) return b.id;
+    if (!first) first = &b;
+    const std::string line = std::string(b.params).substr(std::string(b.params).find("-GMERGE_UNITS="));
+    merge_units_built.push_back(merge_units_text(line.substr(14, line.find('\n') - 14)));
+  }
+  // Name the first parameter that differs from the first build (the merge
+  // units last: they are the one thing the builds differ in).
+  std::istringstream a(want), b(first->params);
+  std::string la, lb, merge_want;
+  while (std::getline(a, la) && std::getline(b, lb)) {
+    const size_t eq = la.find('=');
+    const std::string param = la.substr(2, eq - 2);
+    if (param == "MERGE_UNITS") {
+      merge_want = la.substr(eq + 1);
+      continue;
+    }
     if (la != lb) {
       // "-GMW=32" -> formats.mean.bits = 32
-      const size_t eq = la.find('=');
-      const std::string key = rtl::parameter_key(la.substr(2, eq - 2));
+      const std::string key = rtl::parameter_key(param);
       return "key '" + key + "': the RTL was built with " + key + " = " + lb.substr(eq + 1) + " (" + kRtlPipelineArch +
              "), this arch has " + la.substr(eq + 1) + " (allowed: the built arch's value, or rebuild the RTL)";
     }
-  return "the RTL's parameters differ from arch " + arch.name;
+  }
+  std::string allowed;
+  for (const auto& v : merge_units_built) allowed += (allowed.empty() ? "" : " or ") + v;
+  return "key 'merge.units': the RTL " + std::string(rms ? "RMSNorm" : "LayerNorm") + " pipeline was built with merge.units = " + allowed +
+         ", this arch has " + merge_units_text(merge_want) + " (allowed: " + allowed + ")";
+}
+}  // namespace
+
+std::string rtl_pipeline_mismatch(const config::Arch& arch, const core::DatapathConfig& dp) {
+  const auto b = built_pipeline(arch, dp);
+  return std::holds_alternative<std::string>(b) ? std::get<std::string>(b) : std::string();
 }
 
 namespace {
@@ -113,6 +155,7 @@ struct RtlPipeline::Impl {
                       const std::vector<uint64_t>& g, const std::vector<uint64_t>& b) = 0;
   virtual bool y_valid() const = 0;
   virtual uint64_t y(int lane) const = 0;
+  virtual void load_constants() = 0;  ///< the row length's constants: 1/C, eps, the tree's coefficients
   core::DatapathConfig dp;
   std::vector<Fx> gamma_q, beta_q;
   Fx eps_q;
@@ -237,7 +280,7 @@ struct ModelImpl : RtlPipeline::Impl {
     return get_bits(y_.read(), lane * yw, yw);
   }
   // Row-length constants: 1/C, C a power of two, eps and each tree node's n_b/n.
-  void load_constants() {
+  void load_constants() override {
     const auto& rf = fmt(dp, Stage::recip);
     const int64_t C = dp.hidden;
     const int L = dp.lanes;
@@ -267,21 +310,22 @@ RtlPipeline::RtlPipeline(const config::Arch& arch, const core::DatapathConfig& d
                          std::span<const float> beta) {
   if (auto why = rtl_pipeline_mismatch(arch, dp); !why.empty()) throw config::ConfigError(arch.source + ": --rtl: " + why);
   std::unique_ptr<Impl> impl;
-  if (dp.kind == core::NormKind::rmsnorm) {
-    auto m = std::make_unique<ModelImpl<Vpipe_rms>>();
+  auto make = [&]<class Model>() {
+    auto m = std::make_unique<ModelImpl<Model>>();
     m->dp = dp;
     impl = std::move(m);
-  } else {
-    auto m = std::make_unique<ModelImpl<Vpipe_ln>>();
-    m->dp = dp;
-    impl = std::move(m);
+  };
+  const BuiltPipeline which = std::get<BuiltPipeline>(built_pipeline(arch, dp));
+  switch (which) {
+    case BuiltPipeline::ln: make.template operator()<Vpipe_ln>(); break;
+    case BuiltPipeline::ln_shared: make.template operator()<Vpipe_ln_shared>(); break;
+    case BuiltPipeline::rms: make.template operator()<Vpipe_rms>(); break;
   }
   core::StageCounters scratch;
   for (float g : gamma) impl->gamma_q.push_back(core::quantize_stage(core::exact_from_double(g), Stage::gamma, dp.formats, scratch));
   for (float b : beta) impl->beta_q.push_back(core::quantize_stage(core::exact_from_double(b), Stage::beta, dp.formats, scratch));
   impl->eps_q = core::quantize(dp.eps, fmt(dp, Stage::rsqrt_in));
-  if (dp.kind == core::NormKind::rmsnorm) static_cast<ModelImpl<Vpipe_rms>*>(impl.get())->load_constants();
-  else static_cast<ModelImpl<Vpipe_ln>*>(impl.get())->load_constants();
+  impl->load_constants();
   impl_ = std::move(impl);
   driver_ = std::make_unique<Driver>("rtl_driver", *this);
 }

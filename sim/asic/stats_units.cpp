@@ -7,6 +7,7 @@ namespace normsim::asic {
 WelfordLaneArray::WelfordLaneArray(sc_core::sc_module_name n, AccelContext& ctx, ChanMergeTree& tree, RsqrtUnit& rsqrt)
     : sc_module(n), ctx_(ctx), tree_(tree), rsqrt_(rsqrt) {
   stalls_.register_in(stats_);
+  stats_.add("stall_cycles.merge_unit", "cycles", "a finished row waited in the lanes for the shared merge units", &merge_wait_);
   stats_.add("busy_cycles", "cycles", "cycles the lanes worked on elements", &busy_cycles_);
   SC_METHOD(step);
 }
@@ -35,7 +36,12 @@ void WelfordLaneArray::step() {
       if (phase_ != Phase::hand_over) {
         if (ctx_.numerics) ctx_.datapath->lanes(slot->x, slot->state, ctx_.numerics->counters);
         slot->t_ready = free_at_ + ctx_.cfg.latency.welford_cycles;
-        tree_.transport(*slot);
+        // Shared merge units busy: the lanes keep the row's states (and take
+        // no new elements) until the units take them.
+        const double wait = tree_.transport(*slot);
+        merge_wait_ += wait;
+        free_at_ += wait;
+        last_row_cycle_ = free_at_;
         rsqrt_.transport(*slot);
         if (ctx_.rtl) ctx_.rtl->post_stats(slot->row, slot->x, slot->state);
       }
@@ -89,13 +95,22 @@ void WelfordLaneArray::write_row_buffer() {
       ctx_.sram->write(start_, static_cast<double>(stored_in_chunk() * ctx_.in_bytes));
 }
 
-ChanMergeTree::ChanMergeTree(sc_core::sc_module_name n, AccelContext& ctx) : sc_module(n), ctx_(ctx) {}
+ChanMergeTree::ChanMergeTree(sc_core::sc_module_name n, AccelContext& ctx) : sc_module(n), ctx_(ctx) {
+  stats_.add("busy_cycles", "cycles", "cycles the merge units held a row (a dedicated tree: one a row, pipelined)",
+             &busy_cycles_);
+}
 
-int ChanMergeTree::levels() const { return std::countr_zero(static_cast<unsigned>(ctx_.datapath_lanes)); }
-
-void ChanMergeTree::transport(RowSlot& slot) {
+double ChanMergeTree::transport(RowSlot& slot) {
   if (ctx_.numerics) ctx_.datapath->merge(slot.state, ctx_.numerics->counters);
-  slot.t_ready += levels() * ctx_.cfg.latency.merge_level_cycles;
+  const int level_cycles = ctx_.cfg.latency.merge_level_cycles;
+  const double start = std::max(slot.t_ready, free_at_);
+  const double wait = start - slot.t_ready;
+  // Datapaths > 1 run rows side by side, each on its own units: the units
+  // this row contends for are its datapath's, taken one row in `datapaths`.
+  free_at_ = start + ctx_.merge.occupancy_cycles(level_cycles) / static_cast<double>(ctx_.cfg.datapaths);
+  busy_cycles_ += ctx_.merge.occupancy_cycles(level_cycles);
+  slot.t_ready = start + ctx_.merge.latency_cycles(level_cycles);
+  return wait;
 }
 
 RsqrtUnit::RsqrtUnit(sc_core::sc_module_name n, AccelContext& ctx) : sc_module(n), ctx_(ctx) {}

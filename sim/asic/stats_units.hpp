@@ -10,15 +10,22 @@
 
 namespace normsim::asic {
 
-/// log2(L) levels of Chan merges (adders for sums), pipelined: a pure latency.
+/// log2(L) levels of Chan merges (adders for sums) on the arch's merge units
+/// (core::MergeSchedule): a dedicated tree is a pure, pipelined latency; a
+/// shared one takes one row at a time, so a row can wait for it.
 SC_MODULE(ChanMergeTree) {
   ChanMergeTree(sc_core::sc_module_name n, AccelContext& ctx);
-  int levels() const;
-  /// Merges the row's lane states; its time advances by the tree's latency.
-  void transport(RowSlot& slot);
+  /// Merges the row's lane states; its time advances by the wait for the
+  /// units and the tree's latency. Returns the wait: the cycles the lanes
+  /// hold the row's states before the tree takes them.
+  double transport(RowSlot& slot);
+  const core::StatGroup& stats() const { return stats_; }
 
  private:
   AccelContext& ctx_;
+  double free_at_ = 0;  ///< cycle the units can take the next row
+  double busy_cycles_ = 0;
+  core::StatGroup stats_{"chan_merge_tree"};
 };
 
 /// Variance + eps -> rstd: leading-zero normalise, table seed, Newton steps; pipelined.
@@ -56,6 +63,7 @@ SC_MODULE(WelfordLaneArray) {
   ChunkToken tok_;      ///< the transaction in the lanes
   double start_ = 0;    ///< cycle the lanes start on it
   StallCounters stalls_;
+  double merge_wait_ = 0;  ///< cycles the lanes held a finished row for shared merge units
   double busy_cycles_ = 0, last_row_cycle_ = 0;
   core::StatGroup stats_{"welford_lanes"};
 };

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "sim/asic/replay_path.hpp"
+#include "sim/core/merge_schedule.hpp"
 
 namespace normsim::asic {
 
@@ -61,7 +62,12 @@ TrafficIdentity traffic_identity(const config::Workload& w, const config::Arch& 
     t.reread_fifo_bytes = static_cast<uint64_t>(reread_fifo_transactions(w, c)) * chunk;
   }
   const double dram_cycles = static_cast<double>(t.dram_bytes_read + t.dram_bytes_written) / c.dram.sustained_bytes_per_cycle();
-  const double lane_cycles = static_cast<double>(N) * std::ceil(static_cast<double>(C) / a.lanes) / c.datapaths;
+  // A row holds the lanes ceil(C/L) cycles and shared merge units their
+  // occupancy; the slower of the two sets the rate.
+  const core::MergeSchedule merge{a.lanes, a.merge.units};
+  const double merge_occupancy = merge.shared() ? merge.occupancy_cycles(c.latency.merge_level_cycles) : 0;
+  const double per_row = std::max(std::ceil(static_cast<double>(C) / a.lanes), merge_occupancy);
+  const double lane_cycles = static_cast<double>(N) * per_row / c.datapaths;
   t.lower_bound_cycles = std::max(dram_cycles, lane_cycles);
   return t;
 }

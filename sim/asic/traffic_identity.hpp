@@ -23,7 +23,7 @@ struct TrafficIdentity {
   uint64_t reread_fifo_bytes = 0;   ///< the re-read stream's FIFO (0 for SRAM replay)
   uint64_t param_bytes = 0;         ///< gamma/beta kept on chip, at their formats' widths
   uint64_t onchip_bytes() const { return sram_row_buffer_bytes + reread_fifo_bytes + param_bytes; }
-  double lower_bound_cycles = 0;    ///< max(DRAM bytes / sustained bytes per cycle, N C / L)
+  double lower_bound_cycles = 0;    ///< max(DRAM bytes / sustained bytes per cycle, N max(ceil(C / L), shared merge occupancy) / datapaths)
 };
 
 /// Bytes of one gamma (beta) element as the datapath stores it: its stage

@@ -68,6 +68,19 @@ std::shared_ptr<const ParamTable<core::RsqrtConfig>> rsqrt_params() {
   return t;
 }
 
+std::shared_ptr<const ParamTable<MergeConfig>> merge_params() {
+  auto t = std::make_shared<ParamTable<MergeConfig>>();
+  Param<MergeConfig> units = integer_param<MergeConfig>(
+      "units", NORMSIM_MEMBER(units), 1, 4095, "units",
+      "merge units the tree's levels run on: lanes - 1 is the dedicated, pipelined tree; fewer are time-shared by a "
+      "sequencer (one row at a time, latency sum over levels of ceil(merges / units) - 1 + merge_level_cycles; docs/ASIC.md)",
+      "int 1..lanes-1");
+  units.doc[0].default_value = "lanes - 1";
+  units.check_when_given_only = true;  // 0: the dedicated tree
+  t->add(std::move(units));
+  return t;
+}
+
 std::shared_ptr<const ParamTable<Arch>> make_arch_params() {
   auto t = std::make_shared<ParamTable<Arch>>();
   Param<Arch> name;
@@ -165,6 +178,21 @@ std::shared_ptr<const ParamTable<Arch>> make_arch_params() {
   t->add(std::move(order));
   t->add(power_of_two_param("merge_group", NORMSIM_MEMBER(merge_group), "", "lanes",
                             "lanes per butterfly group (a warp); the groups' results merge in a second tree"));
+  Param<Arch> merge = section_param<Arch>("merge", NORMSIM_MEMBER(merge), merge_params());
+  // Echoed as the units the design has (lanes - 1 for the dedicated tree).
+  merge.echo = [](const Arch& a) { return nlohmann::json{{"units", a.merge.units ? a.merge.units : a.lanes - 1}}; };
+  t->add(std::move(merge));
+  // The units are at most the tree's nodes, which the lanes set.
+  Param<Arch> merge_nodes;
+  merge_nodes.read = [](YamlReader&, Arch&) {};
+  merge_nodes.check = [](const Arch& a) -> std::optional<ParamError> {
+    if (a.merge.units <= a.lanes - 1) return std::nullopt;
+    return ParamError{"merge.units",
+                      {"value " + std::to_string(a.merge.units) + " is more than the tree's " + std::to_string(a.lanes - 1) +
+                           " nodes (lanes - 1)",
+                       a.lanes > 1 ? "1.." + std::to_string(a.lanes - 1) : "none: one lane has no merge tree"}};
+  };
+  t->add(std::move(merge_nodes));
   Param<Arch> fma = bool_param<Arch>("fma_contraction", NORMSIM_MEMBER(fma_contraction),
                                      "fused multiply-adds where a GPU compiler contracts them (fp32 only)");
   fma.check = [](const Arch& a) -> std::optional<ParamError> {

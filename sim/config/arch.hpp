@@ -16,6 +16,11 @@
 
 namespace normsim::config {
 
+/// How the merge tree is built (sim/core/merge_schedule.hpp).
+struct MergeConfig {
+  int units = 0;  ///< merge units; 0: a dedicated tree of lanes - 1 nodes
+};
+
 struct Arch {
   std::string name;
   std::string source;
@@ -27,6 +32,7 @@ struct Arch {
   core::RsqrtConfig rsqrt{};
   core::MergeOrder merge_order = core::MergeOrder::adjacent;
   int merge_group = 32;
+  MergeConfig merge;
   bool fma_contraction = false;
   /// Timing and memory system of the ASIC model; absent: numerics only.
   std::optional<AsicConfig> asic;

@@ -17,6 +17,7 @@ core::DatapathConfig datapath_config(const Workload& w, const Arch& a, std::opti
   c.rsqrt = a.rsqrt;
   c.merge_order = a.merge_order;
   c.merge_group = a.merge_group;
+  c.merge_units = a.merge.units;
   c.fma_contraction = a.fma_contraction;
   if (auto why = c.validate(); !why.empty()) throw ConfigError(a.source + ": " + why);
   return c;

@@ -64,6 +64,8 @@ std::string DatapathConfig::validate() const {
   if (arithmetic == Arithmetic::fixed && lane_blocks != 1) return "lane_blocks applies to arithmetic fp32 only";
   if (merge_group < 1 || merge_group > 4096 || !is_pow2(merge_group))
     return "merge_group " + std::to_string(merge_group) + " must be a power of two in 1..4096";
+  if (merge_units < 0 || merge_units > lanes - 1)
+    return "merge_units " + std::to_string(merge_units) + " must be in 0..lanes - 1 (" + std::to_string(lanes - 1) + ")";
   if (arithmetic == Arithmetic::fixed && merge_order != MergeOrder::adjacent)
     return "merge_order butterfly needs arithmetic fp32 (the fixed-point tree is the RTL's adjacent one)";
   if (arithmetic == Arithmetic::fixed && fma_contraction)

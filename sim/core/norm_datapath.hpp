@@ -51,6 +51,10 @@ struct DatapathConfig {
   RsqrtConfig rsqrt{};     ///< used when arithmetic == fixed
   MergeOrder merge_order = MergeOrder::adjacent;
   int merge_group = 32;    ///< lanes per butterfly group (a warp)
+  /// Merge units the tree runs on (0: a dedicated tree of lanes - 1 nodes);
+  /// structure only: the merges and their order are the same
+  /// (sim/core/merge_schedule.hpp has the time, sim/area the area).
+  int merge_units = 0;
   /// fp32: fuse the multiply-adds a GPU compiler contracts (Welford's
   /// M2 += d (x - mu'), Chan's mu_a + d (n_b/n) and d^2 (n_a n_b/n) + (M2_a + M2_b),
   /// the lanes' sums of squares a + d d, the single pass's E[x^2] - mu mu,

@@ -13,7 +13,7 @@ const rtl::DatapathUnitSynthesis* synth_of(const std::vector<rtl::DatapathUnitSy
 }  // namespace
 
 nlohmann::json area_report_json(const std::string& arch_name, const std::string& workload_name, const area::AreaReport& ar,
-                                const std::vector<rtl::DatapathUnitSynthesis>& syn) {
+                                const SramCost& sram, const std::vector<rtl::DatapathUnitSynthesis>& syn) {
   const area::NodeTable nt = *area::node_table(ar.node);
   const double um2_per_ge = nt.nand2_um2 / area::kUtilisation;
   nlohmann::json units = nlohmann::json::array();
@@ -23,7 +23,7 @@ nlohmann::json area_report_json(const std::string& arch_name, const std::string&
     if (const auto& v = u.per_instance)
       j["operators_per_instance"] = {{"adder_bits", v->adder_bits}, {"multiplier_bit_products", v->multiplier_bit_products},
                                      {"requant_bits", v->requant_bits}, {"shifter_bits", v->shifter_bits},
-                                     {"flip_flops", v->flip_flops}};
+                                     {"flip_flops", v->flip_flops}, {"mux_bits", v->mux_bits}};
     if (const auto* s = synth_of(syn, u.unit)) {
       nlohmann::json cells = s->one.cells;
       j["synth"] = {{"instances", s->instances}, {"ge_per_instance", s->one.ge}, {"ge", s->ge()},
@@ -37,11 +37,13 @@ nlohmann::json area_report_json(const std::string& arch_name, const std::string&
   return {{"arch", arch_name}, {"workload", workload_name}, {"node", ar.node},
                             {"nand2_um2", nt.nand2_um2}, {"utilisation", area::kUtilisation},
                             {"units", units}, {"datapath_um2", ar.datapath_um2}, {"sram_bytes", ar.sram_bytes},
+                            {"sram_costed", sram.costed()}, {"sram_path", sram.path},
+                            {"sram_required_bytes", sram.required_bytes}, {"sram_capacity_bytes", sram.configured_bytes},
                             {"sram_um2", ar.sram_um2}, {"total_mm2", ar.total_mm2()}};
 }
 
 std::string area_report_text(const std::string& arch_name, const std::string& workload_name, int64_t hidden,
-                             const area::AreaReport& ar, const std::vector<rtl::DatapathUnitSynthesis>& syn,
+                             const area::AreaReport& ar, const SramCost& sram, const std::vector<rtl::DatapathUnitSynthesis>& syn,
                              bool synthesised, bool yosys_found) {
   const area::NodeTable nt = *area::node_table(ar.node);
   const double um2_per_ge = nt.nand2_um2 / area::kUtilisation;
@@ -49,20 +51,27 @@ std::string area_report_text(const std::string& arch_name, const std::string& wo
   out += strprintf("normsim area: arch %s, workload %s (hidden %lld), %s: NAND2 %.4f um^2, utilisation %.2f\n\n",
               arch_name.c_str(), workload_name.c_str(), static_cast<long long>(hidden), ar.node.c_str(),
               nt.nand2_um2, area::kUtilisation);
-  out += strprintf("  %-18s %14s %12s %14s", "unit", "analytic_GE", "table_bits", "analytic_um2");
+  out += strprintf("  %-22s %14s %12s %14s", "unit", "analytic_GE", "table_bits", "analytic_um2");
   if (synthesised) out += strprintf(" %10s %14s %14s %10s", "instances", "synth_GE", "synth_um2", "ratio");
   out += strprintf("\n");
   for (const auto& u : ar.units) {
-    out += strprintf("  %-18s %14.0f %12.0f %14.1f", u.unit.c_str(), u.ge, u.table_bits, u.um2);
+    out += strprintf("  %-22s %14.0f %12.0f %14.1f", u.unit.c_str(), u.ge, u.table_bits, u.um2);
     if (const auto* s = synth_of(syn, u.unit))
       out += strprintf(" %10d %14.0f %14.1f %9.2fx", s->instances, s->ge(), s->ge() * um2_per_ge, u.ge / s->ge());
     else if (synthesised)
       out += strprintf(" %10s %14s %14s %10s", "-", "(no RTL)", "-", "-");
     out += strprintf("\n");
   }
-  out += strprintf("\n  datapath          %14.1f um^2 (analytic, logic and tables)\n", ar.datapath_um2);
-  out += strprintf("  SRAM              %14.1f um^2 (%.0f bytes)\n", ar.sram_um2, ar.sram_bytes);
-  out += strprintf("  total             %14.4f mm^2\n", ar.total_mm2());
+  out += strprintf("\n  datapath              %14.1f um^2 (analytic, logic and tables)\n", ar.datapath_um2);
+  if (sram.path.empty())
+    out += strprintf("  SRAM                  %14.1f um^2 (no timing model: none)\n", ar.sram_um2);
+  else if (sram.costing == SramCosting::required)
+    out += strprintf("  SRAM                  %14.1f um^2 (%.0f bytes: what %s needs, as run costs it; configured %.0f, --sram configured)\n",
+                     ar.sram_um2, ar.sram_bytes, sram.path.c_str(), sram.configured_bytes);
+  else
+    out += strprintf("  SRAM                  %14.1f um^2 (%.0f bytes: asic.sram.capacity_bytes as configured; %s needs %.0f)\n",
+                     ar.sram_um2, ar.sram_bytes, sram.path.c_str(), sram.required_bytes);
+  out += strprintf("  total                 %14.4f mm^2\n", ar.total_mm2());
   if (!synthesised)
     out += strprintf("\n  %s\n", yosys_found ? "yosys is installed: --synth adds each unit's synthesis beside the model"
                                                : "--synth needs yosys (tools/bootstrap.sh installs it)");

@@ -8,13 +8,9 @@
 #include <vector>
 
 #include "sim/asic/asic_run.hpp"
+#include "sim/report/area_report.hpp"
 
 namespace normsim::report {
-
-/// Which SRAM an area costs: what the run needs for its workload (row
-/// buffers, re-read FIFO, gamma/beta: what a design for it builds), or the
-/// arch's configured capacity.
-enum class SramCosting { required, configured };
 
 /// The design's area at the arch's node: the datapath at its widths and
 /// `sram_bytes` of SRAM (sim/area's one area function; `run`, `compare`,

@@ -1,5 +1,6 @@
 #include "sim/rtl/rtl_config.hpp"
 
+#include <algorithm>
 #include <bit>
 #include <map>
 #include <sstream>
@@ -9,6 +10,7 @@
 
 #include "sim/area/logic_inventory.hpp"
 #include "sim/core/fixed_units.hpp"
+#include "sim/core/merge_schedule.hpp"
 
 namespace normsim::rtl {
 
@@ -51,10 +53,25 @@ const char* module_name(Unit unit) {
     case Unit::welford_lane: return "welford_lane";
     case Unit::welford_update: return "welford_update";
     case Unit::chan_merge: return "chan_merge";
+    case Unit::chan_merge_seq: return "chan_merge_seq";
     case Unit::rsqrt: return "rsqrt";
     case Unit::normalize_affine: return "normalize_affine";
   }
   return "?";
+}
+
+ParameterList merge_seq_parameter_list(const config::Arch& a, int units, bool rmsnorm, int count_bits) {
+  const int L = a.lanes;
+  if (units < 1 || units > L - 2)
+    throw std::invalid_argument(a.source + ": a merge sequencer of " + std::to_string(units) + " units over " +
+                                std::to_string(L) + " lanes (allowed: 1.." + std::to_string(L - 2) + ")");
+  const int lat = a.asic ? a.asic->latency.merge_level_cycles : config::UnitLatencies{}.merge_level_cycles;
+  ParameterList l = {{"L", L}, {"LOG2L", std::countr_zero(static_cast<unsigned>(L))}, {"U", units}, {"LAT", lat},
+                     {"KIND", rmsnorm ? 1 : 0}, {"NW", count_bits}};
+  format_params(l, "M", fmt(a, Stage::mean), true);
+  format_params(l, "Q", fmt(a, rmsnorm ? Stage::sumsq : Stage::m2), true);
+  format_params(l, "R", fmt(a, Stage::recip), false);
+  return l;
 }
 
 ParameterList unit_parameter_list(Unit unit, const config::Arch& a, int count_bits) {
@@ -76,6 +93,8 @@ ParameterList unit_parameter_list(Unit unit, const config::Arch& a, int count_bi
       format_params(l, "Q", fmt(a, Stage::m2), true);
       format_params(l, "R", fmt(a, Stage::recip), false);
       break;
+    case Unit::chan_merge_seq:
+      return merge_seq_parameter_list(a, a.merge.units, false, count_bits);
     case Unit::rsqrt:
       format_params(l, "I", fmt(a, Stage::rsqrt_in), false);
       format_params(l, "O", fmt(a, Stage::rsqrt_out), true);
@@ -96,14 +115,21 @@ ParameterList unit_parameter_list(Unit unit, const config::Arch& a, int count_bi
   return l;
 }
 
-std::string unit_parameters(Unit unit, const config::Arch& a, int count_bits) {
+namespace {
+std::string assignments(const ParameterList& l) {
   std::ostringstream o;
   o << "#(";
-  const ParameterList l = unit_parameter_list(unit, a, count_bits);
   for (size_t i = 0; i < l.size(); ++i) o << (i ? ", ." : ".") << l[i].first << "(" << l[i].second << ")";
   o << ")";
   return o.str();
 }
+}  // namespace
+
+std::string unit_parameters(Unit unit, const config::Arch& a, int count_bits) {
+  return assignments(unit_parameter_list(unit, a, count_bits));
+}
+
+int bench_seq_units(const config::Arch& a) { return std::min(3, a.lanes - 2); }
 
 std::string rom_modules(const config::Arch& a, int64_t max_count) {
   const int nw = area::count_bits(max_count);
@@ -132,7 +158,9 @@ std::string rom_modules(const config::Arch& a, int64_t max_count) {
 
 std::string bench_top(const config::Arch& a, int64_t max_count) {
   const int nw = area::count_bits(max_count);
-  const int merge_nw = 24;  // counts up to 2^24 elements a row
+  const int merge_nw = kBenchMergeCountBits;  // counts up to 2^24 elements a row
+  const int L = a.lanes;
+  if (L < 4) throw std::invalid_argument(a.source + ": the RTL bench's merge sequencers need lanes >= 4");
   auto w = [&](Stage s) { return fmt(a, s).total_bits; };
   auto bus = [](int bits) { return "[" + std::to_string(bits - 1) + ":0] "; };
   std::ostringstream o;
@@ -163,7 +191,16 @@ std::string bench_top(const config::Arch& a, int64_t max_count) {
     << "  input wire " << bus(w(Stage::rsqrt_out)) << "na_rstd,\n  input wire " << bus(w(Stage::gamma))
     << "na_gamma,\n  input wire " << bus(w(Stage::beta)) << "na_beta,\n  output wire " << bus(w(Stage::xhat))
     << "na_xhat,\n  output wire " << bus(w(Stage::output))
-    << "na_y,\n  output wire na_xhat_overflow, na_y_overflow\n);\n"
+    << "na_y,\n  output wire na_xhat_overflow, na_y_overflow,\n"
+    // the sequencers: one set of lane states, three instances
+    << "  input wire sq_go,\n  input wire " << bus(L * merge_nw) << "sq_lane_n,\n  input wire "
+    << bus(L * w(Stage::mean)) << "sq_lane_mean,\n  input wire " << bus(L * w(Stage::m2)) << "sq_lane_m2,\n"
+    << "  input wire " << bus(L * w(Stage::sumsq)) << "sq_lane_sumsq,\n  input wire " << bus(L * w(Stage::recip))
+    << "sq_coef,\n";
+  for (const char* p : {"sa_", "sb_"})
+    o << "  output wire " << p << "ready, " << p << "out_valid,\n  output wire " << bus(merge_nw) << p << "n,\n"
+      << "  output wire " << bus(w(Stage::mean)) << p << "mean,\n  output wire " << bus(w(Stage::m2)) << p << "root,\n";
+  o << "  output wire sr_ready, sr_out_valid,\n  output wire " << bus(w(Stage::sumsq)) << "sr_root\n);\n"
     << "  welford_lane " << unit_parameters(Unit::welford_lane, a, nw)
     << " lane (.clk(clk), .start(wl_start), .in_valid(wl_in_valid), .x(wl_x), .count(wl_count), "
        ".mean(wl_mean), .m2(wl_m2), .mean_overflow(wl_mean_overflow), .m2_overflow(wl_m2_overflow));\n"
@@ -179,8 +216,18 @@ std::string bench_top(const config::Arch& a, int64_t max_count) {
        ".overflow(rs_overflow));\n"
     << "  normalize_affine " << unit_parameters(Unit::normalize_affine, a, nw)
     << " normalize (.x(na_x), .mean(na_mean), .rstd(na_rstd), .gamma(na_gamma), .beta(na_beta), "
-       ".xhat(na_xhat), .y(na_y), .xhat_overflow(na_xhat_overflow), .y_overflow(na_y_overflow));\n"
-    << "endmodule\n";
+       ".xhat(na_xhat), .y(na_y), .xhat_overflow(na_xhat_overflow), .y_overflow(na_y_overflow));\n";
+  auto seq = [&](const char* p, int units, bool rms) {
+    o << "  chan_merge_seq " << assignments(merge_seq_parameter_list(a, units, rms, merge_nw)) << " " << p
+      << "seq (.clk(clk), .go(sq_go), .ready(" << p << "ready), .lane_n(sq_lane_n), .lane_mean(sq_lane_mean), "
+      << ".lane_root(" << (rms ? "sq_lane_sumsq" : "sq_lane_m2") << "), .coef(sq_coef), .out_valid(" << p
+      << "out_valid), .n(" << (rms ? "" : std::string(p) + "n") << "), .mean(" << (rms ? "" : std::string(p) + "mean")
+      << "), .root(" << p << "root));\n";
+  };
+  seq("sa_", 1, false);
+  seq("sb_", bench_seq_units(a), false);
+  seq("sr_", kBenchRmsSeqUnits, true);
+  o << "endmodule\n";
   return o.str();
 }
 
@@ -188,7 +235,8 @@ std::string parameter_key(const std::string& p) {
   static const std::map<std::string, std::string> whole = {
       {"L", "lanes"}, {"TB", "rsqrt.table_bits"}, {"ITER", "rsqrt.iterations"}, {"NR", "rsqrt.nr_frac_bits"},
       {"WELFORD_LAT", "asic.latency.welford_cycles"}, {"MERGE_LAT", "asic.latency.merge_level_cycles"},
-      {"RSQRT_LAT", "asic.latency.rsqrt_cycles"}, {"NORM_LAT", "asic.latency.normalize_cycles"}};
+      {"RSQRT_LAT", "asic.latency.rsqrt_cycles"}, {"NORM_LAT", "asic.latency.normalize_cycles"},
+      {"MERGE_UNITS", "merge.units"}};
   static const std::map<char, std::string> stage = {{'X', "input"}, {'M', "mean"}, {'Q', "m2"}, {'R', "recip"},
                                                     {'U', "sumsq"}, {'V', "variance"}, {'I', "rsqrt_in"},
                                                     {'O', "rsqrt_out"}, {'H', "xhat"}, {'G', "gamma"}, {'B', "beta"},
@@ -219,7 +267,8 @@ std::string pipeline_parameters(const config::Arch& a, bool rmsnorm, int64_t max
   ParameterList l = {{"L", L}, {"LOG2L", std::countr_zero(static_cast<unsigned>(L))}, {"KIND", rmsnorm ? 1 : 0},
                      {"NW", area::count_bits(max_count)}, {"MNW", 24}, {"LMAX", 24},
                      {"WELFORD_LAT", lat.welford_cycles}, {"MERGE_LAT", lat.merge_level_cycles},
-                     {"RSQRT_LAT", lat.rsqrt_cycles}, {"NORM_LAT", lat.normalize_cycles}};
+                     {"RSQRT_LAT", lat.rsqrt_cycles}, {"NORM_LAT", lat.normalize_cycles},
+                     {"MERGE_UNITS", core::MergeSchedule{L, a.merge.units}.shared() ? a.merge.units : 0}};
   format_params(l, "X", fmt(a, Stage::input), false);
   format_params(l, "M", fmt(a, Stage::mean), true);
   format_params(l, "Q", fmt(a, Stage::m2), true);

@@ -14,7 +14,7 @@
 
 namespace normsim::rtl {
 
-enum class Unit { welford_lane, welford_update, chan_merge, rsqrt, normalize_affine };
+enum class Unit { welford_lane, welford_update, chan_merge, chan_merge_seq, rsqrt, normalize_affine };
 
 using ParameterList = std::vector<std::pair<std::string, int>>;
 
@@ -23,6 +23,11 @@ const char* module_name(Unit unit);
 
 /// The parameters of `unit` at the arch's formats (name, value).
 ParameterList unit_parameter_list(Unit unit, const config::Arch& arch, int count_bits);
+
+/// `chan_merge_seq`'s parameters: the tree of the arch's lanes on `units`
+/// shared units (1..lanes-2) of its merge latency; Chan merges of the mean and
+/// M2 formats (rmsnorm false) or adds in the square-sum format (true).
+ParameterList merge_seq_parameter_list(const config::Arch& arch, int units, bool rmsnorm, int count_bits);
 
 /// Verilog parameter assignments of `unit` for the arch's formats, e.g.
 /// "#(.XW(24), .XF(14), ...)". `count_bits`: width of the lane's and the
@@ -34,15 +39,23 @@ std::string unit_parameters(Unit unit, const config::Arch& arch, int count_bits)
 std::string rom_modules(const config::Arch& arch, int64_t max_count);
 
 /// A top module `rtl_bench` that instantiates every unit at the arch's
-/// formats with its ports prefixed (wl_, wu_, cm_, rs_, na_): what the
-/// co-simulation tests drive.
+/// formats with its ports prefixed (wl_, wu_, cm_, rs_, na_), and three
+/// shared-merge sequencers on one set of lane states (sq_): Chan merges on 1
+/// unit (sa_) and on bench_seq_units(arch) units (sb_), square-sum adds on
+/// 2 units (sr_). What the co-simulation tests drive. Needs lanes >= 4.
 std::string bench_top(const config::Arch& arch, int64_t max_count);
+/// The units of the bench's second Chan-merge sequencer: 3, or lanes - 2 when fewer.
+int bench_seq_units(const config::Arch& arch);
+/// The units of the bench's square-sum sequencer.
+inline constexpr int kBenchRmsSeqUnits = 2;
+/// The merge count width of the bench's chan_merge and sequencers.
+inline constexpr int kBenchMergeCountBits = 24;
 
 /// The arch key behind a pipeline parameter ("MW" -> "formats.mean.bits").
 std::string parameter_key(const std::string& parameter);
 
 /// Verilator command-line parameters (-G...) of `norm_row_pipeline` at the
-/// arch's formats, lanes and latencies: KIND 0 (LayerNorm, Welford) or 1
+/// arch's formats, lanes, merge units (MERGE_UNITS 0: the dedicated tree) and latencies: KIND 0 (LayerNorm, Welford) or 1
 /// (RMSNorm, square sums); lane counts up to ceil(max_hidden / lanes).
 /// ConfigError naming the arch key when a latency is below the pipeline's
 /// own depth.

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "sim/area/area_energy.hpp"
+#include "sim/core/merge_schedule.hpp"
 
 namespace normsim::rtl {
 
@@ -83,6 +84,8 @@ SynthesisResult synthesize(Unit unit, const config::Arch& a, int count_bits, con
   std::ostringstream script;
   script << "read_verilog -sv " << rtl_file(rtl_dir, "fx_requant.v") << " " << rtl_file(rtl_dir, "welford_update.v")
          << " " << rtl_file(rtl_dir, "welford_lane.v") << " " << rtl_file(rtl_dir, "chan_merge.v") << " "
+         << rtl_file(rtl_dir, "fx_add.v") << " " << rtl_file(rtl_dir, "delay_line.v") << " "
+         << rtl_file(rtl_dir, "chan_merge_seq.v") << " "
          << rtl_file(rtl_dir, "rsqrt.v") << " " << rtl_file(rtl_dir, "normalize_affine.v") << " "
          << (work / "roms.v").string() << "\nchparam";
   for (const auto& [k, v] : unit_parameter_list(unit, a, count_bits)) script << " -set " << k << " " << v;
@@ -142,7 +145,10 @@ std::vector<DatapathUnitSynthesis> synthesize_datapath(const config::Arch& arch,
   const bool welford = dp.kind == core::NormKind::layernorm && dp.algorithm == core::VarianceAlgorithm::welford;
   if (welford) {
     r.push_back({"welford_lanes", L, synthesize(Unit::welford_lane, arch, area::count_bits(per_lane), rtl_dir, yosys, keep_dir)});
-    r.push_back({"chan_merge_tree", L - 1, synthesize(Unit::chan_merge, arch, area::count_bits(dp.hidden), rtl_dir, yosys, keep_dir)});
+    if (core::MergeSchedule{L, dp.merge_units}.shared())
+      r.push_back({"merge_sequencer", 1, synthesize(Unit::chan_merge_seq, arch, area::count_bits(dp.hidden), rtl_dir, yosys, keep_dir)});
+    else
+      r.push_back({"chan_merge_tree", L - 1, synthesize(Unit::chan_merge, arch, area::count_bits(dp.hidden), rtl_dir, yosys, keep_dir)});
   }
   r.push_back({"rsqrt_unit", 1, synthesize(Unit::rsqrt, arch, 1, rtl_dir, yosys, keep_dir)});
   r.push_back({"normalize_affine", L, synthesize(Unit::normalize_affine, arch, 1, rtl_dir, yosys, keep_dir)});

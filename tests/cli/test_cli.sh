@@ -273,5 +273,36 @@ for p in j['paths']:
     assert p['energy']['total_uj'] > 0
 " && ok || bad "compare JSON"
 
+# area: by default the SRAM `run` costs (the path's need), said so; --sram
+# configured costs the arch's capacity; the two reports agree with run.
+"$N" run "$W/llama3-70b.yaml" --arch "$AD" --set arch.lanes=4 --no-numerics --json -q >"$T/a_run.json" || bad "run for area"
+"$N" area "$W/llama3-70b.yaml" --arch "$AD" --set arch.lanes=4 --json -q >"$T/a_req.json" || bad "area"
+"$N" area "$W/llama3-70b.yaml" --arch "$AD" --set arch.lanes=4 --sram configured --json -q >"$T/a_cfg.json" || bad "area --sram configured"
+/usr/bin/python3 - "$T/a_run.json" "$T/a_req.json" "$T/a_cfg.json" <<'PY' && ok || bad "area costs what run costs"
+import json, sys
+run, req, cfg = (json.load(open(f)) for f in sys.argv[1:])
+assert req["sram_costed"] == "required" and cfg["sram_costed"] == "configured", (req["sram_costed"], cfg["sram_costed"])
+assert req["total_mm2"] == run["area"]["total_mm2"], (req["total_mm2"], run["area"]["total_mm2"])
+assert req["sram_bytes"] == run["area"]["sram_required_bytes"] == req["sram_required_bytes"]
+assert cfg["sram_bytes"] == cfg["sram_capacity_bytes"] == run["area"]["sram_capacity_bytes"]
+assert cfg["total_mm2"] > req["total_mm2"]
+PY
+"$N" area --arch "$AD" -q | grep -q "what sram-replay needs, as run costs it" && ok || bad "area text names the SRAM it costs"
+expect_exit 2 "key 'asic': missing: --path and --sram" -- area --arch "$A/fixed16.yaml" --sram configured -q
+expect_exit 2 "merge.units': value 16 is more than the tree's 15 nodes.*allowed: 1..15" -- run --arch "$AD" --set arch.merge.units=16 -q
+expect_exit 2 "merge.units': value 0 out of range.*allowed: 1..4095" -- run --arch "$AD" --set arch.merge.units=0 -q
+# merge units: the same numerics, fewer merge nodes; one unit less area, more latency.
+"$N" run "$W/gpt2-small.yaml" --arch "$AD" --set workload.seq=64 --json -q >"$T/m15.json" || bad "run dedicated tree"
+"$N" run "$W/gpt2-small.yaml" --arch "$AD" --set workload.seq=64 --set arch.merge.units=1 --json -q >"$T/m1.json" || bad "run shared merge"
+/usr/bin/python3 - "$T/m15.json" "$T/m1.json" <<'PY' && ok || bad "merge units report"
+import json, sys
+d, s = (json.load(open(f)) for f in sys.argv[1:])
+assert d["arch"]["merge"] == {"units": 15} and s["arch"]["merge"] == {"units": 1}
+assert d["numerics"] == s["numerics"], "the merge units changed the numerics"
+assert "chan_merge_tree" in d["area"]["units"] and "merge_sequencer" in s["area"]["units"]
+assert s["area"]["datapath_mm2"] < 0.6 * d["area"]["datapath_mm2"]
+assert s["timing"]["cycles"] >= d["timing"]["cycles"]
+PY
+
 echo "$passes passed, $fails failed"
 [ "$fails" = 0 ]

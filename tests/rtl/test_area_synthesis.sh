@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `normsim area --synth` on the narrow co-simulation arch (outside the
-# calibration sweep): every synthesised unit within 10% of the analytic
-# model, the report's contract, and exit 2 for a floating-point arch.
+# calibration sweep), on the dedicated merge tree and on two shared merge
+# units: every synthesised unit within 10% of the analytic model, the
+# report's contract, and exit 2 for a floating-point arch.
 set -u
 N=${NORMSIM:?}; S=${NORMSIM_SOURCE_DIR:?}
 command -v yosys >/dev/null || { echo "yosys not installed"; exit 77; }
@@ -27,6 +28,23 @@ for name, inst in want.items():
 assert r["total_mm2"] > 0 and r["datapath_um2"] > 0
 if bad:
     sys.exit("analytic area off by more than 10% for " + ", ".join(bad))
+PY
+# The shared merge: the whole sequencer (units, buffer, muxes) synthesised as one.
+"$N" area "$S/workloads/gpt2-small.yaml" --arch "$S/tests/rtl/narrow-wrap.yaml" --set arch.merge.units=2 --synth --json -q > "$out" ||
+  { echo "area --synth with shared merge units failed"; exit 1; }
+/usr/bin/python3 - "$out" <<'PY' || exit 1
+import json, sys
+r = json.load(open(sys.argv[1]))
+units = {u["unit"]: u for u in r["units"]}
+assert "chan_merge_tree" not in units and "merge_tree_registers" not in units
+u = units["merge_sequencer"]
+s = u["synth"]
+assert s["instances"] == 1
+assert s["flip_flops_per_instance"] == u["operators_per_instance"]["flip_flops"], (s["flip_flops_per_instance"], u["operators_per_instance"])
+ratio = u["analytic_ge"] / s["ge"]
+print(f"merge_sequencer    analytic {u['analytic_ge']:9.0f} GE  synth {s['ge']:9.0f} GE  ratio {ratio:.3f}")
+if not 0.9 <= ratio <= 1.1:
+    sys.exit("analytic area of the merge sequencer off by more than 10%")
 PY
 "$N" area --arch "$S/workloads/arch/asic-fp32.yaml" --synth -q 2>/dev/null; rc=$?
 [ "$rc" = 2 ] || { echo "area --synth on an fp32 arch: exit $rc, want 2"; exit 1; }

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # `normsim run --rtl` on every shipped workload (8 rows each, at the embedded
-# default arch the RTL is built for): every row's statistics and outputs
+# default arch the RTL is built for), and two on one shared merge unit:
+# every row's statistics and outputs
 # bit-exact against the verilated pipeline, its latencies the model's, and
 # the model's cycles and outputs unchanged by the lock step. Bad uses exit 2.
 set -u
@@ -8,18 +9,20 @@ N=${NORMSIM:?}; S=${NORMSIM_SOURCE_DIR:?}
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 fail=0
-for w in "$S"/workloads/*.yaml; do
-  name=$(basename "$w" .yaml)
+for w in "$S"/workloads/*.yaml "$S"/workloads/gpt2-small.yaml:shared "$S"/workloads/long-row.yaml:shared; do
+  shared=""
+  case "$w" in *:shared) w=${w%:shared}; shared="--set arch.merge.units=1" ;; esac
+  name=$(basename "$w" .yaml)${shared:+-shared}
   set_rows="--set workload.rows=8"
   grep -q '^seq:' "$w" && set_rows="--set workload.batch=1 --set workload.seq=8"
   path=""
-  [ "$name" = long-row ] && path="--path dram-reread"
+  case "$name" in long-row*) path="--path dram-reread" ;; esac
   # shellcheck disable=SC2086
-  if ! "$N" run "$w" $set_rows $path --rtl --json -q --out "$T/$name-rtl" --save-outputs > "$T/$name-rtl.json" 2> "$T/err"; then
+  if ! "$N" run "$w" $set_rows $path $shared --rtl --json -q --out "$T/$name-rtl" --save-outputs > "$T/$name-rtl.json" 2> "$T/err"; then
     echo "FAIL $name: run --rtl: $(cat "$T/err")"; fail=1; continue
   fi
   # shellcheck disable=SC2086
-  "$N" run "$w" $set_rows $path --json -q --out "$T/$name" --save-outputs > "$T/$name.json" || { echo "FAIL $name: run"; fail=1; continue; }
+  "$N" run "$w" $set_rows $path $shared --json -q --out "$T/$name" --save-outputs > "$T/$name.json" || { echo "FAIL $name: run"; fail=1; continue; }
   /usr/bin/python3 - "$T/$name-rtl.json" "$T/$name.json" "$T/$name-rtl" "$T/$name" <<'PY' || { echo "FAIL $name"; fail=1; }
 import json, sys, filecmp
 a, b = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
@@ -44,5 +47,6 @@ expect2 "--rtl with --no-numerics" "$N" run "$W" --rtl --no-numerics
 expect2 "--rtl on an fp32 arch" "$N" run "$W" --arch "$S/workloads/arch/asic-fp32.yaml" --rtl
 expect2 "--rtl on other formats" "$N" run "$W" --rtl --set arch.formats.mean.bits=30
 expect2 "--rtl without a timing model" "$N" run "$W" --arch "$S/workloads/arch/fixed16.yaml" --rtl
+expect2 "--rtl on merge units the RTL was not built with" "$N" run "$W" --rtl --set arch.merge.units=2
 expect2 "--rtl with a latency below the pipeline's" "$N" run "$W" --rtl --set arch.asic.latency.rsqrt_cycles=3
 exit $fail
