@@ -1,5 +1,7 @@
 #include "sim/report/asic_report.hpp"
 
+#include "sim/report/text_format.hpp"
+
 #include <algorithm>
 #include <cstdio>
 #include <sstream>
@@ -192,21 +194,43 @@ std::string asic_summary_table(const asic::AsicResult& r, const json& j) {
   return o.str();
 }
 
-std::string compare_table(const std::vector<json>& reps) {
+std::string compare_table(const json& all) {
   std::ostringstream o;
-  if (reps.empty()) return "";
-  const auto& w = reps[0]["workload"];
-  o << "normsim compare: " << w["name"].get<std::string>() << " (" << w["rows"] << " rows x " << w["hidden"] << "), arch "
-    << reps[0]["arch"]["name"].get<std::string>() << "\n\n";
-  char b[512];
-  std::snprintf(b, sizeof b, "%-15s %12s %10s %14s %14s %9s %10s %14s %10s %10s %10s %10s %11s\n", "path", "cycles",
-                "time_us", "dram_rd_bytes", "dram_wr_bytes", "dram_GB/s", "sram_KiB", "sram_rw_bytes", "sram_mm2",
+  const json& reps = all["paths"];
+  const json* first = nullptr;
+  for (const auto& r : reps)
+    if (!r.contains("infeasible")) first = &r;
+  const std::string mode = all.value("mode", "configured");
+  o << "normsim compare";
+  if (first) {
+    const auto& w = (*first)["workload"];
+    o << ": " << w["name"].get<std::string>() << " (" << w["rows"] << " rows x " << w["hidden"] << "), arch "
+      << (*first)["arch"]["name"].get<std::string>();
+  }
+  if (mode == "sram_budget")
+    o << ", at an SRAM budget of " << all["sram_budget_bytes"].get<int64_t>() << " B (each path's fewest cycles that fit)";
+  else if (mode == "target_cycles")
+    o << ", at a target of " << num(all["target_cycles"].get<double>(), "%.0f") << " cycles (each path's smallest SRAM that meets it)";
+  else
+    o << ", each path as the arch configures it";
+  o << "\n\n";
+  char b[640];
+  std::snprintf(b, sizeof b, "%-15s %6s %6s %12s %10s %14s %14s %9s %10s %14s %10s %10s %10s %10s %11s\n", "path", "rows", "f",
+                "cycles", "time_us", "dram_rd_bytes", "dram_wr_bytes", "dram_GB/s", "sram_KiB", "sram_rw_bytes", "sram_mm2",
                 "logic_mm2", "total_mm2", "energy_uJ", "rel_l2_err");
   o << b;
   for (const auto& r : reps) {
+    if (r.contains("infeasible")) {
+      o << strprintf("%-15s infeasible: %s\n", r["path"].get<std::string>().c_str(), r["infeasible"].get<std::string>().c_str());
+      continue;
+    }
     const double err = r.contains("numerics") && !r["numerics"]["rel_l2_error"].is_null() ? r["numerics"]["rel_l2_error"].get<double>() : -1;
-    std::snprintf(b, sizeof b, "%-15s %12.0f %10.2f %14llu %14llu %9.1f %10.1f %14llu %10.4f %10.4f %10.4f %10.2f %11s\n",
-                  r["path"].get<std::string>().c_str(), r["timing"]["cycles"].get<double>(), r["timing"]["time_us"].get<double>(),
+    const auto& asic = r["arch"]["asic"];
+    const bool partial = r["path"] == "partial-replay";
+    std::snprintf(b, sizeof b, "%-15s %6d %6s %12.0f %10.2f %14llu %14llu %9.1f %10.1f %14llu %10.4f %10.4f %10.4f %10.2f %11s\n",
+                  r["path"].get<std::string>().c_str(), asic["rows_in_flight"].get<int>(),
+                  partial ? num(asic["replay_fraction"].get<double>(), "%.4g").c_str() : "-", r["timing"]["cycles"].get<double>(),
+                  r["timing"]["time_us"].get<double>(),
                   static_cast<unsigned long long>(r["traffic"]["dram_bytes_read"].get<uint64_t>()),
                   static_cast<unsigned long long>(r["traffic"]["dram_bytes_written"].get<uint64_t>()),
                   r["traffic"]["dram_gbps"].get<double>(), r["area"]["sram_required_bytes"].get<double>() / 1024,

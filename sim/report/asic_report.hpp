@@ -20,7 +20,8 @@ nlohmann::json area_json(const core::DatapathConfig& dp, const config::AsicConfi
 
 nlohmann::json asic_report_json(const asic::AsicResult& r);
 std::string asic_summary_table(const asic::AsicResult& r, const nlohmann::json& report);
-/// One row per path from `compare`'s per-path reports.
-std::string compare_table(const std::vector<nlohmann::json>& reports);
+/// One row per path from `compare`'s JSON ({"mode", "paths": [report or
+/// {"path", "infeasible"}]}): a path that cannot be built gives its reason.
+std::string compare_table(const nlohmann::json& comparison);
 
 }  // namespace normsim::report

@@ -304,5 +304,35 @@ assert s["area"]["datapath_mm2"] < 0.6 * d["area"]["datapath_mm2"]
 assert s["timing"]["cycles"] >= d["timing"]["cycles"]
 PY
 
+# compare: a path that cannot be built is a row with its reason (exit 0); at an
+# SRAM budget every design fits it; at a target every design meets it.
+"$N" compare "$W/long-row.yaml" --arch "$AD" --no-numerics -q >"$T/lr.txt" || bad "compare with infeasible paths exits non-zero"
+grep -qE '^sram-replay +infeasible: .*needs at least 1310720 B' "$T/lr.txt" && grep -qE '^dram-reread +[0-9]' "$T/lr.txt" && ok || bad "infeasible row: $(cat "$T/lr.txt")"
+"$N" compare "$W/long-row.yaml" --arch "$AD" --sram-budget 1048576 --no-numerics --json -q >"$T/budget.json" || bad "compare --sram-budget"
+"$N" compare "$W/llama2-7b.yaml" --arch "$AD" --set workload.seq=256 --target-cycles 70000 --no-numerics --json -q >"$T/target.json" || bad "compare --target-cycles"
+/usr/bin/python3 - "$T/budget.json" "$T/target.json" <<'PY' && ok || bad "compare at a budget / target"
+import json, sys
+b, t = (json.load(open(f)) for f in sys.argv[1:])
+assert b["mode"] == "sram_budget" and b["sram_budget_bytes"] == 1048576
+assert [p["path"] for p in b["paths"]] == ["sram-replay", "dram-reread", "partial-replay"]
+for p in b["paths"]:
+    assert "infeasible" not in p, p
+    assert p["area"]["sram_required_bytes"] <= 1048576 and p["fit"]["sram_required_bytes"] == p["area"]["sram_required_bytes"]
+    assert p["arch"]["asic"]["rows_in_flight"] == p["fit"]["rows_in_flight"]
+    assert p["traffic"]["dram_bytes_read"] == p["traffic"]["expected_dram_bytes_read"]
+# more SRAM replayed, less DRAM read
+rd = {p["path"]: p["traffic"]["dram_bytes_read"] for p in b["paths"]}
+assert rd["sram-replay"] < rd["partial-replay"] < rd["dram-reread"], rd
+assert t["mode"] == "target_cycles" and t["target_cycles"] == 70000
+for p in t["paths"]:
+    if "infeasible" in p:
+        assert "the target is 70000" in p["infeasible"], p
+        continue
+    assert p["timing"]["cycles"] <= 70000, p["timing"]["cycles"]
+    assert p["area"]["sram_required_bytes"] == p["arch"]["asic"]["sram"]["capacity_bytes"]
+assert any("infeasible" not in p for p in t["paths"])
+PY
+expect_exit 2 "allowed: one of them" -- compare --sram-budget 4096 --target-cycles 100 -q
+
 echo "$passes passed, $fails failed"
 [ "$fails" = 0 ]

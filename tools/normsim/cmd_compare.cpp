@@ -1,12 +1,17 @@
 // `normsim compare`: every input path of the ASIC model (SRAM replay, DRAM
-// re-read, partial replay) on one workload, each in its own process, in
-// one table.
+// re-read, partial replay) on one workload, each in its own process, in one
+// table -- as the arch configures them, at one SRAM budget (--sram-budget:
+// each path's fastest design that fits), or at one throughput
+// (--target-cycles: each path's smallest SRAM that meets it). A path that
+// cannot be built is a row with its reason, not a failure.
 #include <spdlog/spdlog.h>
 
 #include <iostream>
 
 #include "command.hpp"
 #include "sim/asic/isolated_run.hpp"
+#include "sim/asic/path_fit.hpp"
+#include "sim/config/config_error.hpp"
 #include "sim/report/asic_report.hpp"
 
 namespace normsim::cli {
@@ -18,30 +23,87 @@ struct CompareArgs {
   AsicFlags asic;
   std::string out_dir;
   bool json = false;
+  int64_t sram_budget = 0;
+  double target_cycles = 0;
 };
+
+constexpr config::InputPath kPaths[] = {config::InputPath::sram_replay, config::InputPath::dram_reread,
+                                        config::InputPath::partial_replay};
+
+// The report of `arch` on one path, in a child process; rc != 0 when it failed.
+int report_of(const config::Workload& w, const config::Arch& arch, const asic::AsicOptions& o, nlohmann::json& out) {
+  std::string text;
+  const std::string what = "compare (" + std::string(config::to_string(*o.path)) + ")";
+  if (int rc = asic::run_isolated([&] { return report::asic_report_json(asic::run_asic(w, arch, o)).dump(); }, what, text))
+    return rc;
+  out = nlohmann::json::parse(text);
+  return 0;
+}
 
 int compare(const CompareArgs& a) {
   const auto [w, arch] = load_inputs(a.in);
-  std::vector<nlohmann::json> reports;
-  for (auto path : {config::InputPath::sram_replay, config::InputPath::dram_reread, config::InputPath::partial_replay}) {
-    asic::AsicOptions o = asic_options(a.asic);
-    o.path = path;
-    (void)asic::resolve_asic_config(w, arch, o);  // exit 2 in the parent, with the path's reason
+  if (a.sram_budget && a.target_cycles)
+    throw config::ConfigError("compare: --sram-budget and --target-cycles ask different questions (allowed: one of them)");
+  const asic::AsicOptions base = asic_options(a.asic);
+  if (!arch.asic) (void)asic::resolve_asic_config(w, arch, {});  // exit 2: no timing model to compare
+  const std::string mode = a.sram_budget ? "sram_budget" : a.target_cycles ? "target_cycles" : "configured";
+  nlohmann::json all = {{"mode", mode}, {"paths", nlohmann::json::array()}};
+  if (a.sram_budget) all["sram_budget_bytes"] = a.sram_budget;
+  if (a.target_cycles) all["target_cycles"] = a.target_cycles;
+  // A candidate's child failed: it has said why on stderr; its exit code is ours.
+  struct ChildFailed {
+    int rc;
+  };
+  for (auto path : kPaths) {
     const std::string name(config::to_string(path));
-    std::string text;
-    if (int rc = asic::run_isolated([&] { return report::asic_report_json(asic::run_asic(w, arch, o)).dump(); },
-                                    "compare (" + name + ")", text))
-      return rc;
-    reports.push_back(nlohmann::json::parse(text));
+    asic::AsicOptions o = base;
+    o.path = path;
+    // The design this path is compared at.
+    asic::PathFit fit;
+    if (mode == "configured") {
+      fit.path = path;
+      fit.arch = arch;
+      try {
+        (void)asic::resolve_asic_config(w, arch, o);
+        fit.feasible = true;
+      } catch (const config::ConfigError& e) {
+        fit.reason = e.what();
+      }
+    } else {
+      asic::AsicOptions timing = o;
+      timing.numerics = false;
+      timing.keep_outputs = false;
+      const asic::CyclesOf cycles_of = [&](const config::Arch& c) {
+        nlohmann::json r;
+        if (int rc = report_of(w, c, timing, r)) throw ChildFailed{rc};
+        return r["timing"]["cycles"].get<double>();
+      };
+      try {
+        fit = a.sram_budget ? asic::fit_sram_budget(w, arch, path, static_cast<uint64_t>(a.sram_budget), cycles_of)
+                            : asic::fit_target_cycles(w, arch, path, a.target_cycles, cycles_of);
+      } catch (const ChildFailed& f) {
+        return f.rc;
+      }
+      spdlog::info("compare: {}: {} candidates", name, fit.candidates_run);
+    }
+    if (!fit.feasible) {
+      all["paths"].push_back({{"path", name}, {"infeasible", fit.reason}});
+      continue;
+    }
+    nlohmann::json r;
+    if (int rc = report_of(w, fit.arch, o, r)) return rc;
+    if (mode != "configured")
+      r["fit"] = {{"rows_in_flight", fit.rows_in_flight}, {"replay_fraction", fit.replay_fraction},
+                  {"sram_required_bytes", fit.sram_bytes}, {"candidates_run", fit.candidates_run}};
+    all["paths"].push_back(r);
     spdlog::info("compare: {} done", name);
   }
-  const nlohmann::json all = {{"paths", reports}};
   if (!a.out_dir.empty()) {
     write_report_file(a.out_dir, "compare.json", all.dump(2) + "\n");
-    write_report_file(a.out_dir, "compare.txt", report::compare_table(reports));
+    write_report_file(a.out_dir, "compare.txt", report::compare_table(all));
   }
   if (a.json) std::cout << all.dump() << "\n";
-  else std::cout << report::compare_table(reports);
+  else std::cout << report::compare_table(all);
   return kExitOk;
 }
 
@@ -54,8 +116,15 @@ Command add_compare(CLI::App& app) {
   c->add_option("workload", a->in.workload, "workload YAML (default: the embedded one)");
   c->add_option("--arch", a->in.arch, "architecture YAML with an asic section (default: the embedded one)");
   c->add_option("--set", a->in.sets, "override a key (repeatable)");
+  c->add_option("--sram-budget", a->sram_budget,
+                "compare at this SRAM (bytes): each path with the rows in flight (and replay fraction) that fit it in the "
+                "fewest cycles")
+      ->check(CLI::Range(int64_t(1), int64_t(1) << 40));
+  c->add_option("--target-cycles", a->target_cycles,
+                "compare at this throughput: each path with the smallest SRAM that finishes in at most this many cycles")
+      ->check(CLI::Range(1.0, 1e18));
   c->add_option("--out", a->out_dir, "directory for compare.json and compare.txt");
-  c->add_flag("--json", a->json, "print {\"paths\": [report, ...]} on stdout");
+  c->add_flag("--json", a->json, "print {\"mode\", \"paths\": [report or {path, infeasible}, ...]} on stdout");
   c->add_flag("--no-numerics", a->asic.no_numerics, "timing only");
   return {c, [a] { return compare(*a); }};
 }
