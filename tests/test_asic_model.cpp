@@ -3,6 +3,7 @@
 // need two simulations go through the CLI.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
@@ -206,4 +207,132 @@ TEST(AsicModel, SramTooSmallNamesTheMinimumCapacity) {
   EXPECT_NO_THROW(asic::resolve_asic_config(workload("llama2-7b", 4), a, o));
   a.asic->sram.capacity_bytes = 8192 + 12288 - 1;
   EXPECT_THROW(asic::resolve_asic_config(workload("llama2-7b", 4), a, o), config::ConfigError);
+}
+
+// --- Hand-computed cases (docs/ASIC.md, "Cycles the docs define") -----------
+// C = 64, L = 4, fp32 in and out, LayerNorm, gamma and beta s16.13 (2 B
+// each), the default arch's latencies: welford 4, merge 3 a level, RSQRT 12,
+// normalise 4, DRAM latency 200, SRAM replay.
+namespace {
+config::Workload c64(int64_t rows) {
+  auto w = workload("gpt2-small", rows);
+  w.hidden = 64;
+  return w;
+}
+config::Arch c64_arch(double peak_bytes_per_cycle, int rows_in_flight) {
+  auto a = arch();
+  a.lanes = 4;
+  a.asic->dram.peak_bytes_per_cycle = peak_bytes_per_cycle;
+  a.asic->rows_in_flight = rows_in_flight;
+  return a;
+}
+asic::AsicResult run_timing(const config::Workload& w, const config::Arch& a) {
+  asic::AsicOptions o;
+  o.numerics = false;
+  return asic::run_asic(w, a, o);
+}
+// One row through an idle machine:
+//   Lat + P/B (gamma, beta first) + max(C/L, X/B) (lanes on the streaming row)
+//   + W + merge latency + R (statistics) + C/L (normalise) + Nz + Lat + Y/B (y written)
+double one_row_cycles(double B, int merge_cycles) {
+  const double Lat = 200, P = 256, X = 256, Y = 256, C_L = 16;
+  return Lat + P / B + std::max(C_L, X / B) + 4 + merge_cycles + 12 + C_L + 4 + Lat + Y / B;
+}
+}  // namespace
+
+TEST(AsicHandComputed, OneRowLatencyBound) {
+  const auto r = run_timing(c64(1), c64_arch(64, 1));
+  EXPECT_EQ(r.dram_bytes_read, 64u * 4 + 256);   // x + gamma/beta
+  EXPECT_EQ(r.dram_bytes_written, 64u * 4 + 8);  // y + mean, rstd
+  EXPECT_EQ(r.sram_bytes_written, 64u * 4 + 256);
+  EXPECT_EQ(r.sram_bytes_read, 64u * 4 + 256);
+  EXPECT_EQ(r.first_stats_cycle, 200 + 4 + 16 + 4 + 2 * 3 + 12);
+  EXPECT_EQ(r.cycles, one_row_cycles(64, 2 * 3));  // 466
+  EXPECT_EQ(r.cycles, 466);
+}
+
+TEST(AsicHandComputed, OneRowBandwidthBound) {
+  // 4 B a cycle: each 256-byte transfer takes 64 cycles, longer than the lanes' 16.
+  const auto r = run_timing(c64(1), c64_arch(4, 1));
+  EXPECT_EQ(r.dram_bytes_read, 512u);
+  EXPECT_EQ(r.dram_bytes_written, 264u);
+  EXPECT_EQ(r.first_stats_cycle, 200 + 64 + 64 + 4 + 6 + 12);
+  EXPECT_EQ(r.cycles, one_row_cycles(4, 6));  // 634
+}
+
+TEST(AsicHandComputed, OneRowOnASharedMergeUnit) {
+  auto a = c64_arch(64, 1);
+  a.merge.units = 1;  // levels of 2 and 1 merges: (2 - 1 + 3) + (1 - 1 + 3) = 7
+  const auto r = run_timing(c64(1), a);
+  EXPECT_EQ(r.cycles, one_row_cycles(64, 7));  // 467
+}
+
+TEST(AsicHandComputed, SixtyFourRowsBandwidthBound) {
+  const auto r = run_timing(c64(64), c64_arch(4, 4));
+  const uint64_t N = 64, C = 64;
+  EXPECT_EQ(r.dram_bytes_read, N * C * 4 + 256);
+  EXPECT_EQ(r.dram_bytes_written, N * C * 4 + N * 8);
+  EXPECT_EQ(r.sram_bytes_written, N * C * 4 + 256);
+  EXPECT_EQ(r.sram_bytes_read, N * C * 4 + N * 256);  // gamma and beta read every row
+  // The port moves every byte at 4 B a cycle: its busy cycles are the bound, exactly.
+  const double port = static_cast<double>(r.dram_bytes_read + r.dram_bytes_written) / 4;
+  EXPECT_EQ(r.expected.lower_bound_cycles, port);  // 8384
+  double busy = -1;
+  for (const auto& u : r.unit_stats)
+    if (u.unit == "dram")
+      for (const auto& s : u.stats)
+        if (s.name == "busy_cycles") busy = s.value;
+  EXPECT_EQ(busy, port);
+  // Bandwidth-bound: above the bound by at most the first request's latency,
+  // the last write's and one row's pipeline.
+  EXPECT_GE(r.cycles, port);
+  EXPECT_LE(r.cycles, port + 2 * 200 + (4 + 6 + 12 + 16 + 4));
+}
+
+TEST(AsicHandComputed, SixtyFourRowsLatencyBound) {
+  // One row in flight: every row's read waits a whole DRAM latency.
+  const auto r = run_timing(c64(64), c64_arch(64, 1));
+  EXPECT_EQ(r.dram_bytes_read, 64u * 64 * 4 + 256);
+  double latency_stall = 0;
+  for (const auto& u : r.unit_stats)
+    for (const auto& s : u.stats)
+      if (s.name == "stall_cycles.dram_latency") latency_stall += s.value;
+  EXPECT_EQ(latency_stall, 64 * 200.0);
+  EXPECT_GT(r.cycles, 64 * (200 + 16.0));
+}
+
+TEST(AsicHandComputed, AOneUnitMergeBindsShortRows) {
+  // C = 16 on 16 lanes: a row holds the lanes 1 cycle and one merge unit
+  // 24 (its latency (8-1+3) + (4-1+3) + (2-1+3) + 3 = 23, and the capture).
+  auto w = c64(256);
+  w.hidden = 16;
+  auto a = arch();
+  a.merge.units = 1;
+  a.asic->rows_in_flight = 256;  // the DRAM's latency hidden
+  const auto r = run_timing(w, a);
+  EXPECT_EQ(r.expected.lower_bound_cycles, 256 * 24.0);
+  EXPECT_GE(r.cycles, r.expected.lower_bound_cycles);
+  EXPECT_LE(r.cycles, r.expected.lower_bound_cycles + 2 * 200 + 64);
+  double merge_wait = -1;
+  for (const auto& u : r.unit_stats)
+    if (u.unit == "welford_lanes")
+      for (const auto& s : u.stats)
+        if (s.name == "stall_cycles.merge_unit") merge_wait = s.value;
+  EXPECT_EQ(merge_wait, 255 * (24.0 - 1));  // every row after the first waits out the one before
+}
+
+TEST(AsicModel, StallsByCauseDoNotFollowTheTransactionSize) {
+  // transaction_elems is the model's granularity, not hardware: at 4096- and
+  // 256-element transactions every stall cause agrees within 2% of the cycles.
+  for (const char* path : {"sram-replay", "dram-reread", "partial-replay"})
+    for (const char* w : {"long-row", "llama2-7b"}) {
+      const std::string args = "run " + src() + "/workloads/" + w + ".yaml --arch " + src() +
+                               "/workloads/arch/asic-default.yaml --set arch.asic.sram.capacity_bytes=2000000 --no-numerics --path " +
+                               path + " --set arch.asic.transaction_elems=";
+      const json big = cli(args + "4096")["timing"], small = cli(args + "256")["timing"];
+      const double cycles = big["cycles"];
+      EXPECT_NEAR(small["cycles"].get<double>(), cycles, 0.02 * cycles) << w << " " << path;
+      for (const auto& [cause, v] : big["stall_cycles"].items())
+        EXPECT_NEAR(small["stall_cycles"][cause].get<double>(), v.get<double>(), 0.02 * cycles) << w << " " << path << " " << cause;
+    }
 }
