@@ -181,7 +181,14 @@ std::string asic_summary_table(const asic::AsicResult& r, const json& j) {
   row("area", num(j["area"]["total_mm2"].get<double>()), "mm2 at " + r.cfg.node + " (SRAM " +
                                                              num(j["area"]["sram_mm2"].get<double>()) + ", datapath " +
                                                              num(j["area"]["datapath_mm2"].get<double>()) + ")");
-  row("energy", num(j["energy"]["total_uj"].get<double>()), "uJ (" + num(j["energy"]["pj_per_element"].get<double>()) + " pJ/element)");
+  const auto& e = j["energy"];
+  row("energy", num(e["total_uj"].get<double>()), "uJ (" + num(e["pj_per_element"].get<double>()) + " pJ/element)");
+  row("  DRAM", num(e["dram_uj"].get<double>()), "uJ (" + num(e["dram_pj_per_bit"].get<double>()) + " pJ/bit)");
+  row("  SRAM read / write", num(e["sram_read_uj"].get<double>()) + " / " + num(e["sram_write_uj"].get<double>()),
+      "uJ (" + num(e["sram_read_pj_per_byte"].get<double>(), "%.3g") + " / " + num(e["sram_write_pj_per_byte"].get<double>(), "%.3g") +
+          " pJ/byte, " + num(e["sram_bank_bytes"].get<double>(), "%.0f") + "-byte banks)");
+  row("  datapath", num(e["datapath_uj"].get<double>()), "uJ (x " + num(e["node_energy_factor"].get<double>(), "%.3g") + " from 45 nm, " +
+      num(e["supply_v"].get<double>(), "%.2f") + " V)");
   if (r.rtl)
     row("rtl", std::to_string(r.rtl->rows_checked),
         "rows bit-exact against the verilated pipeline (" + std::to_string(r.rtl->rtl_cycles) +
@@ -215,9 +222,9 @@ std::string compare_table(const json& all) {
     o << ", each path as the arch configures it";
   o << "\n\n";
   char b[640];
-  std::snprintf(b, sizeof b, "%-15s %6s %6s %12s %10s %14s %14s %9s %10s %14s %10s %10s %10s %10s %11s\n", "path", "rows", "f",
-                "cycles", "time_us", "dram_rd_bytes", "dram_wr_bytes", "dram_GB/s", "sram_KiB", "sram_rw_bytes", "sram_mm2",
-                "logic_mm2", "total_mm2", "energy_uJ", "rel_l2_err");
+  std::snprintf(b, sizeof b, "%-15s %6s %6s %12s %10s %14s %14s %9s %10s %14s %10s %10s %10s %10s %9s %9s %11s\n", "path", "rows",
+                "f", "cycles", "time_us", "dram_rd_bytes", "dram_wr_bytes", "dram_GB/s", "sram_KiB", "sram_rw_bytes", "sram_mm2",
+                "logic_mm2", "total_mm2", "energy_uJ", "dram_uJ", "sram_uJ", "rel_l2_err");
   o << b;
   for (const auto& r : reps) {
     if (r.contains("infeasible")) {
@@ -227,7 +234,7 @@ std::string compare_table(const json& all) {
     const double err = r.contains("numerics") && !r["numerics"]["rel_l2_error"].is_null() ? r["numerics"]["rel_l2_error"].get<double>() : -1;
     const auto& asic = r["arch"]["asic"];
     const bool partial = r["path"] == "partial-replay";
-    std::snprintf(b, sizeof b, "%-15s %6d %6s %12.0f %10.2f %14llu %14llu %9.1f %10.1f %14llu %10.4f %10.4f %10.4f %10.2f %11s\n",
+    std::snprintf(b, sizeof b, "%-15s %6d %6s %12.0f %10.2f %14llu %14llu %9.1f %10.1f %14llu %10.4f %10.4f %10.4f %10.2f %9.1f %9.1f %11s\n",
                   r["path"].get<std::string>().c_str(), asic["rows_in_flight"].get<int>(),
                   partial ? num(asic["replay_fraction"].get<double>(), "%.4g").c_str() : "-", r["timing"]["cycles"].get<double>(),
                   r["timing"]["time_us"].get<double>(),
@@ -236,7 +243,8 @@ std::string compare_table(const json& all) {
                   r["traffic"]["dram_gbps"].get<double>(), r["area"]["sram_required_bytes"].get<double>() / 1024,
                   static_cast<unsigned long long>(r["traffic"]["sram_bytes_read"].get<uint64_t>() + r["traffic"]["sram_bytes_written"].get<uint64_t>()),
                   r["area"]["sram_mm2"].get<double>(), r["area"]["datapath_mm2"].get<double>(), r["area"]["total_mm2"].get<double>(),
-                  r["energy"]["total_uj"].get<double>(), err < 0 ? "-" : num(err, "%.3g").c_str());
+                  r["energy"]["total_uj"].get<double>(), r["energy"]["dram_uj"].get<double>(), r["energy"]["sram_uj"].get<double>(),
+                  err < 0 ? "-" : num(err, "%.3g").c_str());
     o << b;
   }
   return o.str();

@@ -21,7 +21,7 @@ std::vector<Column> columns(bool numerics) {
                               {"DRAM_read_bytes", "dram_bytes_read", "traffic", "dram_bytes_read", "%-16.0f"},
                               {"DRAM_written_bytes", "dram_bytes_written", "traffic", "dram_bytes_written", "%-19.0f"},
                               {"DRAM_GB/s", "dram_gbps", "traffic", "dram_gbps", "%-10.2f"},
-                              {"SRAM_bytes", "sram_capacity_bytes", "area", "sram_capacity_bytes", "%-10.0f"},
+                              {"SRAM_req_bytes", "sram_required_bytes", "area", "sram_required_bytes", "%-15.0f"},
                               {"area_mm2", "area_total_mm2", "area", "total_mm2", "%-10.4f"},
                               {"energy_uJ", "energy_total_uj", "energy", "total_uj", "%-10.4g"}};
   if (numerics) {
