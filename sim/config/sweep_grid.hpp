@@ -1,8 +1,21 @@
-// A sweep's grid: axes of KEY=V1,V2,... overrides (the Cartesian product of
-// the values), each point a list of --set overrides in axis order.
+// A sweep's design space: axes of overrides, each point a list of --set
+// overrides in axis order.
+//
+//   grid  KEY=V1,V2,...                 one key, its values
+//   zip   K1=A1,A2,..., K2=B1,B2,...    keys whose values go together (same count)
+//   an axis "... if KEY=V1,V2"          applies only at points where an earlier
+//                                       axis's KEY has one of those values
+//
+// The points are the product of the axes, the last fastest; a conditional
+// axis multiplies only the points where it applies (a replay-fraction axis
+// adds no duplicates of the other paths). A study file (YAML) holds the same
+// axes, plus the workload, arch, fixed overrides and objectives.
 #pragma once
 
+#include <nlohmann/json.hpp>
+
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -10,22 +23,47 @@
 namespace normsim::config {
 
 struct GridAxis {
-  std::string key;                  ///< workload.* or arch.*
-  std::vector<std::string> values;  ///< as given (YAML text)
+  std::vector<std::string> keys;                 ///< workload.* or arch.*; several for a zip
+  std::vector<std::vector<std::string>> values;  ///< values[i][k]: the i-th value of keys[k] (YAML text)
+  std::string if_key;                            ///< empty: always applies
+  std::vector<std::string> if_values;
+  std::string source;                            ///< for messages: "--grid '...'" or "study.yaml:12"
 };
+
+using GridPoint = std::vector<std::pair<std::string, std::string>>;  ///< (key, value) in axis order
 
 struct Grid {
   std::vector<GridAxis> axes;
-  size_t points() const;
-  /// Point p (0-based, the last axis fastest): (key, value) per axis, in axis order.
-  std::vector<std::pair<std::string, std::string>> point(size_t p) const;
+  /// Every key of every axis, in axis order (a point may lack a conditional one).
+  std::vector<std::string> keys() const;
+  /// All points, in order.
+  std::vector<GridPoint> points() const;
 };
 
 inline constexpr size_t kMaxGridPoints = 1000000;
 
-/// Parses `--grid` arguments; ConfigError (exit 2) naming the argument and
-/// what is allowed for a malformed one, a gpu key, or more than
-/// kMaxGridPoints points.
-Grid parse_grid(const std::vector<std::string>& args);
+/// Adds a `--grid KEY=V1,V2[ if KEY2=A,B]` axis; ConfigError (exit 2) naming
+/// the argument and what is allowed when malformed.
+void add_grid_axis(Grid& g, const std::string& arg);
+/// Adds a `--zip K1=A1,A2,K2=B1,B2[ if ...]` axis.
+void add_zip_axis(Grid& g, const std::string& arg);
+/// The checks over all axes: a key in one axis only, an `if` on an earlier
+/// axis's key, at most kMaxGridPoints points, at least one axis.
+void check_grid(const Grid& g);
+
+/// A study file: the axes and what else a sweep needs.
+struct Study {
+  std::string workload, arch;          ///< paths, relative to the file; empty: not given
+  std::vector<std::string> sets;       ///< overrides for every point (KEY=VALUE)
+  std::vector<std::string> objectives; ///< Pareto objectives
+  Grid grid;
+};
+/// Reads a study YAML: `workload:`, `arch:`, `set: {KEY: VALUE}`,
+/// `objectives: [..]`, `axes: [{grid: {KEY: [V..]}} | {zip: {K1: [..], K2: [..]}}, with an
+/// optional `if: {KEY: [V..]}`]`. ConfigError naming file:line and the key.
+Study load_study(const std::string& path);
+
+/// A grid value as JSON: an integer, a number, a bool, or the text.
+nlohmann::json typed_value(const std::string& text);
 
 }  // namespace normsim::config

@@ -165,30 +165,36 @@ std::string asic_summary_table(const asic::AsicResult& r, const json& j) {
     std::snprintf(b, sizeof b, "  %-30s %16s  %s\n", k.c_str(), v.c_str(), unit.c_str());
     o << b;
   };
+  // The report's own names (as in its JSON, compare and sweep), the unit their suffix.
   const auto& t = j["timing"];
-  row("cycles", num(r.cycles, "%.0f"), "cycles");
-  row("time", num(r.time_us()), "us");
-  row("lower bound", num(r.expected.lower_bound_cycles, "%.0f"), "cycles (max(DRAM bytes / sustained B/cycle, N max(C/L, merge occupancy)))");
-  row("cycles / lower bound", num(t["cycles_over_lower_bound"].get<double>(), "%.4f"), "");
-  for (const auto& [k, v] : t["stall_cycles"].items()) row("stall: " + k, num(v.get<double>(), "%.0f"), "cycles");
-  row("DRAM bytes read", std::to_string(r.dram_bytes_read), "bytes (expected " + std::to_string(r.expected.dram_bytes_read) + ")");
-  row("DRAM bytes written", std::to_string(r.dram_bytes_written), "bytes (expected " + std::to_string(r.expected.dram_bytes_written) + ")");
-  row("DRAM bandwidth", num(r.dram_gbps()), "GB/s");
-  row("SRAM bytes read / written", std::to_string(r.sram_bytes_read) + " / " + std::to_string(r.sram_bytes_written), "bytes");
-  row("SRAM peak occupancy", std::to_string(r.sram_peak_bytes), "bytes");
-  row("utilization lanes / normalize", num(t["utilization"]["welford_lanes"].get<double>(), "%.3f") + " / " +
-                                          num(t["utilization"]["normalize"].get<double>(), "%.3f"), "(busy / total cycles)");
-  row("area", num(j["area"]["total_mm2"].get<double>()), "mm2 at " + r.cfg.node + " (SRAM " +
-                                                             num(j["area"]["sram_mm2"].get<double>()) + ", datapath " +
-                                                             num(j["area"]["datapath_mm2"].get<double>()) + ")");
+  const auto& tr = j["traffic"];
+  row("cycles", num(r.cycles, "%.0f"), "");
+  row("time_us", num(r.time_us()), "");
+  row("lower_bound_cycles", num(r.expected.lower_bound_cycles, "%.0f"),
+      "max(DRAM bytes / sustained bytes a cycle, N max(C/L, merge occupancy))");
+  row("cycles_over_lower_bound", num(t["cycles_over_lower_bound"].get<double>(), "%.4f"), "");
+  for (const auto& [k, v] : t["stall_cycles"].items()) row("stall_cycles." + k, num(v.get<double>(), "%.0f"), "");
+  row("dram_bytes_read", std::to_string(r.dram_bytes_read), "expected " + std::to_string(r.expected.dram_bytes_read));
+  row("dram_bytes_written", std::to_string(r.dram_bytes_written), "expected " + std::to_string(r.expected.dram_bytes_written));
+  row("dram_gbps", num(r.dram_gbps()), "");
+  row("sram_bytes_read", std::to_string(r.sram_bytes_read), "");
+  row("sram_bytes_written", std::to_string(r.sram_bytes_written), "");
+  row("sram_peak_occupancy_bytes", std::to_string(tr["sram_peak_occupancy_bytes"].get<uint64_t>()), "");
+  for (const char* u : {"welford_lanes", "normalize"})
+    row(std::string("utilization.") + u, num(t["utilization"][u].get<double>(), "%.3f"), "busy / total cycles");
+  const auto& ar = j["area"];
+  row("total_mm2", num(ar["total_mm2"].get<double>()), "at " + r.cfg.node + ", of it:");
+  row("  sram_mm2", num(ar["sram_mm2"].get<double>()), num(ar["sram_required_bytes"].get<double>(), "%.0f") + " bytes required");
+  row("  datapath_mm2", num(ar["datapath_mm2"].get<double>()), "");
   const auto& e = j["energy"];
-  row("energy", num(e["total_uj"].get<double>()), "uJ (" + num(e["pj_per_element"].get<double>()) + " pJ/element)");
-  row("  DRAM", num(e["dram_uj"].get<double>()), "uJ (" + num(e["dram_pj_per_bit"].get<double>()) + " pJ/bit)");
-  row("  SRAM read / write", num(e["sram_read_uj"].get<double>()) + " / " + num(e["sram_write_uj"].get<double>()),
-      "uJ (" + num(e["sram_read_pj_per_byte"].get<double>(), "%.3g") + " / " + num(e["sram_write_pj_per_byte"].get<double>(), "%.3g") +
-          " pJ/byte, " + num(e["sram_bank_bytes"].get<double>(), "%.0f") + "-byte banks)");
-  row("  datapath", num(e["datapath_uj"].get<double>()), "uJ (x " + num(e["node_energy_factor"].get<double>(), "%.3g") + " from 45 nm, " +
-      num(e["supply_v"].get<double>(), "%.2f") + " V)");
+  row("total_uj", num(e["total_uj"].get<double>()), num(e["pj_per_element"].get<double>()) + " pJ/element, of it:");
+  row("  dram_uj", num(e["dram_uj"].get<double>()), num(e["dram_pj_per_bit"].get<double>()) + " pJ/bit");
+  row("  sram_read_uj", num(e["sram_read_uj"].get<double>()),
+      num(e["sram_read_pj_per_byte"].get<double>(), "%.3g") + " pJ/byte, " + num(e["sram_bank_bytes"].get<double>(), "%.0f") +
+          "-byte banks");
+  row("  sram_write_uj", num(e["sram_write_uj"].get<double>()), num(e["sram_write_pj_per_byte"].get<double>(), "%.3g") + " pJ/byte");
+  row("  datapath_uj", num(e["datapath_uj"].get<double>()),
+      "x " + num(e["node_energy_factor"].get<double>(), "%.3g") + " from 45 nm, " + num(e["supply_v"].get<double>(), "%.2f") + " V");
   if (r.rtl)
     row("rtl", std::to_string(r.rtl->rows_checked),
         "rows bit-exact against the verilated pipeline (" + std::to_string(r.rtl->rtl_cycles) +
@@ -222,9 +228,10 @@ std::string compare_table(const json& all) {
     o << ", each path as the arch configures it";
   o << "\n\n";
   char b[640];
-  std::snprintf(b, sizeof b, "%-15s %6s %6s %12s %10s %14s %14s %9s %10s %14s %10s %10s %10s %10s %9s %9s %11s\n", "path", "rows",
-                "f", "cycles", "time_us", "dram_rd_bytes", "dram_wr_bytes", "dram_GB/s", "sram_KiB", "sram_rw_bytes", "sram_mm2",
-                "logic_mm2", "total_mm2", "energy_uJ", "dram_uJ", "sram_uJ", "rel_l2_err");
+  // The report's own names, as in run's JSON and sweep.
+  std::snprintf(b, sizeof b, "%-15s %14s %15s %11s %10s %15s %18s %9s %19s %9s %12s %9s %9s %9s %9s %12s\n", "path",
+                "rows_in_flight", "replay_fraction", "cycles", "time_us", "dram_bytes_read", "dram_bytes_written", "dram_gbps",
+                "sram_required_bytes", "sram_mm2", "datapath_mm2", "total_mm2", "total_uj", "dram_uj", "sram_uj", "rel_l2_error");
   o << b;
   for (const auto& r : reps) {
     if (r.contains("infeasible")) {
@@ -234,14 +241,13 @@ std::string compare_table(const json& all) {
     const double err = r.contains("numerics") && !r["numerics"]["rel_l2_error"].is_null() ? r["numerics"]["rel_l2_error"].get<double>() : -1;
     const auto& asic = r["arch"]["asic"];
     const bool partial = r["path"] == "partial-replay";
-    std::snprintf(b, sizeof b, "%-15s %6d %6s %12.0f %10.2f %14llu %14llu %9.1f %10.1f %14llu %10.4f %10.4f %10.4f %10.2f %9.1f %9.1f %11s\n",
+    std::snprintf(b, sizeof b, "%-15s %14d %15s %11.0f %10.2f %15llu %18llu %9.1f %19.0f %9.4f %12.4f %9.4f %9.1f %9.1f %9.1f %12s\n",
                   r["path"].get<std::string>().c_str(), asic["rows_in_flight"].get<int>(),
                   partial ? num(asic["replay_fraction"].get<double>(), "%.4g").c_str() : "-", r["timing"]["cycles"].get<double>(),
                   r["timing"]["time_us"].get<double>(),
                   static_cast<unsigned long long>(r["traffic"]["dram_bytes_read"].get<uint64_t>()),
                   static_cast<unsigned long long>(r["traffic"]["dram_bytes_written"].get<uint64_t>()),
-                  r["traffic"]["dram_gbps"].get<double>(), r["area"]["sram_required_bytes"].get<double>() / 1024,
-                  static_cast<unsigned long long>(r["traffic"]["sram_bytes_read"].get<uint64_t>() + r["traffic"]["sram_bytes_written"].get<uint64_t>()),
+                  r["traffic"]["dram_gbps"].get<double>(), r["area"]["sram_required_bytes"].get<double>(),
                   r["area"]["sram_mm2"].get<double>(), r["area"]["datapath_mm2"].get<double>(), r["area"]["total_mm2"].get<double>(),
                   r["energy"]["total_uj"].get<double>(), r["energy"]["dram_uj"].get<double>(), r["energy"]["sram_uj"].get<double>(),
                   err < 0 ? "-" : num(err, "%.3g").c_str());

@@ -1,80 +1,225 @@
 #include "sim/report/sweep_report.hpp"
 
+#include <algorithm>
 #include <cstdio>
-#include <cstdlib>
+#include <map>
+#include <numeric>
+
+#include "sim/config/config_error.hpp"
 
 namespace normsim::report {
 
 namespace {
+using nlohmann::json;
 
-struct Column {
-  const char* table;  // table heading
-  const char* csv;    // CSV heading
-  const char* group;  // report section
-  const char* key;
-  const char* format;
+// The scalar figures, section by section, in the order the columns show them.
+struct Field {
+  const char* section;
+  const char* name;
 };
+constexpr Field kFields[] = {
+    {"timing", "cycles"},          {"timing", "time_us"},
+    {"timing", "lower_bound_cycles"}, {"timing", "cycles_over_lower_bound"},
+    {"traffic", "dram_bytes_read"}, {"traffic", "dram_bytes_written"},
+    {"traffic", "dram_gbps"},       {"traffic", "sram_bytes_read"},
+    {"traffic", "sram_bytes_written"}, {"area", "sram_required_bytes"},
+    {"area", "sram_capacity_bytes"}, {"area", "sram_mm2"},
+    {"area", "datapath_mm2"},       {"area", "total_mm2"},
+    {"energy", "total_uj"},         {"energy", "dram_uj"},
+    {"energy", "sram_uj"},          {"energy", "datapath_uj"},
+    {"energy", "pj_per_element"}};
+constexpr Field kErrorFields[] = {{"numerics", "rel_l2_error"}, {"numerics", "max_abs_error"},
+                                  {"numerics", "max_ulp_error"}, {"numerics", "rms_error"}};
+const std::map<std::string, std::string> kAliases = {
+    {"area", "total_mm2"}, {"energy", "total_uj"}, {"error", "rel_l2_error"}, {"time", "time_us"}};
 
-std::vector<Column> columns(bool numerics) {
-  std::vector<Column> cols = {{"cycles", "cycles", "timing", "cycles", "%-13.0f"},
-                              {"time_us", "time_us", "timing", "time_us", "%-8.1f"},
-                              {"DRAM_read_bytes", "dram_bytes_read", "traffic", "dram_bytes_read", "%-16.0f"},
-                              {"DRAM_written_bytes", "dram_bytes_written", "traffic", "dram_bytes_written", "%-19.0f"},
-                              {"DRAM_GB/s", "dram_gbps", "traffic", "dram_gbps", "%-10.2f"},
-                              {"SRAM_req_bytes", "sram_required_bytes", "area", "sram_required_bytes", "%-15.0f"},
-                              {"area_mm2", "area_total_mm2", "area", "total_mm2", "%-10.4f"},
-                              {"energy_uJ", "energy_total_uj", "energy", "total_uj", "%-10.4g"}};
-  if (numerics) {
-    cols.push_back({"rel_l2_error", "rel_l2_error", "numerics", "rel_l2_error", "%-12.4g"});
-    cols.push_back({"max_ulp", "max_ulp_error", "numerics", "max_ulp_error", "%-8.4g"});
+// The columns of a sweep: the fields, every stall cause and every unit's
+// utilization the ok points report (sorted by name).
+std::vector<std::string> columns(const json& sweep) {
+  const bool numerics = sweep["study"]["mode"] == "bit-accurate";
+  std::vector<std::string> cols;
+  for (const json& p : sweep["points"]) {
+    if (p["status"] != "ok") continue;
+    for (const auto& [name, v] : sweep_metrics(p["report"], numerics))
+      if (std::find(cols.begin(), cols.end(), name) == cols.end()) cols.push_back(name);
   }
   return cols;
 }
 
-}  // namespace
-
-std::string sweep_table(const std::vector<std::string>& keys, const std::vector<nlohmann::json>& rows, bool numerics) {
-  const std::vector<Column> cols = columns(numerics);
-  std::string table;
-  char b[512];
-  for (const auto& k : keys) {
-    std::snprintf(b, sizeof b, "%-24s ", k.c_str());
-    table += b;
-  }
-  for (const auto& c : cols) {
-    std::snprintf(b, sizeof b, "%-*s ", std::atoi(c.format + 2), c.table);
-    table += b;
-  }
-  table += "\n";
-  for (const auto& r : rows) {
-    for (const auto& k : keys) {
-      std::snprintf(b, sizeof b, "%-24s ", r["point"][k].get<std::string>().c_str());
-      table += b;
-    }
-    for (const auto& c : cols) {
-      std::snprintf(b, sizeof b, c.format, r["report"][c.group][c.key].get<double>());
-      table += b;
-      table += " ";
-    }
-    table += "\n";
-  }
-  return table;
+std::string number(double v) {
+  char b[64];
+  std::snprintf(b, sizeof b, "%.15g", v);  // integers (cycles, bytes) exactly
+  return b;
 }
 
-std::string sweep_csv(const std::vector<std::string>& keys, const std::vector<nlohmann::json>& rows, bool numerics) {
-  const std::vector<Column> cols = columns(numerics);
-  std::string csv;
-  char b[64];
-  for (const auto& k : keys) csv += k + ",";
-  for (size_t c = 0; c < cols.size(); ++c) csv += std::string(cols[c].csv) + (c + 1 < cols.size() ? "," : "\n");
-  for (const auto& r : rows) {
-    for (const auto& k : keys) csv += r["point"][k].get<std::string>() + ",";
-    for (size_t c = 0; c < cols.size(); ++c) {
-      std::snprintf(b, sizeof b, "%.15g", r["report"][cols[c].group][cols[c].key].get<double>());  // integers (cycles, bytes) exactly
-      csv += std::string(b) + (c + 1 < cols.size() ? "," : "\n");
+// A CSV field: quoted when it holds a comma or a quote.
+std::string csv_field(const std::string& s) {
+  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string q = "\"";
+  for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return q + "\"";
+}
+
+std::string value_text(const json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); }
+}  // namespace
+
+std::vector<std::pair<std::string, double>> sweep_metrics(const json& r, bool numerics) {
+  std::vector<std::pair<std::string, double>> m;
+  for (const Field& f : kFields)
+    if (r.contains(f.section) && r[f.section].contains(f.name) && r[f.section][f.name].is_number())
+      m.push_back({f.name, r[f.section][f.name].get<double>()});
+  for (const char* family : {"stall_cycles", "utilization"})
+    if (r.contains("timing") && r["timing"].contains(family))
+      for (const auto& [k, v] : r["timing"][family].items())
+        if (v.is_number()) m.push_back({std::string(family) + "." + k, v.get<double>()});
+  if (numerics && r.contains("numerics"))
+    for (const Field& f : kErrorFields)
+      if (r["numerics"].contains(f.name) && r["numerics"][f.name].is_number())
+        m.push_back({f.name, r["numerics"][f.name].get<double>()});
+  return m;
+}
+
+std::string objective_column(const std::string& name, bool numerics) {
+  const auto alias = kAliases.find(name);
+  const std::string col = alias == kAliases.end() ? name : alias->second;
+  std::vector<std::string> allowed;
+  for (const Field& f : kFields) allowed.push_back(f.name);
+  if (numerics)
+    for (const Field& f : kErrorFields) allowed.push_back(f.name);
+  if (std::find(allowed.begin(), allowed.end(), col) != allowed.end()) return col;
+  std::string list = "area, energy, time" + std::string(numerics ? ", error" : "");
+  for (const auto& a : allowed) list += ", " + a;
+  const bool is_error = std::any_of(std::begin(kErrorFields), std::end(kErrorFields), [&](const Field& f) { return col == f.name; });
+  throw config::ConfigError("sweep: --objectives '" + name + "': " +
+                            (is_error ? "an error objective needs --numerics" : "not a figure of the report") +
+                            " (allowed: " + list + ")");
+}
+
+void mark_pareto(json& sweep) {
+  const auto& objectives = sweep["study"]["objectives"];
+  if (objectives.empty()) return;
+  const bool numerics = sweep["study"]["mode"] == "bit-accurate";
+  std::vector<std::string> cols;
+  for (const auto& o : objectives) cols.push_back(objective_column(o.get<std::string>(), numerics));
+  // Each ok point's objective vector.
+  std::vector<size_t> ok;
+  std::vector<std::vector<double>> v(sweep["points"].size());
+  for (size_t i = 0; i < sweep["points"].size(); ++i) {
+    const json& p = sweep["points"][i];
+    if (p["status"] != "ok") continue;
+    std::map<std::string, double> m;
+    for (const auto& [k, x] : sweep_metrics(p["report"], numerics)) m[k] = x;
+    for (const auto& c : cols) v[i].push_back(m.at(c));
+    ok.push_back(i);
+  }
+  // Sorted lexicographically, a point's dominators all come before it, and a
+  // dominated point's dominator is dominated by one on the front: checking
+  // against the front found so far is enough.
+  std::stable_sort(ok.begin(), ok.end(), [&](size_t a, size_t b) { return v[a] < v[b]; });
+  std::vector<size_t> front;
+  auto dominates = [&](size_t a, size_t b) {
+    bool better = false;
+    for (size_t k = 0; k < cols.size(); ++k) {
+      if (v[a][k] > v[b][k]) return false;
+      better |= v[a][k] < v[b][k];
     }
+    return better;
+  };
+  for (size_t i : ok) {
+    const bool dominated = std::any_of(front.begin(), front.end(), [&](size_t f) { return dominates(f, i); });
+    sweep["points"][i]["pareto"] = !dominated;
+    if (!dominated) front.push_back(i);
+  }
+}
+
+json sweep_json(const std::vector<std::string>& keys, const std::vector<std::string>& objectives, bool numerics,
+                std::vector<json> points) {
+  json s = {{"study", {{"keys", keys}, {"objectives", objectives}, {"mode", numerics ? "bit-accurate" : "timing-only"},
+                       {"points", points.size()}}},
+            {"points", std::move(points)}};
+  mark_pareto(s);
+  return s;
+}
+
+std::string sweep_csv(const json& sweep) {
+  const std::vector<std::string> cols = columns(sweep);
+  const bool pareto = !sweep["study"]["objectives"].empty();
+  std::string csv = "index";
+  for (const auto& k : sweep["study"]["keys"]) csv += "," + csv_field(k.get<std::string>());
+  csv += ",status,reason";
+  if (pareto) csv += ",pareto";
+  for (const auto& c : cols) csv += "," + c;
+  csv += "\n";
+  for (const json& p : sweep["points"]) {
+    csv += std::to_string(p["index"].get<uint64_t>());
+    for (const auto& k : sweep["study"]["keys"])
+      csv += "," + (p["point"].contains(k) ? csv_field(value_text(p["point"][k])) : std::string());
+    csv += "," + p["status"].get<std::string>() + "," + csv_field(p.value("reason", ""));
+    if (pareto) csv += "," + std::string(p.contains("pareto") ? (p["pareto"].get<bool>() ? "true" : "false") : "");
+    std::map<std::string, double> m;
+    if (p["status"] == "ok")
+      for (const auto& [k, x] : sweep_metrics(p["report"], sweep["study"]["mode"] == "bit-accurate")) m[k] = x;
+    for (const auto& c : cols) csv += "," + (m.count(c) ? number(m[c]) : std::string());
+    csv += "\n";
   }
   return csv;
+}
+
+std::string sweep_table(const json& sweep) {
+  const bool numerics = sweep["study"]["mode"] == "bit-accurate";
+  const bool pareto = !sweep["study"]["objectives"].empty();
+  struct Col {
+    const char* name;
+    const char* format;
+    int width;
+  };
+  std::vector<Col> cols = {{"cycles", "%.0f", 12},          {"time_us", "%.1f", 10},
+                           {"dram_bytes_read", "%.0f", 15}, {"dram_bytes_written", "%.0f", 18},
+                           {"sram_required_bytes", "%.0f", 19}, {"total_mm2", "%.4f", 9},
+                           {"total_uj", "%.4g", 9}};
+  if (numerics) {
+    cols.push_back({"rel_l2_error", "%.4g", 12});
+    cols.push_back({"max_ulp_error", "%.4g", 13});
+  }
+  std::vector<size_t> widths;
+  for (const auto& k : sweep["study"]["keys"]) {
+    size_t w = k.get<std::string>().size();
+    for (const json& p : sweep["points"])
+      if (p["point"].contains(k)) w = std::max(w, value_text(p["point"][k]).size());
+    widths.push_back(w);
+  }
+  std::string t;
+  char b[256];
+  size_t i = 0;
+  for (const auto& k : sweep["study"]["keys"]) t += k.get<std::string>() + std::string(widths[i++] - k.get<std::string>().size() + 2, ' ');
+  if (pareto) t += "pareto  ";
+  for (const auto& c : cols) {
+    std::snprintf(b, sizeof b, "%*s  ", c.width, c.name);
+    t += b;
+  }
+  t += "\n";
+  for (const json& p : sweep["points"]) {
+    i = 0;
+    for (const auto& k : sweep["study"]["keys"]) {
+      const std::string v = p["point"].contains(k) ? value_text(p["point"][k]) : "-";
+      t += v + std::string(widths[i++] - v.size() + 2, ' ');
+    }
+    if (pareto) t += std::string(p.contains("pareto") && p["pareto"].get<bool>() ? "*       " : "        ");
+    if (p["status"] != "ok") {
+      t += "infeasible: " + p["reason"].get<std::string>() + "\n";
+      continue;
+    }
+    std::map<std::string, double> m;
+    for (const auto& [k, x] : sweep_metrics(p["report"], numerics)) m[k] = x;
+    for (const auto& c : cols) {
+      char v[64];
+      std::snprintf(v, sizeof v, c.format, m.count(c.name) ? m[c.name] : 0.0);
+      std::snprintf(b, sizeof b, "%*s  ", c.width, v);
+      t += b;
+    }
+    t += "\n";
+  }
+  return t;
 }
 
 }  // namespace normsim::report

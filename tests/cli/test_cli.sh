@@ -59,24 +59,77 @@ expect_exit 2 "asic.dram.interface': unknown value 'hbm4'.*allowed: hbm2, hbm2e,
 expect_exit 2 "asic.dram.energy_pj_per_bit'.*>= 0" -- run --arch "$AD" --set arch.asic.dram.energy_pj_per_bit=-1 -q
 expect_exit 2 "asic.supply_v'.*0.5" -- run --arch "$AD" --set arch.asic.supply_v=1.5 -q
 expect_exit 2 "more than .*asic.dram.capacity_bytes" -- run "$W/llama3-70b.yaml" --arch "$AD" --set arch.asic.dram.capacity_bytes=1000000 -q
-# sweep: the grid's points, each validated before any runs; bad points are exit 2 naming the point.
-expect_exit 2 "sweep: --grid: missing" -- sweep "$W/gpt2-small.yaml" --arch "$AD" -q
+# sweep: the grid's points, each validated before any runs; bad points are exit 2 naming the point,
+# points the design cannot build are rows with their reason.
+expect_exit 2 "sweep: no axes" -- sweep "$W/gpt2-small.yaml" --arch "$AD" -q
 expect_exit 2 "sweep: --grid 'arch.lanes': expected KEY=V1,V2" -- sweep "$W/gpt2-small.yaml" --arch "$AD" --grid arch.lanes -q
-expect_exit 2 'sweep point {"arch.lanes":"3"}: .*lanes' -- sweep "$W/gpt2-small.yaml" --arch "$AD" --grid arch.lanes=4,3 -q
+expect_exit 2 'sweep point {"arch.lanes":3}: .*lanes' -- sweep "$W/gpt2-small.yaml" --arch "$AD" --grid arch.lanes=4,3 -q
+expect_exit 2 "key 'arch.lanes' is in an earlier axis too" -- sweep --grid arch.lanes=4 --grid arch.lanes=8 -q
+expect_exit 2 "key 'arch.asic.rows_in_flight' has 1 values, 'arch.lanes' 2" -- sweep --zip arch.lanes=4,8,arch.asic.rows_in_flight=2 -q
+expect_exit 2 "after ' if ' is no earlier axis's" -- sweep --grid "arch.asic.replay_fraction=0.5 if arch.asic.input_path=partial-replay" -q
+expect_exit 2 "objectives 'speed': not a figure" -- sweep --grid arch.lanes=4,8 --objectives cycles,speed -q
+expect_exit 2 "an error objective needs --numerics" -- sweep --grid arch.lanes=4,8 --objectives cycles,error -q
+expect_exit 2 "shard '4/4': expected i/n" -- sweep --grid arch.lanes=4,8 --shard 4/4 --out "$T/shx" -q
+expect_exit 2 "sweep: no point could be built" -- sweep "$W/long-row.yaml" --grid arch.asic.input_path=sram-replay -q
 "$N" sweep "$W/gpt2-small.yaml" --arch "$AD" --grid arch.lanes=4,16 --grid arch.asic.rows_in_flight=2,4 --out "$T/sw" --json -q >"$T/sweep.json" 2>/dev/null || bad "sweep failed"
 /usr/bin/python3 - "$T/sweep.json" "$T/sw/sweep.csv" <<'PY' && ok || bad "sweep contract"
 import csv, json, sys
 j = json.load(open(sys.argv[1]))
 pts = j["points"]
-assert j["mode"] == "timing-only" and len(pts) == 4, j.keys()
-assert [p["point"] for p in pts] == [{"arch.lanes": l, "arch.asic.rows_in_flight": r} for l in ("4", "16") for r in ("2", "4")]
+assert j["study"]["mode"] == "timing-only" and j["study"]["points"] == len(pts) == 4, j["study"]
+assert [p["point"] for p in pts] == [{"arch.lanes": l, "arch.asic.rows_in_flight": r} for l in (4, 16) for r in (2, 4)]
+assert [p["index"] for p in pts] == [0, 1, 2, 3] and all(p["status"] == "ok" for p in pts)
 cyc = {(p["point"]["arch.lanes"], p["point"]["arch.asic.rows_in_flight"]): p["report"]["timing"]["cycles"] for p in pts}
-assert cyc[("4", "4")] > cyc[("16", "4")], cyc          # fewer lanes: more cycles
+assert cyc[(4, 4)] > cyc[(16, 4)], cyc                   # fewer lanes: more cycles
 rd = {p["report"]["traffic"]["dram_bytes_read"] for p in pts}
 assert len(rd) == 1, rd                                  # the bytes moved do not depend on lanes or buffers
 rows = list(csv.DictReader(open(sys.argv[2])))
 assert len(rows) == 4 and float(rows[0]["cycles"]) == pts[0]["report"]["timing"]["cycles"]
+for col in ("sram_required_bytes", "total_mm2", "total_uj", "stall_cycles.dram_latency", "utilization.welford_lanes"):
+    assert col in rows[0], (col, list(rows[0]))
+assert float(rows[0]["sram_required_bytes"]) == pts[0]["report"]["area"]["sram_required_bytes"]
 PY
+# A conditional axis adds no duplicates; an infeasible point is a row; the front is marked.
+"$N" sweep "$W/long-row.yaml" --arch "$AD" --grid arch.asic.input_path=sram-replay,dram-reread,partial-replay \
+  --grid "arch.asic.replay_fraction=0.125,0.25 if arch.asic.input_path=partial-replay" --set arch.asic.rows_in_flight=2 \
+  --objectives cycles,area,energy --json -q >"$T/sweepc.json" 2>/dev/null || bad "conditional sweep failed"
+/usr/bin/python3 - "$T/sweepc.json" <<'PY' && ok || bad "conditional sweep contract"
+import json, sys
+pts = json.load(open(sys.argv[1]))["points"]
+assert [(p["point"]["arch.asic.input_path"], p["point"].get("arch.asic.replay_fraction")) for p in pts] == \
+    [("sram-replay", None), ("dram-reread", None), ("partial-replay", 0.125), ("partial-replay", 0.25)], [p["point"] for p in pts]
+st = {p["point"]["arch.asic.input_path"]: p["status"] for p in pts}
+assert st["sram-replay"] == "infeasible" and "capacity_bytes" in pts[0]["reason"] and "report" not in pts[0]
+assert all(p["status"] == "ok" and isinstance(p["pareto"], bool) for p in pts[1:])
+assert any(p["pareto"] for p in pts[1:])
+PY
+# Parallel, sharded and merged: byte-identical to the serial sweep.
+SW=(sweep "$W/llama3-70b.yaml" --arch "$AD" --grid arch.lanes=4,16 --zip arch.asic.rows_in_flight=2,8,arch.asic.sram.capacity_bytes=65536,262144 --grid arch.asic.input_path=sram-replay,dram-reread --objectives cycles,area -q)
+"$N" "${SW[@]}" -j 1 --out "$T/j1" >/dev/null && "$N" "${SW[@]}" -j 4 --out "$T/j4" >/dev/null || bad "sweep -j"
+for i in 0 1 2; do "$N" "${SW[@]}" --shard $i/3 --out "$T/shards" >/dev/null || bad "sweep --shard $i/3"; done
+"$N" merge "$T/shards" --out "$T/merged" -q >/dev/null || bad "merge"
+cmp -s "$T/j1/sweep.json" "$T/j4/sweep.json" && cmp -s "$T/j1/sweep.csv" "$T/j4/sweep.csv" && ok || bad "sweep -j 4 differs from -j 1"
+cmp -s "$T/j1/sweep.json" "$T/merged/sweep.json" && cmp -s "$T/j1/sweep.csv" "$T/merged/sweep.csv" && ok || bad "merged shards differ from the sweep"
+rm "$T/shards/sweep-shard-1-of-3.json"
+expect_exit 2 "merge: shard 1 of 3 is missing" -- merge "$T/shards" -q
+# A study file: the same axes as flags.
+cat >"$T/study.yaml" <<EOF
+workload: $W/llama3-70b.yaml
+arch: $AD
+objectives: [cycles, area]
+axes:
+  - grid: {arch.lanes: [4, 16]}
+  - zip: {arch.asic.rows_in_flight: [2, 8], arch.asic.sram.capacity_bytes: [65536, 262144]}
+  - grid: {arch.asic.input_path: [sram-replay, dram-reread]}
+EOF
+"$N" sweep --study "$T/study.yaml" -q --out "$T/st" >/dev/null || bad "sweep --study"
+/usr/bin/python3 - "$T/j1/sweep.json" "$T/st/sweep.json" <<'PY' && ok || bad "study file differs from the flags"
+import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:])
+assert a["points"] == b["points"]
+PY
+printf 'axes:\n  - grid: {arch.lanes: [4]}\n    zip: {arch.lanes: [8]}\n' >"$T/bad_study.yaml"
+expect_exit 2 "bad_study.yaml:2: key 'axes\[0\]': needs exactly one of grid, zip" -- sweep --study "$T/bad_study.yaml" -q
 "$N" sweep "$W/gpt2-small.yaml" --arch "$AD" --grid arch.lanes=8,16 --numerics --set workload.seq=8 -q >"$T/sweepn.txt" 2>/dev/null || bad "sweep --numerics failed"
 grep -q "rel_l2_error" "$T/sweepn.txt" && [ "$(grep -c '^8 \|^16 ' "$T/sweepn.txt")" = 2 ] && ok || bad "sweep --numerics table: $(cat "$T/sweepn.txt")"
 # The same point as a single run: identical cycles.

@@ -1,11 +1,17 @@
-// `normsim sweep`: the ASIC model over a grid of configs (the Cartesian
-// product of the --grid values, on top of --set), timing only unless
-// --numerics; every point validated before any runs, each run in its own
-// process; one row per point.
+// `normsim sweep`: the ASIC model over a design space -- the axes of --grid,
+// --zip and a --study file on top of --set, timing only unless --numerics --
+// in parallel (-j), or one interleaved shard of it (--shard i/n, merged by
+// `normsim merge`). Every point is validated before any runs (bad input:
+// exit 2); a point the design cannot build is a row with its reason; each run
+// is a forked child. `normsim merge` shares the output writer.
 #include <spdlog/spdlog.h>
+#include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
+#include <filesystem>
 #include <iostream>
+#include <thread>
 
 #include "command.hpp"
 #include "sim/asic/isolated_run.hpp"
@@ -21,77 +27,222 @@ namespace {
 struct SweepArgs {
   InputArgs in;
   AsicFlags asic;
-  std::vector<std::string> grids;
-  std::string out_dir;
-  bool numerics = false, json = false;
+  std::vector<std::pair<bool, std::string>> axes;  ///< (zip?, text) in command-line order
+  std::string study, out_dir, plot, shard, objectives;
+  bool numerics = false, json = false, progress = false;
+  int jobs = 0;
+};
+
+std::vector<std::string> split_list(const std::string& s) {
+  std::vector<std::string> v;
+  for (size_t start = 0; start <= s.size();) {
+    const size_t c = s.find(',', start);
+    v.push_back(s.substr(start, c == std::string::npos ? std::string::npos : c - start));
+    if (c == std::string::npos) break;
+    start = c + 1;
+  }
+  return v;
+}
+
+// "i/n": the i-th (0-based) of n interleaved slices.
+std::pair<size_t, size_t> parse_shard(const std::string& s) {
+  const size_t slash = s.find('/');
+  try {
+    if (slash != std::string::npos) {
+      size_t a = 0, b = 0;
+      const long long i = std::stoll(s.substr(0, slash), &a), n = std::stoll(s.substr(slash + 1), &b);
+      if (a == slash && b == s.size() - slash - 1 && n >= 1 && n <= 100000 && i >= 0 && i < n)
+        return {static_cast<size_t>(i), static_cast<size_t>(n)};
+    }
+  } catch (const std::exception&) {
+  }
+  throw config::ConfigError("sweep: --shard '" + s + "': expected i/n with 0 <= i < n <= 100000 (allowed: 0/4, 1/4, 2/4, 3/4 for four shards)");
+}
+
+// Points done / total, rate and ETA on stderr, at most twice a second.
+class Progress {
+ public:
+  Progress(size_t total, bool on) : total_(total), on_(on), t0_(Clock::now()) {}
+  void tick(size_t done) {
+    if (!on_) return;
+    const auto now = Clock::now();
+    if (done < total_ && now - last_ < std::chrono::milliseconds(500)) return;
+    last_ = now;
+    const double s = std::chrono::duration<double>(now - t0_).count();
+    const double rate = s > 0 ? done / s : 0;
+    std::fprintf(stderr, "\rsweep: %zu/%zu points, %.1f points/s, ETA %.0f s   ", done, total_, rate,
+                 rate > 0 ? (total_ - done) / rate : 0.0);
+    if (done == total_) std::fprintf(stderr, "\n");
+    std::fflush(stderr);
+  }
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  size_t total_;
+  bool on_;
+  Clock::time_point t0_, last_{};
 };
 
 int sweep(const SweepArgs& a) {
-  using Clock = std::chrono::steady_clock;
-  const config::Grid grid = config::parse_grid(a.grids);
-  const size_t points = grid.points();
+  // The study: a file, the flags on top of it.
+  config::Grid grid;
+  InputArgs in = a.in;
+  std::vector<std::string> objectives;
+  if (!a.study.empty()) {
+    config::Study s = config::load_study(a.study);
+    grid = s.grid;
+    if (in.workload.empty()) in.workload = s.workload;
+    if (in.arch.empty()) in.arch = s.arch;
+    in.sets.insert(in.sets.begin(), s.sets.begin(), s.sets.end());  // the command line's --set win
+    objectives = s.objectives;
+  }
+  for (const auto& [zip, text] : a.axes) zip ? config::add_zip_axis(grid, text) : config::add_grid_axis(grid, text);
+  config::check_grid(grid);
+  if (!a.objectives.empty()) objectives = split_list(a.objectives);
+  for (const auto& o : objectives) (void)report::objective_column(o, a.numerics);
+  if (!a.plot.empty() && objectives.size() < 2)
+    throw config::ConfigError("sweep: --plot needs two or more --objectives (allowed: e.g. --objectives cycles,area,energy)");
+
+  const std::vector<config::GridPoint> points = grid.points();
+  const std::vector<std::string> keys = grid.keys();
+  size_t shard = 0, shards = 1;
+  if (!a.shard.empty()) {
+    std::tie(shard, shards) = parse_shard(a.shard);
+    if (a.out_dir.empty()) throw config::ConfigError("sweep: --shard needs --out (the shard's file is merged by `normsim merge`)");
+  }
+
+  // Validate every point of this shard in the parent: bad input is exit 2
+  // before anything runs; a design that cannot be built is a row.
+  AsicFlags flags = a.asic;
+  flags.no_numerics = !a.numerics;
+  const asic::AsicOptions o = asic_options(flags);
   std::vector<nlohmann::json> rows;
-  double sim_seconds = 0;
-  for (size_t p = 0; p < points; ++p) {
-    InputArgs in = a.in;
-    nlohmann::json point = nlohmann::json::object();
-    const auto kv = grid.point(p);
-    for (auto it = kv.rbegin(); it != kv.rend(); ++it) {  // the first axis applied last: it wins a repeated key
-      in.sets.push_back(it->first + "=" + it->second);
-      point[it->first] = it->second;
+  std::vector<InputArgs> point_inputs;  // loaded again in the child: a point's files are small
+  std::vector<size_t> feasible;  // rows that run
+  for (size_t p = shard; p < points.size(); p += shards) {
+    nlohmann::json row = {{"index", p}, {"point", nlohmann::json::object()}};
+    InputArgs pin = in;
+    for (const auto& [k, v] : points[p]) {
+      pin.sets.push_back(k + "=" + v);
+      row["point"][k] = config::typed_value(v);
     }
-    // Every point is validated here, in the parent: bad input is exit 2 before a child runs.
-    AsicFlags flags = a.asic;
-    flags.no_numerics = !a.numerics;
-    Inputs inputs;
+    Inputs inp;
     try {
-      inputs = load_inputs(in);
+      inp = load_inputs(pin);
     } catch (const config::ConfigError& e) {
-      throw config::ConfigError("sweep point " + point.dump() + ": " + e.what());
+      throw config::ConfigError("sweep point " + row["point"].dump() + ": " + e.what());
     }
-    const asic::AsicOptions o = asic_options(flags);
     try {
-      (void)asic::resolve_asic_config(inputs.workload, inputs.arch, o);
+      (void)asic::resolve_asic_config(inp.workload, inp.arch, o);
+      row["status"] = "ok";
+      feasible.push_back(rows.size());
     } catch (const config::ConfigError& e) {
-      throw config::ConfigError("sweep point " + point.dump() + ": " + e.what());
+      row["status"] = "infeasible";
+      row["reason"] = e.what();
     }
-    std::string text;
-    const auto t0 = Clock::now();
-    if (int rc = asic::run_isolated(
-            [&] { return report::asic_report_json(asic::run_asic(inputs.workload, inputs.arch, o)).dump(); },
-            "sweep point " + point.dump(), text))
-      return rc;
-    sim_seconds += std::chrono::duration<double>(Clock::now() - t0).count();
-    rows.push_back({{"point", point}, {"report", nlohmann::json::parse(text)}});
+    rows.push_back(std::move(row));
+    point_inputs.push_back(std::move(pin));
   }
-  spdlog::info("sweep: {} points, {:.2f} ms per point (forked child, {})", points, 1e3 * sim_seconds / points,
-               a.numerics ? "bit-accurate" : "timing only");
-  std::vector<std::string> keys;
-  for (const auto& ax : grid.axes) keys.push_back(ax.key);
-  const nlohmann::json all = {{"points", rows}, {"mode", a.numerics ? "bit-accurate" : "timing-only"}};
-  if (!a.out_dir.empty()) {
-    write_report_file(a.out_dir, "sweep.json", all.dump(2) + "\n");
-    write_report_file(a.out_dir, "sweep.csv", report::sweep_csv(keys, rows, a.numerics));
+
+  const int jobs = a.jobs > 0 ? a.jobs : std::max(1u, std::thread::hardware_concurrency());
+  Progress progress(feasible.size(), a.progress || (spdlog::get_level() <= spdlog::level::info && isatty(2)));
+  size_t done = 0;
+  int failed = 0;
+  const auto t0 = std::chrono::steady_clock::now();
+  asic::run_isolated_pool(
+      feasible.size(), jobs,
+      [&](size_t k) {
+        const Inputs inp = load_inputs(point_inputs[feasible[k]]);
+        return report::asic_report_json(asic::run_asic(inp.workload, inp.arch, o)).dump();
+      },
+      [&](size_t k) { return "sweep point " + rows[feasible[k]]["point"].dump(); },
+      [&](size_t k, int rc, std::string&& text) {
+        if (rc != 0) {
+          if (!failed) failed = rc;
+        } else {
+          rows[feasible[k]]["report"] = nlohmann::json::parse(text);
+        }
+        progress.tick(++done);
+      });
+  if (failed) return failed;
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  spdlog::info("sweep: {} points ({} infeasible) in {:.2f} s on {} jobs{}", rows.size(), rows.size() - feasible.size(), seconds,
+               jobs, a.numerics ? ", bit-accurate" : ", timing only");
+
+  const nlohmann::json study_inputs = {{"workload", in.workload}, {"arch", in.arch}, {"sets", in.sets},
+                                       {"path", a.asic.path}};
+  if (shards > 1) {
+    nlohmann::json s = report::sweep_json(keys, objectives, a.numerics, {});
+    s["study"]["points"] = points.size();
+    s["study"]["inputs"] = study_inputs;
+    s["shard"] = {{"index", shard}, {"count", shards}};
+    s["points"] = rows;
+    const std::string name = "sweep-shard-" + std::to_string(shard) + "-of-" + std::to_string(shards) + ".json";
+    write_report_file(a.out_dir, name, s.dump() + "\n");
+    spdlog::info("sweep: shard {}/{} written to {}/{}", shard, shards, a.out_dir, name);
+    return kExitOk;
   }
-  if (a.json) std::cout << all.dump() << "\n";
-  else std::cout << report::sweep_table(keys, rows, a.numerics);
-  return kExitOk;
+  nlohmann::json all = report::sweep_json(keys, objectives, a.numerics, std::move(rows));
+  all["study"]["inputs"] = study_inputs;
+  return write_sweep_outputs(all, a.out_dir, a.json, a.plot);
 }
 
 }  // namespace
 
+int write_sweep_outputs(const nlohmann::json& all, const std::string& out_dir, bool json, const std::string& plot) {
+  bool any = false;
+  for (const auto& p : all["points"]) any |= p["status"] == "ok";
+  if (!any) {
+    const auto& p = all["points"].at(0);
+    throw config::ConfigError("sweep: no point could be built; point " + p["point"].dump() + ": " + p["reason"].get<std::string>());
+  }
+  if (!out_dir.empty()) {
+    write_report_file(out_dir, "sweep.json", all.dump(2) + "\n");
+    write_report_file(out_dir, "sweep.csv", report::sweep_csv(all));
+  }
+  if (!plot.empty()) {
+    // The plot is drawn from the JSON by tools/sweep/pareto_plot.py (matplotlib).
+    const std::string tmp = plot + ".sweep.json.tmp";
+    write_report_file(std::filesystem::path(tmp).parent_path().empty() ? "." : std::filesystem::path(tmp).parent_path().string(),
+                      std::filesystem::path(tmp).filename().string(), all.dump() + "\n");
+    const std::string cmd = "/usr/bin/python3 '" + std::string(NORMSIM_TOOLS_DIR) + "/sweep/pareto_plot.py' '" + tmp + "' '" +
+                            plot + "'";
+    const int rc = std::system(cmd.c_str());
+    std::filesystem::remove(tmp);
+    if (rc != 0) throw config::ConfigError("sweep: --plot '" + plot + "': the plot script failed (python3-matplotlib: tools/bootstrap.sh)");
+  }
+  if (json) std::cout << all.dump() << "\n";
+  else std::cout << report::sweep_table(all);
+  return kExitOk;
+}
+
 Command add_sweep(CLI::App& app) {
   auto a = std::make_shared<SweepArgs>();
-  auto* c = app.add_subcommand("sweep", "run the ASIC model over a grid of configs (timing only unless --numerics)");
+  auto* c = app.add_subcommand("sweep", "run the ASIC model over a design space (timing only unless --numerics)");
   c->fallthrough();
-  c->add_option("workload", a->in.workload, "workload YAML (default: the embedded one)");
-  c->add_option("--arch", a->in.arch, "architecture YAML with an asic section (default: the embedded one)");
-  c->add_option("--grid", a->grids, "KEY=V1,V2,... (repeatable; the points are the Cartesian product)");
+  c->add_option("workload", a->in.workload, "workload YAML (default: the study's, else the embedded one)");
+  c->add_option("--arch", a->in.arch, "architecture YAML with an asic section (default: the study's, else the embedded one)");
+  // Each occurrence is an axis, in command-line order (--grid and --zip interleaved).
+  c->add_option_function<std::string>("--grid", [a](const std::string& v) { a->axes.push_back({false, v}); },
+                                      "KEY=V1,V2,... [if KEY2=A,B]: an axis (repeatable; the points are the product of the axes)")
+      ->trigger_on_parse()
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  c->add_option_function<std::string>("--zip", [a](const std::string& v) { a->axes.push_back({true, v}); },
+                                      "K1=A1,A2,...,K2=B1,B2,... [if ...]: keys whose values go together, one axis")
+      ->trigger_on_parse()
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  c->add_option("--study", a->study, "a study YAML: workload, arch, set, objectives and axes (docs/EXPLORE.md)");
   c->add_option("--set", a->in.sets, "override a key for every point (repeatable)");
   c->add_option("--path", a->asic.path, "input path: sram-replay, dram-reread, partial-replay");
   c->add_flag("--numerics", a->numerics, "bit-accurate points (default: timing only)");
-  c->add_option("--out", a->out_dir, "directory for sweep.json and sweep.csv");
-  c->add_flag("--json", a->json, "print {\"points\": [{point, report}, ...]} on stdout");
+  c->add_option("--objectives", a->objectives,
+                "mark the Pareto front over these figures, all minimised: cycles,area,energy[,error] or any column name");
+  c->add_option("--plot", a->plot, "draw the Pareto front of the first two objectives into FILE.png");
+  c->add_option("-j,--jobs", a->jobs, "points run at once (default: all cores)")->check(CLI::Range(1, 4096));
+  c->add_option("--shard", a->shard, "run the i-th of n interleaved slices (0-based i/n) into --out, for `normsim merge`");
+  c->add_flag("--progress", a->progress, "progress on stderr even when it is not a terminal");
+  c->add_option("--out", a->out_dir, "directory for sweep.json and sweep.csv (a shard's file with --shard)");
+  c->add_flag("--json", a->json, "print the sweep as one JSON object on stdout");
   return {c, [a] { return sweep(*a); }};
 }
 

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
 
 #include <cstdint>
 #include <functional>
@@ -34,6 +35,7 @@ Command add_sweep(CLI::App& app);
 Command add_simt(CLI::App& app);
 Command add_regress(CLI::App& app);
 Command add_area(CLI::App& app);
+Command add_merge(CLI::App& app);
 
 /// The workload and arch a command names, with its --set overrides.
 struct InputArgs {
@@ -67,5 +69,10 @@ simt::GpuArch load_gpu(const std::string& path, const std::vector<std::string>& 
 
 /// Writes `text` to DIR/NAME atomically, creating DIR.
 void write_report_file(const std::string& dir, const std::string& name, const std::string& text);
+
+/// A whole sweep's outputs (sweep and merge write the same): sweep.json and
+/// sweep.csv in `out_dir` (if given), the Pareto plot (if asked), the table
+/// or the JSON on stdout. ConfigError when no point could be built.
+int write_sweep_outputs(const nlohmann::json& sweep, const std::string& out_dir, bool json, const std::string& plot);
 
 }  // namespace normsim::cli
