@@ -1,10 +1,13 @@
 #include "sim/asic/asic_run.hpp"
 
 #include <bit>
+#include <exception>
+#include <thread>
 
 #include "sim/asic/norm_accelerator.hpp"
 #include "sim/config/config_error.hpp"
 #include "sim/config/datapath_config.hpp"
+#include "sim/core/functional_run.hpp"
 #include "sim/core/row_inputs.hpp"
 
 namespace normsim::asic {
@@ -77,17 +80,40 @@ AsicResult run_asic(const config::Workload& w, const config::Arch& a, const Asic
   std::unique_ptr<core::NormDatapath> dp;
   std::unique_ptr<core::OutputChecker> checker;
   core::NumericsResult& num = res.numerics;
-  core::init_numerics(num, w, dcfg);
-  if (o.numerics) {
+  // Numerics beside the simulation (threads), or inside the units with --rtl.
+  std::thread numerics_thread;
+  std::exception_ptr numerics_failure;
+  if (o.numerics && !o.rtl) {
+    numerics_thread = std::thread([&] {
+      try {
+        core::FunctionalResult f =
+            core::run_functional(w, dcfg, core::FunctionalOptions{o.keep_outputs, o.keep_inputs, std::max(1, o.threads)});
+        num = std::move(f.numerics);
+        res.outputs = std::move(f.outputs);
+      } catch (...) {
+        numerics_failure = std::current_exception();
+      }
+    });
+  } else if (o.numerics) {
     core::generate_params(w, gamma, beta);
     dp = std::make_unique<core::NormDatapath>(dcfg, gamma, beta);
+    core::init_numerics(num, w, dcfg);
     num.counters.add(dp->parameter_counters());
-    checker = std::make_unique<core::OutputChecker>(w, dcfg.formats[static_cast<int>(core::Stage::output)], dp->output_lsb(),
-                                                     gamma, beta, o.keep_outputs, num);
+    if (o.keep_outputs) res.outputs.allocate(w.rows, w.hidden, o.keep_inputs);
+    checker = std::make_unique<core::OutputChecker>(w, dp->output_lsb(), gamma, beta, o.keep_outputs ? &res.outputs : nullptr);
     ctx.datapath = dp.get();
     ctx.checker = checker.get();
     ctx.numerics = &num;
+  } else {
+    core::init_numerics(num, w, dcfg);
   }
+  // Joins the numerics thread on every way out (an exception in the simulation too).
+  struct Join {
+    std::thread& t;
+    ~Join() {
+      if (t.joinable()) t.join();
+    }
+  } join{numerics_thread};
 
   sc_core::sc_set_time_resolution(1, sc_core::SC_PS);
   std::unique_ptr<RtlPipeline> rtl;
@@ -143,9 +169,8 @@ AsicResult run_asic(const config::Workload& w, const config::Arch& a, const Asic
   res.sram_peak_bytes = top.sram.peak_occupancy_bytes();
   res.param_buffer_read_bytes = top.normalize.param_buffer_read_bytes();
   res.expected = traffic_identity(w, a, res.cfg);
-  if (checker) {
-    res.outputs = std::move(checker->kept);
-  }
+  if (numerics_thread.joinable()) numerics_thread.join();
+  if (numerics_failure) std::rethrow_exception(numerics_failure);
   return res;
 }
 

@@ -19,6 +19,12 @@ struct AsicOptions {
   std::optional<InputPath> path;
   bool numerics = true;      ///< false: timing only (no arithmetic, same cycles and traffic)
   bool keep_outputs = false;
+  bool keep_inputs = false;  ///< with keep_outputs: x as stored and the fp64 reference too
+  /// Threads for the numerics (>= 1). The arithmetic of each row does not
+  /// move the timing, so it runs beside the SystemC simulation, over rows in
+  /// parallel, with the same bits for every count (core::run_functional);
+  /// with `rtl` it runs inside the units, row by row, in lock step with the RTL.
+  int threads = 1;
   std::string trace_file;    ///< VCD of the first rows' handshakes and counters
   bool rtl = false;          ///< lock-step the verilated norm_row_pipeline (rtl_pipeline.hpp)
 };

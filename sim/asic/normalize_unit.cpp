@@ -160,7 +160,7 @@ void NormalizeUnit::finish_row() {
     y_.resize(static_cast<size_t>(ctx_.hidden));
     ctx_.datapath->normalize(slot_->state, y_, ctx_.numerics->counters);
     if (ctx_.rtl) ctx_.rtl->post_normalize(slot_->row, slot_->x, slot_->state, y_);
-    ctx_.checker->check_row(slot_->x, y_, slot_->state.stats());
+    ctx_.checker->check_row(slot_->row, slot_->x, y_, slot_->state.stats(), *ctx_.numerics);
   }
   ctx_.sram->hold(-ctx_.stored_elems * ctx_.in_bytes);
   param_buffer_read_bytes_ += static_cast<uint64_t>(ctx_.param_bytes);  // gamma/beta read once per row

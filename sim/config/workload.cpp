@@ -1,10 +1,13 @@
 #include "sim/config/workload.hpp"
 
+#include <cmath>
 #include <filesystem>
 #include <memory>
 
 #include "sim/config/embedded_configs.hpp"
 #include "sim/config/yaml_reader.hpp"
+#include "sim/core/llm_activation.hpp"
+#include "sim/core/npy_input.hpp"
 
 namespace normsim::config {
 
@@ -42,7 +45,38 @@ rng::Distribution parse_distribution(YamlReader m) {
   return d;
 }
 
-TensorSpec parse_tensor(YamlReader m, bool allow_distribution, std::optional<rng::Distribution>* dist) {
+// `{kind: llm, ...}`: the LLM-activation model's parameters (llm_activation.hpp).
+core::LlmActivation parse_llm(YamlReader m) {
+  core::LlmActivation p;
+  if (auto v = m.get_double("sigma")) p.sigma = *v;
+  if (!(p.sigma > 0) || !std::isfinite(p.sigma)) m.fail("sigma", "must be a finite number > 0");
+  if (auto v = m.get_double("channel_spread")) p.channel_spread = *v;
+  if (!(p.channel_spread >= 0 && p.channel_spread <= 5)) m.fail("channel_spread", "out of range", "[0, 5]");
+  if (auto v = m.get_int("outlier_channels", 0, kMaxHidden)) p.outlier_channels = *v;
+  if (auto v = m.get_double("outlier_scale")) p.outlier_scale = *v;
+  if (!(p.outlier_scale >= 1 && p.outlier_scale <= 1e6)) m.fail("outlier_scale", "out of range", "[1, 1e6]");
+  if (auto v = m.get_int("massive_channels", 0, kMaxHidden)) p.massive_channels = *v;
+  if (auto v = m.get_double("massive_ratio")) p.massive_ratio = *v;
+  if (!(p.massive_ratio >= 1 && p.massive_ratio <= 1e9)) m.fail("massive_ratio", "out of range", "[1, 1e9]");
+  if (auto v = m.get_int("massive_every", 0, kMaxRows)) p.massive_every = *v;
+  m.finish({"kind", "sigma", "channel_spread", "outlier_channels", "outlier_scale", "massive_channels", "massive_ratio",
+            "massive_every"});
+  return p;
+}
+
+nlohmann::json llm_json(const core::LlmActivation& p) {
+  return {{"kind", "llm"},
+          {"sigma", p.sigma},
+          {"channel_spread", p.channel_spread},
+          {"outlier_channels", p.outlier_channels},
+          {"outlier_scale", p.outlier_scale},
+          {"massive_channels", p.massive_channels},
+          {"massive_ratio", p.massive_ratio},
+          {"massive_every", p.massive_every}};
+}
+
+// dtype and scale of a tensor (keys read, not finished).
+TensorSpec parse_tensor_type(YamlReader& m) {
   TensorSpec t;
   const auto dt = m.get_choice("dtype", {"fp32", "bf16", "fp16", "int8"});
   if (dt) t.dtype = *core::parse_elem_type(*dt);
@@ -53,6 +87,11 @@ TensorSpec parse_tensor(YamlReader m, bool allow_distribution, std::optional<rng
   } else if (t.dtype == core::ElemType::int8) {
     m.fail("scale", "missing: an int8 tensor needs its scale (value = code * scale)");
   }
+  return t;
+}
+
+TensorSpec parse_tensor(YamlReader m, bool allow_distribution, std::optional<rng::Distribution>* dist) {
+  TensorSpec t = parse_tensor_type(m);
   if (allow_distribution) {
     if (auto d = m.get_map("distribution")) *dist = parse_distribution(*d);
     m.finish({"dtype", "scale", "distribution"});
@@ -122,8 +161,10 @@ std::shared_ptr<const ParamTable<Workload>> make_workload_params() {
     } else if (batch && seq) {
       if (*batch * *seq > kMaxRows) r.fail("seq", "batch * seq exceeds the row limit", "1.." + std::to_string(kMaxRows));
       w.rows = *batch * *seq;
+    } else if (batch || seq) {
+      r.fail(batch ? "seq" : "batch", "missing: give rows, or batch and seq");
     } else {
-      r.fail(batch ? "seq" : "rows", "missing: give rows, or batch and seq");
+      w.rows = 0;  // inferred from input.file, or refused by the input row
     }
   };
   rows.echo = [](const Workload& w) { return nlohmann::json(w.rows); };
@@ -145,19 +186,96 @@ std::shared_ptr<const ParamTable<Workload>> make_workload_params() {
   Param<Workload> input;
   input.key = "input";
   input.keys = {"input"};
-  input.doc = {{"input.dtype", "`fp32` \\| `bf16` \\| `fp16` \\| `int8`", "fp32", "", "stored input element type"},
+  input.doc = {{"input.dtype", "`fp32` \\| `bf16` \\| `fp16` \\| `int8`", "fp32 (a file: its own)", "", "stored input element type"},
                {"input.scale", "> 0", "required for int8", "", "value = code x scale"},
-               {"input.distribution", "distribution", "normal(0, 1)", "", "how inputs are generated"}};
+               {"input.distribution", "distribution \\| `{kind: llm, ...}`", "normal(0, 1)", "",
+                "how inputs are generated (`llm`: the LLM-activation model, below)"},
+               {"input.file", "path to a .npy", "none", "",
+                "read the rows from a tensor instead (relative to the workload file; memory-mapped, row by row)"}};
   input.read = [](YamlReader& r, Workload& w) {
     std::optional<rng::Distribution> dist;
-    if (auto in = r.get_map("input")) w.input = parse_tensor(*in, true, &dist);
+    if (auto in = r.get_map("input")) {
+      YamlReader m = *in;
+      const bool dtype_given = m.has("dtype");
+      const auto file = m.get_string("file");
+      if (file && m.has("distribution"))
+        m.fail("file", "give either input.file or input.distribution, not both");
+      std::optional<core::LlmActivation> llm;
+      if (auto d = m.get_map("distribution"); d && d->get_string("kind") == std::optional<std::string>("llm"))
+        llm = parse_llm(*d);
+      // The tensor's dtype and scale (a file's dtype, when not given, is its own).
+      if (file) {
+        const std::filesystem::path rel(*file);
+        const std::filesystem::path full =
+            rel.is_absolute() || r.file().empty() || r.file()[0] == '<' ? rel : std::filesystem::path(r.file()).parent_path() / rel;
+        std::shared_ptr<core::NpyRowInput> src;
+        const std::string dt = m.get_choice("dtype", {"fp32", "bf16", "fp16", "int8"}).value_or("");
+        double scale = 1.0;
+        if (auto sc = m.get_double("scale")) scale = *sc;
+        try {
+          src = std::make_shared<core::NpyRowInput>(full.string(), core::Int8Scale{scale});
+        } catch (const std::exception& e) {
+          m.fail("file", "'" + full.string() + "': " + e.what(),
+                 "a .npy of fp32 (<f4), fp16 (<f2), bf16 bits (<u2) or int8 codes (|i1), shape (rows, hidden) or flat");
+        }
+        const std::string file_dt(core::to_string(src->dtype()));
+        if (dtype_given && dt != file_dt)
+          m.fail("file", "'" + full.string() + "' holds " + src->descr() + " (" + file_dt + ") but input.dtype is " + dt,
+                 "input.dtype " + file_dt + ", or no input.dtype");
+        w.input.dtype = src->dtype();
+        if (w.input.dtype == core::ElemType::int8) {
+          if (!m.has("scale")) m.fail("scale", "missing: an int8 tensor needs its scale (value = code * scale)");
+          if (!(scale > 0)) m.fail("scale", "must be > 0");
+          w.input.scale.scale = scale;
+        } else if (m.has("scale")) {
+          m.fail("scale", "only applies to dtype int8");
+        }
+        // Shape: (rows, hidden), or flat with the rows inferred.
+        const auto& sh = src->shape();
+        const std::string shape_text = [&] {
+          std::string t = "(";
+          for (size_t i = 0; i < sh.size(); ++i) t += (i ? ", " : "") + std::to_string(sh[i]);
+          return t + (sh.size() == 1 ? ",)" : ")");
+        }();
+        const std::string where = "'" + full.string() + "' of shape " + shape_text;
+        if (sh.size() == 2 && sh[1] != w.hidden)
+          m.fail("file", where + " has rows of " + std::to_string(sh[1]) + " but hidden is " + std::to_string(w.hidden),
+                 "shape (rows, " + std::to_string(w.hidden) + ")");
+        if (sh.size() != 1 && sh.size() != 2)
+          m.fail("file", where + " is neither (rows, hidden) nor flat", "shape (rows, " + std::to_string(w.hidden) + ") or (rows * hidden,)");
+        if (src->elements() == 0 || src->elements() % w.hidden != 0)
+          m.fail("file", where + " holds " + std::to_string(src->elements()) + " values, not a whole number of rows of " +
+                             std::to_string(w.hidden), "a positive multiple of hidden");
+        const int64_t rows = src->elements() / w.hidden;
+        if (w.rows == 0) {
+          if (rows > kMaxRows) m.fail("file", where + ": " + std::to_string(rows) + " rows", "1.." + std::to_string(kMaxRows));
+          w.rows = rows;
+        } else if (rows != w.rows) {
+          m.fail("file", where + " holds " + std::to_string(rows) + " rows but the workload has " + std::to_string(w.rows),
+                 "rows " + std::to_string(rows) + ", or no rows (inferred from the file)");
+        }
+        w.input_source = std::move(src);
+        m.finish({"dtype", "scale", "file"});
+      } else if (llm) {
+        w.input = parse_tensor_type(m);
+        w.input_source = std::make_shared<core::LlmActivationInput>(*llm, w.seed, w.hidden);
+        m.finish({"dtype", "scale", "distribution"});
+      } else {
+        w.input = parse_tensor(m, true, &dist);
+      }
+    }
+    if (w.rows == 0) r.fail("rows", "missing: give rows, or batch and seq (or an input.file to infer them from)");
     if (dist) w.input_dist = *dist;
-    if (w.input.dtype == core::ElemType::int8 && w.input_dist.kind != rng::Distribution::kInt8 && !dist)
+    if (w.input.dtype == core::ElemType::int8 && w.input_dist.kind != rng::Distribution::kInt8 && !dist && !w.input_source)
       w.input_dist = rng::Distribution::int8_codes();
     if (w.input_dist.kind == rng::Distribution::kInt8 && w.input.dtype != core::ElemType::int8)
       r.fail("input", "distribution kind int8 needs input dtype int8");
   };
-  input.echo = [](const Workload& w) { return tensor_json(w.input); };
+  input.echo = [](const Workload& w) {
+    nlohmann::json j = tensor_json(w.input);
+    if (auto f = std::dynamic_pointer_cast<const core::NpyRowInput>(w.input_source)) j["file"] = f->path();
+    return j;
+  };
   input.unit_of = [](const std::string& sub) -> std::string { return sub == "scale" ? "value units" : ""; };
   t->add(std::move(input));
 
@@ -214,14 +332,32 @@ nlohmann::json workload_echo(const Workload& w) {
   nlohmann::json j = workload_params().echo(w);
   j["source"] = w.source;
   j["elements"] = w.elements();
-  j["input_distribution"] = distribution_json(w.input_dist);  // as generated (an int8 input's default: its codes)
+  // As generated (an int8 input's default: its codes), or where the rows come from.
+  if (auto f = std::dynamic_pointer_cast<const core::NpyRowInput>(w.input_source)) {
+    j["input_distribution"] = {{"kind", "file"}, {"path", f->path()}, {"descr", f->descr()}, {"shape", f->shape()}};
+  } else if (auto l = std::dynamic_pointer_cast<const core::LlmActivationInput>(w.input_source)) {
+    j["input_distribution"] = llm_json(l->params());
+    j["input_distribution"]["outlier_channel_indices"] = l->outlier_channels();
+    j["input_distribution"]["massive_channel_indices"] = l->massive_channels();
+  } else {
+    j["input_distribution"] = distribution_json(w.input_dist);
+  }
   return j;
 }
 
 Workload parse_workload_text(const std::string& text, const std::string& file, const std::vector<Override>& overrides) {
   YamlReader r = YamlReader::from_text(text, file);
-  for (const auto& o : overrides)
-    if (o.target == "workload") r.apply(o);
+  for (const auto& o : overrides) {
+    if (o.target != "workload") continue;
+    // rows and batch x seq say the same thing: an override of one replaces the other.
+    if (o.path == std::vector<std::string>{"rows"}) {
+      r.erase("batch");
+      r.erase("seq");
+    } else if (o.path == std::vector<std::string>{"batch"} || o.path == std::vector<std::string>{"seq"}) {
+      r.erase("rows");
+    }
+    r.apply(o);
+  }
   Workload w;
   w.source = file;
   workload_params().read(r, w);

@@ -91,6 +91,10 @@ void YamlReader::apply(const Override& o) {
   chain.back()[o.path.back()] = value;
 }
 
+void YamlReader::erase(const std::string& key) {
+  if (node_.IsMap()) node_.remove(key);
+}
+
 bool YamlReader::has(const std::string& key) const { return static_cast<bool>(node_[key]); }
 
 int YamlReader::line_of(const std::string& key) const {

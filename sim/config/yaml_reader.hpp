@@ -37,6 +37,9 @@ class YamlReader {
   static YamlReader from_file(const std::string& path);
   /// Sets one key path (creating mappings as needed) before anything is read.
   void apply(const Override& o);
+  /// Removes a key of this mapping before anything is read (an override that
+  /// replaces it: `rows` replaces `batch` and `seq`).
+  void erase(const std::string& key);
 
   bool has(const std::string& key) const;
   std::optional<int64_t> get_int(const std::string& key, int64_t lo, int64_t hi);

@@ -26,7 +26,16 @@
 namespace normsim::rng {
 
 /// Streams keep tensors of one workload independent.
-enum Stream : uint32_t { kInput = 0, kGamma = 1, kBeta = 2, kResidual = 3, kGradOut = 4 };
+enum Stream : uint32_t {
+  kInput = 0,
+  kGamma = 1,
+  kBeta = 2,
+  kResidual = 3,
+  kGradOut = 4,
+  kChannelScale = 5,     ///< the LLM-activation model's per-channel scales (llm_activation.hpp)
+  kOutlierChannels = 6,  ///< ... which channels are outliers
+  kMassiveChannels = 7,  ///< ... which hold the massive activations, and their signs
+};
 
 struct Philox4x32 {
   uint32_t v[4];

@@ -137,9 +137,11 @@ NormDatapath::NormDatapath(const DatapathConfig& cfg, std::span<const float> gam
   }
 }
 
-double NormDatapath::output_lsb() const {
-  return cfg_.arithmetic == Arithmetic::fixed ? fmt(cfg_.formats, Stage::output).lsb() : 0.0;
+double datapath_output_lsb(const DatapathConfig& cfg) {
+  return cfg.arithmetic == Arithmetic::fixed ? fmt(cfg.formats, Stage::output).lsb() : 0.0;
 }
+
+double NormDatapath::output_lsb() const { return datapath_output_lsb(cfg_); }
 
 RowStats NormDatapath::process_row(std::span<const double> x, std::span<double> y, StageCounters& c) {
   if (static_cast<int64_t>(x.size()) != cfg_.hidden || y.size() != x.size())

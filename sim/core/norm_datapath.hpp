@@ -80,6 +80,9 @@ struct DatapathConfig {
   std::vector<std::string> warnings() const;
 };
 
+/// Resolution of the datapath's output register (0 for fp32).
+double datapath_output_lsb(const DatapathConfig& cfg);
+
 /// Per-row state carried from stage to stage (one row in flight per object).
 struct RowState {
   // fixed point

@@ -5,10 +5,12 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 
 #include "sim/core/counter_rng.hpp"
 #include "sim/core/element_format.hpp"
+#include "sim/core/input_source.hpp"
 #include "sim/core/norm_types.hpp"
 
 namespace normsim::core {
@@ -27,6 +29,9 @@ struct NormProblem {
   uint64_t seed = 0;  ///< of the counter-based RNG that generates x, gamma and beta
   TensorSpec input, output;
   rng::Distribution input_dist = rng::Distribution::normal(0.0, 1.0);
+  /// When set, the rows come from here (a .npy file, the LLM-activation
+  /// model) instead of input_dist.
+  std::shared_ptr<const InputSource> input_source;
   rng::Distribution gamma = rng::Distribution::constant(1.0);
   std::optional<rng::Distribution> beta;  ///< nullopt: no beta (RMSNorm default)
 

@@ -14,23 +14,26 @@ int64_t NpyArray::elements() const {
 
 namespace {
 int elem_size(const std::string& descr) {
-  if (descr.size() < 3) return -1;
-  return std::stoi(descr.substr(2));
+  // "<f4", "|i1", "<u2": byte order, kind, size in bytes.
+  if (descr.size() < 3 || descr.find_first_not_of("0123456789", 2) != std::string::npos) return -1;
+  const int n = std::stoi(descr.substr(2));
+  return n >= 1 && n <= 16 ? n : -1;
 }
 }  // namespace
 
-NpyArray read_npy(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error(path + ": cannot open");
-  return read_npy(in, path);
+int64_t NpyHeader::elements() const {
+  int64_t n = 1;
+  for (auto d : shape) n *= d;
+  return n;
 }
 
-NpyArray read_npy(std::istream& in, const std::string& path) {
+NpyHeader read_npy_header(std::istream& in, const std::string& path) {
   char magic[8];
   in.read(magic, 8);
   if (!in || std::memcmp(magic, "\x93NUMPY", 6) != 0) throw std::runtime_error(path + ": not a .npy file");
   const int major = static_cast<unsigned char>(magic[6]);
   uint32_t header_len = 0;
+  uint64_t prefix = 10;
   if (major == 1) {
     unsigned char l[2];
     in.read(reinterpret_cast<char*>(l), 2);
@@ -39,19 +42,23 @@ NpyArray read_npy(std::istream& in, const std::string& path) {
     unsigned char l[4];
     in.read(reinterpret_cast<char*>(l), 4);
     header_len = l[0] | (l[1] << 8) | (l[2] << 16) | (static_cast<uint32_t>(l[3]) << 24);
+    prefix = 12;
   } else {
     throw std::runtime_error(path + ": unsupported .npy version " + std::to_string(major));
   }
+  if (!in) throw std::runtime_error(path + ": truncated header");
+  if (header_len > (1u << 20)) throw std::runtime_error(path + ": header of " + std::to_string(header_len) + " bytes (at most 1 MiB)");
   std::string header(header_len, '\0');
   in.read(header.data(), header_len);
   if (!in) throw std::runtime_error(path + ": truncated header");
 
-  NpyArray a;
+  NpyHeader h;
+  h.data_offset = prefix + header_len;
   std::smatch m;
   if (!std::regex_search(header, m, std::regex("'descr'\\s*:\\s*'([^']+)'")))
     throw std::runtime_error(path + ": header has no descr");
-  a.dtype = m[1];
-  if (a.dtype[0] == '>') throw std::runtime_error(path + ": big-endian data not supported");
+  h.dtype = m[1];
+  if (h.dtype[0] == '>') throw std::runtime_error(path + ": big-endian data not supported");
   if (std::regex_search(header, m, std::regex("'fortran_order'\\s*:\\s*True")))
     throw std::runtime_error(path + ": Fortran order not supported");
   if (!std::regex_search(header, m, std::regex("'shape'\\s*:\\s*\\(([^)]*)\\)")))
@@ -59,12 +66,35 @@ NpyArray read_npy(std::istream& in, const std::string& path) {
   std::stringstream ss(m[1].str());
   std::string tok;
   while (std::getline(ss, tok, ',')) {
-    if (tok.find_first_not_of(" ") == std::string::npos) continue;
-    a.shape.push_back(std::stoll(tok));
+    const size_t b = tok.find_first_not_of(' '), e = tok.find_last_not_of(' ');
+    if (b == std::string::npos) continue;
+    tok = tok.substr(b, e - b + 1);
+    if (tok.empty() || tok.size() > 15 || tok.find_first_not_of("0123456789") != std::string::npos)
+      throw std::runtime_error(path + ": shape entry '" + tok + "' is not a non-negative integer");
+    h.shape.push_back(std::stoll(tok));
   }
-  const int es = elem_size(a.dtype);
-  if (es <= 0) throw std::runtime_error(path + ": unsupported dtype " + a.dtype);
-  a.bytes.resize(static_cast<size_t>(a.elements() * es));
+  h.elem_size = elem_size(h.dtype);
+  if (h.elem_size <= 0) throw std::runtime_error(path + ": unsupported dtype " + h.dtype);
+  int64_t n = 1;
+  for (int64_t d : h.shape) {
+    if (d != 0 && n > (int64_t(1) << 50) / d) throw std::runtime_error(path + ": shape too large");
+    n *= d;
+  }
+  return h;
+}
+
+NpyArray read_npy(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error(path + ": cannot open");
+  return read_npy(in, path);
+}
+
+NpyArray read_npy(std::istream& in, const std::string& path) {
+  const NpyHeader h = read_npy_header(in, path);
+  NpyArray a;
+  a.dtype = h.dtype;
+  a.shape = h.shape;
+  a.bytes.resize(static_cast<size_t>(h.elements() * h.elem_size));
   in.read(reinterpret_cast<char*>(a.bytes.data()), static_cast<std::streamsize>(a.bytes.size()));
   if (!in) throw std::runtime_error(path + ": truncated data");
   return a;

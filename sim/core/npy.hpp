@@ -21,6 +21,19 @@ struct NpyArray {
   std::vector<T> as() const;     ///< copies the data out; throws if sizeof(T) differs
 };
 
+/// A .npy header: what the data is and where it starts.
+struct NpyHeader {
+  std::string dtype;           ///< NumPy descr
+  std::vector<int64_t> shape;
+  uint64_t data_offset = 0;    ///< bytes from the start of the file to the data
+  int elem_size = 0;           ///< bytes per element (from the descr)
+  int64_t elements() const;
+};
+/// Reads the magic, version and header dict; runtime_error with the path and
+/// the reason (not .npy, big-endian, Fortran order, a shape that is not a
+/// tuple of non-negative integers, an element size it cannot read).
+NpyHeader read_npy_header(std::istream& in, const std::string& path);
+
 /// Throws std::runtime_error with the path and the reason.
 NpyArray read_npy(const std::string& path);
 /// The same from a stream (e.g. a decompressed buffer); `path` names it in errors.

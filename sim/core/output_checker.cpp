@@ -9,30 +9,49 @@
 namespace normsim::core {
 
 void init_numerics(NumericsResult& num, const NormProblem& w, const DatapathConfig& cfg) {
+  const double output_lsb = datapath_output_lsb(cfg);
   num.algorithm = cfg.algorithm;
   num.algorithm_name =
       w.norm == NormKind::rmsnorm ? "sum-of-squares" : std::string(to_string(cfg.algorithm));
   num.warnings = cfg.warnings();
+  const std::string dtype_name(to_string(w.output.dtype));
+  if (output_lsb > 0 && w.output.dtype == ElemType::fp32) {
+    num.ulp_unit = "lsb of the output stage (" + cfg.formats[static_cast<int>(Stage::output)].describe() + ")";
+  } else if (output_lsb > 0) {
+    num.ulp_unit = "max(output-stage lsb, " + dtype_name + " ulp at |ref|)";
+  } else {
+    num.ulp_unit = dtype_name + " ulp at |ref|";
+  }
 }
 
-OutputChecker::OutputChecker(const NormProblem& w, const FixedFormat& output, double output_lsb,
-                             std::vector<float> gamma, std::vector<float> beta, bool keep_outputs, NumericsResult& num)
-    : p_(w), out_lsb_(output_lsb), gamma_(std::move(gamma)), beta_(std::move(beta)), keep_(keep_outputs), num_(num) {
-  const std::string dtype_name(to_string(w.output.dtype));
-  if (out_lsb_ > 0 && w.output.dtype == ElemType::fp32) {
-    num_.ulp_unit = "lsb of the output stage (" + output.describe() + ")";
-  } else if (out_lsb_ > 0) {
-    num_.ulp_unit = "max(output-stage lsb, " + dtype_name + " ulp at |ref|)";
-  } else {
-    num_.ulp_unit = dtype_name + " ulp at |ref|";
+void merge_numerics(NumericsResult& into, const NumericsResult& part) {
+  into.output_error.merge(part.output_error);
+  into.mean_max_abs_error = std::max(into.mean_max_abs_error, part.mean_max_abs_error);
+  // A non-finite relative error (a zero reference rstd) stays.
+  if (std::isfinite(into.rstd_max_rel_error))
+    into.rstd_max_rel_error = std::isfinite(part.rstd_max_rel_error)
+                                  ? std::max(into.rstd_max_rel_error, part.rstd_max_rel_error)
+                                  : part.rstd_max_rel_error;
+  into.counters.add(part.counters);
+  into.input_saturations += part.input_saturations;
+}
+
+void KeptOutputs::allocate(int64_t rows, int64_t hidden, bool inputs) {
+  const size_t n = static_cast<size_t>(rows * hidden);
+  y.assign(n, 0.0);
+  mean.assign(static_cast<size_t>(rows), 0.0);
+  rstd.assign(static_cast<size_t>(rows), 0.0);
+  if (inputs) {
+    x.assign(n, 0.0);
+    y_ref.assign(n, 0.0);
   }
+}
+
+OutputChecker::OutputChecker(const NormProblem& w, double output_lsb, std::vector<float> gamma, std::vector<float> beta,
+                             KeptOutputs* keep)
+    : p_(w), out_lsb_(output_lsb), gamma_(std::move(gamma)), beta_(std::move(beta)), keep_(keep) {
   ref_.resize(static_cast<size_t>(w.hidden));
   inv_ulp_.resize(static_cast<size_t>(w.hidden));
-  if (keep_) {
-    kept.y.reserve(static_cast<size_t>(w.elements()));
-    kept.mean.reserve(static_cast<size_t>(w.rows));
-    kept.rstd.reserve(static_cast<size_t>(w.rows));
-  }
 }
 
 namespace {
@@ -52,7 +71,8 @@ void round_and_ulp(std::span<double> y, std::span<const double> ref, std::span<d
 }
 }  // namespace
 
-void OutputChecker::check_row(std::span<const double> x, std::span<double> yrow, const RowStats& s) {
+void OutputChecker::check_row(int64_t row, std::span<const double> x, std::span<double> yrow, const RowStats& s,
+                              NumericsResult& num) {
   const RowStats rs = reference_stats(x, p_.norm, p_.eps);
   reference_output(x, rs, gamma_, beta_, ref_);
   switch (p_.output.dtype) {
@@ -61,14 +81,20 @@ void OutputChecker::check_row(std::span<const double> x, std::span<double> yrow,
     case ElemType::fp16: round_and_ulp<ElemType::fp16>(yrow, ref_, inv_ulp_, out_lsb_, p_.output.scale); break;
     case ElemType::int8: round_and_ulp<ElemType::int8>(yrow, ref_, inv_ulp_, out_lsb_, p_.output.scale); break;
   }
-  num_.output_error.add(yrow, ref_, inv_ulp_);
-  num_.mean_max_abs_error = std::max(num_.mean_max_abs_error, std::fabs(s.mean - rs.mean));
+  num.output_error.add(yrow, ref_, inv_ulp_);
+  num.mean_max_abs_error = std::max(num.mean_max_abs_error, std::fabs(s.mean - rs.mean));
   const double rstd_rel = std::fabs(s.rstd - rs.rstd) / rs.rstd;
-  num_.rstd_max_rel_error = std::isfinite(rstd_rel) ? std::max(num_.rstd_max_rel_error, rstd_rel) : rstd_rel;
-  if (keep_) {
-    kept.y.insert(kept.y.end(), yrow.begin(), yrow.end());
-    kept.mean.push_back(s.mean);
-    kept.rstd.push_back(s.rstd);
+  if (std::isfinite(num.rstd_max_rel_error))
+    num.rstd_max_rel_error = std::isfinite(rstd_rel) ? std::max(num.rstd_max_rel_error, rstd_rel) : rstd_rel;
+  if (keep_ && !keep_->empty()) {
+    const size_t at = static_cast<size_t>(row * p_.hidden);
+    std::copy(yrow.begin(), yrow.end(), keep_->y.begin() + static_cast<std::ptrdiff_t>(at));
+    keep_->mean[static_cast<size_t>(row)] = s.mean;
+    keep_->rstd[static_cast<size_t>(row)] = s.rstd;
+    if (!keep_->x.empty()) {
+      std::copy(x.begin(), x.end(), keep_->x.begin() + static_cast<std::ptrdiff_t>(at));
+      std::copy(ref_.begin(), ref_.end(), keep_->y_ref.begin() + static_cast<std::ptrdiff_t>(at));
+    }
   }
 }
 

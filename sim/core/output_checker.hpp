@@ -27,33 +27,41 @@ struct NumericsResult {
   std::vector<std::string> warnings;  ///< from DatapathConfig::warnings()
 };
 
+/// Adds a part's counts and errors into `into` (rows checked elsewhere, e.g.
+/// on another thread): sums, maxima, non-finite errors kept.
+void merge_numerics(NumericsResult& into, const NumericsResult& part);
+
 /// The outputs a run keeps for .npy (empty unless asked): y as stored in the
-/// output tensor's type, and the per-row statistics.
+/// output tensor's type, the per-row statistics, and (when asked) the stored
+/// inputs and the fp64 reference, all row-major.
 struct KeptOutputs {
   std::vector<double> y, mean, rstd;
+  std::vector<double> x, y_ref;  ///< only with inputs kept
+  /// Sizes every array for rows x hidden (x and y_ref too when `inputs`).
+  void allocate(int64_t rows, int64_t hidden, bool inputs);
+  bool empty() const { return y.empty(); }
 };
 
-/// Names the variance algorithm the datapath runs and carries its config warnings.
+/// Names the variance algorithm the datapath runs and what one ULP of its
+/// error is, and carries its config warnings.
 void init_numerics(NumericsResult& num, const NormProblem& p, const DatapathConfig& cfg);
 
 class OutputChecker {
  public:
-  /// `output_lsb` is the datapath's output resolution (0 for fp32), `output`
-  /// its output stage's format (named in the ULP unit of a fixed datapath).
-  OutputChecker(const NormProblem& p, const FixedFormat& output, double output_lsb, std::vector<float> gamma,
-                std::vector<float> beta, bool keep_outputs, NumericsResult& num);
+  /// `keep`, if given, is allocated (KeptOutputs::allocate) and receives each
+  /// checked row at its place. One checker per thread; rows in any order.
+  OutputChecker(const NormProblem& p, double output_lsb, std::vector<float> gamma, std::vector<float> beta,
+                KeptOutputs* keep = nullptr);
 
-  /// `y` holds the datapath's values; it is rounded in place to the output type.
-  void check_row(std::span<const double> x, std::span<double> y, const RowStats& s);
-
-  KeptOutputs kept;  ///< kept outputs
+  /// `y` holds the datapath's values; it is rounded in place to the output
+  /// type, compared with the fp64 reference and counted into `num`.
+  void check_row(int64_t row, std::span<const double> x, std::span<double> y, const RowStats& s, NumericsResult& num);
 
  private:
   const NormProblem& p_;
   double out_lsb_;
   std::vector<float> gamma_, beta_;
-  bool keep_;
-  NumericsResult& num_;
+  KeptOutputs* keep_;
   std::vector<double> ref_, inv_ulp_;  ///< per row: fp64 reference, 1 / ULP
 };
 

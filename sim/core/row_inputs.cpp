@@ -6,8 +6,13 @@ namespace normsim::core {
 
 void generate_input_row(const NormProblem& p, int64_t r, std::vector<double>& x, uint64_t* saturations) {
   x.resize(static_cast<size_t>(p.hidden));
-  const uint64_t base = static_cast<uint64_t>(r) * static_cast<uint64_t>(p.hidden);
-  rng::sample_batch(p.input_dist, p.seed, rng::kInput, base, x.size(), x.data());
+  if (p.input_source) {
+    p.input_source->fill_row(r, p.hidden, x.data());
+    if (p.input_source->stored_values()) return;  // a file's values: already the tensor's
+  } else {
+    const uint64_t base = static_cast<uint64_t>(r) * static_cast<uint64_t>(p.hidden);
+    rng::sample_batch(p.input_dist, p.seed, rng::kInput, base, x.size(), x.data());
+  }
   switch (p.input.dtype) {
     case ElemType::fp32:
       for (double& v : x) v = round_to_elem(v, ElemType::fp32);
@@ -19,7 +24,7 @@ void generate_input_row(const NormProblem& p, int64_t r, std::vector<double>& x,
       for (double& v : x) v = round_to_elem(v, ElemType::fp16);
       return;
     case ElemType::int8:
-      if (p.input_dist.kind == rng::Distribution::kInt8) {
+      if (!p.input_source && p.input_dist.kind == rng::Distribution::kInt8) {
         for (double& v : x) v *= p.input.scale.scale;  // the codes themselves
         return;
       }

@@ -183,6 +183,40 @@ std::string run_summary_table(const config::Workload& w, const config::Arch& a, 
   return o.str();
 }
 
+namespace {
+// A tensor as its element type stores it: fp32 '<f4', bf16 its bits '<u2'
+// (NumPy has no bf16), fp16 '<f2', int8 its codes '|i1' -- the forms
+// `input.file` reads. The values are already of the type, so this is exact.
+void write_tensor_npy(const std::string& path, const std::vector<double>& v, const core::TensorSpec& t,
+                      const std::vector<int64_t>& shape) {
+  switch (t.dtype) {
+    case core::ElemType::int8: {
+      std::vector<int8_t> codes(v.size());
+      for (size_t i = 0; i < v.size(); ++i) codes[i] = core::quantize_int8(v[i], t.scale);
+      core::write_npy(path, "|i1", shape, codes.data(), codes.size());
+      return;
+    }
+    case core::ElemType::fp16: {
+      std::vector<uint16_t> h(v.size());
+      for (size_t i = 0; i < v.size(); ++i) h[i] = core::fp32_to_fp16_bits(static_cast<float>(v[i]));
+      core::write_npy(path, "<f2", shape, h.data(), h.size() * 2);
+      return;
+    }
+    case core::ElemType::bf16: {
+      std::vector<uint16_t> h(v.size());
+      for (size_t i = 0; i < v.size(); ++i) h[i] = core::fp32_to_bf16_bits(static_cast<float>(v[i]));
+      core::write_npy(path, "<u2", shape, h.data(), h.size() * 2);
+      return;
+    }
+    case core::ElemType::fp32: {
+      const std::vector<float> f(v.begin(), v.end());
+      core::write_npy(path, f, shape);
+      return;
+    }
+  }
+}
+}  // namespace
+
 void write_run_outputs(const std::string& dir, const config::Workload& w, const core::KeptOutputs& r,
                        const json& report) {
   std::error_code ec;
@@ -190,23 +224,14 @@ void write_run_outputs(const std::string& dir, const config::Workload& w, const 
   if (ec) throw std::runtime_error(dir + ": cannot create directory: " + ec.message());
   if (!r.y.empty()) {
     const std::vector<int64_t> shape = {w.rows, w.hidden};
-    write_atomic_with(dir + "/y.npy", [&](const std::string& p) {
-      if (w.output.dtype == core::ElemType::int8) {
-        std::vector<int8_t> codes(r.y.size());
-        for (size_t i = 0; i < r.y.size(); ++i) codes[i] = core::quantize_int8(r.y[i], w.output.scale);
-        core::write_npy(p, "|i1", shape, codes.data(), codes.size());
-      } else if (w.output.dtype == core::ElemType::fp16) {
-        std::vector<uint16_t> h(r.y.size());
-        for (size_t i = 0; i < r.y.size(); ++i) h[i] = core::fp32_to_fp16_bits(static_cast<float>(r.y[i]));
-        core::write_npy(p, "<f2", shape, h.data(), h.size() * 2);
-      } else {
-        // fp32 and bf16 values are exact in float32 (NumPy has no bf16).
-        std::vector<float> f(r.y.begin(), r.y.end());
-        core::write_npy(p, f, shape);
-      }
-    });
+    write_atomic_with(dir + "/y.npy", [&](const std::string& p) { write_tensor_npy(p, r.y, w.output, shape); });
     write_atomic_with(dir + "/mean.npy", [&](const std::string& p) { core::write_npy(p, r.mean, {w.rows}); });
     write_atomic_with(dir + "/rstd.npy", [&](const std::string& p) { core::write_npy(p, r.rstd, {w.rows}); });
+  }
+  if (!r.x.empty()) {
+    const std::vector<int64_t> shape = {w.rows, w.hidden};
+    write_atomic_with(dir + "/x.npy", [&](const std::string& p) { write_tensor_npy(p, r.x, w.input, shape); });
+    write_atomic_with(dir + "/y_ref.npy", [&](const std::string& p) { core::write_npy(p, r.y_ref, shape); });
   }
   write_file_atomic(dir + "/report.csv", run_report_csv(report));
   write_file_atomic(dir + "/report.json", report.dump(2) + "\n");

@@ -16,8 +16,10 @@ nlohmann::json run_report_json(const config::Workload& w, const config::Arch& a,
 std::string run_report_csv(const nlohmann::json& report);
 std::string run_summary_table(const config::Workload& w, const config::Arch& a, const core::NumericsResult& n);
 
-/// Writes report.json, report.csv and (when kept) y.npy, mean.npy, rstd.npy
-/// into `dir`, each atomically.
+/// Writes report.json, report.csv and (when kept) y.npy in the output's
+/// element type (bf16 as its bits, '<u2'), mean.npy, rstd.npy, and x.npy in
+/// the input's type with y_ref.npy (the fp64 reference) into `dir`, each
+/// atomically.
 void write_run_outputs(const std::string& dir, const config::Workload& w, const core::KeptOutputs& out,
                        const nlohmann::json& report);
 

@@ -308,6 +308,34 @@ assert abs(float(y.std()) - 1.0) < 0.1
 " && ok || bad "numpy cannot load the outputs"
 fi
 
+# Outputs in the output's dtype (bf16 as its uint16 bits), inputs in the input's and the fp64
+# reference with --save-inputs; a run from the saved x.npy (input.file) reproduces the run; the
+# numerics are the same bits on 1 and 2 threads, the ASIC model's and the functional run's alike.
+"$N" run "$W/llama2-7b.yaml" --arch "$AD" --set workload.seq=24 --out "$T/sv" --save-outputs --save-inputs --threads 2 --json -q >"$T/sv.json" || bad "save-inputs run"
+"$N" run "$W/llama2-7b.yaml" --arch "$AD" --set workload.seq=24 --threads 1 --json -q >"$T/sv1.json" || bad "1-thread run"
+printf 'name: from-file\nnorm: rmsnorm\nhidden: 4096\neps: 1.0e-5\nseed: 3\ninput: {file: %s}\noutput: {dtype: bf16}\ngamma: {kind: normal, mean: 1.0, sigma: 0.1}\nbeta: none\n' "$T/sv/x.npy" >"$T/fromfile.yaml"
+"$N" run "$T/fromfile.yaml" --arch "$AD" --json -q >"$T/ff.json" || bad "run from x.npy"
+/usr/bin/python3 - "$T" <<'PY' && ok || bad "saved dtypes, input.file round trip or thread count"
+import json, sys
+import numpy as n
+t = sys.argv[1]
+x, y, r = n.load(f"{t}/sv/x.npy"), n.load(f"{t}/sv/y.npy"), n.load(f"{t}/sv/y_ref.npy")
+assert x.dtype == n.uint16 and y.dtype == n.uint16 and r.dtype == n.float64 and x.shape == y.shape == r.shape == (24, 4096)
+yf = (y.astype(n.uint32) << 16).view(n.float32)
+a, b, f = (json.load(open(f"{t}/{k}.json")) for k in ("sv", "sv1", "ff"))
+assert a["numerics"] == b["numerics"], (a["numerics"], b["numerics"])
+assert a["timing"] == b["timing"]
+err = float(n.sqrt(((yf - r) ** 2).sum() / (r ** 2).sum()))
+assert abs(err - a["numerics"]["rel_l2_error"]) < 1e-9 * max(err, 1e-12), (err, a["numerics"]["rel_l2_error"])
+assert f["workload"]["rows"] == 24 and f["workload"]["input_distribution"]["kind"] == "file"
+for k in ("rel_l2_error", "max_ulp_error", "overflow"):
+    assert f["numerics"][k] == a["numerics"][k], (k, f["numerics"][k], a["numerics"][k])
+PY
+expect_exit 2 "fromfile.yaml:.*key 'input.file'.*holds 24 rows but the workload has 5" -- run "$T/fromfile.yaml" --set workload.rows=5 -q
+expect_exit 2 "needs --out" -- run --save-inputs -q
+# --set workload.rows on a batch/seq workload replaces them.
+"$N" run "$W/llama2-7b.yaml" --set workload.rows=16 --json -q | grep -q '"rows":16' && ok || bad "--set workload.rows on batch x seq"
+
 # A VCD trace of the first rows opens as a VCD (header, declared signals, time steps).
 "$N" run "$W/llama2-7b.yaml" --arch "$AD" --set workload.seq=16 --trace "$T/wave.vcd" -q >/dev/null || bad "trace run"
 grep -q '\$enddefinitions' "$T/wave.vcd" && grep -q "dram_bytes_read" "$T/wave.vcd" && grep -q "^#[0-9]" "$T/wave.vcd" && ok || bad "VCD trace malformed"

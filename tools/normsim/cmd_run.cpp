@@ -58,9 +58,10 @@ int run(RunArgs a) {
                                 "(allowed: leave --algorithm out)");
     a.asic.algorithm = alg;
   }
-  if (a.asic.save_outputs) {
-    if (a.out_dir.empty()) throw config::ConfigError("--save-outputs: needs --out DIR to write the .npy files into");
-    const uint64_t need = static_cast<uint64_t>(w.elements()) * 8 + static_cast<uint64_t>(w.rows) * 16;
+  if (a.asic.save_outputs || a.asic.save_inputs) {
+    const char* flag = a.asic.save_outputs ? "--save-outputs" : "--save-inputs";
+    if (a.out_dir.empty()) throw config::ConfigError(std::string(flag) + ": needs --out DIR to write the .npy files into");
+    const uint64_t need = static_cast<uint64_t>(w.elements()) * (a.asic.save_inputs ? 24 : 8) + static_cast<uint64_t>(w.rows) * 16;
     if (need > output_memory_budget_bytes())
       throw config::ConfigError(w.source + ": key 'rows': " + std::to_string(w.rows) + " x " + std::to_string(w.hidden) +
                                 " outputs need " + std::to_string(need >> 20) +
@@ -73,12 +74,14 @@ int run(RunArgs a) {
   if (!a.asic.path.empty() || a.asic.no_numerics || !a.asic.trace.empty() || a.asic.rtl)
     throw config::ConfigError(arch.source + ": key 'asic': missing: --path, --no-numerics, --trace and --rtl need the timing "
                                             "model (allowed: an arch with an 'asic' section, e.g. workloads/arch/asic-default.yaml)");
-  const core::FunctionalResult r =
-      core::run_functional(w, config::datapath_config(w, arch, a.asic.algorithm), a.asic.save_outputs);
+  const core::FunctionalResult r = core::run_functional(
+      w, config::datapath_config(w, arch, a.asic.algorithm),
+      core::FunctionalOptions{a.asic.save_outputs || a.asic.save_inputs, a.asic.save_inputs, thread_count(a.asic.threads)});
   const nlohmann::json report = report::run_report_json(w, arch, r.numerics);
   if (!a.out_dir.empty()) {
     report::write_run_outputs(a.out_dir, w, r.outputs, report);
-    spdlog::info("run: wrote {}/report.json, report.csv{}", a.out_dir, r.outputs.y.empty() ? "" : ", y.npy, mean.npy, rstd.npy");
+    spdlog::info("run: wrote {}/report.json, report.csv{}{}", a.out_dir, r.outputs.y.empty() ? "" : ", y.npy, mean.npy, rstd.npy",
+                 r.outputs.x.empty() ? "" : ", x.npy, y_ref.npy");
   }
   if (a.json) std::cout << report.dump() << "\n";
   else std::cout << report::run_summary_table(w, arch, r.numerics);
@@ -97,7 +100,10 @@ Command add_run(CLI::App& app) {
   c->add_option("--out", a->out_dir, "directory for report.json, report.csv (and .npy outputs)");
   c->add_option("--set", a->in.sets, "override a key: workload.rows=64, arch.formats.sumsq.bits=24 (repeatable)");
   c->add_flag("--json", a->json, "print the report as one JSON object on stdout");
-  c->add_flag("--save-outputs", a->asic.save_outputs, "also write y.npy, mean.npy, rstd.npy into --out");
+  c->add_flag("--save-outputs", a->asic.save_outputs, "also write y.npy (in the output's dtype; bf16 as uint16 bits), mean.npy, rstd.npy into --out");
+  c->add_flag("--save-inputs", a->asic.save_inputs, "also write x.npy (in the input's dtype) and y_ref.npy (the fp64 reference) into --out");
+  c->add_option("--threads", a->asic.threads, "threads for the numerics, over rows (default: all cores; same bits for any count)")
+      ->check(CLI::Range(1, 1024));
   c->add_option("--path", a->asic.path, "input path of the ASIC model: sram-replay, dram-reread, partial-replay");
   c->add_flag("--no-numerics", a->asic.no_numerics, "timing only: same cycles and traffic, no arithmetic");
   c->add_flag("--rtl", a->asic.rtl, "lock-step the verilated RTL pipeline: statistics, y and latencies checked bit for bit");

@@ -1,6 +1,7 @@
 #include "command.hpp"
 
 #include <filesystem>
+#include <thread>
 
 #include "sim/config/config_error.hpp"
 #include "sim/report/atomic_file.hpp"
@@ -31,14 +32,22 @@ asic::AsicOptions asic_options(const AsicFlags& f) {
   o.algorithm = f.algorithm;
   o.path = parse_path_flag(f.path);
   o.numerics = !f.no_numerics;
-  o.keep_outputs = f.save_outputs;
+  o.keep_outputs = f.save_outputs || f.save_inputs;
+  o.keep_inputs = f.save_inputs;
+  o.threads = thread_count(f.threads);
   o.trace_file = f.trace;
   o.rtl = f.rtl;
   if (f.rtl && f.no_numerics)
     throw config::ConfigError("--rtl: the RTL computes the numerics (allowed: one of --rtl, --no-numerics)");
-  if (f.no_numerics && f.save_outputs)
-    throw config::ConfigError("--save-outputs: there are no outputs with --no-numerics (allowed: one of them)");
+  if (f.no_numerics && (f.save_outputs || f.save_inputs))
+    throw config::ConfigError(std::string(f.save_outputs ? "--save-outputs" : "--save-inputs") +
+                              ": there are no outputs with --no-numerics (allowed: one of them)");
   return o;
+}
+
+int thread_count(int threads) {
+  if (threads > 0) return threads;
+  return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
 }
 
 simt::GpuArch load_gpu(const std::string& path, const std::vector<std::string>& sets) {

@@ -59,10 +59,13 @@ std::optional<config::InputPath> parse_path_flag(const std::string& p);
 /// --save-outputs, --trace are checked against each other here).
 struct AsicFlags {
   std::string path, trace;
-  bool no_numerics = false, rtl = false, save_outputs = false;
+  bool no_numerics = false, rtl = false, save_outputs = false, save_inputs = false;
+  int threads = 0;  ///< 0: every core
   std::optional<core::VarianceAlgorithm> algorithm;
 };
 asic::AsicOptions asic_options(const AsicFlags& f);
+/// --threads N, or every core for 0.
+int thread_count(int threads);
 
 /// The GPU arch of `path` (or the embedded h200) with gpu.* overrides.
 simt::GpuArch load_gpu(const std::string& path, const std::vector<std::string>& sets);
