@@ -3,6 +3,7 @@
 every CMake link of the tree:
 
     core <- config <- {area, rtl, asic, simt} <- {validate, report} <- tools
+                      area <- explore <- report
 
 asic and simt never include each other; validate is the only layer that
 includes both; gpu_ref includes only sim/core (the RNG, the formats and the
@@ -29,7 +30,8 @@ ALLOWED = {
     "asic": {"core", "config", "rtl", "asic"},
     "simt": {"core", "config", "simt", "gpu_ref_shared"},
     "validate": {"core", "config", "area", "rtl", "asic", "simt", "validate", "gpu_ref_shared"},
-    "report": {"core", "config", "area", "rtl", "asic", "simt", "report", "gpu_ref_shared"},
+    "explore": {"core", "config", "area", "explore"},
+    "report": {"core", "config", "area", "rtl", "asic", "simt", "explore", "report", "gpu_ref_shared"},
     "gpu_ref": {"core", "gpu_ref", "gpu_ref_shared"},
     "lab": {"core", "gpu_ref", "gpu_ref_shared", "lab"},
 }

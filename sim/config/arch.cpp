@@ -262,6 +262,14 @@ Arch load_arch(const std::string& path, const std::vector<Override>& overrides) 
   return parse_arch_text(read_config_file(path), path, overrides);
 }
 
+std::string arch_yaml_with(const std::string& path, const std::vector<Override>& overrides) {
+  YamlReader r = path.empty() ? YamlReader::from_text(embedded::kDefaultArchYaml, embedded::kDefaultArchPath)
+                              : YamlReader::from_text(read_config_file(path), path);
+  for (const auto& o : overrides)
+    if (o.target == "arch") r.apply(o);
+  return r.emit();
+}
+
 Arch default_arch(const std::vector<Override>& overrides) {
   Arch a = parse_arch_text(embedded::kDefaultArchYaml, embedded::kDefaultArchPath, overrides);
   a.source = std::string("<embedded default: ") + embedded::kDefaultArchPath + ">";

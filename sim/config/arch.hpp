@@ -46,4 +46,9 @@ Arch load_arch(const std::string& path, const std::vector<Override>& overrides =
 /// The built-in default (workloads/arch/asic-default.yaml, embedded at build time).
 Arch default_arch(const std::vector<Override>& overrides = {});
 
+/// An arch file's text with `overrides` applied, as YAML that load_arch reads
+/// back to the same Arch (comments dropped): how a search writes the arch it
+/// chose. `path` empty: the embedded default.
+std::string arch_yaml_with(const std::string& path, const std::vector<Override>& overrides);
+
 }  // namespace normsim::config

@@ -91,6 +91,12 @@ void YamlReader::apply(const Override& o) {
   chain.back()[o.path.back()] = value;
 }
 
+std::string YamlReader::emit() const {
+  YAML::Emitter e;
+  e << node_;
+  return std::string(e.c_str()) + "\n";
+}
+
 void YamlReader::erase(const std::string& key) {
   if (node_.IsMap()) node_.remove(key);
 }

@@ -40,6 +40,8 @@ class YamlReader {
   /// Removes a key of this mapping before anything is read (an override that
   /// replaces it: `rows` replaces `batch` and `seq`).
   void erase(const std::string& key);
+  /// The mapping as YAML text (block style; comments are not kept).
+  std::string emit() const;
 
   bool has(const std::string& key) const;
   std::optional<int64_t> get_int(const std::string& key, int64_t lo, int64_t hi);

@@ -32,7 +32,8 @@ FunctionalResult run_functional(const NormProblem& p, const DatapathConfig& cfg,
   auto worker = [&] {
     try {
       NormDatapath dp(proto);
-      OutputChecker checker(p, dp.output_lsb(), gamma, beta, o.keep_outputs ? &res.outputs : nullptr);
+      OutputChecker checker(p, o.ulp_floor >= 0 ? o.ulp_floor : dp.output_lsb(), gamma, beta,
+                            o.keep_outputs ? &res.outputs : nullptr);
       std::vector<double> x, y(static_cast<size_t>(p.hidden));
       for (int64_t b; (b = next.fetch_add(1)) < blocks;) {
         NumericsResult& part = parts[static_cast<size_t>(b)];

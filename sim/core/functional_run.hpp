@@ -21,6 +21,10 @@ struct FunctionalOptions {
   bool keep_outputs = false;  ///< y, mean and rstd of every row
   bool keep_inputs = false;   ///< also x as stored and the fp64 reference (with keep_outputs)
   int threads = 1;            ///< >= 1
+  /// The ULPs of the error metrics are floored at this resolution; < 0: the
+  /// datapath's own output lsb (as a run reports). A search that moves the
+  /// output stage keeps one yardstick by fixing it.
+  double ulp_floor = -1;
 };
 
 /// Rows per block: about 64 Ki elements, so that a block is worth a thread's

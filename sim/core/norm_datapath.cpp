@@ -2,6 +2,7 @@
 
 #include "sim/core/fixed_kernels.hpp"
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstdio>
@@ -139,6 +140,24 @@ NormDatapath::NormDatapath(const DatapathConfig& cfg, std::span<const float> gam
 
 double datapath_output_lsb(const DatapathConfig& cfg) {
   return cfg.arithmetic == Arithmetic::fixed ? fmt(cfg.formats, Stage::output).lsb() : 0.0;
+}
+
+std::vector<Stage> stages_used(NormKind kind, VarianceAlgorithm algorithm, bool has_beta) {
+  std::vector<Stage> s = {Stage::input};
+  if (kind == NormKind::rmsnorm) {
+    s.push_back(Stage::sumsq);
+  } else {
+    switch (algorithm) {
+      case VarianceAlgorithm::welford: s.insert(s.end(), {Stage::mean, Stage::m2}); break;
+      case VarianceAlgorithm::single_pass: s.insert(s.end(), {Stage::sum, Stage::sumsq, Stage::mean}); break;
+      case VarianceAlgorithm::two_pass: s.insert(s.end(), {Stage::sum, Stage::mean, Stage::m2}); break;
+    }
+  }
+  s.insert(s.end(), {Stage::recip, Stage::variance, Stage::rsqrt_in, Stage::rsqrt_out, Stage::xhat, Stage::gamma});
+  if (has_beta) s.push_back(Stage::beta);
+  s.push_back(Stage::output);
+  std::sort(s.begin(), s.end());
+  return s;
 }
 
 double NormDatapath::output_lsb() const { return datapath_output_lsb(cfg_); }

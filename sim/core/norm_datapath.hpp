@@ -83,6 +83,10 @@ struct DatapathConfig {
 /// Resolution of the datapath's output register (0 for fp32).
 double datapath_output_lsb(const DatapathConfig& cfg);
 
+/// The fixed-point stages whose format the datapath of (kind, algorithm)
+/// uses, in Stage order (beta only when the workload has one).
+std::vector<Stage> stages_used(NormKind kind, VarianceAlgorithm algorithm, bool has_beta);
+
 /// Per-row state carried from stage to stage (one row in flight per object).
 struct RowState {
   // fixed point

@@ -336,6 +336,26 @@ expect_exit 2 "needs --out" -- run --save-inputs -q
 # --set workload.rows on a batch/seq workload replaces them.
 "$N" run "$W/llama2-7b.yaml" --set workload.rows=16 --json -q | grep -q '"rows":16' && ok || bad "--set workload.rows on batch x seq"
 
+# widths: the chosen formats as an arch run accepts, every evaluation in the CSV, bad input exit 2.
+"$N" widths "$W/llama2-7b.yaml" --set workload.seq=64 --target 'max_ulp<=1' --target 'rel_l2<=2e-3' --sample-rows 16 --out "$T/wd" --json -q >"$T/wd.json" || bad "widths"
+"$N" run "$W/llama2-7b.yaml" --set workload.seq=64 --arch "$T/wd/arch.yaml" --json -q >"$T/wdrun.json" || bad "run the widths arch"
+/usr/bin/python3 - "$T" <<'PY' && ok || bad "widths contract"
+import csv, json, sys
+t = sys.argv[1]
+j, r = json.load(open(f"{t}/wd.json")), json.load(open(f"{t}/wdrun.json"))
+rows = list(csv.DictReader(open(f"{t}/wd/widths.csv")))
+assert len(rows) == len(j["evaluations"]) > 10, (len(rows), len(j["evaluations"]))
+assert j["chosen"]["datapath_mm2"] < j["start"]["datapath_mm2"] and j["datapath_mm2_saved"] > 0
+assert j["chosen"]["all_rows"]["max_ulp_error"] <= 1 and j["chosen"]["all_rows"]["rel_l2_error"] <= 2e-3
+assert sum(r["numerics"]["overflow"].values()) == 0
+for s, f in j["chosen"]["formats"].items():
+    assert r["arch"]["formats"][s]["bits"] == f["bits"] and r["arch"]["formats"][s]["frac"] == f["frac"], s
+assert abs(r["area"]["datapath_mm2"] - j["chosen"]["datapath_mm2"]) < 1e-12
+PY
+expect_exit 2 "target 'max_ulp<1'.*allowed: max_ulp<=V" -- widths --target 'max_ulp<1' -q
+expect_exit 2 "key 'arithmetic': widths searches fixed-point formats" -- widths --arch "$A/fp32.yaml" --target 'max_ulp<=1' -q
+expect_exit 2 "stages 'xh': unknown stage" -- widths --target 'max_ulp<=1' --stages input,xh -q
+
 # A VCD trace of the first rows opens as a VCD (header, declared signals, time steps).
 "$N" run "$W/llama2-7b.yaml" --arch "$AD" --set workload.seq=16 --trace "$T/wave.vcd" -q >/dev/null || bad "trace run"
 grep -q '\$enddefinitions' "$T/wave.vcd" && grep -q "dram_bytes_read" "$T/wave.vcd" && grep -q "^#[0-9]" "$T/wave.vcd" && ok || bad "VCD trace malformed"

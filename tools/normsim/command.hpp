@@ -36,6 +36,7 @@ Command add_simt(CLI::App& app);
 Command add_regress(CLI::App& app);
 Command add_area(CLI::App& app);
 Command add_merge(CLI::App& app);
+Command add_widths(CLI::App& app);
 
 /// The workload and arch a command names, with its --set overrides.
 struct InputArgs {

@@ -1,0 +1,97 @@
+// The cheapest fixed-point formats for an accuracy target: per-stage integer
+// and fraction bits chosen for the least datapath area (sim/area's
+// calibrated model) such that the outputs meet every target and no stage
+// overflows, evaluated bit-accurately (core::run_functional) on a sample of
+// the workload's rows and confirmed on all of them.
+//
+// The search, from the arch's own formats:
+//   ranges     each stage's fewest integer bits that do not overflow (a
+//              binary search per stage, the others as given);
+//   precision  if the targets fail there, every stage's fraction widened
+//              together until they hold; then each stage's fewest fraction
+//              bits that still meet them, alone (a binary search per stage);
+//   combine    all stages at those widths together, and while the targets
+//              fail, the one-bit widening that buys the most accuracy per
+//              area put back;
+//   descend    single-bit narrowings in order of the area they save, while
+//              the targets hold, until none is left;
+//   confirm    the choice on all rows; if it fails, the search runs again
+//              from it on a sample four times larger.
+// Every evaluation is recorded, so the choice can be audited.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sim/config/arch.hpp"
+#include "sim/config/workload.hpp"
+#include "sim/core/error_metrics.hpp"
+#include "sim/core/fixed_stage.hpp"
+
+namespace normsim::explore {
+
+/// One accuracy target: `metric <= value` (or >= for frac_within_1ulp).
+struct WidthTarget {
+  enum class Metric { max_ulp, rel_l2, max_abs, rms, frac_within_1ulp };
+  Metric metric = Metric::max_ulp;
+  bool at_most = true;
+  double value = 1.0;
+  std::string text;  ///< as given
+  bool met(double v) const { return at_most ? v <= value : v >= value; }
+};
+/// "max_ulp<=1", "rel_l2<=1e-3", "frac_within_1ulp>=0.999"; ConfigError
+/// naming --target and what is allowed otherwise.
+WidthTarget parse_width_target(const std::string& text);
+/// The report name of a metric: max_ulp_error, rel_l2_error, ...
+std::string metric_name(WidthTarget::Metric m);
+
+struct WidthSearchOptions {
+  std::vector<WidthTarget> targets;
+  std::vector<core::Stage> stages;  ///< empty: every stage the datapath uses
+  int64_t sample_rows = 64;         ///< the first round's sample
+  int threads = 1;
+};
+
+/// The figures of one evaluation.
+struct WidthMetrics {
+  double max_ulp = 0, rel_l2 = 0, max_abs = 0, rms = 0, frac_within_1ulp = 0;
+  uint64_t nonfinite = 0;
+  std::array<uint64_t, core::kStageCount> overflows{};
+  uint64_t overflow_total() const;
+  double value(WidthTarget::Metric m) const;
+};
+
+struct WidthEvaluation {
+  int index = 0;
+  int round = 0;          ///< 0: the first sample; each failed confirmation adds one
+  std::string phase;      ///< start, ranges, widen, precision, combine, descend, confirm
+  std::string move;       ///< what changed from the candidate it was built from ("xhat.frac 18->12")
+  int64_t rows = 0;       ///< rows evaluated
+  core::StageFormats formats{};
+  double datapath_um2 = 0;
+  WidthMetrics metrics;
+  bool meets = false;     ///< every target met, no overflow, every output finite
+  std::string error;      ///< why it could not be evaluated (invalid formats, the model's 128-bit intermediates)
+};
+
+struct WidthSearchResult {
+  std::vector<core::Stage> stages;  ///< searched
+  core::StageFormats start{}, chosen{};
+  double start_um2 = 0, chosen_um2 = 0;
+  WidthMetrics start_all_rows, chosen_all_rows;  ///< both on every row
+  bool start_meets = false;
+  std::string node;
+  double ulp_floor = 0;  ///< the yardstick every evaluation's ULPs use (the start's output lsb)
+  std::vector<WidthEvaluation> evaluations;
+};
+
+/// ConfigError when the arch is not fixed point or the targets cannot be
+/// met by any formats up to 64 bits (naming the stage or target).
+WidthSearchResult search_widths(const config::Workload& w, const config::Arch& a, const WidthSearchOptions& o);
+
+/// `arch.formats.<stage>.bits=`/`frac=` overrides for every stage whose
+/// chosen format differs from the start (the arch YAML the search writes).
+std::vector<std::string> format_overrides(const WidthSearchResult& r);
+
+}  // namespace normsim::explore

@@ -1,0 +1,133 @@
+#include "sim/report/widths_report.hpp"
+
+#include <cstdio>
+
+#include "sim/report/run_report.hpp"
+
+namespace normsim::report {
+
+namespace {
+using nlohmann::json;
+using explore::WidthMetrics;
+
+std::string fmt_text(const core::FixedFormat& f) {
+  return std::string(f.is_signed ? "s" : "u") + std::to_string(f.total_bits) + "." + std::to_string(f.frac_bits);
+}
+
+json metrics_json(const WidthMetrics& m) {
+  json o = json::object();
+  for (int s = 0; s < core::kStageCount; ++s)
+    if (m.overflows[s]) o[std::string(core::to_string(static_cast<core::Stage>(s)))] = m.overflows[s];
+  return {{"max_ulp_error", json_number(m.max_ulp)},
+          {"rel_l2_error", json_number(m.rel_l2)},
+          {"max_abs_error", json_number(m.max_abs)},
+          {"rms_error", json_number(m.rms)},
+          {"frac_within_1ulp", m.frac_within_1ulp},
+          {"nonfinite_outputs", m.nonfinite},
+          {"overflow", o}};
+}
+
+json formats_json(const core::StageFormats& f, const std::vector<core::Stage>& stages) {
+  json j = json::object();
+  for (core::Stage s : stages) {
+    const auto& x = f[static_cast<int>(s)];
+    j[std::string(core::to_string(s))] = {{"bits", x.total_bits}, {"frac", x.frac_bits}, {"signed", x.is_signed}};
+  }
+  return j;
+}
+
+std::string g(double v, const char* f = "%.4g") {
+  char b[64];
+  std::snprintf(b, sizeof b, f, v);
+  return b;
+}
+}  // namespace
+
+json widths_json(const explore::WidthSearchResult& r, const std::vector<explore::WidthTarget>& targets) {
+  json t = json::array();
+  for (const auto& x : targets) t.push_back({{"metric", explore::metric_name(x.metric)}, {"at_most", x.at_most}, {"value", x.value}});
+  json stages = json::array();
+  for (core::Stage s : r.stages) stages.push_back(std::string(core::to_string(s)));
+  json evals = json::array();
+  for (const auto& e : r.evaluations)
+    evals.push_back({{"index", e.index},
+                     {"round", e.round},
+                     {"phase", e.phase},
+                     {"move", e.move},
+                     {"rows", e.rows},
+                     {"datapath_mm2", e.datapath_um2 * 1e-6},
+                     {"meets", e.meets},
+                     {"error", e.error},
+                     {"metrics", metrics_json(e.metrics)},
+                     {"formats", formats_json(e.formats, r.stages)}});
+  return {{"targets", t},
+          {"stages", stages},
+          {"node", r.node},
+          {"ulp_lsb", r.ulp_floor},
+          {"start", {{"formats", formats_json(r.start, r.stages)}, {"datapath_mm2", r.start_um2 * 1e-6},
+                     {"meets", r.start_meets}, {"all_rows", metrics_json(r.start_all_rows)}}},
+          {"chosen", {{"formats", formats_json(r.chosen, r.stages)}, {"datapath_mm2", r.chosen_um2 * 1e-6},
+                      {"all_rows", metrics_json(r.chosen_all_rows)}}},
+          {"datapath_mm2_saved", (r.start_um2 - r.chosen_um2) * 1e-6},
+          {"datapath_saved_fraction", r.start_um2 > 0 ? (r.start_um2 - r.chosen_um2) / r.start_um2 : 0.0},
+          {"evaluations", evals}};
+}
+
+std::string widths_csv(const explore::WidthSearchResult& r) {
+  std::string c = "index,round,phase,move,rows,datapath_mm2,meets,error,overflow_total,max_ulp_error,rel_l2_error,max_abs_error,rms_error,frac_within_1ulp";
+  for (core::Stage s : r.stages) {
+    const std::string n(core::to_string(s));
+    c += "," + n + ".bits," + n + ".frac";
+  }
+  c += "\n";
+  for (const auto& e : r.evaluations) {
+    const auto& m = e.metrics;
+    c += std::to_string(e.index) + "," + std::to_string(e.round) + "," + e.phase + ",\"" + e.move + "\"," + std::to_string(e.rows) +
+         "," + g(e.datapath_um2 * 1e-6, "%.9g") + "," + (e.meets ? "true" : "false") + ",\"" + e.error + "\"," + std::to_string(m.overflow_total()) + "," +
+         g(m.max_ulp, "%.9g") + "," + g(m.rel_l2, "%.9g") + "," + g(m.max_abs, "%.9g") + "," + g(m.rms, "%.9g") + "," +
+         g(m.frac_within_1ulp, "%.9g");
+    for (core::Stage s : r.stages) {
+      const auto& f = e.formats[static_cast<int>(s)];
+      c += "," + std::to_string(f.total_bits) + "," + std::to_string(f.frac_bits);
+    }
+    c += "\n";
+  }
+  return c;
+}
+
+std::string widths_table(const explore::WidthSearchResult& r, const std::vector<explore::WidthTarget>& targets) {
+  std::string t = "normsim widths: targets";
+  for (const auto& x : targets) t += " " + x.text;
+  t += "; ULPs of max(" + g(r.ulp_floor) + ", the output dtype's ulp at |ref|); " + std::to_string(r.evaluations.size()) +
+       " evaluations\n\n";
+  char b[256];
+  std::snprintf(b, sizeof b, "%-10s %10s %10s\n", "stage", "start", "chosen");
+  t += b;
+  for (core::Stage s : r.stages) {
+    const auto& a = r.start[static_cast<int>(s)];
+    const auto& c = r.chosen[static_cast<int>(s)];
+    std::snprintf(b, sizeof b, "%-10s %10s %10s%s\n", std::string(core::to_string(s)).c_str(), fmt_text(a).c_str(), fmt_text(c).c_str(),
+                  a == c ? "" : "  *");
+    t += b;
+  }
+  t += "\n";
+  std::snprintf(b, sizeof b, "%-22s %14s %14s\n", "", "start", "chosen");
+  t += b;
+  auto row = [&](const char* name, const std::string& a, const std::string& c) {
+    std::snprintf(b, sizeof b, "%-22s %14s %14s\n", name, a.c_str(), c.c_str());
+    t += b;
+  };
+  const auto &ms = r.start_all_rows, &mc = r.chosen_all_rows;
+  row(("datapath_mm2 (" + r.node + ")").c_str(), g(r.start_um2 * 1e-6, "%.5f"), g(r.chosen_um2 * 1e-6, "%.5f"));
+  row("max_ulp_error", g(ms.max_ulp), g(mc.max_ulp));
+  row("rel_l2_error", g(ms.rel_l2), g(mc.rel_l2));
+  row("max_abs_error", g(ms.max_abs), g(mc.max_abs));
+  row("frac_within_1ulp", g(ms.frac_within_1ulp, "%.6f"), g(mc.frac_within_1ulp, "%.6f"));
+  row("overflows", std::to_string(ms.overflow_total()), std::to_string(mc.overflow_total()));
+  row("meets the targets", r.start_meets ? "yes" : "no", "yes");
+  t += "\ndatapath area saved: " + g((r.start_um2 - r.chosen_um2) * 1e-6, "%.5f") + " mm2 (" +
+       g(r.start_um2 > 0 ? 100 * (r.start_um2 - r.chosen_um2) / r.start_um2 : 0.0, "%.1f") + "% of the start)\n";
+  return t;
+}
+
+}  // namespace normsim::report

@@ -1,0 +1,117 @@
+// The width search: targets parsed strictly; the choice meets every target
+// with no overflow on all rows, costs no more area than the start, writes an
+// arch that reads back to it, does not depend on the thread count, and moves
+// the input range with the data (LLM activations need more integer bits).
+#include <gtest/gtest.h>
+
+#include "sim/config/arch.hpp"
+#include "sim/config/config_error.hpp"
+#include "sim/config/datapath_config.hpp"
+#include "sim/config/workload.hpp"
+#include "sim/core/functional_run.hpp"
+#include "sim/explore/width_search.hpp"
+
+using namespace normsim;
+
+namespace {
+std::string src() { return std::getenv("NORMSIM_SOURCE_DIR") ? std::getenv("NORMSIM_SOURCE_DIR") : NORMSIM_TEST_SOURCE_DIR; }
+config::Workload workload(const std::string& n, int64_t rows) {
+  return config::load_workload(src() + "/workloads/" + n + ".yaml", {config::parse_override("workload.rows=" + std::to_string(rows))});
+}
+config::Arch arch(const std::string& n) { return config::load_arch(src() + "/workloads/arch/" + n + ".yaml"); }
+std::string target_error(const std::string& t) {
+  try {
+    explore::parse_width_target(t);
+  } catch (const config::ConfigError& e) {
+    return e.what();
+  }
+  return "";
+}
+explore::WidthSearchOptions options(std::initializer_list<const char*> targets, int threads = 2) {
+  explore::WidthSearchOptions o;
+  for (const char* t : targets) o.targets.push_back(explore::parse_width_target(t));
+  o.sample_rows = 16;
+  o.threads = threads;
+  return o;
+}
+}  // namespace
+
+TEST(WidthTarget, ParsesAndRefuses) {
+  const auto t = explore::parse_width_target("rel_l2<=1e-3");
+  EXPECT_EQ(t.metric, explore::WidthTarget::Metric::rel_l2);
+  EXPECT_TRUE(t.at_most);
+  EXPECT_EQ(t.value, 1e-3);
+  EXPECT_TRUE(t.met(1e-3));
+  EXPECT_FALSE(t.met(1.1e-3));
+  EXPECT_FALSE(explore::parse_width_target("frac_within_1ulp>=0.99").at_most);
+  for (const char* bad : {"max_ulp", "max_ulp<1", "speed<=1", "max_ulp>=1", "frac_within_1ulp<=0.5", "max_ulp<=x", "max_ulp<=-1",
+                          "frac_within_1ulp>=2", "max_ulp<=inf"}) {
+    const std::string e = target_error(bad);
+    EXPECT_NE(e.find(std::string("--target '") + bad + "'"), std::string::npos) << bad << ": " << e;
+    EXPECT_NE(e.find("allowed: max_ulp<=V"), std::string::npos) << e;
+  }
+}
+
+TEST(WidthSearch, ChoiceMeetsTheTargetsOnAllRowsForLessArea) {
+  const auto w = workload("llama2-7b", 96);
+  const auto a = arch("asic-default");
+  const auto r = explore::search_widths(w, a, options({"max_ulp<=1", "rel_l2<=2e-3"}));
+  EXPECT_LE(r.chosen_um2, r.start_um2);
+  EXPECT_LT(r.chosen_um2, 0.9 * r.start_um2);  // the default arch has slack on Gaussian data
+  EXPECT_EQ(r.chosen_all_rows.overflow_total(), 0u);
+  EXPECT_LE(r.chosen_all_rows.max_ulp, 1.0);
+  EXPECT_LE(r.chosen_all_rows.rel_l2, 2e-3);
+  // The last evaluation is the confirmation on all rows, and it is the choice.
+  const auto& last = r.evaluations.back();
+  EXPECT_EQ(last.phase, "confirm");
+  EXPECT_EQ(last.rows, w.rows);
+  EXPECT_TRUE(last.meets);
+  EXPECT_EQ(last.formats, r.chosen);
+  for (size_t i = 0; i < r.evaluations.size(); ++i) EXPECT_EQ(r.evaluations[i].index, static_cast<int>(i));
+  // Independently: the chosen datapath, run as `run` would on all rows with the same yardstick.
+  auto cfg = config::datapath_config(w, a);
+  cfg.formats = r.chosen;
+  core::FunctionalOptions fo;
+  fo.ulp_floor = r.ulp_floor;
+  const auto f = core::run_functional(w, cfg, fo);
+  EXPECT_EQ(f.numerics.output_error.max_ulp(), r.chosen_all_rows.max_ulp);
+  // The arch it writes reads back to the choice.
+  std::vector<config::Override> ov;
+  for (const auto& s : explore::format_overrides(r)) ov.push_back(config::parse_override(s));
+  EXPECT_FALSE(ov.empty());
+  const auto back = config::parse_arch_text(config::arch_yaml_with(src() + "/workloads/arch/asic-default.yaml", ov), "<back>");
+  EXPECT_EQ(back.formats, r.chosen);
+  // The thread count changes nothing.
+  const auto one = explore::search_widths(w, a, options({"max_ulp<=1", "rel_l2<=2e-3"}, 1));
+  EXPECT_EQ(one.chosen, r.chosen);
+  EXPECT_EQ(one.evaluations.size(), r.evaluations.size());
+}
+
+TEST(WidthSearch, LlmActivationsNeedAWiderInputRange) {
+  const auto gauss = explore::search_widths(workload("llama2-7b", 64), arch("asic-default"), options({"max_ulp<=1"}));
+  const auto llm = explore::search_widths(workload("llama2-7b-acts", 64), arch("asic-default"), options({"max_ulp<=1"}));
+  const int in = static_cast<int>(core::Stage::input);
+  EXPECT_FALSE(llm.start_meets);  // the massive activations saturate the default input stage
+  EXPECT_GT(llm.start_all_rows.overflows[in], 0u);
+  EXPECT_GE(llm.chosen[in].int_bits(), 15);  // +-1e4
+  EXPECT_LE(gauss.chosen[in].int_bits(), 5);
+  EXPECT_EQ(llm.chosen_all_rows.overflow_total(), 0u);
+}
+
+TEST(WidthSearch, RefusesWhatItCannotSearch) {
+  auto error = [](const config::Arch& a, explore::WidthSearchOptions o) {
+    try {
+      explore::search_widths(workload("llama2-7b", 8), a, o);
+    } catch (const config::ConfigError& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  EXPECT_NE(error(arch("fp32"), options({"max_ulp<=1"})).find("arithmetic: fixed"), std::string::npos);
+  EXPECT_NE(error(arch("asic-default"), options({})).find("--target: missing"), std::string::npos);
+  auto o = options({"max_ulp<=1"});
+  o.stages = {core::Stage::m2};
+  EXPECT_NE(error(arch("asic-default"), o).find("--stages 'm2': not a stage of this datapath"), std::string::npos);
+  EXPECT_NE(error(arch("asic-default"), options({"max_abs<=0"})).find("not met even with every searched stage at 64 bits"),
+            std::string::npos);
+}

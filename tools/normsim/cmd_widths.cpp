@@ -1,0 +1,99 @@
+// `normsim widths`: the cheapest per-stage fixed-point formats that meet
+// accuracy targets on a workload's data (sim/explore/width_search.hpp), the
+// area saved, and an arch YAML with them that `run` accepts.
+#include <spdlog/spdlog.h>
+
+#include <iostream>
+
+#include "command.hpp"
+#include "sim/config/config_error.hpp"
+#include "sim/explore/width_search.hpp"
+#include "sim/report/widths_report.hpp"
+
+namespace normsim::cli {
+
+namespace {
+
+struct WidthsArgs {
+  InputArgs in;
+  std::vector<std::string> targets;
+  std::string stages, out_dir;
+  int64_t sample_rows = 64;
+  int threads = 0;
+  bool json = false;
+};
+
+int widths(const WidthsArgs& a) {
+  const auto [w, arch] = load_inputs(a.in);
+  explore::WidthSearchOptions o;
+  for (const auto& t : a.targets) o.targets.push_back(explore::parse_width_target(t));
+  if (!a.stages.empty()) {
+    for (size_t start = 0; start <= a.stages.size();) {
+      const size_t c = a.stages.find(',', start);
+      const std::string name = a.stages.substr(start, c == std::string::npos ? std::string::npos : c - start);
+      const auto s = core::parse_stage(name);
+      if (!s)
+        throw config::ConfigError("widths: --stages '" + name + "': unknown stage (allowed: input, sum, sumsq, mean, m2, recip, "
+                                  "variance, rsqrt_in, rsqrt_out, xhat, gamma, beta, output)");
+      o.stages.push_back(*s);
+      if (c == std::string::npos) break;
+      start = c + 1;
+    }
+  }
+  o.sample_rows = a.sample_rows;
+  o.threads = thread_count(a.threads);
+  spdlog::info("widths: workload {} ({}), arch {} ({})", w.name, w.source, arch.name, arch.source);
+  const explore::WidthSearchResult r = explore::search_widths(w, arch, o);
+  nlohmann::json j = report::widths_json(r, o.targets);
+
+  // The chosen formats as an arch file, read back to prove `run` takes it.
+  std::vector<config::Override> ov;
+  for (const auto& s : a.in.sets)
+    if (config::parse_override(s).target == "arch") ov.push_back(config::parse_override(s));
+  for (const auto& s : explore::format_overrides(r)) ov.push_back(config::parse_override(s));
+  ov.push_back(config::parse_override("arch.name=" + arch.name + "-widths"));
+  std::string header = "# " + arch.name + " with the formats `normsim widths` chose for " + w.name + " (targets:";
+  for (const auto& t : o.targets) header += " " + t.text;
+  header += "; datapath " + std::to_string(r.chosen_um2 * 1e-6) + " mm2 at " + r.node + ", from " + std::to_string(r.start_um2 * 1e-6) + ")\n";
+  const std::string yaml = header + config::arch_yaml_with(a.in.arch, ov);
+  const config::Arch back = config::parse_arch_text(yaml, "<widths arch>");
+  if (back.formats != r.chosen) throw std::runtime_error("widths: the written arch does not read back to the chosen formats");
+  if (!a.out_dir.empty()) {
+    write_report_file(a.out_dir, "widths.json", j.dump(2) + "\n");
+    write_report_file(a.out_dir, "widths.csv", report::widths_csv(r));
+    write_report_file(a.out_dir, "arch.yaml", yaml);
+    j["arch_yaml"] = a.out_dir + "/arch.yaml";
+  }
+  if (a.json) {
+    std::cout << j.dump() << "\n";
+  } else {
+    std::cout << report::widths_table(r, o.targets);
+    if (!a.out_dir.empty())
+      std::cout << "wrote " << a.out_dir << "/arch.yaml (run it: normsim run " << (a.in.workload.empty() ? "" : a.in.workload + " ")
+                << "--arch " << a.out_dir << "/arch.yaml), widths.json and widths.csv (every evaluation)\n";
+    else
+      std::cout << "(--out DIR writes the arch YAML and every evaluation)\n";
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+Command add_widths(CLI::App& app) {
+  auto a = std::make_shared<WidthsArgs>();
+  auto* c = app.add_subcommand("widths", "search per-stage fixed-point formats for the least area that meets accuracy targets");
+  c->fallthrough();
+  c->add_option("workload", a->in.workload, "workload YAML (default: the embedded llama2-7b)");
+  c->add_option("--arch", a->in.arch, "fixed-point architecture YAML to start from (default: the embedded asic-default)");
+  c->add_option("--set", a->in.sets, "override a key before the search (repeatable)");
+  c->add_option("--target", a->targets, "METRIC<=V (max_ulp, rel_l2, max_abs, rms) or frac_within_1ulp>=V (repeatable)")->required();
+  c->add_option("--stages", a->stages, "stages to search, comma-separated (default: every stage the datapath uses)");
+  c->add_option("--sample-rows", a->sample_rows, "rows each candidate is evaluated on first (default 64; the choice is confirmed on all rows)")
+      ->check(CLI::Range(int64_t(1), int64_t(1) << 32));
+  c->add_option("--threads", a->threads, "threads for the numerics (default: all cores)")->check(CLI::Range(1, 1024));
+  c->add_option("--out", a->out_dir, "directory for arch.yaml, widths.json and widths.csv");
+  c->add_flag("--json", a->json, "print the result as one JSON object on stdout");
+  return {c, [a] { return widths(*a); }};
+}
+
+}  // namespace normsim::cli
