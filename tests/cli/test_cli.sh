@@ -112,6 +112,12 @@ cmp -s "$T/j1/sweep.json" "$T/j4/sweep.json" && cmp -s "$T/j1/sweep.csv" "$T/j4/
 cmp -s "$T/j1/sweep.json" "$T/merged/sweep.json" && cmp -s "$T/j1/sweep.csv" "$T/merged/sweep.csv" && ok || bad "merged shards differ from the sweep"
 rm "$T/shards/sweep-shard-1-of-3.json"
 expect_exit 2 "merge: shard 1 of 3 is missing" -- merge "$T/shards" -q
+# --slurm writes the array job, the merge and the script that submits both (run by tests/slurm).
+"$N" sweep --grid arch.lanes=4,8 --slurm 2 --out "$T/sl" -q >"$T/sl.txt" && grep -q "submit with: bash $T/sl/slurm/submit.sh" "$T/sl.txt" &&
+  grep -q -- "--array=0-1" "$T/sl/slurm/shard.sbatch" && grep -q -- '--shard "$SLURM_ARRAY_TASK_ID/2"' "$T/sl/slurm/shard.sbatch" &&
+  grep -q "dependency=afterok" "$T/sl/slurm/submit.sh" && bash -n "$T/sl/slurm/submit.sh" && ok || bad "sweep --slurm: $(cat "$T/sl.txt")"
+expect_exit 2 "slurm needs --out" -- sweep --grid arch.lanes=4,8 --slurm 2 -q
+expect_exit 2 "slurm and --shard together" -- sweep --grid arch.lanes=4,8 --slurm 2 --shard 0/2 --out "$T/sl2" -q
 # A study file: the same axes as flags.
 cat >"$T/study.yaml" <<EOF
 workload: $W/llama3-70b.yaml

@@ -31,7 +31,84 @@ struct SweepArgs {
   std::string study, out_dir, plot, shard, objectives;
   bool numerics = false, json = false, progress = false;
   int jobs = 0;
+  int slurm = 0;  ///< shards of a Slurm array job (0: run here)
 };
+
+// A word for a POSIX shell, single-quoted.
+std::string shell_quote(const std::string& w) {
+  std::string q = "'";
+  for (char c : w) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+// The sweep's own arguments, as the shards must repeat them (paths as given:
+// the jobs run in the submitting directory, so the study's inputs match).
+std::string sweep_arguments(const SweepArgs& a) {
+  std::vector<std::string> v;
+  if (!a.in.workload.empty()) v.push_back(a.in.workload);
+  if (!a.in.arch.empty()) v.insert(v.end(), {"--arch", a.in.arch});
+  if (!a.study.empty()) v.insert(v.end(), {"--study", a.study});
+  for (const auto& [zip, text] : a.axes) v.insert(v.end(), {zip ? "--zip" : "--grid", text});
+  for (const auto& s : a.in.sets) v.insert(v.end(), {"--set", s});
+  if (!a.asic.path.empty()) v.insert(v.end(), {"--path", a.asic.path});
+  if (a.numerics) v.push_back("--numerics");
+  if (!a.objectives.empty()) v.insert(v.end(), {"--objectives", a.objectives});
+  std::string out;
+  for (const auto& w : v) out += " " + shell_quote(w);
+  return out;
+}
+
+// The executable running now, for the jobs to run again.
+std::string self_path() {
+  std::error_code ec;
+  const auto p = std::filesystem::read_symlink("/proc/self/exe", ec);
+  return ec ? std::string("normsim") : p.string();
+}
+
+// `--slurm N`: the array job of N shards, the dependent merge, and the
+// script that submits both, written under DIR/slurm.
+int write_slurm_job(const SweepArgs& a, size_t points) {
+  const std::filesystem::path out = std::filesystem::absolute(a.out_dir);
+  const std::filesystem::path dir = out / "slurm";
+  const std::string exe = shell_quote(self_path()), args = sweep_arguments(a);
+  const std::string cwd = std::filesystem::current_path().string();
+  const int cpus = a.jobs > 0 ? a.jobs : 1;
+  const std::string n = std::to_string(a.slurm);
+  const std::string shard =
+      "#!/bin/bash\n"
+      "# One shard of a normsim sweep (" + std::to_string(points) + " points in " + n + " interleaved shards).\n"
+      "#SBATCH --job-name=normsim-sweep\n"
+      "#SBATCH --array=0-" + std::to_string(a.slurm - 1) + "\n"
+      "#SBATCH --cpus-per-task=" + std::to_string(cpus) + "\n"
+      "#SBATCH --chdir=" + cwd + "\n"
+      "#SBATCH --output=" + (dir / "shard-%a.log").string() + "\n"
+      "set -euo pipefail\n"
+      "exec " + exe + " sweep" + args + " -j " + std::to_string(cpus) + " --shard \"$SLURM_ARRAY_TASK_ID/" + n + "\" --out " +
+      shell_quote((out / "shards").string()) + " -q\n";
+  const std::string merge =
+      "#!/bin/bash\n"
+      "# The merge of a normsim sweep's shards: exactly what the sweep run whole writes.\n"
+      "#SBATCH --job-name=normsim-merge\n"
+      "#SBATCH --chdir=" + cwd + "\n"
+      "#SBATCH --output=" + (dir / "merge.log").string() + "\n"
+      "set -euo pipefail\n"
+      "exec " + exe + " merge " + shell_quote((out / "shards").string()) + " --out " + shell_quote(out.string()) +
+      (a.plot.empty() ? std::string() : " --plot " + shell_quote(std::filesystem::absolute(a.plot).string())) + " -q\n";
+  const std::string submit =
+      "#!/bin/bash\n"
+      "# Submits the sweep's " + n + " shards as one array job and the merge after them (afterok).\n"
+      "set -euo pipefail\n"
+      "array=$(sbatch --parsable " + shell_quote((dir / "shard.sbatch").string()) + ")\n"
+      "merge=$(sbatch --parsable --dependency=afterok:${array%%;*} " + shell_quote((dir / "merge.sbatch").string()) + ")\n"
+      "echo \"normsim sweep: array job $array (" + n + " shards), merge job $merge -> " + (out / "sweep.json").string() + "\"\n";
+  write_report_file(dir.string(), "shard.sbatch", shard);
+  write_report_file(dir.string(), "merge.sbatch", merge);
+  write_report_file(dir.string(), "submit.sh", submit);
+  std::cout << "normsim sweep: " << points << " points as a Slurm array of " << n << " shards and a merge\n"
+            << "  " << (dir / "shard.sbatch").string() << "\n  " << (dir / "merge.sbatch").string() << "\n"
+            << "submit with: bash " << (dir / "submit.sh").string() << "\n";
+  return kExitOk;
+}
 
 std::vector<std::string> split_list(const std::string& s) {
   std::vector<std::string> v;
@@ -106,6 +183,11 @@ int sweep(const SweepArgs& a) {
   const std::vector<config::GridPoint> points = grid.points();
   const std::vector<std::string> keys = grid.keys();
   size_t shard = 0, shards = 1;
+  if (a.slurm) {
+    if (a.out_dir.empty()) throw config::ConfigError("sweep: --slurm needs --out (the shards, the merge and the job scripts go there)");
+    if (!a.shard.empty()) throw config::ConfigError("sweep: --slurm and --shard together (allowed: one of them; --slurm writes the --shard jobs)");
+    if (a.json) throw config::ConfigError("sweep: --slurm and --json together (allowed: one of them; the merge writes sweep.json)");
+  }
   if (!a.shard.empty()) {
     std::tie(shard, shards) = parse_shard(a.shard);
     if (a.out_dir.empty()) throw config::ConfigError("sweep: --shard needs --out (the shard's file is merged by `normsim merge`)");
@@ -143,6 +225,8 @@ int sweep(const SweepArgs& a) {
     rows.push_back(std::move(row));
     point_inputs.push_back(std::move(pin));
   }
+
+  if (a.slurm) return write_slurm_job(a, points.size());
 
   const int jobs = a.jobs > 0 ? a.jobs : std::max(1u, std::thread::hardware_concurrency());
   Progress progress(feasible.size(), a.progress || (spdlog::get_level() <= spdlog::level::info && isatty(2)));
@@ -240,6 +324,8 @@ Command add_sweep(CLI::App& app) {
   c->add_option("--plot", a->plot, "draw the Pareto front of the first two objectives into FILE.png");
   c->add_option("-j,--jobs", a->jobs, "points run at once (default: all cores)")->check(CLI::Range(1, 4096));
   c->add_option("--shard", a->shard, "run the i-th of n interleaved slices (0-based i/n) into --out, for `normsim merge`");
+  c->add_option("--slurm", a->slurm, "write a Slurm array job of N shards and a dependent merge into --out/slurm (submit.sh submits both)")
+      ->check(CLI::Range(1, 100000));
   c->add_flag("--progress", a->progress, "progress on stderr even when it is not a terminal");
   c->add_option("--out", a->out_dir, "directory for sweep.json and sweep.csv (a shard's file with --shard)");
   c->add_flag("--json", a->json, "print the sweep as one JSON object on stdout");
