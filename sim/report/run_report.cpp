@@ -100,6 +100,11 @@ std::string fmt_g(double v, const char* f = "%.4g") {
 
 }  // namespace
 
+std::string csv_column(const std::string& path) {
+  const std::string u = unit_of(path);
+  return u.empty() ? path : path + " [" + u + "]";
+}
+
 json run_report_json(const config::Workload& w, const config::Arch& a, const core::NumericsResult& n) {
   // The config as read: every key the files declare (config/*_params), by the same names.
   const json wj = config::workload_echo(w);

@@ -23,6 +23,10 @@ std::string run_summary_table(const config::Workload& w, const config::Arch& a, 
 void write_run_outputs(const std::string& dir, const config::Workload& w, const core::KeptOutputs& out,
                        const nlohmann::json& report);
 
+/// The CSV column of a report leaf: its path and its unit, "timing.cycles
+/// [cycles]" -- the same header in run's report.csv and sweep's sweep.csv.
+std::string csv_column(const std::string& path);
+
 /// JSON number, or null when not finite (JSON has no Inf/NaN).
 nlohmann::json json_number(double v);
 

@@ -6,6 +6,7 @@
 #include <numeric>
 
 #include "sim/config/config_error.hpp"
+#include "sim/report/run_report.hpp"
 
 namespace normsim::report {
 
@@ -31,7 +32,9 @@ constexpr Field kFields[] = {
 constexpr Field kErrorFields[] = {{"numerics", "rel_l2_error"}, {"numerics", "max_abs_error"},
                                   {"numerics", "max_ulp_error"}, {"numerics", "rms_error"}};
 const std::map<std::string, std::string> kAliases = {
-    {"area", "total_mm2"}, {"energy", "total_uj"}, {"error", "rel_l2_error"}, {"time", "time_us"}};
+    {"area", "area.total_mm2"}, {"energy", "energy.total_uj"}, {"error", "numerics.rel_l2_error"}, {"time", "timing.time_us"}};
+
+std::string path_of(const Field& f) { return std::string(f.section) + "." + f.name; }
 
 // The columns of a sweep: the fields, every stall cause and every unit's
 // utilization the ok points report (sorted by name).
@@ -67,29 +70,35 @@ std::vector<std::pair<std::string, double>> sweep_metrics(const json& r, bool nu
   std::vector<std::pair<std::string, double>> m;
   for (const Field& f : kFields)
     if (r.contains(f.section) && r[f.section].contains(f.name) && r[f.section][f.name].is_number())
-      m.push_back({f.name, r[f.section][f.name].get<double>()});
+      m.push_back({path_of(f), r[f.section][f.name].get<double>()});
   for (const char* family : {"stall_cycles", "utilization"})
     if (r.contains("timing") && r["timing"].contains(family))
       for (const auto& [k, v] : r["timing"][family].items())
-        if (v.is_number()) m.push_back({std::string(family) + "." + k, v.get<double>()});
+        if (v.is_number()) m.push_back({std::string("timing.") + family + "." + k, v.get<double>()});
   if (numerics && r.contains("numerics"))
     for (const Field& f : kErrorFields)
       if (r["numerics"].contains(f.name) && r["numerics"][f.name].is_number())
-        m.push_back({f.name, r["numerics"][f.name].get<double>()});
+        m.push_back({path_of(f), r["numerics"][f.name].get<double>()});
   return m;
 }
 
 std::string objective_column(const std::string& name, bool numerics) {
   const auto alias = kAliases.find(name);
-  const std::string col = alias == kAliases.end() ? name : alias->second;
+  std::string col = alias == kAliases.end() ? name : alias->second;
+  // A figure by its name alone (cycles) or by its path (timing.cycles).
+  auto known = [&](const Field& f) { return col == f.name || col == path_of(f); };
+  for (const Field& f : kFields)
+    if (known(f)) return path_of(f);
+  const bool is_error = std::any_of(std::begin(kErrorFields), std::end(kErrorFields), known);
+  if (numerics)
+    for (const Field& f : kErrorFields)
+      if (known(f)) return path_of(f);
   std::vector<std::string> allowed;
   for (const Field& f : kFields) allowed.push_back(f.name);
   if (numerics)
     for (const Field& f : kErrorFields) allowed.push_back(f.name);
-  if (std::find(allowed.begin(), allowed.end(), col) != allowed.end()) return col;
   std::string list = "area, energy, time" + std::string(numerics ? ", error" : "");
   for (const auto& a : allowed) list += ", " + a;
-  const bool is_error = std::any_of(std::begin(kErrorFields), std::end(kErrorFields), [&](const Field& f) { return col == f.name; });
   throw config::ConfigError("sweep: --objectives '" + name + "': " +
                             (is_error ? "an error objective needs --numerics" : "not a figure of the report") +
                             " (allowed: " + list + ")");
@@ -148,7 +157,7 @@ std::string sweep_csv(const json& sweep) {
   for (const auto& k : sweep["study"]["keys"]) csv += "," + csv_field(k.get<std::string>());
   csv += ",status,reason";
   if (pareto) csv += ",pareto";
-  for (const auto& c : cols) csv += "," + c;
+  for (const auto& c : cols) csv += "," + csv_field(csv_column(c));
   csv += "\n";
   for (const json& p : sweep["points"]) {
     csv += std::to_string(p["index"].get<uint64_t>());
@@ -173,14 +182,16 @@ std::string sweep_table(const json& sweep) {
     const char* format;
     int width;
   };
-  std::vector<Col> cols = {{"cycles", "%.0f", 12},          {"time_us", "%.1f", 10},
-                           {"dram_bytes_read", "%.0f", 15}, {"dram_bytes_written", "%.0f", 18},
-                           {"sram_required_bytes", "%.0f", 19}, {"total_mm2", "%.4f", 9},
-                           {"total_uj", "%.4g", 9}};
+  // Columns by the report's leaf names (the CSV has their paths and units).
+  std::vector<Col> cols = {{"timing.cycles", "%.0f", 12},          {"timing.time_us", "%.1f", 10},
+                           {"traffic.dram_bytes_read", "%.0f", 15}, {"traffic.dram_bytes_written", "%.0f", 18},
+                           {"area.sram_required_bytes", "%.0f", 19}, {"area.total_mm2", "%.4f", 9},
+                           {"energy.total_uj", "%.4g", 9}};
   if (numerics) {
-    cols.push_back({"rel_l2_error", "%.4g", 12});
-    cols.push_back({"max_ulp_error", "%.4g", 13});
+    cols.push_back({"numerics.rel_l2_error", "%.4g", 12});
+    cols.push_back({"numerics.max_ulp_error", "%.4g", 13});
   }
+  auto leaf = [](const char* path) { return std::string(path).substr(std::string(path).find('.') + 1); };
   std::vector<size_t> widths;
   for (const auto& k : sweep["study"]["keys"]) {
     size_t w = k.get<std::string>().size();
@@ -194,7 +205,7 @@ std::string sweep_table(const json& sweep) {
   for (const auto& k : sweep["study"]["keys"]) t += k.get<std::string>() + std::string(widths[i++] - k.get<std::string>().size() + 2, ' ');
   if (pareto) t += "pareto  ";
   for (const auto& c : cols) {
-    std::snprintf(b, sizeof b, "%*s  ", c.width, c.name);
+    std::snprintf(b, sizeof b, "%*s  ", c.width, leaf(c.name).c_str());
     t += b;
   }
   t += "\n";

@@ -1,9 +1,10 @@
 // The `sweep` result: every point of the grid with its status, its report
 // (run's JSON) and, when objectives are given, whether it is on the Pareto
 // front; as JSON, CSV and a console table. Names are the run report's own
-// (snake_case, the unit as suffix): `cycles`, `dram_bytes_read`,
-// `sram_required_bytes`, `total_mm2`, `total_uj`, `stall_cycles.<cause>`,
-// `utilization.<unit>`, ... -- the same in run, compare and sweep.
+// (snake_case, the unit as suffix) at their paths in it: `timing.cycles`,
+// `traffic.dram_bytes_read`, `area.sram_required_bytes`, `area.total_mm2`,
+// `energy.total_uj`, `timing.stall_cycles.<cause>`, `timing.utilization.<unit>`,
+// ...; the CSV's headers are run's report.csv's ("timing.cycles [cycles]").
 //
 // The JSON is {"study": {keys, objectives, mode, points}, "points": [{index,
 // point: {key: typed value}, status: "ok" | "infeasible", reason?, pareto?,
@@ -18,12 +19,13 @@
 
 namespace normsim::report {
 
-/// The figures of a run report a sweep tabulates, by name, in column order
-/// (`numerics`: the error columns too).
+/// The figures of a run report a sweep tabulates, by their path in it, in
+/// column order (`numerics`: the error columns too).
 std::vector<std::pair<std::string, double>> sweep_metrics(const nlohmann::json& report, bool numerics);
 
-/// The column an objective names: a metric name, or an alias (area: total_mm2,
-/// energy: total_uj, error: rel_l2_error, time: time_us). ConfigError naming
+/// The path of the figure an objective names: its name (cycles), its path
+/// (timing.cycles) or an alias (area: area.total_mm2, energy: energy.total_uj,
+/// error: numerics.rel_l2_error, time: timing.time_us). ConfigError naming
 /// the allowed ones otherwise.
 std::string objective_column(const std::string& name, bool numerics);
 

@@ -84,10 +84,13 @@ assert cyc[(4, 4)] > cyc[(16, 4)], cyc                   # fewer lanes: more cyc
 rd = {p["report"]["traffic"]["dram_bytes_read"] for p in pts}
 assert len(rd) == 1, rd                                  # the bytes moved do not depend on lanes or buffers
 rows = list(csv.DictReader(open(sys.argv[2])))
-assert len(rows) == 4 and float(rows[0]["cycles"]) == pts[0]["report"]["timing"]["cycles"]
-for col in ("sram_required_bytes", "total_mm2", "total_uj", "stall_cycles.dram_latency", "utilization.welford_lanes"):
+assert len(rows) == 4 and float(rows[0]["timing.cycles [cycles]"]) == pts[0]["report"]["timing"]["cycles"]
+# The columns are run's report.csv headers: the JSON path and the unit.
+for col in ("area.sram_required_bytes [bytes]", "area.total_mm2 [mm2]", "energy.total_uj [uJ]",
+            "timing.stall_cycles.dram_latency [cycles]", "timing.utilization.welford_lanes [fraction]", "traffic.dram_bytes_read [bytes]"):
     assert col in rows[0], (col, list(rows[0]))
-assert float(rows[0]["sram_required_bytes"]) == pts[0]["report"]["area"]["sram_required_bytes"]
+assert float(rows[0]["area.sram_required_bytes [bytes]"]) == pts[0]["report"]["area"]["sram_required_bytes"]
+assert isinstance(pts[0]["point"]["arch.lanes"], int)
 PY
 # A conditional axis adds no duplicates; an infeasible point is a row; the front is marked.
 "$N" sweep "$W/long-row.yaml" --arch "$AD" --grid arch.asic.input_path=sram-replay,dram-reread,partial-replay \
@@ -103,6 +106,10 @@ assert st["sram-replay"] == "infeasible" and "capacity_bytes" in pts[0]["reason"
 assert all(p["status"] == "ok" and isinstance(p["pareto"], bool) for p in pts[1:])
 assert any(p["pareto"] for p in pts[1:])
 PY
+# --plot draws the front (a PNG); it needs two objectives.
+"$N" sweep "$W/gpt2-small.yaml" --grid arch.lanes=4,16 --grid arch.asic.rows_in_flight=2,4 --objectives cycles,area --plot "$T/front.png" -q >/dev/null &&
+  [ "$(head -c 8 "$T/front.png" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ] && ok || bad "sweep --plot wrote no PNG"
+expect_exit 2 "plot needs two or more --objectives" -- sweep --grid arch.lanes=4,16 --objectives cycles --plot "$T/x.png" -q
 # Parallel, sharded and merged: byte-identical to the serial sweep.
 SW=(sweep "$W/llama3-70b.yaml" --arch "$AD" --grid arch.lanes=4,16 --zip arch.asic.rows_in_flight=2,8,arch.asic.sram.capacity_bytes=65536,262144 --grid arch.asic.input_path=sram-replay,dram-reread --objectives cycles,area -q)
 "$N" "${SW[@]}" -j 1 --out "$T/j1" >/dev/null && "$N" "${SW[@]}" -j 4 --out "$T/j4" >/dev/null || bad "sweep -j"
@@ -336,6 +343,16 @@ assert abs(err - a["numerics"]["rel_l2_error"]) < 1e-9 * max(err, 1e-12), (err, 
 assert f["workload"]["rows"] == 24 and f["workload"]["input_distribution"]["kind"] == "file"
 for k in ("rel_l2_error", "max_ulp_error", "overflow"):
     assert f["numerics"][k] == a["numerics"][k], (k, f["numerics"][k], a["numerics"][k])
+PY
+# One name per quantity: every figure column of sweep.csv is a column of run's report.csv.
+/usr/bin/python3 - "$T/sw/sweep.csv" "$T/sv/report.csv" <<'PY' && ok || bad "sweep.csv and report.csv name a quantity differently"
+import csv, sys
+sweep = next(csv.reader(open(sys.argv[1])))
+run = set(next(csv.reader(open(sys.argv[2]))))
+figures = [c for c in sweep if c.split(".")[0] in ("timing", "traffic", "area", "energy", "numerics")]
+assert len(figures) > 15, figures
+missing = [c for c in figures if c not in run]
+assert not missing, missing
 PY
 expect_exit 2 "fromfile.yaml:.*key 'input.file'.*holds 24 rows but the workload has 5" -- run "$T/fromfile.yaml" --set workload.rows=5 -q
 expect_exit 2 "needs --out" -- run --save-inputs -q

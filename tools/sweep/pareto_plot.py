@@ -13,16 +13,22 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-ALIASES = {"area": "total_mm2", "energy": "total_uj", "error": "rel_l2_error", "time": "time_us"}
+ALIASES = {"area": "area.total_mm2", "energy": "energy.total_uj", "error": "numerics.rel_l2_error", "time": "timing.time_us"}
 SECTIONS = ("timing", "traffic", "area", "energy", "numerics")
 
 
 def figure(report, name):
+    """A figure by its path in the run report (timing.cycles) or its name alone (cycles)."""
+    head, _, rest = name.partition(".")
+    if head in SECTIONS and rest:
+        v = report[head]
+        for k in rest.split("."):
+            v = v[k]
+        return v
     for s in SECTIONS:
         if name in report.get(s, {}):
             return report[s][name]
-    fam, _, key = name.partition(".")
-    return report["timing"][fam][key]
+    raise KeyError(name)
 
 
 def main():
@@ -47,17 +53,30 @@ def main():
         fig.colorbar(sc, ax=ax, label=objectives[2])
     else:
         ax.scatter(fx, fy, s=30, c="C1", label=f"Pareto front ({len(front)})", zorder=3)
-    # Label the front with the knobs that vary, at most 25 labels.
+    # Label the front with the knobs that vary; designs that land on the same
+    # point share one label ("k=a|b" where they differ), at most 25 labels.
     varying = [k for k in keys if len({json.dumps(p["point"].get(k)) for p in ok}) > 1]
-    step = max(1, len(front) // 25)
-    for n, i in enumerate(sorted(front, key=lambda i: xs[i])):
+    groups = {}
+    for i in front:
+        groups.setdefault((xs[i], ys[i]), []).append(i)
+    step = max(1, len(groups) // 25)
+    for n, ((x, y), members) in enumerate(sorted(groups.items())):
         if n % step:
             continue
-        label = ", ".join(f"{k.split('.')[-1]}={ok[i]['point'][k]}" for k in varying if k in ok[i]["point"])
-        ax.annotate(label, (xs[i], ys[i]), fontsize=6, xytext=(3, 3), textcoords="offset points")
+        parts = []
+        for k in varying:
+            vals = []
+            for i in members:
+                v = ok[i]["point"].get(k)
+                if v is not None and v not in vals:
+                    vals.append(v)
+            if vals:
+                parts.append(f"{k.split('.')[-1]}={'|'.join(str(v) for v in vals)}")
+        ax.annotate(", ".join(parts), (x, y), fontsize=6, xytext=(3, 3), textcoords="offset points")
     for v, setter in ((xs, ax.set_xscale), (ys, ax.set_yscale)):
         if min(v) > 0 and max(v) / min(v) > 10:
             setter("log")
+    ax.margins(x=0.15, y=0.06)  # room for the labels of the outermost designs
     ax.set_xlabel(objectives[0])
     ax.set_ylabel(objectives[1])
     ax.set_title(f"normsim sweep: {len(sweep['points'])} points; objectives {', '.join(objectives)}, all minimised", fontsize=9)
