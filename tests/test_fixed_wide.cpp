@@ -87,9 +87,11 @@ TEST(FixedWide, DoubleInputQuantiserIsTheExactOne) {
 
 TEST(FixedWide, Fixed16ChoosesTheNarrowestExactInteger) {
   const config::Arch a = config::load_arch(src() + "/workloads/arch/fixed16.yaml");
-  // RMSNorm lanes: x^2 (48 bits) + sumsq (48 bits) fit 64; (x - mean) rstd is 67 bits: 128.
+  // RMSNorm lanes: x^2 (48 bits) + sumsq (48 bits) fit 64; x rstd (no mean to subtract) 56 bits: 64.
   EXPECT_EQ(wide_bits_for(a.formats, NormKind::rmsnorm, VarianceAlgorithm::welford, ElementLoop::lanes), 64);
-  EXPECT_EQ(wide_bits_for(a.formats, NormKind::rmsnorm, VarianceAlgorithm::welford, ElementLoop::xhat), 128);
+  EXPECT_EQ(wide_bits_for(a.formats, NormKind::rmsnorm, VarianceAlgorithm::welford, ElementLoop::xhat), 64);
+  // LayerNorm's (x - mean) rstd, x aligned to the mean's 24 fraction bits: 67 bits, 128.
+  EXPECT_EQ(wide_bits_for(a.formats, NormKind::layernorm, VarianceAlgorithm::welford, ElementLoop::xhat), 128);
   EXPECT_EQ(wide_bits_for(a.formats, NormKind::rmsnorm, VarianceAlgorithm::welford, ElementLoop::affine), 64);
   // Welford: delta (35 bits) x recip (32 bits) is 67 bits.
   EXPECT_EQ(wide_bits_for(a.formats, NormKind::layernorm, VarianceAlgorithm::welford, ElementLoop::lanes), 128);

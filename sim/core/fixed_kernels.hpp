@@ -76,12 +76,15 @@ void welford_lanes(std::span<const int64_t> x, const FixedFormat& fx, int L, std
 
 /// The normalise/affine unit over a row (normalize_affine):
 /// x_hat = q_xhat((x - mean) rstd) in Ix, y = q_out(x_hat gamma + beta) in Iy.
-/// `out` receives the output register's raw values.
+/// `out` receives the output register's raw values. `no_mean` (RMSNorm, mean
+/// 0): x rstd at x's own fraction bits -- the same exact product, so the same
+/// rounding, in fewer bits (wide_fits bounds it so).
 template <class Ix, class Iy>
 void normalize_row(std::span<const int64_t> x, const FixedFormat& fx, Fx mean, Fx rstd,
                    std::span<const int64_t> gamma, const FixedFormat& fg, std::span<const int64_t> beta,
                    const FixedFormat& fb, const FixedFormat& fxhat, const FixedFormat& fout, std::span<int64_t> out,
-                   uint64_t& ovf_xhat, uint64_t& ovf_out) {
+                   uint64_t& ovf_xhat, uint64_t& ovf_out, bool no_mean = false) {
+  if (no_mean) mean = Fx{0, fx.frac_bits};
   const int F1 = std::max(fx.frac_bits, mean.frac);
   const int ax = F1 - fx.frac_bits;
   // x - mean is a factor of a 64 x 64 multiply: 62 bits at most (wide_fits).
@@ -92,15 +95,84 @@ void normalize_row(std::span<const int64_t> x, const FixedFormat& fx, Fx mean, F
   const int F2 = std::max(Fp, fb.frac_bits);
   const int sp = F2 - Fp, sb = F2 - fb.frac_bits;
   const Requant<Iy> rq_out(F2, fout);
+  // Counters in locals: a store to `out` may alias a uint64_t& (same type but sign).
+  uint64_t n_xhat = 0, n_out = 0;
   QuantFlags fl;
-  for (size_t i = 0; i < x.size(); ++i) {
-    const int64_t d = (x[i] << ax) - mean_aligned;
+  const int64_t* xp = x.data();
+  const int64_t* gp = gamma.data();
+  const int64_t* bp = beta.empty() ? nullptr : beta.data();
+  int64_t* op = out.data();
+  for (size_t i = 0, n = x.size(); i < n; ++i) {
+    const int64_t d = (xp[i] << ax) - mean_aligned;
     const Iy xh = static_cast<Iy>(rq_xhat(wmul(static_cast<Ix>(d), r), fl));
-    ovf_xhat += fl.overflow;
-    const Iy b = beta.empty() ? Iy(0) : static_cast<Iy>(beta[i]);
-    out[i] = static_cast<int64_t>(rq_out((wmul(xh, static_cast<Iy>(gamma[i])) << sp) + (b << sb), fl));
-    ovf_out += fl.overflow;
+    n_xhat += fl.overflow;
+    const Iy b = bp ? static_cast<Iy>(bp[i]) : Iy(0);
+    op[i] = static_cast<int64_t>(rq_out((wmul(xh, static_cast<Iy>(gp[i])) << sp) + (b << sb), fl));
+    n_out += fl.overflow;
   }
+  ovf_xhat += n_xhat;
+  ovf_out += n_out;
+}
+
+/// Requant<int64_t> as plain words for a vector unit: shifts both ways by
+/// loop-invariant counts, the mode and the overflow handling as masks, no
+/// branch anywhere (the same results: test_fixed_wide).
+struct Requant64 {
+  int64_t up = 0, down = 0;  ///< v << up >> down
+  int64_t mask = 0, half = 1;
+  int64_t round = 0, tie_even = 0, wrap = 0;
+  int64_t lo = 0, hi = 0;
+  int64_t bits_mask = 0, sign_bit = 0;  ///< wrap: the low total_bits, and their sign bit (0 when unsigned)
+  Requant64(int from_frac, const FixedFormat& f) {
+    const int shift = from_frac - f.frac_bits;
+    if (shift > 0) {
+      down = shift;
+      mask = (int64_t(1) << shift) - 1;
+      half = int64_t(1) << (shift - 1);
+    } else {
+      up = -shift;
+    }
+    round = f.rounding != Rounding::truncate;
+    tie_even = f.rounding == Rounding::half_even;
+    wrap = f.overflow == Overflow::wrap;
+    lo = static_cast<int64_t>(f.min_raw());
+    hi = static_cast<int64_t>(f.max_raw());
+    bits_mask = static_cast<int64_t>((uint64_t(1) << f.total_bits) - 1);  // total_bits <= 62 here (wide_fits)
+    sign_bit = f.is_signed ? int64_t(1) << (f.total_bits - 1) : 0;
+  }
+  /// The quantised value; `over` is 1 when it saturated or wrapped.
+  NORMSIM_INLINE int64_t operator()(int64_t v, int64_t& over) const {
+    const int64_t rem = v & mask;
+    int64_t q = (v << up) >> down;
+    const int64_t tie_up = (tie_even & q & 1) | ((1 - tie_even) & static_cast<int64_t>(v >= 0));
+    q += round & (static_cast<int64_t>(rem > half) | (static_cast<int64_t>(rem == half) & tie_up));
+    over = static_cast<int64_t>(q < lo) | static_cast<int64_t>(q > hi);
+    const int64_t bits = q & bits_mask;
+    const int64_t wrapped = (bits ^ sign_bit) - sign_bit;
+    int64_t sat = q < lo ? lo : q;
+    sat = sat > hi ? hi : sat;
+    return over ? (wrap ? wrapped : sat) : q;
+  }
+};
+
+/// normalize_row for Ix = Iy = int64_t without a branch in the loop.
+template <bool HasBeta>
+NORMSIM_INLINE void normalize_row_64(const int64_t* x, size_t n, int ax, int64_t mean_aligned, int64_t r, const Requant64& rq_xhat,
+                      const int64_t* gamma, const int64_t* beta, int sp, int sb, const Requant64& rq_out, int64_t* out,
+                      uint64_t& ovf_xhat, uint64_t& ovf_out) {
+  const Requant64 qx = rq_xhat, qo = rq_out;  // locals: `out` cannot alias them
+  uint64_t n_xhat = 0, n_out = 0;
+  for (size_t i = 0; i < n; ++i) {
+    int64_t o1, o2;
+    const int64_t d = (x[i] << ax) - mean_aligned;
+    const int64_t xh = qx(d * r, o1);
+    const int64_t b = HasBeta ? beta[i] : 0;
+    out[i] = qo((xh * gamma[i] << sp) + (b << sb), o2);
+    n_xhat += static_cast<uint64_t>(o1);
+    n_out += static_cast<uint64_t>(o2);
+  }
+  ovf_xhat += n_xhat;
+  ovf_out += n_out;
 }
 
 }  // namespace normsim::core::kernels

@@ -20,12 +20,19 @@
 
 namespace normsim::core {
 
+#if defined(__GNUC__)
+#define NORMSIM_INLINE inline __attribute__((always_inline))
+#else
+#define NORMSIM_INLINE inline
+#endif
+
 /// Quantisation into one format of values with a fixed number of fraction
 /// bits: the rules of quantize(const Exact&, ...) on a two's-complement
 /// value, with the shift, range and masks computed once for a whole loop.
 /// Drops `shift` bits by an arithmetic shift (floor), then rounds up by the
 /// mode's test on the remainder; see fixed_point.cpp for the sign-magnitude
-/// form these are equal to.
+/// form these are equal to. Branch-free: the mode and the overflow handling
+/// are masks, so a per-element loop has no data-dependent branch.
 template <class I>
 class Requant {
  public:
@@ -33,54 +40,62 @@ class Requant {
       : shift_(from_frac - f.frac_bits),
         lo_(static_cast<I>(f.min_raw())),
         hi_(static_cast<I>(f.max_raw())),
-        rounding_(f.rounding),
+        round_(f.rounding != Rounding::truncate),
+        tie_even_(f.rounding == Rounding::half_even),
         wrap_(f.overflow == Overflow::wrap),
         signed_(f.is_signed),
         total_bits_(f.total_bits) {
     if (shift_ > 0) {
       mask_ = (I(1) << shift_) - 1;
       half_ = I(1) << (shift_ - 1);
+    } else {
+      up_ = -shift_;
+      half_ = 1;  // the remainder is always 0: never a tie, never above half
     }
   }
 
-  I operator()(I v, QuantFlags& fl) const {
+  NORMSIM_INLINE I operator()(I v, QuantFlags& fl) const {
     I q;
+    bool inexact, inc;
     if (shift_ > 0) {
       q = v >> shift_;  // floor
       // The remainder v - floor(v / 2^s) 2^s in [0, 2^s): the low s bits,
       // one machine word whenever s < 64.
       if constexpr (sizeof(I) > 8) {
         if (shift_ < 64) {
-          round_up(q, static_cast<uint64_t>(v) & static_cast<uint64_t>(mask_), static_cast<uint64_t>(half_), v >= 0, fl);
+          inc = round_up(q, static_cast<uint64_t>(v) & static_cast<uint64_t>(mask_), static_cast<uint64_t>(half_), v >= 0);
+          inexact = (static_cast<uint64_t>(v) & static_cast<uint64_t>(mask_)) != 0;
         } else {
-          round_up(q, v & mask_, half_, v >= 0, fl);
+          inc = round_up(q, v & mask_, half_, v >= 0);
+          inexact = (v & mask_) != 0;
         }
       } else {
-        round_up(q, v & mask_, half_, v >= 0, fl);
+        inc = round_up(q, v & mask_, half_, v >= 0);
+        inexact = (v & mask_) != 0;
       }
+      q += inc;
     } else {
-      q = v << -shift_;  // appends zeros, exact within the bound wide_fits checked
-      fl.inexact = false;
+      q = v << up_;  // appends zeros, exact within the bound wide_fits checked
+      inexact = false;
     }
-    fl.overflow = q < lo_ || q > hi_;
-    if (fl.overflow) [[unlikely]] q = limit(q);
-    return q;
+    fl.inexact = inexact;
+    const bool over = q < lo_ || q > hi_;
+    fl.overflow = over;
+    // Saturate or wrap, selected without a branch.
+    const I sat = q < lo_ ? lo_ : (q > hi_ ? hi_ : q);
+    return wrap_ ? (over ? wrapped(q) : q) : sat;
   }
 
  private:
   template <class R>
-  void round_up(I& q, R rem, R half, bool non_negative, QuantFlags& fl) const {
-    fl.inexact = rem != 0;
-    switch (rounding_) {
-      case Rounding::truncate: break;  // towards -inf, as SC_TRN
-      case Rounding::half_even: q += (rem > half) | ((rem == half) & static_cast<bool>(q & 1)); break;
-      // Away from zero: a tie rounds up only for a non-negative value.
-      case Rounding::half_away: q += (rem > half) | ((rem == half) & non_negative); break;
-    }
+  NORMSIM_INLINE bool round_up(I q, R rem, R half, bool non_negative) const {
+    // truncate: never (towards -inf, as SC_TRN); half-even: above half, or a
+    // tie with q odd; half-away: above half, or a tie of a non-negative value.
+    const bool tie_up = tie_even_ ? static_cast<bool>(q & 1) : non_negative;
+    return round_ & ((rem > half) | ((rem == half) & tie_up));
   }
 
-  I limit(I q) const {
-    if (!wrap_) return q < lo_ ? lo_ : hi_;
+  I wrapped(I q) const {
     using U = std::make_unsigned_t<I>;
     const U bits = static_cast<U>(q) & ((U(1) << total_bits_) - 1);  // total_bits < bits of I (wide_fits)
     return (signed_ && ((bits >> (total_bits_ - 1)) & 1)) ? static_cast<I>(bits) - (I(1) << total_bits_)
@@ -88,10 +103,10 @@ class Requant {
   }
 
   int shift_;
+  int up_ = 0;
   I lo_, hi_;
   I mask_ = 0, half_ = 0;
-  Rounding rounding_;
-  bool wrap_, signed_;
+  bool round_, tie_even_, wrap_, signed_;
   int total_bits_;
 };
 
@@ -105,7 +120,7 @@ class DoubleQuantizer {
   explicit DoubleQuantizer(const FixedFormat& f)
       : f_(f), scale_(static_cast<double>(int64_t(1) << f.frac_bits)), range_(f.frac_bits, f) {}
 
-  int64_t operator()(double x, QuantFlags& fl) const {
+  NORMSIM_INLINE int64_t operator()(double x, QuantFlags& fl) const {
     const double scaled = x * scale_;  // exact: a scale up by 2^frac
     if (!(std::fabs(scaled) < 0x1.0p62)) [[unlikely]] return slow(x, fl);
     int64_t q = static_cast<int64_t>(scaled);         // towards zero, exact
@@ -123,7 +138,13 @@ class DoubleQuantizer {
     return q;
   }
 
+  /// A whole row: out[i] = (*this)(x[i]); returns the overflow count. The
+  /// rounding mode is chosen once for the loop.
+  uint64_t row(const double* x, size_t n, int64_t* out) const;
+
  private:
+  template <Rounding R>
+  uint64_t row_as(const double* x, size_t n, int64_t* out) const;
   int64_t slow(double x, QuantFlags& fl) const;  ///< the Exact path (NaN/Inf or |x 2^frac| >= 2^62)
   FixedFormat f_;
   double scale_;

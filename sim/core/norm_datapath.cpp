@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdio>
 #include <stdexcept>
+#include <type_traits>
 
 namespace normsim::core {
 
@@ -359,11 +360,7 @@ void NormDatapath::lanes(std::span<const double> x, RowState& s, StageCounters& 
                            wide_bits(ElementLoop::affine) == 0;
     if (!cfg_.exact_path_only && in.total_bits <= 62) {
       s.xraw.resize(C);
-      const DoubleQuantizer q(in);
-      for (size_t i = 0; i < C; ++i) {
-        s.xraw[i] = q(x[i], fl);
-        overflows += fl.overflow;
-      }
+      overflows = DoubleQuantizer(in).row(x.data(), C, s.xraw.data());
       if (any_exact) {
         s.xq.resize(C);
         for (size_t i = 0; i < C; ++i) s.xq[i] = Fx{s.xraw[i], in.frac_bits};
@@ -524,14 +521,43 @@ void NormDatapath::fixed_normalize_exact(const RowState& s, std::span<double> y,
   }
 }
 
+namespace {
+// The all-64-bit normalise loop (the common one), also built for a vector unit.
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+#define NORMSIM_ROW_CLONES __attribute__((target_clones("arch=x86-64-v4", "default")))
+#else
+#define NORMSIM_ROW_CLONES
+#endif
+NORMSIM_ROW_CLONES void normalize_row_64(const int64_t* x, size_t n, int ax, int64_t mean_aligned, int64_t r,
+                                         const kernels::Requant64& rq_xhat, const int64_t* gamma, const int64_t* beta, int sp,
+                                         int sb, const kernels::Requant64& rq_out, int64_t* out, uint64_t& ovf_xhat,
+                                         uint64_t& ovf_out) {
+  if (beta) kernels::normalize_row_64<true>(x, n, ax, mean_aligned, r, rq_xhat, gamma, beta, sp, sb, rq_out, out, ovf_xhat, ovf_out);
+  else kernels::normalize_row_64<false>(x, n, ax, mean_aligned, r, rq_xhat, gamma, beta, sp, sb, rq_out, out, ovf_xhat, ovf_out);
+}
+}  // namespace
+
 template <class Ix, class Iy>
 void NormDatapath::fixed_normalize_wide(const RowState& s, std::span<double> y, StageCounters& c) const {
   const auto& f = cfg_.formats;
   const FixedFormat& fout = fmt(f, Stage::output);
   s.yraw.resize(s.xraw.size());
   uint64_t ovf_xhat = 0, ovf_out = 0;
-  kernels::normalize_row<Ix, Iy>(s.xraw, fmt(f, Stage::input), s.mean, s.rstd, gamma_raw_, fmt(f, Stage::gamma),
-                                 beta_raw_, fmt(f, Stage::beta), fmt(f, Stage::xhat), fout, s.yraw, ovf_xhat, ovf_out);
+  if constexpr (std::is_same_v<Ix, int64_t> && std::is_same_v<Iy, int64_t>) {
+    // normalize_row's alignments (x - mean at F1, x_hat gamma + beta at F2), the loop on plain words.
+    const FixedFormat& fx = fmt(f, Stage::input);
+    const Fx mean = cfg_.kind == NormKind::rmsnorm ? Fx{0, fx.frac_bits} : s.mean;
+    const int F1 = std::max(fx.frac_bits, mean.frac);
+    const int Fp = fmt(f, Stage::xhat).frac_bits + fmt(f, Stage::gamma).frac_bits;
+    const int F2 = std::max(Fp, fmt(f, Stage::beta).frac_bits);
+    normalize_row_64(s.xraw.data(), s.xraw.size(), F1 - fx.frac_bits, static_cast<int64_t>(mean.raw) << (F1 - mean.frac),
+                     static_cast<int64_t>(s.rstd.raw), kernels::Requant64(F1 + s.rstd.frac, fmt(f, Stage::xhat)),
+                     gamma_raw_.data(), beta_raw_.empty() ? nullptr : beta_raw_.data(), F2 - Fp, F2 - fmt(f, Stage::beta).frac_bits,
+                     kernels::Requant64(F2, fout), s.yraw.data(), ovf_xhat, ovf_out);
+  } else
+    kernels::normalize_row<Ix, Iy>(s.xraw, fmt(f, Stage::input), s.mean, s.rstd, gamma_raw_, fmt(f, Stage::gamma),
+                                   beta_raw_, fmt(f, Stage::beta), fmt(f, Stage::xhat), fout, s.yraw, ovf_xhat, ovf_out,
+                                   cfg_.kind == NormKind::rmsnorm);
   const uint64_t n = s.xraw.size();
   c.quantizations[static_cast<int>(Stage::xhat)] += n;
   c.overflows[static_cast<int>(Stage::xhat)] += ovf_xhat;
