@@ -17,6 +17,7 @@
 #include "sim/core/llm_activation.hpp"
 #include "sim/core/npy.hpp"
 #include "sim/core/npy_input.hpp"
+#include "sim/core/rng_batch.hpp"
 #include "sim/core/row_inputs.hpp"
 
 using namespace normsim;
@@ -241,5 +242,28 @@ TEST(ThreadedNumerics, EveryThreadCountGivesTheSameBits) {
     std::vector<double> x;
     core::generate_input_row(w, 149, x, nullptr);
     EXPECT_TRUE(std::equal(x.begin(), x.end(), one.outputs.x.begin() + 149 * w.hidden));
+  }
+}
+
+TEST(RowInputs, RowRoundingIsRoundToElementForEveryValue) {
+  // The vectorised bf16 row loop against round_to_elem, over values that
+  // overflow to Inf, underflow to subnormals and zero, and ties.
+  core::NormProblem p;
+  p.hidden = 4096;
+  p.rows = 3;
+  p.seed = 11;
+  p.input.dtype = core::ElemType::bf16;
+  for (const auto& d : {rng::Distribution::uniform(-4e38, 4e38), rng::Distribution::normal(0.0, 1e-39),
+                        rng::Distribution::normal(0.0, 1.0)}) {
+    p.input_dist = d;
+    for (int64_t r = 0; r < p.rows; ++r) {
+      std::vector<double> got, raw(static_cast<size_t>(p.hidden));
+      core::generate_input_row(p, r, got, nullptr);
+      rng::sample_batch(d, p.seed, rng::kInput, static_cast<uint64_t>(r * p.hidden), raw.size(), raw.data());
+      for (size_t i = 0; i < raw.size(); ++i) {
+        const double want = core::round_to_elem(raw[i], core::ElemType::bf16);
+        ASSERT_TRUE(want == got[i] || (std::isnan(want) && std::isnan(got[i]))) << raw[i] << " -> " << got[i] << " vs " << want;
+      }
+    }
   }
 }

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
+#include <cstring>
 
 #include "sim/core/element_format.hpp"
 #include "sim/core/float_norm.hpp"
@@ -57,16 +59,43 @@ OutputChecker::OutputChecker(const NormProblem& w, double output_lsb, std::vecto
 namespace {
 // Rounds the datapath's values into the output tensor's type and fills the
 // inverse ULP of each reference value, in one pass; the type test is hoisted.
+// A float type's ULP at |ref| and the output lsb are powers of two, so the
+// inverse of the larger is 2^-k exactly, built from its exponent: no division.
 template <ElemType T>
 void round_and_ulp(std::span<double> y, std::span<const double> ref, std::span<double> inv_ulp, double out_lsb,
                    Int8Scale scale) {
-  for (size_t i = 0; i < y.size(); ++i) {
-    if constexpr (T == ElemType::int8) {
+  if constexpr (T == ElemType::int8) {
+    const double inv = 1.0 / std::max(out_lsb, scale.scale);
+    for (size_t i = 0; i < y.size(); ++i) {
       if (std::isfinite(y[i])) y[i] = dequantize_int8(quantize_int8(y[i], scale), scale);
-    } else {
-      y[i] = round_to_elem(y[i], T);
+      inv_ulp[i] = inv;
     }
-    inv_ulp[i] = 1.0 / std::max(out_lsb, ulp_of(T, ref[i], scale));  // exact: powers of two (int8: 1/scale)
+    return;
+  } else {
+    int lsb_exp = std::numeric_limits<int>::min() / 2;  // no output stage: the type's ULP alone
+    if (out_lsb > 0) {
+      int e = 0;
+      if (std::frexp(out_lsb, &e) != 0.5) {  // not a power of two: the plain quotient
+        for (size_t i = 0; i < y.size(); ++i) {
+          y[i] = round_to_elem(y[i], T);
+          inv_ulp[i] = 1.0 / std::max(out_lsb, ulp_of(T, ref[i], scale));
+        }
+        return;
+      }
+      lsb_exp = e - 1;
+    }
+    const int mant = T == ElemType::fp32 ? 23 : T == ElemType::bf16 ? 7 : 10;
+    const int min_exp = T == ElemType::fp16 ? -14 : -126;
+    for (size_t i = 0; i < y.size(); ++i) {
+      y[i] = round_to_elem(y[i], T);
+      uint64_t bits;
+      std::memcpy(&bits, &ref[i], sizeof bits);
+      const int biased = static_cast<int>((bits >> 52) & 0x7ff);
+      const int e = biased == 0x7ff ? min_exp : std::max(biased - 1023, min_exp);
+      const int k = std::max(e - mant, lsb_exp);  // the ULP is 2^k
+      const uint64_t inv = static_cast<uint64_t>(1023 - k) << 52;
+      std::memcpy(&inv_ulp[i], &inv, sizeof inv);
+    }
   }
 }
 }  // namespace

@@ -2,7 +2,9 @@
 # Simulation speed of the ASIC model, measured side by side in one run:
 # the functional pipeline (numerics only), the SystemC model with numerics
 # (bit-accurate + timing) per input path, and the timing-only mode, on one
-# workload (default llama3-70b, 67 M elements), single thread; peak RSS from
+# workload (default llama3-70b, 67 M elements), single thread (--threads 1,
+# -j 1); then the same bit-accurate run and a timing-only sweep on 1..all
+# cores (run --threads N, sweep -j N) with the speed-up over one; peak RSS from
 # /usr/bin/time -v. Each time is a median: of 21 runs for the commands that
 # take milliseconds (one run of those moves by 20-50% on a shared machine),
 # of LONG_REPS (default 3) for those that take seconds. Prints elements/s and
@@ -51,13 +53,13 @@ for A in "${archs[@]}"; do
   # The same arch without its asic section: the functional pipeline alone.
   sed '/^asic:/,$d' "$A" >"$tmp/$name-functional.yaml"
   {
-    measure "functional" "$LONG_REPS" run "$W" --arch "$tmp/$name-functional.yaml"
+    measure "functional" "$LONG_REPS" run "$W" --arch "$tmp/$name-functional.yaml" --threads 1
     for p in sram-replay dram-reread partial-replay; do
-      measure "asic:$p" "$LONG_REPS" run "$W" --arch "$A" --path "$p"
+      measure "asic:$p" "$LONG_REPS" run "$W" --arch "$A" --path "$p" --threads 1
       measure "timing-only:$p" 21 run "$W" --arch "$A" --path "$p" --no-numerics
       # A design-space sweep pays the process start once: 20 points, forked.
       t0=$(date +%s%N)
-      "$N" sweep "$W" --arch "$A" --path "$p" --grid "arch.asic.rows_in_flight=$(printf '4,%.0s' {1..19})4" -q >/dev/null
+      "$N" sweep "$W" --arch "$A" --path "$p" --grid "arch.asic.rows_in_flight=$(printf '4,%.0s' {1..19})4" -j 1 -q >/dev/null
       t1=$(date +%s%N)
       echo "sweep-point:$p $(( (t1 - t0) / 20000 ))e-6 0"
     done
@@ -89,6 +91,35 @@ print(f"  timing-only per row (sweep point, sram-replay): {per_row:.0f} ns = {pe
 PY
 done
 
+# Scaling over this machine's cores: the bit-accurate run with timing on the
+# first arch (numerics over rows on N threads beside the SystemC timing; the
+# same bits for every N) and a 40-point timing-only sweep (N forked points at
+# once; the same output for every N).
+cores=$(nproc)
+echo
+echo "Threads: $(basename "$W") on $(basename "${archs[0]}" .yaml), 1..$cores cores (median of $LONG_REPS)"
+{
+  for ((n = 1; n <= cores; n++)); do
+    measure "run:$n" "$LONG_REPS" run "$W" --arch "${archs[0]}" --threads "$n" | awk '{print $1, $2}'
+  done
+  for ((n = 1; n <= cores; n++)); do
+    measure "sweep:$n" "$LONG_REPS" sweep "$W" --arch "${archs[0]}" --grid arch.lanes=4,8,16,32,64 \
+      --grid arch.asic.rows_in_flight=2,4,6,8 --grid arch.asic.input_path=sram-replay,dram-reread -j "$n" | awk '{print $1, $2}'
+  done
+} >"$tmp/threads.txt"
+/usr/bin/python3 - "$tmp/threads.txt" "$elements" <<'PY'
+import sys
+t = {l.split()[0]: float(l.split()[1]) for l in open(sys.argv[1])}
+n = float(sys.argv[2])
+print(f"  {'mode':<44} {'cores':>5} {'seconds':>8} {'Melem/s':>9} {'vs 1 core':>10}")
+for kind, what in (("run", "bit-accurate run with timing (--threads)"), ("sweep", "40-point timing-only sweep (-j)")):
+    one = t[f"{kind}:1"]
+    for k in sorted(int(x.split(':')[1]) for x in t if x.startswith(kind + ":")):
+        sec = t[f"{kind}:{k}"]
+        rate = f"{n / sec / 1e6:>9.1f}" if kind == "run" else f"{'-':>9}"
+        print(f"  {what:<44} {k:>5} {sec:>8.3f} {rate} {one / sec:>9.2f}x")
+PY
+
 # The verilated norm_row_pipeline (`run --rtl`, built at the embedded default
 # arch) against the SystemC model with numerics and the timing-only mode, on
 # the same rows of the same workload: RTL rows are slow (every clock is four
@@ -102,7 +133,7 @@ echo "RTL pipeline vs the SystemC model, $(basename "$W") x $rows rows, embedded
   "$N" run "$W" --set "workload.rows=$rows" --rtl --json -q >"$tmp/rtl.json"
   t1=$(date +%s%N)
   echo "rtl-run $(( (t1 - t0) / 1000 ))e-6"
-  measure "systemc-bit-accurate" 3 run "$W" --set "workload.rows=$rows" | awk '{print $1, $2}'
+  measure "systemc-bit-accurate" 3 run "$W" --set "workload.rows=$rows" --threads 1 | awk '{print $1, $2}'
   measure "timing-only" 21 run "$W" --set "workload.rows=$rows" --no-numerics | awk '{print $1, $2}'
 } >"$tmp/rtl.txt"
 /usr/bin/python3 - "$tmp/rtl.txt" "$tmp/rtl.json" "$start" <<'PY'

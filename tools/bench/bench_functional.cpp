@@ -1,9 +1,13 @@
 // Elements per second of the functional pipeline, measured side by side in
 // one run: fp32 Welford datapath, fixed-point datapath, and a plain fp32
-// two-pass LayerNorm loop (the practical limit of any per-element C++ loop).
+// two-pass LayerNorm loop (the practical limit of any per-element C++ loop);
+// then a whole bit-accurate run's numerics (generation, the default arch's
+// datapath, the fp64 reference; core::run_functional) on 1..all cores.
 // Usage: bench_functional [WORKLOAD] [ROWS]   (default llama3-70b, 1024 rows)
+#include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <thread>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -11,6 +15,7 @@
 #include "sim/config/arch.hpp"
 #include "sim/config/workload.hpp"
 #include "sim/core/float_norm.hpp"
+#include "sim/core/functional_run.hpp"
 #include "sim/core/norm_datapath.hpp"
 #include "sim/config/datapath_config.hpp"
 #include "sim/core/output_checker.hpp"
@@ -131,5 +136,25 @@ int main(int argc, char** argv) {
   line(("fp32 datapath, workload's own norm (" + std::string(core::to_string(w.norm)) + ")").c_str(), f32_own);
   line("fixed16 datapath, Welford 16 lanes (LayerNorm)", fx);
   line(("fixed16 datapath, workload's own norm (" + std::string(core::to_string(w.norm)) + ")").c_str(), fx_own);
+
+  // A run's numerics end to end on 1..all cores (median of three each).
+  const config::Arch dflt = config::load_arch(src + "/workloads/arch/asic-default.yaml");
+  const core::DatapathConfig cfg = config::datapath_config(w, dflt);
+  const int cores = static_cast<int>(std::max(2u, std::thread::hardware_concurrency()));
+  std::printf("\nwhole numerics of a run (core::run_functional: generation + asic-default datapath + fp64 reference)\n");
+  std::printf("%-44s %14s %10s\n", "threads", "Melem/s", "vs 1");
+  double one = 0;
+  for (int t = 1; t <= cores; ++t) {
+    std::vector<double> rates;
+    for (int k = 0; k < 3; ++k) {
+      const auto t0 = Clock::now();
+      const auto r = core::run_functional(w, cfg, core::FunctionalOptions{false, false, t});
+      rates.push_back(static_cast<double>(w.elements()) / std::chrono::duration<double>(Clock::now() - t0).count());
+      if (r.numerics.output_error.elements() != static_cast<uint64_t>(w.elements())) return 1;
+    }
+    std::sort(rates.begin(), rates.end());
+    if (t == 1) one = rates[1];
+    std::printf("%-44d %14.2f %9.2fx\n", t, rates[1] / 1e6, rates[1] / one);
+  }
   return 0;
 }
