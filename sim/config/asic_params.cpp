@@ -101,6 +101,11 @@ std::shared_ptr<const ParamTable<SramConfig>> sram_params() {
   auto t = std::make_shared<ParamTable<SramConfig>>();
   t->add(integer_param<SramConfig>("capacity_bytes", NORMSIM_MEMBER(capacity_bytes), 1, kMaxBytes, "bytes",
                                    "must hold the parameters and `rows_in_flight` rows' kept part", "int >= 1"));
+  t->add(choice_param<SramConfig>(
+      "area", NORMSIM_MEMBER(area_at_capacity), {"required", "capacity"},
+      [](const std::string& v) { return std::optional<bool>(v == "capacity"); },
+      [](bool at_capacity) { return at_capacity ? "capacity" : "required"; },
+      "the SRAM area and its report count: the bytes the input path needs, or capacity_bytes (a capacity sweep)"));
   t->add(integer_param<SramConfig>("banks", NORMSIM_MEMBER(banks), 1, 4096, "banks", "banks x access bytes per cycle per port"));
   t->add(integer_param<SramConfig>("ports", NORMSIM_MEMBER(ports), 1, 2, "ports per bank",
                                    "1: reads and writes share each bank; 2: separate"));

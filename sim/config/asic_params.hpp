@@ -74,6 +74,10 @@ struct DramConfig {
 /// On-chip SRAM of the replay buffer: banks x ports x access_bytes per cycle.
 struct SramConfig {
   uint64_t capacity_bytes = 512 * 1024;
+  /// What the area (and its report) counts: the bytes the input path needs
+  /// (the smallest SRAM that would do), or the configured capacity (what a
+  /// design that sweeps the capacity builds).
+  bool area_at_capacity = false;
   int banks = 8;
   int ports = 1;  ///< per bank; 1 = reads and writes share the bank
   int access_bytes = 16;

@@ -168,6 +168,7 @@ class Searcher {
         StageFormats c = cur;
         bool grew = false;
         for (Stage s : stages) {
+          if (s == Stage::output) continue;  // the yardstick (below)
           FixedFormat& f = c[idx(s)];
           const int add = std::min(k, core::kMaxFixedBits - f.total_bits);
           f.total_bits += add;
@@ -188,6 +189,7 @@ class Searcher {
     // Precision: each stage's fewest fraction bits alone.
     StageFormats low = cur;
     for (Stage s : stages) {
+      if (s == Stage::output) continue;
       const FixedFormat f = cur[idx(s)];
       auto with_frac = [&](int fr) {
         StageFormats c = cur;
@@ -242,6 +244,7 @@ class Searcher {
       std::vector<Move> moves;
       const double area_now = area(c);
       for (Stage s : stages) {
+        if (s == Stage::output) continue;
         const FixedFormat f = c[idx(s)];
         if (f.frac_bits > min_frac(s, f) && f.total_bits > (f.is_signed ? 2 : 1)) {
           StageFormats t = c;

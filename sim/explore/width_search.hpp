@@ -18,6 +18,11 @@
 //   confirm    the choice on all rows; if it fails, the search runs again
 //              from it on a sample four times larger.
 // Every evaluation is recorded, so the choice can be audited.
+//
+// The output stage's fraction bits are the resolution the ULPs of max_ulp
+// are floored at (as `run` reports them): they are the accuracy's yardstick,
+// kept as the arch gives them (set them with --set), so that `run` of the
+// chosen arch reports what the search measured. Its integer bits are searched.
 #pragma once
 
 #include <optional>

@@ -60,7 +60,8 @@ std::string num(double v, const char* f = "%.4g") {
 }  // namespace
 
 json area_json(const core::DatapathConfig& dp, const config::AsicConfig& c, double sram_bytes, SramCosting costing) {
-  const area::AreaReport ar = area::estimate_area(dp, sram_bytes, c.node, c.latency.merge_level_cycles);
+  const double costed = costing == SramCosting::configured ? static_cast<double>(c.sram.capacity_bytes) : sram_bytes;
+  const area::AreaReport ar = area::estimate_area(dp, costed, c.node, c.latency.merge_level_cycles);
   json units = json::object();
   for (const auto& u : ar.units) units[u.unit] = {{"um2", u.um2}, {"gate_equivalents", u.ge}, {"table_bits", u.table_bits}};
   const auto nt = *area::node_table(c.node);
@@ -122,7 +123,7 @@ json asic_report_json(const asic::AsicResult& r) {
   // Area and energy at the arch's node, of the design this run needs.
   const core::DatapathConfig dcfg = config::datapath_config(r.workload, r.arch, r.numerics.algorithm);
   const double sram_bytes = static_cast<double>(r.expected.onchip_bytes());
-  j["area"] = area_json(dcfg, c, sram_bytes, SramCosting::required);
+  j["area"] = area_json(dcfg, c, sram_bytes, c.sram.area_at_capacity ? SramCosting::configured : SramCosting::required);
   j["area"]["sram_required"] = {{"row_buffers", r.expected.sram_row_buffer_bytes},
                                 {"reread_fifo", r.expected.reread_fifo_bytes},
                                 {"parameters", r.expected.param_bytes}};
@@ -131,7 +132,8 @@ json asic_report_json(const asic::AsicResult& r) {
   act.dram_pj_per_bit = c.dram.pj_per_bit();
   act.sram_read_bytes = static_cast<double>(r.sram_bytes_read);
   act.sram_write_bytes = static_cast<double>(r.sram_bytes_written);
-  act.sram_bank_bytes = sram_bytes / c.sram.banks;  // an access reads or writes one bank
+  // An access reads or writes one bank of the SRAM the area counts.
+  act.sram_bank_bytes = (c.sram.area_at_capacity ? static_cast<double>(c.sram.capacity_bytes) : sram_bytes) / c.sram.banks;
   act.elements = static_cast<double>(r.workload.elements());
   act.rows = static_cast<double>(r.workload.rows);
   act.node = c.node;

@@ -125,6 +125,16 @@ expect_exit 2 "merge: shard 1 of 3 is missing" -- merge "$T/shards" -q
   grep -q "dependency=afterok" "$T/sl/slurm/submit.sh" && bash -n "$T/sl/slurm/submit.sh" && ok || bad "sweep --slurm: $(cat "$T/sl.txt")"
 expect_exit 2 "slurm needs --out" -- sweep --grid arch.lanes=4,8 --slurm 2 -q
 expect_exit 2 "slurm and --shard together" -- sweep --grid arch.lanes=4,8 --slurm 2 --shard 0/2 --out "$T/sl2" -q
+# asic.sram.area: the area counts the bytes needed (default) or the configured capacity.
+"$N" sweep "$W/gpt2-small.yaml" --grid arch.asic.sram.area=required,capacity --grid arch.asic.sram.capacity_bytes=262144,524288 --json -q >"$T/sa.json" || bad "sram.area sweep"
+/usr/bin/python3 - "$T/sa.json" <<'PY' && ok || bad "asic.sram.area"
+import json, sys
+a = {(p["point"]["arch.asic.sram.area"], p["point"]["arch.asic.sram.capacity_bytes"]): p["report"]["area"] for p in json.load(open(sys.argv[1]))["points"]}
+assert a[("required", 262144)]["sram_mm2"] == a[("required", 524288)]["sram_mm2"]
+assert a[("capacity", 262144)]["sram_mm2"] < a[("capacity", 524288)]["sram_mm2"]
+assert a[("capacity", 262144)]["sram_mm2"] > a[("required", 262144)]["sram_mm2"]
+assert a[("capacity", 524288)]["sram_costed"] == "configured" and a[("required", 524288)]["sram_costed"] == "required"
+PY
 # A study file: the same axes as flags.
 cat >"$T/study.yaml" <<EOF
 workload: $W/llama3-70b.yaml
