@@ -11,6 +11,9 @@ packages=(
   slurm-wlm munge
 )
 
+# `bootstrap.sh fuzz`: clang and its libFuzzer runtime as well (make fuzz).
+[ "${1:-}" = fuzz ] && packages+=(clang libclang-rt-14-dev)
+
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -165,12 +165,12 @@ nlohmann::json typed_value(const std::string& t) {
   return t;
 }
 
-Study load_study(const std::string& path) {
+Study load_study(const std::string& path) { return parse_study_text(read_config_file(path), path); }
+
+Study parse_study_text(const std::string& text, const std::string& path) {
   YAML::Node root;
   try {
-    root = YAML::LoadFile(path);
-  } catch (const YAML::BadFile&) {
-    throw ConfigError(path + ": no such file (allowed: a study YAML)");
+    root = YAML::Load(text);
   } catch (const YAML::Exception& e) {
     throw ConfigError(format_config_error(path, e.mark.line + 1, "", "malformed YAML: " + e.msg));
   }

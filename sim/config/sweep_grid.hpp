@@ -62,6 +62,9 @@ struct Study {
 /// `objectives: [..]`, `axes: [{grid: {KEY: [V..]}} | {zip: {K1: [..], K2: [..]}}, with an
 /// optional `if: {KEY: [V..]}`]`. ConfigError naming file:line and the key.
 Study load_study(const std::string& path);
+/// The same from the file's text (`path` names it in messages and anchors
+/// its relative paths).
+Study parse_study_text(const std::string& text, const std::string& path);
 
 /// A grid value as JSON: an integer, a number, a bool, or the text.
 nlohmann::json typed_value(const std::string& text);

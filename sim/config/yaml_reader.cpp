@@ -221,15 +221,25 @@ std::optional<YamlReader> YamlReader::get_map(const std::string& key) {
   return YamlReader(n, file_, key_path(key));
 }
 
+namespace {
+// A mapping's key as text; a key that is itself a list or a mapping is refused.
+std::string key_text(const YAML::Node& key, const std::string& file, const std::string& path) {
+  if (!key.IsScalar())
+    throw ConfigError(format_config_error(file, key.Mark().line + 1, path, "a key that is not a single value",
+                                          "plain keys such as 'hidden:'"));
+  return key.Scalar();
+}
+}  // namespace
+
 std::vector<std::string> YamlReader::keys() const {
   std::vector<std::string> k;
-  for (const auto& kv : node_) k.push_back(kv.first.as<std::string>());
+  for (const auto& kv : node_) k.push_back(key_text(kv.first, file_, path_));
   return k;
 }
 
 void YamlReader::finish(const std::vector<std::string>& allowed_keys) const {
   for (const auto& kv : node_) {
-    const std::string k = kv.first.as<std::string>();
+    const std::string k = key_text(kv.first, file_, path_);
     if (read_.count(k)) continue;
     std::string list;
     for (const auto& a : allowed_keys) list += (list.empty() ? "" : ", ") + a;

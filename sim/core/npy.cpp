@@ -15,7 +15,7 @@ int64_t NpyArray::elements() const {
 namespace {
 int elem_size(const std::string& descr) {
   // "<f4", "|i1", "<u2": byte order, kind, size in bytes.
-  if (descr.size() < 3 || descr.find_first_not_of("0123456789", 2) != std::string::npos) return -1;
+  if (descr.size() < 3 || descr.size() > 5 || descr.find_first_not_of("0123456789", 2) != std::string::npos) return -1;
   const int n = std::stoi(descr.substr(2));
   return n >= 1 && n <= 16 ? n : -1;
 }

@@ -135,6 +135,11 @@ assert a[("capacity", 262144)]["sram_mm2"] < a[("capacity", 524288)]["sram_mm2"]
 assert a[("capacity", 262144)]["sram_mm2"] > a[("required", 262144)]["sram_mm2"]
 assert a[("capacity", 524288)]["sram_costed"] == "configured" and a[("required", 524288)]["sram_costed"] == "required"
 PY
+# Progress on stderr only when asked (stderr is not a terminal here); -q silences it.
+"$N" sweep "$W/gpt2-small.yaml" --grid arch.lanes=4,8,16 --progress >/dev/null 2>"$T/prog.txt" &&
+  grep -q "sweep: 3/3 points, .* points/s, ETA" "$T/prog.txt" && ok || bad "sweep --progress: $(cat "$T/prog.txt")"
+"$N" sweep "$W/gpt2-small.yaml" --grid arch.lanes=4,8,16 >/dev/null 2>"$T/noprog.txt" &&
+  ! grep -q "points/s" "$T/noprog.txt" && ok || bad "sweep printed progress to a non-terminal: $(cat "$T/noprog.txt")"
 # A study file: the same axes as flags.
 cat >"$T/study.yaml" <<EOF
 workload: $W/llama3-70b.yaml
