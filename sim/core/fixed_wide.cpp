@@ -1,4 +1,5 @@
 #include "sim/core/fixed_wide.hpp"
+#include "sim/core/vector_build.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -46,11 +47,6 @@ namespace {
 // were in range and saturating; `unusual` counts the elements that are not
 // (|x 2^frac| >= 2^62, NaN/Inf), for which the caller redoes the row exactly.
 // One function per mode (target_clones takes no templates).
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
-#define NORMSIM_ROW_CLONES __attribute__((target_clones("arch=x86-64-v4", "default")))
-#else
-#define NORMSIM_ROW_CLONES
-#endif
 
 template <Rounding R>
 NORMSIM_INLINE uint64_t saturating_row(const double* x, size_t n, int64_t* out, double scale, int64_t lo, int64_t hi,

@@ -17,14 +17,9 @@
 
 #include "sim/core/fixed_stage.hpp"
 #include "sim/core/norm_types.hpp"
+#include "sim/core/vector_build.hpp"
 
 namespace normsim::core {
-
-#if defined(__GNUC__)
-#define NORMSIM_INLINE inline __attribute__((always_inline))
-#else
-#define NORMSIM_INLINE inline
-#endif
 
 /// Quantisation into one format of values with a fixed number of fraction
 /// bits: the rules of quantize(const Exact&, ...) on a two's-complement

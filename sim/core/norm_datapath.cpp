@@ -1,6 +1,7 @@
 #include "sim/core/norm_datapath.hpp"
 
 #include "sim/core/fixed_kernels.hpp"
+#include "sim/core/vector_build.hpp"
 
 #include <algorithm>
 #include <bit>
@@ -523,11 +524,6 @@ void NormDatapath::fixed_normalize_exact(const RowState& s, std::span<double> y,
 
 namespace {
 // The all-64-bit normalise loop (the common one), also built for a vector unit.
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
-#define NORMSIM_ROW_CLONES __attribute__((target_clones("arch=x86-64-v4", "default")))
-#else
-#define NORMSIM_ROW_CLONES
-#endif
 NORMSIM_ROW_CLONES void normalize_row_64(const int64_t* x, size_t n, int ax, int64_t mean_aligned, int64_t r,
                                          const kernels::Requant64& rq_xhat, const int64_t* gamma, const int64_t* beta, int sp,
                                          int sb, const kernels::Requant64& rq_out, int64_t* out, uint64_t& ovf_xhat,

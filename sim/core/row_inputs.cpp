@@ -1,15 +1,11 @@
 #include "sim/core/row_inputs.hpp"
 
 #include "sim/core/rng_batch.hpp"
+#include "sim/core/vector_build.hpp"
 
 namespace normsim::core {
 
 namespace {
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
-#define NORMSIM_ROW_CLONES __attribute__((target_clones("arch=x86-64-v4", "default")))
-#else
-#define NORMSIM_ROW_CLONES
-#endif
 // round_to_elem(v, bf16) over a row without a branch (fp32_to_bf16_bits's
 // NaN test as a select), so it vectorises: the same bits.
 NORMSIM_ROW_CLONES void round_row_to_bf16(double* x, size_t n) {
