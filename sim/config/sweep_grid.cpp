@@ -6,6 +6,7 @@
 #include <charconv>
 #include <cstdlib>
 #include <filesystem>
+#include <map>
 #include <set>
 
 #include "sim/config/config_error.hpp"
@@ -141,11 +142,24 @@ void check_grid(const Grid& g) {
   if (g.axes.empty())
     throw ConfigError("sweep: no axes (allowed: --grid KEY=V1,V2, --zip K1=..,K2=.., or --study FILE.yaml)");
   std::set<std::string> seen;
+  std::map<std::string, std::vector<std::string>> values_of;  // every value an earlier axis gives a key
   size_t points = 1;
   for (const auto& ax : g.axes) {
     if (!ax.if_key.empty() && !seen.count(ax.if_key))
       throw ConfigError(ax.source + ": key '" + ax.if_key + "' after ' if ' is no earlier axis's (allowed: " +
                         (seen.empty() ? std::string("none: this is the first axis") : "a key of an axis before it") + ")");
+    // A condition on a value its axis never takes would silently never apply.
+    for (const auto& v : ax.if_values) {
+      const auto& vals = values_of[ax.if_key];
+      if (!ax.if_key.empty() && std::find(vals.begin(), vals.end(), v) == vals.end()) {
+        std::string list;
+        for (const auto& x : vals) list += (list.empty() ? "" : ", ") + x;
+        throw ConfigError(ax.source + ": ' if " + ax.if_key + "=" + v + "': the axis of '" + ax.if_key +
+                          "' has no such value, so the axis would never apply (allowed: " + list + ")");
+      }
+    }
+    for (size_t k = 0; k < ax.keys.size(); ++k)
+      for (const auto& tuple : ax.values) values_of[ax.keys[k]].push_back(tuple[k]);
     for (const auto& k : ax.keys)
       if (!seen.insert(k).second)
         throw ConfigError(ax.source + ": key '" + k +

@@ -67,6 +67,7 @@ expect_exit 2 'sweep point {"arch.lanes":3}: .*lanes' -- sweep "$W/gpt2-small.ya
 expect_exit 2 "key 'arch.lanes' is in an earlier axis too" -- sweep --grid arch.lanes=4 --grid arch.lanes=8 -q
 expect_exit 2 "key 'arch.asic.rows_in_flight' has 1 values, 'arch.lanes' 2" -- sweep --zip arch.lanes=4,8,arch.asic.rows_in_flight=2 -q
 expect_exit 2 "after ' if ' is no earlier axis's" -- sweep --grid "arch.asic.replay_fraction=0.5 if arch.asic.input_path=partial-replay" -q
+expect_exit 2 "if arch.asic.input_path=partial_replay': the axis of 'arch.asic.input_path' has no such value.*allowed: sram-replay, partial-replay" -- sweep --grid arch.asic.input_path=sram-replay,partial-replay --grid "arch.asic.replay_fraction=0.5 if arch.asic.input_path=partial_replay" -q
 expect_exit 2 "objectives 'speed': not a figure" -- sweep --grid arch.lanes=4,8 --objectives cycles,speed -q
 expect_exit 2 "an error objective needs --numerics" -- sweep --grid arch.lanes=4,8 --objectives cycles,error -q
 expect_exit 2 "shard '4/4': expected i/n" -- sweep --grid arch.lanes=4,8 --shard 4/4 --out "$T/shx" -q
