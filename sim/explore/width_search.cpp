@@ -344,6 +344,7 @@ class Searcher {
     }
     cache_[k] = res_.evaluations.size();
     res_.evaluations.push_back(e);
+    if (o_.on_evaluation) o_.on_evaluation(e);
     return res_.evaluations.back();
   }
 

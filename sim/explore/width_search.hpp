@@ -25,6 +25,7 @@
 // chosen arch reports what the search measured. Its integer bits are searched.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -56,6 +57,8 @@ struct WidthSearchOptions {
   std::vector<core::Stage> stages;  ///< empty: every stage the datapath uses
   int64_t sample_rows = 64;         ///< the first round's sample
   int threads = 1;
+  /// Called after each evaluation (progress); may be empty.
+  std::function<void(const struct WidthEvaluation&)> on_evaluation;
 };
 
 /// The figures of one evaluation.

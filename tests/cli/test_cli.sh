@@ -391,6 +391,8 @@ for s, f in j["chosen"]["formats"].items():
     assert r["arch"]["formats"][s]["bits"] == f["bits"] and r["arch"]["formats"][s]["frac"] == f["frac"], s
 assert abs(r["area"]["datapath_mm2"] - j["chosen"]["datapath_mm2"]) < 1e-12
 PY
+"$N" widths --set workload.seq=16 --target 'max_ulp<=1' --sample-rows 8 --progress >/dev/null 2>"$T/wprog.txt" &&
+  grep -q "widths: [0-9]* evaluations, round 0, confirm" "$T/wprog.txt" && ok || bad "widths --progress: $(cat "$T/wprog.txt")"
 expect_exit 2 "target 'max_ulp<1'.*allowed: max_ulp<=V" -- widths --target 'max_ulp<1' -q
 expect_exit 2 "key 'arithmetic': widths searches fixed-point formats" -- widths --arch "$A/fp32.yaml" --target 'max_ulp<=1' -q
 expect_exit 2 "stages 'xh': unknown stage" -- widths --target 'max_ulp<=1' --stages input,xh -q

@@ -2,6 +2,11 @@
 // accuracy targets on a workload's data (sim/explore/width_search.hpp), the
 // area saved, and an arch YAML with them that `run` accepts.
 #include <spdlog/spdlog.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <memory>
 
 #include <iostream>
 
@@ -20,7 +25,7 @@ struct WidthsArgs {
   std::string stages, out_dir;
   int64_t sample_rows = 64;
   int threads = 0;
-  bool json = false;
+  bool json = false, progress = false;
 };
 
 int widths(const WidthsArgs& a) {
@@ -42,8 +47,21 @@ int widths(const WidthsArgs& a) {
   }
   o.sample_rows = a.sample_rows;
   o.threads = thread_count(a.threads);
+  // Progress on stderr (a terminal, or --progress), at most twice a second.
+  if (a.progress || (spdlog::get_level() <= spdlog::level::info && isatty(2))) {
+    auto last = std::make_shared<std::chrono::steady_clock::time_point>();
+    o.on_evaluation = [last](const explore::WidthEvaluation& e) {
+      const auto now = std::chrono::steady_clock::now();
+      if (now - *last < std::chrono::milliseconds(500) && e.phase != "confirm") return;
+      *last = now;
+      std::fprintf(stderr, "\rwidths: %d evaluations, round %d, %-9s on %lld rows   ", e.index + 1, e.round, e.phase.c_str(),
+                   static_cast<long long>(e.rows));
+      std::fflush(stderr);
+    };
+  }
   spdlog::info("widths: workload {} ({}), arch {} ({})", w.name, w.source, arch.name, arch.source);
   const explore::WidthSearchResult r = explore::search_widths(w, arch, o);
+  if (o.on_evaluation) std::fprintf(stderr, "\n");
   nlohmann::json j = report::widths_json(r, o.targets);
 
   // The chosen formats as an arch file, read back to prove `run` takes it.
@@ -93,6 +111,7 @@ Command add_widths(CLI::App& app) {
   c->add_option("--threads", a->threads, "threads for the numerics (default: all cores)")->check(CLI::Range(1, 1024));
   c->add_option("--out", a->out_dir, "directory for arch.yaml, widths.json and widths.csv");
   c->add_flag("--json", a->json, "print the result as one JSON object on stdout");
+  c->add_flag("--progress", a->progress, "progress on stderr even when it is not a terminal");
   return {c, [a] { return widths(*a); }};
 }
 
