@@ -174,6 +174,24 @@ std::string sweep_csv(const json& sweep) {
   return csv;
 }
 
+std::string compare_csv(const json& comparison) {
+  std::vector<json> points;
+  bool numerics = false;
+  for (const json& r : comparison["paths"]) {
+    json p = {{"index", points.size()}, {"point", {{"path", r["path"]}}}};
+    if (r.contains("infeasible")) {
+      p["status"] = "infeasible";
+      p["reason"] = r["infeasible"];
+    } else {
+      p["status"] = "ok";
+      p["report"] = r;
+      numerics |= r.contains("numerics");
+    }
+    points.push_back(std::move(p));
+  }
+  return sweep_csv(sweep_json({"path"}, {}, numerics, std::move(points)));
+}
+
 std::string sweep_table(const json& sweep) {
   const bool numerics = sweep["study"]["mode"] == "bit-accurate";
   const bool pareto = !sweep["study"]["objectives"].empty();

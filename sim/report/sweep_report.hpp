@@ -39,6 +39,9 @@ nlohmann::json sweep_json(const std::vector<std::string>& keys, const std::vecto
                           std::vector<nlohmann::json> points);
 
 std::string sweep_csv(const nlohmann::json& sweep);
+/// `compare`'s JSON ({"paths": [report or {"path", "infeasible"}]}) as CSV
+/// with sweep.csv's columns, one row per path.
+std::string compare_csv(const nlohmann::json& comparison);
 std::string sweep_table(const nlohmann::json& sweep);
 
 }  // namespace normsim::report

@@ -360,15 +360,20 @@ assert f["workload"]["rows"] == 24 and f["workload"]["input_distribution"]["kind
 for k in ("rel_l2_error", "max_ulp_error", "overflow"):
     assert f["numerics"][k] == a["numerics"][k], (k, f["numerics"][k], a["numerics"][k])
 PY
+"$N" compare "$W/llama2-7b.yaml" --set workload.seq=16 --out "$T/cmpcsv" -q >/dev/null || bad "compare --out"
 # One name per quantity: every figure column of sweep.csv is a column of run's report.csv.
-/usr/bin/python3 - "$T/sw/sweep.csv" "$T/sv/report.csv" <<'PY' && ok || bad "sweep.csv and report.csv name a quantity differently"
+/usr/bin/python3 - "$T/sw/sweep.csv" "$T/sv/report.csv" "$T/cmpcsv/compare.csv" <<'PY' && ok || bad "sweep.csv, compare.csv and report.csv name a quantity differently"
 import csv, sys
-sweep = next(csv.reader(open(sys.argv[1])))
 run = set(next(csv.reader(open(sys.argv[2]))))
-figures = [c for c in sweep if c.split(".")[0] in ("timing", "traffic", "area", "energy", "numerics")]
-assert len(figures) > 15, figures
-missing = [c for c in figures if c not in run]
-assert not missing, missing
+for f in (sys.argv[1], sys.argv[3]):
+    cols = next(csv.reader(open(f)))
+    figures = [c for c in cols if c.split(".")[0] in ("timing", "traffic", "area", "energy", "numerics")]
+    assert len(figures) > 15, (f, figures)
+    missing = [c for c in figures if c not in run]
+    assert not missing, (f, missing)
+rows = list(csv.DictReader(open(sys.argv[3])))
+assert [r["path"] for r in rows] == ["sram-replay", "dram-reread", "partial-replay"], rows
+assert "numerics.rel_l2_error [1]" in rows[0]
 PY
 expect_exit 2 "fromfile.yaml:.*key 'input.file'.*holds 24 rows but the workload has 5" -- run "$T/fromfile.yaml" --set workload.rows=5 -q
 expect_exit 2 "needs --out" -- run --save-inputs -q

@@ -13,6 +13,7 @@
 #include "sim/asic/path_fit.hpp"
 #include "sim/config/config_error.hpp"
 #include "sim/report/asic_report.hpp"
+#include "sim/report/sweep_report.hpp"
 
 namespace normsim::cli {
 
@@ -101,6 +102,7 @@ int compare(const CompareArgs& a) {
   if (!a.out_dir.empty()) {
     write_report_file(a.out_dir, "compare.json", all.dump(2) + "\n");
     write_report_file(a.out_dir, "compare.txt", report::compare_table(all));
+    write_report_file(a.out_dir, "compare.csv", report::compare_csv(all));
   }
   if (a.json) std::cout << all.dump() << "\n";
   else std::cout << report::compare_table(all);
@@ -123,7 +125,7 @@ Command add_compare(CLI::App& app) {
   c->add_option("--target-cycles", a->target_cycles,
                 "compare at this throughput: each path with the smallest SRAM that finishes in at most this many cycles")
       ->check(CLI::Range(1.0, 1e18));
-  c->add_option("--out", a->out_dir, "directory for compare.json and compare.txt");
+  c->add_option("--out", a->out_dir, "directory for compare.json, compare.csv (sweep.csv's columns) and compare.txt");
   c->add_flag("--json", a->json, "print {\"mode\", \"paths\": [report or {path, infeasible}, ...]} on stdout");
   c->add_flag("--no-numerics", a->asic.no_numerics, "timing only");
   return {c, [a] { return compare(*a); }};
