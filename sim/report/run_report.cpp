@@ -84,13 +84,6 @@ void flatten(const json& j, const std::string& prefix, std::vector<std::pair<std
   out.emplace_back(prefix, v);
 }
 
-std::string csv_escape(const std::string& s) {
-  if (s.find_first_of(",\"\n") == std::string::npos) return s;
-  std::string r = "\"";
-  for (char c : s) r += (c == '"') ? std::string("\"\"") : std::string(1, c);
-  return r + "\"";
-}
-
 std::string fmt_g(double v, const char* f = "%.4g") {
   if (!std::isfinite(v)) return std::isnan(v) ? "nan" : "inf";
   char b[64];
@@ -99,6 +92,13 @@ std::string fmt_g(double v, const char* f = "%.4g") {
 }
 
 }  // namespace
+
+std::string csv_escape(const std::string& s) {
+  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string r = "\"";
+  for (char c : s) r += (c == '"') ? std::string("\"\"") : std::string(1, c);
+  return r + "\"";
+}
 
 std::string csv_column(const std::string& path) {
   const std::string u = unit_of(path);

@@ -23,6 +23,9 @@ std::string run_summary_table(const config::Workload& w, const config::Arch& a, 
 void write_run_outputs(const std::string& dir, const config::Workload& w, const core::KeptOutputs& out,
                        const nlohmann::json& report);
 
+/// A CSV field: quoted (quotes doubled) when it holds a comma, a quote or a newline.
+std::string csv_escape(const std::string& s);
+
 /// The CSV column of a report leaf: its path and its unit, "timing.cycles
 /// [cycles]" -- the same header in run's report.csv and sweep's sweep.csv.
 std::string csv_column(const std::string& path);

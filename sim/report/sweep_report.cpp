@@ -55,14 +55,6 @@ std::string number(double v) {
   return b;
 }
 
-// A CSV field: quoted when it holds a comma or a quote.
-std::string csv_field(const std::string& s) {
-  if (s.find_first_of(",\"\n") == std::string::npos) return s;
-  std::string q = "\"";
-  for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return q + "\"";
-}
-
 std::string value_text(const json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); }
 }  // namespace
 
@@ -154,16 +146,16 @@ std::string sweep_csv(const json& sweep) {
   const std::vector<std::string> cols = columns(sweep);
   const bool pareto = !sweep["study"]["objectives"].empty();
   std::string csv = "index";
-  for (const auto& k : sweep["study"]["keys"]) csv += "," + csv_field(k.get<std::string>());
+  for (const auto& k : sweep["study"]["keys"]) csv += "," + csv_escape(k.get<std::string>());
   csv += ",status,reason";
   if (pareto) csv += ",pareto";
-  for (const auto& c : cols) csv += "," + csv_field(csv_column(c));
+  for (const auto& c : cols) csv += "," + csv_escape(csv_column(c));
   csv += "\n";
   for (const json& p : sweep["points"]) {
     csv += std::to_string(p["index"].get<uint64_t>());
     for (const auto& k : sweep["study"]["keys"])
-      csv += "," + (p["point"].contains(k) ? csv_field(value_text(p["point"][k])) : std::string());
-    csv += "," + p["status"].get<std::string>() + "," + csv_field(p.value("reason", ""));
+      csv += "," + (p["point"].contains(k) ? csv_escape(value_text(p["point"][k])) : std::string());
+    csv += "," + p["status"].get<std::string>() + "," + csv_escape(p.value("reason", ""));
     if (pareto) csv += "," + std::string(p.contains("pareto") ? (p["pareto"].get<bool>() ? "true" : "false") : "");
     std::map<std::string, double> m;
     if (p["status"] == "ok")

@@ -82,8 +82,8 @@ std::string widths_csv(const explore::WidthSearchResult& r) {
   c += "\n";
   for (const auto& e : r.evaluations) {
     const auto& m = e.metrics;
-    c += std::to_string(e.index) + "," + std::to_string(e.round) + "," + e.phase + ",\"" + e.move + "\"," + std::to_string(e.rows) +
-         "," + g(e.datapath_um2 * 1e-6, "%.9g") + "," + (e.meets ? "true" : "false") + ",\"" + e.error + "\"," + std::to_string(m.overflow_total()) + "," +
+    c += std::to_string(e.index) + "," + std::to_string(e.round) + "," + e.phase + "," + csv_escape(e.move) + "," + std::to_string(e.rows) +
+         "," + g(e.datapath_um2 * 1e-6, "%.9g") + "," + (e.meets ? "true" : "false") + "," + csv_escape(e.error) + "," + std::to_string(m.overflow_total()) + "," +
          g(m.max_ulp, "%.9g") + "," + g(m.rel_l2, "%.9g") + "," + g(m.max_abs, "%.9g") + "," + g(m.rms, "%.9g") + "," +
          g(m.frac_within_1ulp, "%.9g");
     for (core::Stage s : r.stages) {

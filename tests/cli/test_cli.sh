@@ -141,6 +141,9 @@ PY
   grep -q "sweep: 3/3 points, .* points/s, ETA" "$T/prog.txt" && ok || bad "sweep --progress: $(cat "$T/prog.txt")"
 "$N" sweep "$W/gpt2-small.yaml" --grid arch.lanes=4,8,16 >/dev/null 2>"$T/noprog.txt" &&
   ! grep -q "points/s" "$T/noprog.txt" && ok || bad "sweep printed progress to a non-terminal: $(cat "$T/noprog.txt")"
+expect_exit 2 "key 'asic.sram.area': unknown value 'bogus'.*allowed: required, capacity" -- run --set arch.asic.sram.area=bogus -q
+expect_exit 2 "threads: Value 0 not in range 1 to 1024" -- run --threads 0 -q
+expect_exit 2 "jobs: Value 0 not in range" -- sweep --grid arch.lanes=4 -j 0 -q
 # A study file: the same axes as flags.
 cat >"$T/study.yaml" <<EOF
 workload: $W/llama3-70b.yaml
