@@ -3,9 +3,11 @@ BUILD_DIR ?= build
 BUILD_TYPE ?= Release
 JOBS ?= $(shell nproc)
 
-.PHONY: all build deps configure demo test bench fuzz clean
+.PHONY: all build deps configure demo test bench fuzz sanitize clean
 FUZZ_DIR ?= build-fuzz
 FUZZ_S ?= 60
+SAN_DIR ?= build-sanitize
+FUZZ_TARGETS = fuzz_npy_header fuzz_config_text fuzz_arch_yaml fuzz_gpu_yaml fuzz_overrides fuzz_golden_index fuzz_sweep_shards
 
 all: build
 
@@ -30,14 +32,22 @@ bench: build
 	@./$(BUILD_DIR)/bench_functional
 	@bash tools/bench/bench_asic.sh
 
-# The parsers' fuzz targets under clang's libFuzzer with ASan and UBSan, FUZZ_S seconds each.
+# The whole CTest suite built with AddressSanitizer and UBSan (docs/RELIABILITY.md).
+sanitize: deps
+	@cmake -S . -B $(SAN_DIR) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DNORMSIM_SANITIZE=ON >/dev/null
+	@cmake --build $(SAN_DIR) -j $(JOBS)
+	@ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:strict_string_checks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	  ctest --test-dir $(SAN_DIR) --output-on-failure -j $(JOBS)
+
+# The parsers' fuzz targets under clang's libFuzzer with ASan and UBSan, FUZZ_S
+# seconds each: the committed corpus, the shipped files as seeds, the schema's
+# keys as the dictionary (tools/fuzz/run_fuzz.sh).
 fuzz:
 	@bash tools/bootstrap.sh fuzz
 	@cmake -S . -B $(FUZZ_DIR) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DNORMSIM_LIBFUZZER=ON \
 	  -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ "-DCMAKE_CXX_FLAGS=-fsanitize=fuzzer-no-link,address,undefined" >/dev/null
-	@cmake --build $(FUZZ_DIR) -j $(JOBS) -t fuzz_npy_header fuzz_config_text
-	@for t in fuzz_npy_header fuzz_config_text; do mkdir -p $(FUZZ_DIR)/corpus/$$t; \
-	  $(FUZZ_DIR)/tests/$$t -max_total_time=$(FUZZ_S) -print_final_stats=1 $(FUZZ_DIR)/corpus/$$t || exit 1; done
+	@cmake --build $(FUZZ_DIR) -j $(JOBS) -t config_keys $(FUZZ_TARGETS)
+	@bash tools/fuzz/run_fuzz.sh $(FUZZ_DIR) $(FUZZ_S) $(FUZZ_TARGETS)
 
 clean:
 	rm -rf $(BUILD_DIR)

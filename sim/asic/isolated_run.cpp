@@ -10,6 +10,9 @@
 #include <stdexcept>
 #include <vector>
 
+#include "sim/asic/error_line.hpp"
+#include "sim/config/printable.hpp"
+
 namespace normsim::asic {
 
 namespace {
@@ -36,9 +39,11 @@ Child start_child(const std::function<std::string()>& work, const std::string& w
         if (n <= 0) break;
         off += static_cast<size_t>(n);
       }
-    } catch (const std::exception& e) {
-      std::fprintf(stderr, "normsim: %s: %s\n", what.c_str(), e.what());
-      rc = 2;
+    } catch (...) {
+      const ErrorLine line = error_line(std::current_exception(), what);
+      if (line.names_what) std::fprintf(stderr, "normsim: %s\n", line.text.c_str());
+      else std::fprintf(stderr, "normsim: %s: %s\n", config::printable(what).c_str(), line.text.c_str());
+      rc = line.exit_code;
     }
     close(fds[1]);
     _exit(rc);

@@ -182,12 +182,7 @@ nlohmann::json typed_value(const std::string& t) {
 Study load_study(const std::string& path) { return parse_study_text(read_config_file(path), path); }
 
 Study parse_study_text(const std::string& text, const std::string& path) {
-  YAML::Node root;
-  try {
-    root = YAML::Load(text);
-  } catch (const YAML::Exception& e) {
-    throw ConfigError(format_config_error(path, e.mark.line + 1, "", "malformed YAML: " + e.msg));
-  }
+  const YAML::Node root = load_yaml_strict(text, path);
   auto fail = [&](const YAML::Node& n, const std::string& key, const std::string& problem, const std::string& allowed) {
     throw ConfigError(format_config_error(path, n.Mark().line + 1, key, problem, allowed));
   };

@@ -2,9 +2,11 @@
 
 #include <cmath>
 #include <filesystem>
+#include <limits>
 #include <memory>
 
 #include "sim/config/embedded_configs.hpp"
+#include "sim/config/param_table.hpp"
 #include "sim/config/yaml_reader.hpp"
 #include "sim/core/llm_activation.hpp"
 #include "sim/core/npy_input.hpp"
@@ -13,7 +15,27 @@ namespace normsim::config {
 
 namespace {
 
-rng::Distribution parse_distribution(YamlReader m) {
+// The largest magnitude a tensor of `t` holds (int8: none here; its codes
+// saturate and are counted).
+double max_finite(core::ElemType t) {
+  switch (t) {
+    case core::ElemType::fp16: return 65504.0;
+    case core::ElemType::bf16: return 0x1.fep127;
+    case core::ElemType::fp32: return 0x1.fffffep127;
+    case core::ElemType::int8: return std::numeric_limits<double>::infinity();
+  }
+  return 0x1.fffffep127;
+}
+
+// A distribution whose values are stored as `t` (gamma and beta: fp32): its
+// location and bounds must be finite in `t`, or every element would be Inf.
+rng::Distribution parse_distribution(YamlReader m, core::ElemType t = core::ElemType::fp32) {
+  const double limit = max_finite(t);
+  const auto finite_in_t = [&](const char* key, double v) {
+    if (std::fabs(v) > limit)
+      m.fail(key, "value " + format_number(v) + " is not finite in " + std::string(core::to_string(t)),
+             "|" + std::string(key) + "| <= " + format_number(limit));
+  };
   const auto kind = m.get_choice("kind", {"normal", "uniform", "int8", "cancellation", "constant"});
   if (!kind) m.fail("kind", "missing", "normal, uniform, int8, cancellation, constant");
   rng::Distribution d;
@@ -22,12 +44,16 @@ rng::Distribution parse_distribution(YamlReader m) {
     const double mean = m.get_double("mean").value_or(canc ? 1.0e4 : 0.0);
     const double sigma = m.get_double("sigma").value_or(1.0);
     if (!(sigma > 0)) m.fail("sigma", "must be > 0");
+    finite_in_t("mean", mean);
+    finite_in_t("sigma", sigma);
     d = canc ? rng::Distribution::cancellation(mean, sigma) : rng::Distribution::normal(mean, sigma);
     m.finish({"kind", "mean", "sigma"});
   } else if (*kind == "uniform") {
     const double lo = m.get_double("low").value_or(-1.0);
     const double hi = m.get_double("high").value_or(1.0);
     if (!(hi > lo)) m.fail("high", "must be greater than low");
+    finite_in_t("low", lo);
+    finite_in_t("high", hi);
     d = rng::Distribution::uniform(lo, hi);
     m.finish({"kind", "low", "high"});
   } else if (*kind == "int8") {
@@ -39,6 +65,7 @@ rng::Distribution parse_distribution(YamlReader m) {
   } else {
     const auto v = m.get_double("value");
     if (!v) m.fail("value", "missing for a constant distribution");
+    finite_in_t("value", *v);
     d = rng::Distribution::constant(*v);
     m.finish({"kind", "value"});
   }
@@ -93,7 +120,7 @@ TensorSpec parse_tensor_type(YamlReader& m) {
 TensorSpec parse_tensor(YamlReader m, bool allow_distribution, std::optional<rng::Distribution>* dist) {
   TensorSpec t = parse_tensor_type(m);
   if (allow_distribution) {
-    if (auto d = m.get_map("distribution")) *dist = parse_distribution(*d);
+    if (auto d = m.get_map("distribution")) *dist = parse_distribution(*d, t.dtype);
     m.finish({"dtype", "scale", "distribution"});
   } else {
     m.finish({"dtype", "scale"});

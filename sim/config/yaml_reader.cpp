@@ -1,8 +1,11 @@
 #include "sim/config/yaml_reader.hpp"
 
+#include <yaml-cpp/eventhandler.h>
+
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 namespace normsim::config {
@@ -21,27 +24,154 @@ std::string format_config_error(const std::string& file, int line, const std::st
 YamlReader::YamlReader(YAML::Node node, std::string file, std::string path)
     : node_(std::move(node)), file_(std::move(file)), path_(std::move(path)) {}
 
-YamlReader YamlReader::from_text(const std::string& text, const std::string& file) {
-  YAML::Node root;
-  try {
-    root = YAML::Load(text);
-  } catch (const YAML::ParserException& e) {
-    throw ConfigError(format_config_error(file, e.mark.line + 1, "", "malformed YAML: " + e.msg));
+namespace {
+
+// What is wrong with a YAML text, before a file name is put on it.
+struct YamlProblem {
+  int line = 0;
+  std::string key, problem, allowed;
+};
+
+// Checks the event stream of a YAML text before the tree is built: yaml-cpp's
+// loader keeps the first of two equal keys, ignores documents after the first
+// and accepts any tag, so a config with `hidden: 64` and later `hidden: 128`
+// would silently run at 64.
+class StrictYamlCheck : public YAML::EventHandler {
+ public:
+
+  void OnDocumentStart(const YAML::Mark& mark) override {
+    if (++documents_ > 1)
+      fail(mark, "a second YAML document after the first ('---' or text after '...')", "one document per file");
   }
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark& mark, YAML::anchor_t anchor) override { value(mark, "?", anchor, "~"); }
+  void OnAlias(const YAML::Mark& mark, YAML::anchor_t) override {
+    fail(mark, "an alias ('*name')", "write each value out; anchors and aliases are not supported");
+  }
+  void OnScalar(const YAML::Mark& mark, const std::string& tag, YAML::anchor_t anchor, const std::string& v) override {
+    value(mark, tag, anchor, v);
+  }
+  void OnSequenceStart(const YAML::Mark& mark, const std::string& tag, YAML::anchor_t anchor,
+                       YAML::EmitterStyle::value) override {
+    open(mark, tag, anchor, false);
+  }
+  void OnSequenceEnd() override { close(); }
+  void OnMapStart(const YAML::Mark& mark, const std::string& tag, YAML::anchor_t anchor,
+                  YAML::EmitterStyle::value) override {
+    open(mark, tag, anchor, true);
+  }
+  void OnMapEnd() override { close(); }
+
+ private:
+  struct Frame {
+    bool is_map = false, at_key = true;
+    std::string key;  ///< the key whose value is being read
+    std::map<std::string, int> key_lines;
+  };
+  int documents_ = 0;
+  std::vector<Frame> stack_;
+
+  [[noreturn]] void fail(const YAML::Mark& mark, const std::string& problem, const std::string& allowed) const {
+    throw YamlProblem{mark.line + 1, "", problem, allowed};
+  }
+  void check_node(const YAML::Mark& mark, const std::string& tag, YAML::anchor_t anchor) const {
+    // "?" marks a plain node and "!" a quoted scalar; anything else was written.
+    if (!tag.empty() && tag != "?" && tag != "!")
+      fail(mark, "a YAML tag ('" + tag + "')", "untagged values; quote a string instead of tagging it");
+    if (anchor != YAML::NullAnchor)
+      fail(mark, "an anchor ('&name')", "write each value out; anchors and aliases are not supported");
+  }
+  void value(const YAML::Mark& mark, const std::string& tag, YAML::anchor_t anchor, const std::string& v) {
+    check_node(mark, tag, anchor);
+    if (stack_.empty() || !stack_.back().is_map) return;
+    Frame& f = stack_.back();
+    if (f.at_key) {
+      const auto [it, fresh] = f.key_lines.emplace(v, mark.line + 1);
+      if (!fresh)
+        throw YamlProblem{mark.line + 1, path_to(v), "duplicate key (first given at line " + std::to_string(it->second) + ")",
+                          "each key once per mapping"};
+    }
+    if (f.at_key) f.key = v;
+    f.at_key = !f.at_key;
+  }
+  // The dotted path of `key` in the innermost mapping, through the enclosing mappings' keys.
+  std::string path_to(const std::string& key) const {
+    std::string p;
+    for (size_t i = 0; i + 1 < stack_.size(); ++i)
+      if (stack_[i].is_map) p += stack_[i].key + ".";
+    return p + key;
+  }
+  void open(const YAML::Mark& mark, const std::string& tag, YAML::anchor_t anchor, bool is_map) {
+    check_node(mark, tag, anchor);
+    if (!stack_.empty() && stack_.back().is_map) {
+      if (stack_.back().at_key) fail(mark, "a key that is a list or a mapping", "plain keys such as 'hidden:'");
+      stack_.back().at_key = true;
+    }
+    Frame f;
+    f.is_map = is_map;
+    stack_.push_back(std::move(f));
+  }
+  void close() {
+    if (!stack_.empty()) stack_.pop_back();
+  }
+};
+
+YAML::Node load_checked(const std::string& text) {
+  if (text.size() > kMaxConfigFileBytes)
+    throw YamlProblem{0, "", "is " + std::to_string(text.size()) + " bytes",
+                      "at most " + std::to_string(kMaxConfigFileBytes) + " bytes"};
+  try {
+    std::istringstream in(text);
+    YAML::Parser parser(in);
+    StrictYamlCheck check;
+    while (parser.HandleNextDocument(check)) {
+    }
+    return YAML::Load(text);
+  } catch (const YAML::Exception& e) {
+    throw YamlProblem{e.mark.line + 1, "", "malformed YAML: " + e.msg, ""};
+  }
+}
+
+}  // namespace
+
+YAML::Node load_yaml_strict(const std::string& text, const std::string& file) {
+  try {
+    return load_checked(text);
+  } catch (const YamlProblem& p) {
+    throw ConfigError(format_config_error(file, p.line, p.key, p.problem, p.allowed));
+  }
+}
+
+YamlReader YamlReader::from_text(const std::string& text, const std::string& file) {
+  const YAML::Node root = load_yaml_strict(text, file);
   if (!root.IsMap()) throw ConfigError(format_config_error(file, 1, "", "expected a mapping of keys at the top level"));
   return YamlReader(root, file, "");
 }
 
 std::string read_config_file(const std::string& path) {
   std::error_code ec;
-  if (!std::filesystem::exists(path, ec)) throw ConfigError(format_config_error(path, 0, "", "no such file"));
-  if (std::filesystem::is_directory(path, ec))
+  const auto st = std::filesystem::status(path, ec);
+  if (!std::filesystem::exists(st)) throw ConfigError(format_config_error(path, 0, "", "no such file"));
+  if (std::filesystem::is_directory(st))
     throw ConfigError(format_config_error(path, 0, "", "is a directory, expected a YAML file"));
-  std::ifstream in(path);
+  if (!std::filesystem::is_regular_file(st))
+    throw ConfigError(format_config_error(path, 0, "", "is not a regular file (a device, FIFO or socket)",
+                                          "a YAML file of at most " + std::to_string(kMaxConfigFileBytes) + " bytes"));
+  const uintmax_t size = std::filesystem::file_size(path, ec);
+  if (!ec && size > kMaxConfigFileBytes)
+    throw ConfigError(format_config_error(path, 0, "", "is " + std::to_string(size) + " bytes",
+                                          "a YAML file of at most " + std::to_string(kMaxConfigFileBytes) + " bytes"));
+  std::ifstream in(path, std::ios::binary);
   if (!in) throw ConfigError(format_config_error(path, 0, "", "cannot open file"));
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  // Read at most one byte past the limit: the file may have grown since stat.
+  std::string text(kMaxConfigFileBytes + 1, '\0');
+  in.read(text.data(), static_cast<std::streamsize>(text.size()));
+  text.resize(static_cast<size_t>(in.gcount()));
+  if (in.bad()) throw ConfigError(format_config_error(path, 0, "", "cannot read file"));
+  if (text.size() > kMaxConfigFileBytes)
+    throw ConfigError(format_config_error(path, 0, "", "grew past " + std::to_string(kMaxConfigFileBytes) + " bytes while read",
+                                          "a YAML file of at most " + std::to_string(kMaxConfigFileBytes) + " bytes"));
+  return text;
 }
 
 YamlReader YamlReader::from_file(const std::string& path) { return from_text(read_config_file(path), path); }
@@ -75,9 +205,9 @@ Override parse_override(const std::string& text) {
 void YamlReader::apply(const Override& o) {
   YAML::Node value;
   try {
-    value = YAML::Load(o.value);
-  } catch (const YAML::Exception& e) {
-    throw ConfigError(format_config_error("--set", 0, o.text, "value is not valid YAML: " + e.msg));
+    value = load_checked(o.value);
+  } catch (const YamlProblem& p) {
+    throw ConfigError(format_config_error("--set", 0, o.text, "value: " + p.problem, p.allowed));
   }
   // Walk with fresh handles: yaml-cpp's operator= on a handle would rebind, not assign.
   std::vector<YAML::Node> chain{node_};

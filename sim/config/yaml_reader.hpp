@@ -25,8 +25,19 @@ struct Override {
 /// Parses "target.key.key=value"; ConfigError naming --set on a malformed one.
 Override parse_override(const std::string& text);
 
-/// The whole text of a config file; ConfigError naming the path if unreadable.
+/// Config files are small; a larger one is refused rather than read.
+inline constexpr uint64_t kMaxConfigFileBytes = 16ull << 20;
+
+/// The whole text of a config file; ConfigError naming the path if it is
+/// missing, not a regular file (a FIFO or /dev/zero would never end), larger
+/// than kMaxConfigFileBytes or unreadable.
 std::string read_config_file(const std::string& path);
+
+/// Parses one YAML document strictly: ConfigError with file:line for a second
+/// document, a duplicate key, a key that is a list or a mapping, an explicit
+/// tag (`!!binary`), an anchor or alias, or text larger than kMaxConfigFileBytes.
+/// `file` names the source in messages ("--set" for an override's value).
+YAML::Node load_yaml_strict(const std::string& text, const std::string& file);
 
 class YamlReader {
  public:

@@ -197,7 +197,8 @@ Fx quantize(const Exact& v, const FixedFormat& f, QuantFlags* flags) {
   }
 
   // Two's complement value (exact unless too_big, where only low bits matter).
-  const i128 val = v.neg ? -static_cast<i128>(q) : static_cast<i128>(q);
+  // Negated as unsigned: q may be 2^127, whose signed negation overflows.
+  const i128 val = static_cast<i128>(v.neg ? u128(0) - q : q);
   const Fx r = limit(val, v.neg, q, too_big, f, fl);
   if (flags) *flags = fl;
   return r;

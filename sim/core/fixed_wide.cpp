@@ -7,7 +7,7 @@
 namespace normsim::core {
 
 int64_t DoubleQuantizer::slow(double x, QuantFlags& fl) const {
-  return static_cast<int64_t>(quantize(exact_from_double(x), f_, &fl).raw);  // fits: <= 62 bits
+  return static_cast<int64_t>(quantize(x, f_, &fl).raw);  // fits: <= 62 bits; Inf saturates, NaN is 0
 }
 
 template <Rounding R>

@@ -369,7 +369,7 @@ void NormDatapath::lanes(std::span<const double> x, RowState& s, StageCounters& 
     } else {
       s.xq.resize(C);
       for (size_t i = 0; i < C; ++i) {
-        s.xq[i] = quantize(exact_from_double(x[i]), in, &fl);
+        s.xq[i] = quantize(x[i], in, &fl);  // Inf saturates, NaN is 0: both counted
         overflows += fl.overflow;
       }
     }

@@ -13,7 +13,7 @@ namespace normsim::report {
 
 using nlohmann::json;
 
-json json_number(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
+json json_number(double v) { return json(v); }
 
 namespace {
 
@@ -79,7 +79,8 @@ void flatten(const json& j, const std::string& prefix, std::vector<std::pair<std
   if (j.is_array()) {
     for (const auto& e : j) v += (v.empty() ? "" : "; ") + (e.is_string() ? e.get<std::string>() : e.dump());
   } else if (j.is_string()) v = j.get<std::string>();
-  else if (j.is_null()) v = "inf";
+  else if (j.is_null()) v = "";
+  else if (j.is_number_float() && !std::isfinite(j.get<double>())) v = std::isnan(j.get<double>()) ? "nan" : j.get<double>() > 0 ? "inf" : "-inf";
   else v = j.dump();
   out.emplace_back(prefix, v);
 }
@@ -92,6 +93,14 @@ std::string fmt_g(double v, const char* f = "%.4g") {
 }
 
 }  // namespace
+
+std::vector<std::string> result_warnings(const core::NumericsResult& n) {
+  std::vector<std::string> w = n.warnings;
+  if (const uint64_t bad = n.output_error.nonfinite())
+    w.push_back(std::to_string(bad) + " of " + std::to_string(n.output_error.elements()) +
+                " outputs are not finite (inf or nan): the error figures are not finite either");
+  return w;
+}
 
 std::string csv_escape(const std::string& s) {
   if (s.find_first_of(",\"\n") == std::string::npos) return s;
@@ -134,7 +143,7 @@ json run_report_json(const config::Workload& w, const config::Arch& a, const cor
              {"quantizations", quant},
              {"negative_variance_clamps", n.counters.negative_variance_clamps},
              {"input_saturations", n.input_saturations},
-             {"warnings", n.warnings}};
+             {"warnings", result_warnings(n)}};
   return {{"workload", wj}, {"arch", aj}, {"numerics", nj}};
 }
 
@@ -172,7 +181,7 @@ std::string run_summary_table(const config::Workload& w, const config::Arch& a, 
   row("rstd max rel error", fmt_g(n.rstd_max_rel_error), "(relative)");
   row("negative variance clamps", std::to_string(n.counters.negative_variance_clamps), "rows");
   if (e.nonfinite()) row("non-finite outputs", std::to_string(e.nonfinite()), "elements");
-  for (const auto& wmsg : n.warnings) o << "  warning: " << wmsg << "\n";
+  for (const auto& wmsg : result_warnings(n)) o << "  warning: " << wmsg << "\n";
   if (a.arithmetic == core::Arithmetic::fixed) {
     o << "\n  overflow per stage (saturated or wrapped results / quantisations):\n";
     for (int s = 0; s < core::kStageCount; ++s) {
@@ -222,8 +231,8 @@ void write_tensor_npy(const std::string& path, const std::vector<double>& v, con
 }
 }  // namespace
 
-void write_run_outputs(const std::string& dir, const config::Workload& w, const core::KeptOutputs& r,
-                       const json& report) {
+std::vector<std::string> write_run_outputs(const std::string& dir, const config::Workload& w, const core::KeptOutputs& r,
+                                           const json& report) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) throw std::runtime_error(dir + ": cannot create directory: " + ec.message());
@@ -240,6 +249,17 @@ void write_run_outputs(const std::string& dir, const config::Workload& w, const 
   }
   write_file_atomic(dir + "/report.csv", run_report_csv(report));
   write_file_atomic(dir + "/report.json", report.dump(2) + "\n");
+  // The folder now describes this run only: an earlier run's outputs that
+  // this one did not write would sit beside a report they do not belong to.
+  std::vector<std::string> removed;
+  const bool wrote_y = !r.y.empty(), wrote_x = !r.x.empty();
+  for (const auto& [name, written] : {std::pair<const char*, bool>{"y.npy", wrote_y}, {"mean.npy", wrote_y},
+                                      {"rstd.npy", wrote_y}, {"x.npy", wrote_x}, {"y_ref.npy", wrote_x}}) {
+    if (written) continue;
+    const std::filesystem::path p = std::filesystem::path(dir) / name;
+    if (std::filesystem::is_regular_file(p, ec) && std::filesystem::remove(p, ec)) removed.push_back(name);
+  }
+  return removed;
 }
 
 }  // namespace normsim::report

@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "sim/config/arch.hpp"
 #include "sim/config/workload.hpp"
@@ -19,9 +20,14 @@ std::string run_summary_table(const config::Workload& w, const config::Arch& a, 
 /// Writes report.json, report.csv and (when kept) y.npy in the output's
 /// element type (bf16 as its bits, '<u2'), mean.npy, rstd.npy, and x.npy in
 /// the input's type with y_ref.npy (the fp64 reference) into `dir`, each
-/// atomically.
-void write_run_outputs(const std::string& dir, const config::Workload& w, const core::KeptOutputs& out,
-                       const nlohmann::json& report);
+/// atomically. Then removes the .npy files of those names that this run did
+/// not write (an earlier run's, which would not belong to this report) and
+/// returns their names.
+std::vector<std::string> write_run_outputs(const std::string& dir, const config::Workload& w, const core::KeptOutputs& out,
+                                           const nlohmann::json& report);
+
+/// The config's warnings and the result's own (non-finite outputs, with their count).
+std::vector<std::string> result_warnings(const core::NumericsResult& n);
 
 /// A CSV field: quoted (quotes doubled) when it holds a comma, a quote or a newline.
 std::string csv_escape(const std::string& s);
@@ -30,7 +36,8 @@ std::string csv_escape(const std::string& s);
 /// [cycles]" -- the same header in run's report.csv and sweep's sweep.csv.
 std::string csv_column(const std::string& path);
 
-/// JSON number, or null when not finite (JSON has no Inf/NaN).
+/// A JSON number; a non-finite one stays in memory for check_report_numbers
+/// and is written as null (JSON has no Inf/NaN).
 nlohmann::json json_number(double v);
 
 }  // namespace normsim::report

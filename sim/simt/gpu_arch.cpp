@@ -14,6 +14,7 @@ namespace {
 
 using config::integer_param;
 using config::ParamTable;
+using config::in_range;
 using config::positive;
 using config::real_param;
 using config::within;
@@ -65,7 +66,8 @@ std::shared_ptr<const ParamTable<L1Config>> l1_params() {
 
 std::shared_ptr<const ParamTable<DramConfig>> dram_params() {
   auto t = std::make_shared<ParamTable<DramConfig>>();
-  t->add(real_param<DramConfig>("bytes_per_s", NORMSIM_MEMBER(bytes_per_s), positive(), "bytes/s",
+  // 1 GB/s .. 100 TB/s: every GPU memory made spans a small part of it.
+  t->add(real_param<DramConfig>("bytes_per_s", NORMSIM_MEMBER(bytes_per_s), in_range(1e9, 1e14), "bytes/s",
                                 "sustained bandwidth, reads and writes together (a copy kernel's)"));
   t->add(real_param<DramConfig>("latency_cycles", NORMSIM_MEMBER(latency_cycles), positive(), "cycles", "unloaded latency"));
   t->add(real_param<DramConfig>("launch_read_bytes", NORMSIM_MEMBER(launch_read_bytes), within(0, 1 << 30), "bytes",
@@ -155,11 +157,15 @@ const config::ParamTable<GpuArch>& gpu_arch_params() {
   return *t;
 }
 
-GpuArch load_gpu_arch(const std::string& path, const std::vector<config::Override>& overrides) {
-  auto r = config::YamlReader::from_file(path);
+GpuArch parse_gpu_arch_text(const std::string& text, const std::string& file, const std::vector<config::Override>& overrides) {
+  auto r = config::YamlReader::from_text(text, file);
   for (const auto& o : overrides)
     if (o.target == "gpu") r.apply(o);
-  return parse(r, path);
+  return parse(r, file);
+}
+
+GpuArch load_gpu_arch(const std::string& path, const std::vector<config::Override>& overrides) {
+  return parse_gpu_arch_text(config::read_config_file(path), path, overrides);
 }
 
 GpuArch default_gpu_arch(const std::vector<config::Override>& overrides) {

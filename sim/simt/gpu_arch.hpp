@@ -93,6 +93,8 @@ const config::ParamTable<GpuArch>& gpu_arch_params();
 /// Reads and validates a GPU arch file; ConfigError (exit 2) names the file,
 /// the key and the allowed values.
 GpuArch load_gpu_arch(const std::string& path, const std::vector<config::Override>& overrides = {});
+/// The same from a file's text (`file` names it in messages).
+GpuArch parse_gpu_arch_text(const std::string& text, const std::string& file, const std::vector<config::Override>& overrides = {});
 /// The embedded default (workloads/arch/h200.yaml, compiled in).
 GpuArch default_gpu_arch(const std::vector<config::Override>& overrides = {});
 

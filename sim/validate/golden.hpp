@@ -33,8 +33,17 @@ struct GoldenCase {
   double dist_mean = 0, dist_sigma = 1, eps = 1e-5;
 };
 
-/// Reads <dir>/index.json; ConfigError (exit 2) naming the file and the
-/// missing key on a malformed one.
+/// The golden index is read like a config: at most this many bytes.
+inline constexpr uint64_t kMaxGoldenIndexBytes = 64ull << 20;
+
+/// Reads <dir>/index.json; ConfigError (exit 2) naming the file, the case,
+/// the key, the value and what is allowed on a malformed one: a duplicate
+/// key or case id, a value out of its range, an output path that is absolute
+/// or leaves the golden folder (checked before anything is opened).
 std::vector<GoldenCase> load_golden(const std::string& dir);
+
+/// The same, from the index's text (`file` for messages; output files are
+/// opened under `dir` only for cases whose row count they set).
+std::vector<GoldenCase> parse_golden_index(const std::string& text, const std::string& file, const std::string& dir);
 
 }  // namespace normsim::validate

@@ -56,7 +56,7 @@ expect_exit 2 "key 'asic': missing" -- run --arch "$A/fp32.yaml" --trace "$T/x.v
 expect_exit 2 "no outputs with --no-numerics" -- run --arch "$AD" --no-numerics --save-outputs --out "$T/nn" -q
 expect_exit 2 "key 'asic': missing" -- compare --arch "$A/fixed16.yaml" -q
 expect_exit 2 "asic.dram.interface': unknown value 'hbm4'.*allowed: hbm2, hbm2e, hbm3e, gddr5, gddr6, gddr6x, lpddr4, ddr3" -- run --arch "$AD" --set arch.asic.dram.interface=hbm4 -q
-expect_exit 2 "asic.dram.energy_pj_per_bit'.*>= 0" -- run --arch "$AD" --set arch.asic.dram.energy_pj_per_bit=-1 -q
+expect_exit 2 "asic.dram.energy_pj_per_bit'.*allowed: \[0, 1000\]" -- run --arch "$AD" --set arch.asic.dram.energy_pj_per_bit=-1 -q
 expect_exit 2 "asic.supply_v'.*0.5" -- run --arch "$AD" --set arch.asic.supply_v=1.5 -q
 expect_exit 2 "more than .*asic.dram.capacity_bytes" -- run "$W/llama3-70b.yaml" --arch "$AD" --set arch.asic.dram.capacity_bytes=1000000 -q
 # sweep: the grid's points, each validated before any runs; bad points are exit 2 naming the point,
@@ -142,8 +142,8 @@ PY
 "$N" sweep "$W/gpt2-small.yaml" --grid arch.lanes=4,8,16 >/dev/null 2>"$T/noprog.txt" &&
   ! grep -q "points/s" "$T/noprog.txt" && ok || bad "sweep printed progress to a non-terminal: $(cat "$T/noprog.txt")"
 expect_exit 2 "key 'asic.sram.area': unknown value 'bogus'.*allowed: required, capacity" -- run --set arch.asic.sram.area=bogus -q
-expect_exit 2 "threads: Value 0 not in range 1 to 1024" -- run --threads 0 -q
-expect_exit 2 "jobs: Value 0 not in range" -- sweep --grid arch.lanes=4 -j 0 -q
+expect_exit 2 "--threads: value '0' out of range (allowed: 1..1024)" -- run --threads 0 -q
+expect_exit 2 "--jobs: value '0' out of range (allowed: 1..4096)" -- sweep --grid arch.lanes=4 -j 0 -q
 # A study file: the same axes as flags.
 cat >"$T/study.yaml" <<EOF
 workload: $W/llama3-70b.yaml
@@ -175,7 +175,7 @@ printf 'name: bad\nwarps: 4\n' >"$T/gpukey.yaml"
 expect_exit 2 "simt: --kernel: unknown kernel 'v9' (allowed: v1, v2" -- simt --kernel v9 --rows 8 --hidden 64 -q
 expect_exit 2 "simt: --kernel: missing (allowed: v1" -- simt --rows 8 --hidden 64 -q
 expect_exit 2 "simt: --dtype: v4 has no bf16 variant (allowed: fp32)" -- simt --kernel v4 --rows 8 --hidden 64 --dtype bf16 -q
-expect_exit 2 "simt: --block: 48 not supported by v5" -- simt --kernel v5 --rows 8 --hidden 64 --block 48 -q
+expect_exit 2 "simt: --block: value 48 is not a whole number of warps" -- simt --kernel v5 --rows 8 --hidden 64 --block 48 -q
 expect_exit 2 "simt: --hidden: v6 needs a multiple of 8" -- simt --kernel v6 --rows 8 --hidden 100 -q
 expect_exit 2 "simt: --block: fast_ln picks its block from --hidden (allowed: 0 or 32 at hidden 768)" -- simt --kernel fast_ln --rows 8 --hidden 768 --block 256 -q
 expect_exit 2 "simt: --hidden: 16384 exceeds bwd_twolevel's on-chip scheme (allowed: 8..8192 for fp32)" -- simt --kernel bwd_twolevel --rows 8 --hidden 16384 -q

@@ -6,13 +6,14 @@
 #include "sim/config/workload.hpp"
 
 std::vector<std::string> fuzz_seeds() {
-  return {
+  return shipped_files("workloads", ".yaml") + shipped_files("workloads/studies", ".yaml") + std::vector<std::string>{
       "name: t\nnorm: rmsnorm\nrows: 4\nhidden: 64\ninput: {dtype: bf16, distribution: {kind: llm, outlier_channels: 3, massive_every: 2}}\n",
       "norm: layernorm\nbatch: 2\nseq: 3\nhidden: 8\ninput: {dtype: int8, scale: 0.5}\noutput: {dtype: fp16}\nbeta: none\n",
       "norm: rmsnorm\nhidden: 5\ninput: {file: /nonexistent.npy}\n",
       "objectives: [cycles, area]\nset: {arch.lanes: 8}\naxes:\n  - grid: {arch.lanes: [4, 16]}\n"
       "  - zip: {arch.asic.rows_in_flight: [2, 8], arch.asic.sram.capacity_bytes: [65536, 262144]}\n"
       "  - grid: {arch.asic.replay_fraction: [0.25]}\n    if: {arch.lanes: [4]}\n",
+      "hidden: 64\nhidden: 128\n", "norm: rmsnorm\n---\nrows: 2\n", "name: !!binary aGVsbG8=\n", "a: &x 1\nb: *x\n",
   };
 }
 

@@ -1,7 +1,8 @@
 // Runs a fuzz target without libFuzzer: each seed, then ITERATIONS mutants
 // (bit flips, byte insertions and deletions, repeated and truncated runs,
 // splices of two seeds) from a fixed-seed generator, so a failure repeats.
-//   <target> [ITERATIONS]   (default 20000)
+//   <target> [ITERATIONS]      (default 20000)
+//   <target> --write-seeds DIR  the seeds as files DIR/seed-N (libFuzzer's corpus)
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
@@ -29,8 +30,14 @@ void run(const std::string& in) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const long iterations = argc > 1 ? std::strtol(argv[1], nullptr, 10) : 20000;
   const std::vector<std::string> seeds = fuzz_seeds();
+  if (argc == 3 && std::string(argv[1]) == "--write-seeds") {
+    for (size_t i = 0; i < seeds.size(); ++i)
+      std::ofstream(std::string(argv[2]) + "/seed-" + std::to_string(i), std::ios::binary) << seeds[i];
+    std::printf("%zu seeds written to %s\n", seeds.size(), argv[2]);
+    return 0;
+  }
+  const long iterations = argc > 1 ? std::strtol(argv[1], nullptr, 10) : 20000;
   for (const auto& s : seeds) run(s);
   std::mt19937_64 rng(20261202);
   auto pick = [&](size_t n) { return n ? static_cast<size_t>(rng() % n) : 0; };

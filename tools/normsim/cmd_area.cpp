@@ -49,7 +49,9 @@ int area_command(const AreaArgs& a) {
     if (!yosys) throw config::ConfigError("area: --synth needs yosys on PATH (tools/bootstrap.sh installs it)");
     syn = rtl::synthesize_datapath(in.arch, dp, a.rtl_dir, *yosys, a.synth_dir);
   }
-  if (a.json) std::cout << report::area_report_json(in.arch.name, in.workload.name, ar, sram, syn).dump(2) << "\n";
+  const nlohmann::json report = report::area_report_json(in.arch.name, in.workload.name, ar, sram, syn);
+  check_report(report, "area");
+  if (a.json) std::cout << report.dump(2) << "\n";
   else
     std::cout << report::area_report_text(in.arch.name, in.workload.name, dp.hidden, ar, sram, syn, a.synth,
                                           a.synth || rtl::find_yosys().has_value());

@@ -35,7 +35,13 @@ constexpr config::InputPath kPaths[] = {config::InputPath::sram_replay, config::
 int report_of(const config::Workload& w, const config::Arch& arch, const asic::AsicOptions& o, nlohmann::json& out) {
   std::string text;
   const std::string what = "compare (" + std::string(config::to_string(*o.path)) + ")";
-  if (int rc = asic::run_isolated([&] { return report::asic_report_json(asic::run_asic(w, arch, o)).dump(); }, what, text))
+  if (int rc = asic::run_isolated(
+          [&] {
+            const nlohmann::json r = report::asic_report_json(asic::run_asic(w, arch, o));
+            check_report(r, "report");
+            return r.dump();
+          },
+          what, text))
     return rc;
   out = nlohmann::json::parse(text);
   return 0;
@@ -118,10 +124,9 @@ Command add_compare(CLI::App& app) {
   c->add_option("workload", a->in.workload, "workload YAML (default: the embedded one)");
   c->add_option("--arch", a->in.arch, "architecture YAML with an asic section (default: the embedded one)");
   c->add_option("--set", a->in.sets, "override a key (repeatable)");
-  c->add_option("--sram-budget", a->sram_budget,
-                "compare at this SRAM (bytes): each path with the rows in flight (and replay fraction) that fit it in the "
-                "fewest cycles")
-      ->check(CLI::Range(int64_t(1), int64_t(1) << 40));
+  add_int_option(c, "--sram-budget", a->sram_budget, 1, int64_t(1) << 40,
+                 "compare at this SRAM (bytes): each path with the rows in flight (and replay fraction) that fit it in the "
+                 "fewest cycles");
   c->add_option("--target-cycles", a->target_cycles,
                 "compare at this throughput: each path with the smallest SRAM that finishes in at most this many cycles")
       ->check(CLI::Range(1.0, 1e18));

@@ -4,12 +4,10 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
-#include <map>
-#include <sstream>
 
 #include "command.hpp"
 #include "sim/config/config_error.hpp"
-#include "sim/report/sweep_report.hpp"
+#include "sim/report/sweep_shards.hpp"
 
 namespace normsim::cli {
 
@@ -20,17 +18,6 @@ struct MergeArgs {
   std::string out_dir, plot;
   bool json = false;
 };
-
-nlohmann::json read_json(const std::filesystem::path& p) {
-  std::ifstream in(p);
-  std::stringstream text;
-  text << in.rdbuf();
-  try {
-    return nlohmann::json::parse(text.str());
-  } catch (const nlohmann::json::exception& e) {
-    throw config::ConfigError(p.string() + ": not a sweep shard (" + std::string(e.what()) + ")");
-  }
-}
 
 int merge(const MergeArgs& a) {
   std::vector<std::filesystem::path> files;
@@ -43,44 +30,18 @@ int merge(const MergeArgs& a) {
   }
   std::sort(files.begin(), files.end());
   if (files.empty()) throw config::ConfigError("merge: no sweep-shard-*.json in " + a.dirs.front() + " (allowed: the --out of sweep --shard)");
-  nlohmann::json study;
-  size_t count = 0;
-  std::map<size_t, std::string> seen;  // shard index -> file
-  std::map<size_t, nlohmann::json> points;
+  std::vector<report::SweepShard> shards;
   for (const auto& f : files) {
-    nlohmann::json s = read_json(f);
-    if (!s.contains("shard") || !s.contains("study") || !s.contains("points"))
-      throw config::ConfigError(f.string() + ": not a sweep shard (allowed: files sweep --shard writes)");
-    if (study.is_null()) {
-      study = s["study"];
-      count = s["shard"]["count"].get<size_t>();
-    } else if (s["study"] != study || s["shard"]["count"].get<size_t>() != count) {
-      throw config::ConfigError(f.string() + ": a shard of another study than " + seen.begin()->second +
-                                " (allowed: the shards of one sweep)");
-    }
-    const size_t i = s["shard"]["index"].get<size_t>();
-    if (seen.count(i)) throw config::ConfigError(f.string() + ": shard " + std::to_string(i) + " again (also " + seen[i] + ")");
-    seen[i] = f.string();
-    for (auto& p : s["points"]) {
-      const size_t index = p["index"].get<size_t>();
-      points[index] = std::move(p);
-    }
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(f, ec)) throw config::ConfigError(f.string() + ": not a regular file (allowed: a file sweep --shard writes)");
+    const uintmax_t size = std::filesystem::file_size(f, ec);
+    if (ec || size > report::kMaxShardFileBytes) throw config::ConfigError(f.string() + ": larger than 1 GiB (allowed: a file sweep --shard writes)");
+    std::ifstream in(f, std::ios::binary);
+    std::string text(static_cast<size_t>(size), '\0');
+    in.read(text.data(), static_cast<std::streamsize>(text.size()));
+    shards.push_back(report::parse_sweep_shard(text, f.string()));
   }
-  for (size_t i = 0; i < count; ++i)
-    if (!seen.count(i))
-      throw config::ConfigError("merge: shard " + std::to_string(i) + " of " + std::to_string(count) +
-                                " is missing (allowed: all shards 0.." + std::to_string(count - 1) + ")");
-  const size_t total = study["points"].get<size_t>();
-  if (points.size() != total)
-    throw config::ConfigError("merge: the shards hold " + std::to_string(points.size()) + " points, the study " +
-                              std::to_string(total));
-  std::vector<nlohmann::json> rows;
-  for (auto& [i, p] : points) rows.push_back(std::move(p));
-  std::vector<std::string> keys = study["keys"].get<std::vector<std::string>>();
-  std::vector<std::string> objectives = study["objectives"].get<std::vector<std::string>>();
-  nlohmann::json all = report::sweep_json(keys, objectives, study["mode"] == "bit-accurate", std::move(rows));
-  all["study"]["inputs"] = study["inputs"];
-  return write_sweep_outputs(all, a.out_dir, a.json, a.plot);
+  return write_sweep_outputs(report::merge_sweep_shards(shards), a.out_dir, a.json, a.plot);
 }
 
 }  // namespace

@@ -4,12 +4,15 @@
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <fstream>
 #include <iostream>
 
 #include "command.hpp"
 #include "sim/asic/asic_run.hpp"
 #include "sim/config/config_error.hpp"
 #include "sim/config/datapath_config.hpp"
+#include "sim/core/element_format.hpp"
 #include "sim/core/functional_run.hpp"
 #include "sim/report/asic_report.hpp"
 #include "sim/report/run_report.hpp"
@@ -25,19 +28,59 @@ struct RunArgs {
   bool json = false;
 };
 
-// Memory a run may use for kept outputs: half the physical memory.
-uint64_t output_memory_budget_bytes() {
-  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
-  return pages > 0 && page > 0 ? static_cast<uint64_t>(pages) * static_cast<uint64_t>(page) / 2 : (uint64_t(1) << 32);
+// Memory a run may hold: what the kernel says is available now (MemAvailable,
+// which counts reclaimable cache), bounded by the cgroup's limit.
+uint64_t available_memory_bytes() {
+  uint64_t avail = 0;
+  if (std::ifstream mi("/proc/meminfo"); mi) {
+    std::string key;
+    uint64_t kb = 0;
+    std::string unit;
+    while (mi >> key >> kb >> unit)
+      if (key == "MemAvailable:") avail = kb * 1024;
+  }
+  if (avail == 0) {
+    const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+    avail = pages > 0 && page > 0 ? static_cast<uint64_t>(pages) * static_cast<uint64_t>(page) / 2 : (uint64_t(1) << 32);
+  }
+  if (std::ifstream cg("/sys/fs/cgroup/memory.max"); cg) {
+    std::string v;
+    uint64_t used = 0;
+    if (cg >> v && v != "max") {
+      std::ifstream cur("/sys/fs/cgroup/memory.current");
+      cur >> used;
+      const uint64_t limit = std::stoull(v);
+      avail = std::min(avail, limit > used ? limit - used : 0);
+    }
+  }
+  return avail;
+}
+
+// What a run that keeps its outputs holds at its peak (docs/PERFORMANCE.md,
+// "Memory"): y (and with --save-inputs x and y_ref) as fp64 for every
+// element, mean and rstd per row, and the largest tensor converted to its
+// stored type while it is written.
+uint64_t kept_output_bytes(const config::Workload& w, bool inputs) {
+  const auto n = static_cast<uint64_t>(w.elements()), rows = static_cast<uint64_t>(w.rows);
+  const uint64_t per_element = 8 + (inputs ? 16 : 0);
+  const auto stored = static_cast<uint64_t>(std::max({core::elem_bytes(w.output.dtype), inputs ? core::elem_bytes(w.input.dtype) : 0, 4}));
+  return n * (per_element + stored) + rows * 16;
+}
+
+void log_removed(const std::string& dir, const std::vector<std::string>& removed) {
+  for (const auto& f : removed) spdlog::info("run: removed {}/{}: an earlier run's output, not written by this one", dir, f);
 }
 
 int run_asic_model(const RunArgs& a, const config::Workload& w, const config::Arch& arch) {
   const asic::AsicOptions o = asic_options(a.asic);
   const asic::AsicResult r = asic::run_asic(w, arch, o);
   const nlohmann::json report = report::asic_report_json(r);
+  log_warnings(report, "run");
+  check_report(report, "run");
   if (!a.out_dir.empty()) {
-    report::write_run_outputs(a.out_dir, r.workload, r.outputs, report);
-    spdlog::info("run: wrote {}/report.json, report.csv", a.out_dir);
+    const auto removed = report::write_run_outputs(a.out_dir, r.workload, r.outputs, report);
+    spdlog::info("run: wrote {}/report.json, report.csv{}", a.out_dir, r.outputs.y.empty() ? "" : ", y.npy, mean.npy, rstd.npy");
+    log_removed(a.out_dir, removed);
   }
   if (!a.asic.trace.empty()) spdlog::info("run: wrote trace {}", a.asic.trace);
   if (a.json) std::cout << report.dump() << "\n";
@@ -61,12 +104,12 @@ int run(RunArgs a) {
   if (a.asic.save_outputs || a.asic.save_inputs) {
     const char* flag = a.asic.save_outputs ? "--save-outputs" : "--save-inputs";
     if (a.out_dir.empty()) throw config::ConfigError(std::string(flag) + ": needs --out DIR to write the .npy files into");
-    const uint64_t need = static_cast<uint64_t>(w.elements()) * (a.asic.save_inputs ? 24 : 8) + static_cast<uint64_t>(w.rows) * 16;
-    if (need > output_memory_budget_bytes())
+    const uint64_t need = kept_output_bytes(w, a.asic.save_inputs), limit = available_memory_bytes();
+    if (need > limit)
       throw config::ConfigError(w.source + ": key 'rows': " + std::to_string(w.rows) + " x " + std::to_string(w.hidden) +
-                                " outputs need " + std::to_string(need >> 20) +
-                                " MiB to save, more than half this machine's memory (allowed: run without "
-                                "--save-outputs, or fewer rows)");
+                                " elements need " + std::to_string(need >> 20) + " MiB held to save with " + flag +
+                                ", more than the " + std::to_string(limit >> 20) +
+                                " MiB this machine has available (allowed: run without " + flag + ", or fewer rows)");
   }
   spdlog::info("run: workload {} ({}), arch {} ({})", w.name, w.source, arch.name, arch.source);
 
@@ -78,10 +121,13 @@ int run(RunArgs a) {
       w, config::datapath_config(w, arch, a.asic.algorithm),
       core::FunctionalOptions{a.asic.save_outputs || a.asic.save_inputs, a.asic.save_inputs, thread_count(a.asic.threads)});
   const nlohmann::json report = report::run_report_json(w, arch, r.numerics);
+  log_warnings(report, "run");
+  check_report(report, "run");
   if (!a.out_dir.empty()) {
-    report::write_run_outputs(a.out_dir, w, r.outputs, report);
+    const auto removed = report::write_run_outputs(a.out_dir, w, r.outputs, report);
     spdlog::info("run: wrote {}/report.json, report.csv{}{}", a.out_dir, r.outputs.y.empty() ? "" : ", y.npy, mean.npy, rstd.npy",
                  r.outputs.x.empty() ? "" : ", x.npy, y_ref.npy");
+    log_removed(a.out_dir, removed);
   }
   if (a.json) std::cout << report.dump() << "\n";
   else std::cout << report::run_summary_table(w, arch, r.numerics);
@@ -102,8 +148,7 @@ Command add_run(CLI::App& app) {
   c->add_flag("--json", a->json, "print the report as one JSON object on stdout");
   c->add_flag("--save-outputs", a->asic.save_outputs, "also write y.npy (in the output's dtype; bf16 as uint16 bits), mean.npy, rstd.npy into --out");
   c->add_flag("--save-inputs", a->asic.save_inputs, "also write x.npy (in the input's dtype) and y_ref.npy (the fp64 reference) into --out");
-  c->add_option("--threads", a->asic.threads, "threads for the numerics, over rows (default: all cores; same bits for any count)")
-      ->check(CLI::Range(1, 1024));
+  add_int_option(c, "--threads", a->asic.threads, 1, 1024, "threads for the numerics, over rows (default: all cores; same bits for any count)");
   c->add_option("--path", a->asic.path, "input path of the ASIC model: sram-replay, dram-reread, partial-replay");
   c->add_flag("--no-numerics", a->asic.no_numerics, "timing only: same cycles and traffic, no arithmetic");
   c->add_flag("--rtl", a->asic.rtl, "lock-step the verilated RTL pipeline: statistics, y and latencies checked bit for bit");

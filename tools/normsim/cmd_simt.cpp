@@ -50,9 +50,13 @@ int simt_command(const SimtArgs& a) {
   } else if (!rows || !hidden) {
     throw config::ConfigError("simt: give --workload W or both --rows N and --hidden C");
   }
+  if (a.block % 32)
+    throw config::ConfigError("simt: --block: value " + std::to_string(a.block) + " is not a whole number of warps (allowed: 32, 64, ..., 1024)");
   const simt::GpuArch gpu = load_gpu(a.gpu, a.sets);
   const simt::Prediction p = simt::predict(simt::plan_launch(kernel, rows, hidden, simt::parse_dtype(dtype), a.block, gpu), gpu);
-  if (a.json) std::cout << report::simt_report_json(p, gpu).dump(2) << "\n";
+  const nlohmann::json report = report::simt_report_json(p, gpu);
+  check_report(report, "simt");
+  if (a.json) std::cout << report.dump(2) << "\n";
   else std::cout << report::simt_report_text(p, gpu);
   return kExitOk;
 }
@@ -65,10 +69,10 @@ Command add_simt(CLI::App& app) {
   c->fallthrough();
   c->add_option("--kernel", a->kernel, normref::kernel_names());
   c->add_option("--workload", a->workload, "take rows, hidden and dtype from a workload YAML");
-  c->add_option("--rows", a->rows, "rows N");
-  c->add_option("--hidden", a->hidden, "hidden size C");
+  add_int_option(c, "--rows", a->rows, 1, int64_t(1) << 31, "rows N");
+  add_int_option(c, "--hidden", a->hidden, 1, int64_t(1) << 24, "hidden size C");
   c->add_option("--dtype", a->dtype, "fp32 or bf16 (default fp32)");
-  c->add_option("--block", a->block, "threads per block (default: the kernel's, 256)");
+  add_int_option(c, "--block", a->block, 32, 1024, "threads per block, a multiple of 32 (default: the kernel's, 256)");
   c->add_option("--gpu", a->gpu, "GPU arch YAML (default: the embedded h200)");
   c->add_option("--set", a->sets, "override a GPU key: gpu.l2.bytes=52428800 (repeatable)");
   c->add_flag("--json", a->json, "print the prediction as one JSON object on stdout");

@@ -237,7 +237,9 @@ int sweep(const SweepArgs& a) {
       feasible.size(), jobs,
       [&](size_t k) {
         const Inputs inp = load_inputs(point_inputs[feasible[k]]);
-        return report::asic_report_json(asic::run_asic(inp.workload, inp.arch, o)).dump();
+        const nlohmann::json r = report::asic_report_json(asic::run_asic(inp.workload, inp.arch, o));
+        check_report(r, "report");
+        return r.dump();
       },
       [&](size_t k) { return "sweep point " + rows[feasible[k]]["point"].dump(); },
       [&](size_t k, int rc, std::string&& text) {
@@ -322,7 +324,7 @@ Command add_sweep(CLI::App& app) {
   c->add_option("--objectives", a->objectives,
                 "mark the Pareto front over these figures, all minimised: cycles,area,energy[,error] or any column name");
   c->add_option("--plot", a->plot, "draw the Pareto front of the first two objectives into FILE.png");
-  c->add_option("-j,--jobs", a->jobs, "points run at once (default: all cores)")->check(CLI::Range(1, 4096));
+  add_int_option(c, "-j,--jobs", a->jobs, 1, 4096, "points run at once (default: all cores)");
   c->add_option("--shard", a->shard, "run the i-th of n interleaved slices (0-based i/n) into --out, for `normsim merge`");
   c->add_option("--slurm", a->slurm, "write a Slurm array job of N shards and a dependent merge into --out/slurm (submit.sh submits both)")
       ->check(CLI::Range(1, 100000));

@@ -106,9 +106,9 @@ Command add_widths(CLI::App& app) {
   c->add_option("--set", a->in.sets, "override a key before the search (repeatable)");
   c->add_option("--target", a->targets, "METRIC<=V (max_ulp, rel_l2, max_abs, rms) or frac_within_1ulp>=V (repeatable)")->required();
   c->add_option("--stages", a->stages, "stages to search, comma-separated (default: every stage the datapath uses)");
-  c->add_option("--sample-rows", a->sample_rows, "rows each candidate is evaluated on first (default 64; the choice is confirmed on all rows)")
-      ->check(CLI::Range(int64_t(1), int64_t(1) << 32));
-  c->add_option("--threads", a->threads, "threads for the numerics (default: all cores)")->check(CLI::Range(1, 1024));
+  add_int_option(c, "--sample-rows", a->sample_rows, 1, int64_t(1) << 32,
+                 "rows each candidate is evaluated on first (default 64; the choice is confirmed on all rows)");
+  add_int_option(c, "--threads", a->threads, 1, 1024, "threads for the numerics (default: all cores)");
   c->add_option("--out", a->out_dir, "directory for arch.yaml, widths.json and widths.csv");
   c->add_flag("--json", a->json, "print the result as one JSON object on stdout");
   c->add_flag("--progress", a->progress, "progress on stderr even when it is not a terminal");

@@ -1,10 +1,18 @@
 #include "command.hpp"
 
+#include <spdlog/spdlog.h>
+
+#include <unistd.h>
+
+#include <charconv>
+#include <cstdio>
 #include <filesystem>
 #include <thread>
 
 #include "sim/config/config_error.hpp"
+#include "sim/config/printable.hpp"
 #include "sim/report/atomic_file.hpp"
+#include "sim/report/report_check.hpp"
 
 namespace normsim::cli {
 
@@ -27,6 +35,27 @@ std::optional<config::InputPath> parse_path_flag(const std::string& p) {
   return ip;
 }
 
+namespace {
+// SystemC adds ".vcd" to the name it is given and prints its own warning
+// when it cannot open the file: both are settled here, before the run.
+void check_trace_path(const std::string& trace) {
+  namespace fs = std::filesystem;
+  const std::string t = config::printable(trace);
+  std::error_code ec;
+  if (fs::is_directory(trace, ec))
+    throw config::ConfigError("--trace: '" + t + "' is a directory (allowed: a file path ending in .vcd, e.g. " + t + "/trace.vcd)");
+  if (trace.size() < 5 || trace.compare(trace.size() - 4, 4, ".vcd") != 0)
+    throw config::ConfigError("--trace: '" + t + "' does not end in .vcd (allowed: a file path ending in .vcd)");
+  const fs::path parent = fs::path(trace).parent_path().empty() ? fs::path(".") : fs::path(trace).parent_path();
+  if (!fs::is_directory(parent, ec))
+    throw config::ConfigError("--trace: '" + t + "': no such directory '" + config::printable(parent.string()) +
+                              "' (allowed: a file in an existing directory)");
+  if (access(parent.c_str(), W_OK) != 0)
+    throw config::ConfigError("--trace: '" + t + "': directory '" + config::printable(parent.string()) +
+                              "' is not writable (allowed: a file in a writable directory)");
+}
+}  // namespace
+
 asic::AsicOptions asic_options(const AsicFlags& f) {
   asic::AsicOptions o;
   o.algorithm = f.algorithm;
@@ -36,6 +65,7 @@ asic::AsicOptions asic_options(const AsicFlags& f) {
   o.keep_inputs = f.save_inputs;
   o.threads = thread_count(f.threads);
   o.trace_file = f.trace;
+  if (!f.trace.empty()) check_trace_path(f.trace);
   o.rtl = f.rtl;
   if (f.rtl && f.no_numerics)
     throw config::ConfigError("--rtl: the RTL computes the numerics (allowed: one of --rtl, --no-numerics)");
@@ -58,6 +88,29 @@ simt::GpuArch load_gpu(const std::string& path, const std::vector<std::string>& 
       throw config::ConfigError("--set: key '" + s + "': simt takes GPU keys only (allowed: gpu.KEY[.KEY]=VALUE)");
   }
   return path.empty() ? simt::default_gpu_arch(ov) : simt::load_gpu_arch(path, ov);
+}
+
+int64_t parse_int_flag(const std::string& flag, const std::string& text, int64_t lo, int64_t hi) {
+  int64_t v = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  const std::string allowed = " (allowed: " + std::to_string(lo) + ".." + std::to_string(hi) + ")";
+  const bool whole = end == text.data() + text.size();
+  if (ec == std::errc::result_out_of_range || (ec == std::errc() && whole && (v < lo || v > hi)))
+    throw CLI::ValidationError(flag, "value '" + config::printable(text) + "' out of range" + allowed);
+  if (ec != std::errc() || !whole)
+    throw CLI::ValidationError(flag, "expected an integer, got '" + config::printable(text) + "'" + allowed);
+  return v;
+}
+
+void check_report(const nlohmann::json& report, const std::string& what) {
+  const auto problems = report::check_report_numbers(report);
+  if (!problems.empty()) throw config::CheckFailure(what + ": " + report::describe(problems));
+}
+
+void log_warnings(const nlohmann::json& report, const std::string& what) {
+  if (!report.contains("numerics") || !report["numerics"].contains("warnings")) return;
+  for (const auto& w : report["numerics"]["warnings"])
+    if (w.is_string()) spdlog::warn("{}: {}", what, config::printable(w.get<std::string>()));
 }
 
 void write_report_file(const std::string& dir, const std::string& name, const std::string& text) {

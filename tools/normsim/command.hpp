@@ -71,6 +71,27 @@ int thread_count(int threads);
 /// The GPU arch of `path` (or the embedded h200) with gpu.* overrides.
 simt::GpuArch load_gpu(const std::string& path, const std::vector<std::string>& sets);
 
+/// An integer option, read as text so that a value out of range is refused
+/// as the user wrote it (CLI11 would clamp 99999999999999999999 first).
+/// `text` as an integer in [lo, hi]; CLI::ValidationError naming `flag` and the text otherwise.
+int64_t parse_int_flag(const std::string& flag, const std::string& text, int64_t lo, int64_t hi);
+template <class Int>
+CLI::Option* add_int_option(CLI::App* c, const std::string& name, Int& value, int64_t lo, int64_t hi,
+                            const std::string& help) {
+  const std::string flag = name.substr(name.rfind(',') == std::string::npos ? 0 : name.rfind(',') + 1);
+  return c->add_option_function<std::string>(
+              name, [&value, lo, hi, flag](const std::string& text) { value = static_cast<Int>(parse_int_flag(flag, text, lo, hi)); },
+              help)
+      ->type_name("INT");
+}
+
+/// config::CheckFailure (exit 1) naming the first non-finite or negative
+/// number of `report` (sim/report/report_check.hpp), before anything is written.
+void check_report(const nlohmann::json& report, const std::string& what);
+
+/// Logs each of the report's warnings ("numerics.warnings") on stderr.
+void log_warnings(const nlohmann::json& report, const std::string& what);
+
 /// Writes `text` to DIR/NAME atomically, creating DIR.
 void write_report_file(const std::string& dir, const std::string& name, const std::string& text);
 

@@ -9,7 +9,8 @@
 #include <iostream>
 
 #include "command.hpp"
-#include "sim/config/config_error.hpp"
+#include "sim/asic/error_line.hpp"
+#include "sim/config/printable.hpp"
 
 #ifndef NORMSIM_VERSION
 #define NORMSIM_VERSION "0.0.0"
@@ -45,22 +46,24 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    std::fprintf(stderr, "normsim: %s (see normsim --help)\n", e.what());
+    std::fprintf(stderr, "normsim: %s (see normsim --help)\n", normsim::config::printable(e.what()).c_str());
     return kExitBadInput;
   }
   if (quiet) spdlog::set_level(spdlog::level::err);
   if (verbose) spdlog::set_level(spdlog::level::debug);
 
+  const char* what = "normsim";
   try {
     for (const Command& c : commands)
-      if (*c.app) return c.run();
+      if (*c.app) {
+        what = c.app->get_name().c_str();
+        return c.run();
+      }
     std::cout << app.help();
     return kExitOk;
-  } catch (const normsim::config::ConfigError& e) {
-    std::fprintf(stderr, "normsim: %s\n", e.what());
-    return kExitBadInput;
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "normsim: error: %s\n", e.what());
-    return kExitBadInput;
+  } catch (...) {
+    const normsim::asic::ErrorLine line = normsim::asic::error_line(std::current_exception(), what);
+    std::fprintf(stderr, "normsim: %s\n", line.text.c_str());
+    return line.exit_code;
   }
 }
