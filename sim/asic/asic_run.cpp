@@ -32,14 +32,26 @@ AsicConfig resolve_asic_config(const config::Workload& w, const config::Arch& a,
   const uint64_t in = static_cast<uint64_t>(core::elem_bytes(w.input.dtype));
   const TrafficIdentity id = traffic_identity(w, a, c);
   const uint64_t need = id.onchip_bytes();
-  if (need > c.sram.capacity_bytes)
+  if (need > c.sram.capacity_bytes) {
+    // What would run: this SRAM on another path, or this path with more SRAM.
+    std::string fits;
+    for (const config::InputPath p : {config::InputPath::sram_replay, config::InputPath::dram_reread, config::InputPath::partial_replay}) {
+      if (p == c.path) continue;
+      AsicConfig other = c;
+      other.path = p;
+      if (const uint64_t n = traffic_identity(w, a, other).onchip_bytes(); n <= c.sram.capacity_bytes)
+        fits += std::string(fits.empty() ? "" : ", ") + "--path " + std::string(to_string(p)) + " (needs " + fmt_bytes(n) + ")";
+    }
     throw config::ConfigError(
         a.source + ": key 'asic.sram.capacity_bytes': " + fmt_bytes(c.sram.capacity_bytes) + " is too small for " +
         std::string(to_string(c.path)) + " of " + w.name + " (hidden " + std::to_string(w.hidden) + ", " +
         std::string(core::to_string(w.input.dtype)) + "): needs at least " + fmt_bytes(need) + " (" +
         std::to_string(c.rows_in_flight) + " row buffers of " + fmt_bytes(path->sram_row_bytes(w.hidden, static_cast<int>(in), 1)) +
         " + " + fmt_bytes(id.param_bytes) + " of parameters" +
-        (id.reread_fifo_bytes ? " + " + fmt_bytes(id.reread_fifo_bytes) + " of re-read FIFO" : std::string()) + ")");
+        (id.reread_fifo_bytes ? " + " + fmt_bytes(id.reread_fifo_bytes) + " of re-read FIFO" : std::string()) +
+        ") (allowed: --set arch.asic.sram.capacity_bytes=" + std::to_string(need) + " or more" +
+        (fits.empty() ? std::string() : ", or with this SRAM " + fits) + ")");
+  }
   const uint64_t footprint = static_cast<uint64_t>(w.elements()) *
                                  static_cast<uint64_t>(core::elem_bytes(w.input.dtype) + core::elem_bytes(w.output.dtype)) +
                              static_cast<uint64_t>(param_bytes(w, a)) + static_cast<uint64_t>(w.rows) * 8;

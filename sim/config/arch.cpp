@@ -15,7 +15,8 @@ core::FixedFormat parse_format(YamlReader m, core::Rounding def_round, core::Ove
   const auto bits = m.get_int("bits", 1, core::kMaxFixedBits);
   if (!bits) m.fail("bits", "missing", "1..64");
   f.total_bits = static_cast<int>(*bits);
-  const auto frac = m.get_int("frac", -1024, 1024);
+  // Any integer is read, so that the one range message is 0..bits.
+  const auto frac = m.get_int("frac", INT64_MIN, INT64_MAX);
   if (!frac) m.fail("frac", "missing", "0..bits");
   if (*frac < 0 || *frac > f.total_bits)
     m.fail("frac", "fraction bits " + std::to_string(*frac) + " impossible with " + std::to_string(f.total_bits) +

@@ -2,6 +2,7 @@
 
 #include <filesystem>
 #include <cmath>
+#include <cstdio>
 #include <fstream>
 #include <map>
 #include <optional>
@@ -56,7 +57,9 @@ class CaseReader {
                 std::optional<double> def = std::nullopt) const {
     if (def && (!o.contains(key) || o[key].is_null())) return *def;
     const json& v = need(o, key, path);
-    const std::string allowed = std::string(open ? "> " : ">= ") + json(lo).dump();
+    char bound[32];
+    std::snprintf(bound, sizeof bound, "%g", lo);
+    const std::string allowed = std::string(open ? "> " : ">= ") + bound;
     if (!v.is_number()) fail(path, "expected a number, got " + v.dump(), allowed);
     const double x = v.get<double>();
     if (!std::isfinite(x) || x < lo || (open && x == lo)) fail(path, "value " + v.dump() + " out of range", allowed);

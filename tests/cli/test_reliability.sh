@@ -1,0 +1,170 @@
+#!/usr/bin/env bash
+# What a user must never see: a crash, a hang, a file accepted with a key
+# silently dropped, an error over several lines or with raw control bytes,
+# a non-finite or negative number in a report, a report beside an earlier
+# run's outputs, a golden index trusted as given, and output that changes
+# between two runs of the same command (docs/RELIABILITY.md).
+set -uo pipefail
+N=${NORMSIM:?}
+S=${NORMSIM_SOURCE_DIR:?}
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+fails=0; passes=0
+ok()   { passes=$((passes+1)); }
+bad()  { echo "FAIL: $*"; fails=$((fails+1)); }
+
+# expect CODE PATTERN -- ARGS...: the exit code, one stderr line (for a
+# failure) matching PATTERN, and no control byte on stderr.
+expect() {
+  local code=$1 pat=$2; shift 3
+  timeout 60 "$N" "$@" >"$T/out" 2>"$T/err"; local rc=$?
+  if [ "$rc" != "$code" ]; then bad "normsim $* -> exit $rc, want $code: $(head -c 600 "$T/err")"; return; fi
+  if [ "$code" != 0 ]; then
+    [ "$(wc -l <"$T/err")" = 1 ] || { bad "normsim $*: stderr is not one line: $(head -c 600 "$T/err")"; return; }
+    grep -q -- "$pat" "$T/err" || { bad "normsim $*: '$pat' not in: $(cat "$T/err")"; return; }
+  fi
+  if LC_ALL=C grep -q $'[\x01-\x08\x0b-\x1f\x7f]' "$T/err"; then bad "normsim $*: raw control bytes on stderr"; return; fi
+  ok
+}
+
+W=$S/workloads; A=$S/workloads/arch; AD=$A/asic-default.yaml
+
+# --- strict YAML: duplicate keys, a second document, tags, anchors ---------
+printf 'norm: layernorm\nrows: 2\nhidden: 64\nhidden: 128\n' >"$T/dup.yaml"
+expect 2 "dup.yaml:4: key 'hidden': duplicate key (first given at line 3)" -- run "$T/dup.yaml" -q
+{ cat "$AD"; printf 'lanes: 4096\n'; } >"$T/dup-arch.yaml"
+expect 2 "dup-arch.yaml:[0-9]*: key 'lanes': duplicate key" -- run --arch "$T/dup-arch.yaml" -q
+printf 'norm: layernorm\nrows: 2\ninput:\n  dtype: fp32\n  dtype: bf16\nhidden: 8\n' >"$T/dup-nested.yaml"
+expect 2 "dup-nested.yaml:5: key 'input.dtype': duplicate key" -- run "$T/dup-nested.yaml" -q
+printf 'norm: layernorm\nrows: 2\nhidden: 64\n---\nrows: 3\n' >"$T/two-docs.yaml"
+expect 2 "two-docs.yaml:4: a second YAML document" -- run "$T/two-docs.yaml" -q
+printf 'norm: layernorm\nrows: 2\nhidden: 64\n...\nrows: 3\n' >"$T/after-end.yaml"
+expect 2 "after-end.yaml:5: a second YAML document" -- run "$T/after-end.yaml" -q
+printf 'norm: layernorm\nrows: 2\nname: !!binary aGVsbG8=\nhidden: 8\n' >"$T/tag.yaml"
+expect 2 "tag.yaml:3: a YAML tag ('tag:yaml.org,2002:binary')" -- run "$T/tag.yaml" -q
+printf 'norm: layernorm\nrows: &r 2\nhidden: 8\nseq: *r\n' >"$T/alias.yaml"
+expect 2 "alias.yaml:2: an anchor" -- run "$T/alias.yaml" -q
+expect 2 "duplicate key" -- run --set 'workload.input={dtype: fp32, dtype: bf16}' -q
+printf 'axes:\n  - grid: {arch.lanes: [4], arch.lanes: [8]}\n' >"$T/study.yaml"
+expect 2 "study.yaml:2: key 'axes.grid.arch.lanes': duplicate key\|study.yaml:2: key 'arch.lanes': duplicate key" -- sweep --study "$T/study.yaml" -q
+
+# --- config files: regular files under a size limit; no hang ---------------
+expect 2 "/dev/zero: is not a regular file" -- run /dev/zero -q
+expect 2 "/dev/urandom: is not a regular file" -- run --arch /dev/urandom -q
+mkfifo "$T/fifo.yaml"
+expect 2 "fifo.yaml: is not a regular file" -- run "$T/fifo.yaml" -q
+expect 2 "fifo.yaml: is not a regular file" -- simt --gpu "$T/fifo.yaml" --kernel v1 --rows 8 --hidden 64 -q
+truncate -s 17M "$T/big.yaml"
+expect 2 "big.yaml: is 17825792 bytes (allowed: a YAML file of at most 16777216 bytes)" -- run "$T/big.yaml" -q
+
+# --- one printable line for every error -------------------------------------
+expect 2 "key 'input.distribution.value': value 1e+39 is not finite in bf16" -- run --set 'workload.input.distribution={kind: constant, value: 1e39}' -q
+expect 2 "key 'input.distribution.value': value 1e+39 is not finite in bf16" -- run --arch "$A/fixed16.yaml" --set 'workload.input.distribution={kind: constant, value: 1e39}' -q
+expect 2 "key 'gamma.value': value 1e+39 is not finite in fp32" -- run --set 'workload.gamma={kind: constant, value: 1e39}' -q
+expect 2 "--trace: '/nonexistent-dir/x.vcd': no such directory '/nonexistent-dir'" -- run --trace /nonexistent-dir/x.vcd -q
+expect 2 "key 'a\\\\nb': unknown key" -- run --set $'arch.a\nb=1' -q
+expect 2 "key '\\\\x1b\[31mred': unknown key" -- run --set $'arch.\x1b[31mred=1' -q
+expect 2 "unknown key" -- run --set $'arch.caf\xc3\xa9=1' -q
+grep -q "café" "$T/err" && ok || bad "valid UTF-8 in a key is echoed as it is: $(cat "$T/err")"
+expect 2 "key 'name\\\\x07'" -- run --set $'workload.name\x07=x' -q
+# Memory exhaustion: one line naming what ran out, not a bare std::bad_alloc.
+( ulimit -v 1500000; "$N" run --arch "$A/fp32.yaml" --set workload.rows=64 --set workload.hidden=16777216 -q >"$T/out" 2>"$T/err" ); rc=$?
+{ [ $rc = 2 ] && [ "$(wc -l <"$T/err")" = 1 ] && grep -q "out of memory" "$T/err"; } && ok || bad "bad_alloc -> exit $rc: $(cat "$T/err")"
+
+# --- the fixed-point quantiser at the ends of its range (UBSan found the
+# negation of -2^127 here; Inf saturates like any other overflow) ------------
+expect 0 "" -- run --arch "$A/fixed16.yaml" --set 'workload.input.distribution={kind: constant, value: -1.0384593717069655e+34}' --set workload.rows=4 --json -q
+/usr/bin/python3 -c "import json,sys; j=json.load(open(sys.argv[1])); assert j['numerics']['overflow']['input'] == 4*4096, j['numerics']['overflow']" "$T/out" && ok || bad "a huge constant input saturates, counted"
+
+# --- no silent nonsense: ranges, and the report check -----------------------
+expect 2 "key 'dram.bytes_per_s'.*allowed: \[1e+09, 1e+14\]" -- simt --kernel v1 --rows 64 --hidden 768 --set gpu.dram.bytes_per_s=1e-300 -q
+expect 2 "key 'asic.dram.energy_pj_per_bit'.*allowed: \[0, 1000\]" -- run --arch "$AD" --set arch.asic.dram.energy_pj_per_bit=1e308 -q
+# Inputs that overflow bf16 now and then: outputs not finite -> a warning with
+# the count, then exit 1 naming the report field.
+"$N" run --arch "$A/fp32.yaml" --set 'workload.input.distribution={kind: normal, mean: 0, sigma: 1e38}' --set workload.rows=8 >"$T/out" 2>"$T/err"; rc=$?
+{ [ $rc = 1 ] && grep -q "warning.*outputs are not finite" "$T/err" && grep -q "^normsim: run: report field 'numerics\.[a-z_0-9]*' is \(inf\|nan\)" "$T/err"; } && ok ||
+  bad "non-finite outputs -> exit $rc: $(cat "$T/err")"
+[ "$(grep -c '^normsim:' "$T/err")" = 1 ] && ok || bad "one error line: $(cat "$T/err")"
+expect 0 "" -- run "$W/long-row.yaml" --arch "$A/gpu-warp.yaml" --set workload.rows=1 --json -q
+/usr/bin/python3 -c "
+import json, sys
+t = json.load(open(sys.argv[1]))['timing']
+p = t['phase_cycles']
+assert min(p.values()) >= 0, p
+assert p['fill'] + p['stream'] + p['drain'] == t['cycles'], (p, t['cycles'])" "$T/out" && ok || bad "phase cycles of one row"
+
+# --- --out owns its folder; --trace is a .vcd file --------------------------
+"$N" run --set workload.rows=8 --out "$T/o" --save-outputs -q >/dev/null 2>&1 && [ -f "$T/o/y.npy" ] && ok || bad "run --save-outputs"
+"$N" run --set workload.rows=8 --out "$T/o" >/dev/null 2>"$T/err" && [ ! -f "$T/o/y.npy" ] && [ ! -f "$T/o/mean.npy" ] && grep -q "removed .*y.npy" "$T/err" && ok ||
+  bad "a run without --save-outputs leaves an earlier y.npy: $(ls "$T/o") $(cat "$T/err")"
+mkdir -p "$T/tracedir"
+expect 2 "--trace: '.*tracedir' is a directory" -- run --set workload.rows=4 --trace "$T/tracedir" -q
+[ ! -e "$T/tracedir.vcd" ] && ok || bad "--trace DIR wrote DIR.vcd"
+expect 2 "does not end in .vcd" -- run --set workload.rows=4 --trace "$T/trace" -q
+
+# --- the memory guard counts what a run holds --------------------------------
+expect 2 "elements need [0-9]* MiB held to save with --save-outputs, more than the [0-9]* MiB this machine has available" -- run --save-outputs --out "$T/huge" --set workload.rows=1000000 --set workload.hidden=65536 -q
+[ ! -e "$T/huge" ] && ok || bad "a refused run created its --out"
+# Peak RSS against the bytes the guard counts (docs/RELIABILITY.md, Memory).
+/usr/bin/time -f '%M' -o "$T/rss" "$N" run --arch "$A/fp32.yaml" --set workload.rows=2048 --set workload.hidden=4096 --save-outputs --out "$T/m" --threads 1 -q >/dev/null 2>&1
+/usr/bin/python3 - "$T/rss" <<'PY' && ok || bad "peak RSS against the guard's count"
+import sys
+rss = int(open(sys.argv[1]).read().split()[-1]) * 1024
+held = 2048 * 4096 * (8 + 4) + 2048 * 16  # y as fp64 + the bf16/fp32 copy written + mean, rstd
+base = 120 << 20                          # the process without kept outputs (SystemC, tables)
+assert held * 0.8 <= rss <= held + base, (rss, held)
+PY
+
+# --- the golden index is validated like a config -----------------------------
+G=$T/golden; mkdir -p "$G"
+mk_golden() {  # mk_golden PYTHON-EXPR-ON-c: one valid case, then the change
+  /usr/bin/python3 - "$S/gpu_ref/golden/h200/index.json" "$G/index.json" "$1" <<'PY'
+import json, sys
+c = next(x for x in json.load(open(sys.argv[1])) if not x.get("outputs"))
+cases = [c]
+exec(sys.argv[3])
+json.dump(cases, open(sys.argv[2], "w"))
+PY
+}
+mk_golden 'c["rows"] = -5'
+expect 2 "index.json: key 'rows': case '.*': value -5 out of range (allowed: 1..2147483648)" -- regress "$G" -q
+mk_golden 'c["block"] = 0'
+expect 2 "key 'block': case '.*': value 0 out of range (allowed: 32..1024)" -- regress "$G" -q
+mk_golden 'c["ncu"]["dram_bytes_read"] = -1'
+expect 2 "key 'ncu.dram_bytes_read': case '.*': value -1 out of range (allowed: >= 0)" -- regress "$G" -q
+mk_golden 'cases.append(dict(c))'
+expect 2 "key 'id': case 1: '.*' is also case 0 (allowed: unique ids)" -- regress "$G" -q
+mk_golden 'c["outputs"] = {"y": "/etc/passwd"}'
+expect 2 "key 'outputs.y': case '.*': '/etc/passwd' is not inside the golden folder" -- regress "$G" -q
+mk_golden 'c["outputs"] = {"y": "outputs/../../x.npy"}'
+expect 2 "key 'outputs.y'.*is not inside the golden folder" -- regress "$G" -q
+printf '[{"id": "a", "id": "b"}]' >"$G/index.json"
+expect 2 "index.json: key 'id': duplicate key" -- regress "$G" -q
+
+# --- command-line papercuts --------------------------------------------------
+expect 2 "--block: value '0' out of range (allowed: 32..1024)" -- simt --kernel v1 --rows 64 --hidden 768 --block 0 -q
+expect 2 "--rows: value '99999999999999999999' out of range" -- simt --kernel v1 --rows 99999999999999999999 --hidden 768 -q
+expect 2 "--rows: expected an integer, got '12abc'" -- simt --kernel v1 --rows 12abc --hidden 768 -q
+expect 2 "key 'arch.lanes' is in an earlier axis too" -- sweep --grid arch.lanes=4,8 --grid arch.lanes=16 -q
+expect 2 "key 'asic.clock_ghz': must be in (0, 100\] (allowed: (0, 100\])" -- run --set arch.asic.clock_ghz=200 -q
+expect 2 "key 'formats.sum.frac': fraction bits 2000 impossible with [0-9]* total bits (allowed: 0\.\.[0-9]*)" -- run --arch "$A/fixed16.yaml" --set arch.formats.sum.frac=2000 -q
+expect 2 "needs at least 1310720 B.*allowed: --set arch.asic.sram.capacity_bytes=1310720 or more, or with this SRAM --path dram-reread" -- run "$W/long-row.yaml" -q
+
+# --- determinism: every subcommand twice, byte for byte ---------------------
+twice() {
+  local name=$1; shift
+  "$N" "$@" >"$T/a.$name" 2>/dev/null; local ra=$?
+  "$N" "$@" >"$T/b.$name" 2>/dev/null; local rb=$?
+  { [ $ra = $rb ] && [ -s "$T/a.$name" ] && cmp -s "$T/a.$name" "$T/b.$name"; } && ok || bad "normsim $* differs between two runs (exit $ra, $rb)"
+}
+twice run run --set workload.rows=64 --json -q
+twice run-fp32 run --arch "$A/fp32.yaml" --set workload.rows=64 --json -q
+twice compare compare --set workload.rows=64 --json -q
+twice sweep sweep --grid arch.lanes=4,8 --set workload.rows=32 --json -q
+twice widths widths --arch "$A/fixed16.yaml" --set workload.rows=16 --set workload.hidden=256 --target max_ulp\<=8 --sample-rows 8 --json -q
+twice simt simt --kernel v5 --rows 1024 --hidden 4096 --json -q
+twice area area --json -q
+twice regress regress "$S/gpu_ref/golden/h200" --json -q
+
+echo "$passes passed, $fails failed"
+[ "$fails" = 0 ]
