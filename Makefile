@@ -46,7 +46,7 @@ fuzz:
 	@bash tools/bootstrap.sh fuzz
 	@cmake -S . -B $(FUZZ_DIR) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DNORMSIM_LIBFUZZER=ON \
 	  -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ "-DCMAKE_CXX_FLAGS=-fsanitize=fuzzer-no-link,address,undefined" >/dev/null
-	@cmake --build $(FUZZ_DIR) -j $(JOBS) -t config_keys $(FUZZ_TARGETS)
+	@cmake --build $(FUZZ_DIR) -j $(JOBS) -t config_keys $(FUZZ_TARGETS) $(addsuffix _driver,$(FUZZ_TARGETS))
 	@bash tools/fuzz/run_fuzz.sh $(FUZZ_DIR) $(FUZZ_S) $(FUZZ_TARGETS)
 
 clean:

@@ -132,6 +132,17 @@ TEST(SweepShards, MalformedShardsAreOneLineErrorsNamingTheKey) {
             std::string::npos);
 }
 
+// Found by fuzz_sweep_shards: a point's report without a figure the study
+// tabulates escaped merge as std::out_of_range from std::map::at.
+TEST(SweepShards, AReportWithoutTheStudysFiguresIsAConfigError) {
+  using namespace normsim::report;
+  const std::string study = R"("study": {"keys": ["arch.lanes"], "objectives": ["cycles"], "mode": "timing-only", "points": 1})";
+  const SweepShard s = parse_sweep_shard(
+      "{" + study + R"(, "shard": {"index": 0, "count": 1}, "points": [{"index": 0, "point": {"arch.lanes": 4}, "status": "ok", "report": {"tyming": {}}}]})",
+      "s.json");
+  EXPECT_NE(error_of([&] { merge_sweep_shards({s}); }).find("s.json: a point's report lacks a figure"), std::string::npos);
+}
+
 TEST(FixedPoint, NegatingTwoToThe127IsDefined) {
   using namespace normsim::core;
   // -2^127 exactly, into a 128-bit wrapping format: the magnitude 2^127 is

@@ -8,10 +8,10 @@
 # go to BUILD_DIR/corpus/TARGET. The dictionary
 # is the schema's keys and values, taken from the key tables (config_keys),
 # so it follows the registries. A crash leaves BUILD_DIR/crash-* and makes
-# the script exit 1; each target's status and corpus size go to
+# the script exit 1; each target's status and corpus size are appended to
 # BUILD_DIR/fuzz-summary.txt.
 set -uo pipefail
-build=$1 seconds=$2
+build=$(cd "$1" && pwd) seconds=$2
 shift 2
 src=$(cd "$(dirname "$0")/../.." && pwd)
 dict=$build/schema.dict
@@ -24,7 +24,7 @@ dict=$build/schema.dict
 } | grep -v '^""$' > "$dict"
 
 rc=0
-: > "$build/fuzz-summary.txt"
+echo "# $(date -u +%FT%TZ) ${seconds}s each" >> "$build/fuzz-summary.txt"
 for t in "$@"; do
   corpus=$build/corpus/$t
   mkdir -p "$corpus"

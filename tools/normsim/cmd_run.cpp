@@ -56,14 +56,14 @@ uint64_t available_memory_bytes() {
   return avail;
 }
 
-// What a run that keeps its outputs holds at its peak (docs/PERFORMANCE.md,
-// "Memory"): y (and with --save-inputs x and y_ref) as fp64 for every
-// element, mean and rstd per row, and the largest tensor converted to its
-// stored type while it is written.
+// What a run that keeps its outputs holds at its peak beyond the process
+// itself (docs/RELIABILITY.md, "Memory"; measured within 3%): y (and with
+// --save-inputs x and y_ref) as fp64 for every element, mean and rstd per
+// row, and one tensor at a time converted to its stored type as it is written.
 uint64_t kept_output_bytes(const config::Workload& w, bool inputs) {
   const auto n = static_cast<uint64_t>(w.elements()), rows = static_cast<uint64_t>(w.rows);
   const uint64_t per_element = 8 + (inputs ? 16 : 0);
-  const auto stored = static_cast<uint64_t>(std::max({core::elem_bytes(w.output.dtype), inputs ? core::elem_bytes(w.input.dtype) : 0, 4}));
+  const auto stored = static_cast<uint64_t>(std::max(core::elem_bytes(w.output.dtype), inputs ? core::elem_bytes(w.input.dtype) : 0));
   return n * (per_element + stored) + rows * 16;
 }
 

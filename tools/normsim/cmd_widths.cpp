@@ -63,6 +63,8 @@ int widths(const WidthsArgs& a) {
   const explore::WidthSearchResult r = explore::search_widths(w, arch, o);
   if (o.on_evaluation) std::fprintf(stderr, "\n");
   nlohmann::json j = report::widths_json(r, o.targets);
+  // Rejected candidates may have infinite errors (a saturating format); the choice may not.
+  check_report({{"chosen", j["chosen"]}}, "widths");
 
   // The chosen formats as an arch file, read back to prove `run` takes it.
   std::vector<config::Override> ov;
