@@ -21,7 +21,16 @@ SC_MODULE(Thrower) {
   SC_CTOR(Thrower) { SC_THREAD(run); }
   void run() {
     sc_core::wait(3, sc_core::SC_NS);
-    throw normsim::config::ConfigError(message);
+    deep(6);
+  }
+  // Frames with buffers (and ASan's redzones around them) between the throw
+  // and SystemC's handler, as a unit's check deep in a process has.
+  void deep(int levels) {
+    volatile char buffer[512];
+    for (auto& c : buffer) c = static_cast<char>(levels);
+    if (levels == 0) throw normsim::config::ConfigError(message);
+    deep(levels - 1);
+    buffer[0] = buffer[1];
   }
 };
 

@@ -1,5 +1,7 @@
 #include "sim/config/yaml_reader.hpp"
 
+#include "sim/config/printable.hpp"
+
 #include <yaml-cpp/eventhandler.h>
 
 #include <cmath>
@@ -325,7 +327,10 @@ std::optional<bool> YamlReader::get_bool(const std::string& key) {
 std::optional<std::string> YamlReader::get_string(const std::string& key) {
   const YAML::Node n = scalar(key);
   if (!n) return std::nullopt;
-  return n.Scalar();
+  // Names and paths are echoed in logs and tables: no control characters.
+  const std::string& v = n.Scalar();
+  if (printable(v) != v) fail(key, "control characters in '" + printable(v) + "'", "printable text");
+  return v;
 }
 
 std::optional<std::string> YamlReader::get_choice(const std::string& key, const std::vector<std::string>& allowed) {

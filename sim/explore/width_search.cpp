@@ -164,22 +164,24 @@ class Searcher {
     }
     // Widen every fraction together until the targets hold.
     if (!eval(cur, "widen", "", sample_.rows).meets) {
+      // k doubles from cur each round; once every stage is at the widest
+      // format and the targets still fail, nothing wider exists.
       for (int k = 1;; k *= 2) {
         StageFormats c = cur;
-        bool grew = false;
+        bool at_widest = true;
         for (Stage s : stages) {
           if (s == Stage::output) continue;  // the yardstick (below)
           FixedFormat& f = c[idx(s)];
           const int add = std::min(k, core::kMaxFixedBits - f.total_bits);
           f.total_bits += add;
           f.frac_bits += add;
-          grew |= add > 0;
+          at_widest &= f.total_bits >= core::kMaxFixedBits;
         }
         if (eval(c, "widen", "every frac +" + std::to_string(k), sample_.rows).meets) {
           cur = c;
           break;
         }
-        if (!grew) {
+        if (at_widest) {
           std::string t;
           for (const auto& x : o_.targets) t += (t.empty() ? "" : ", ") + x.text;
           throw config::ConfigError("widths: the targets (" + t + ") are not met even with every searched stage at 64 bits");

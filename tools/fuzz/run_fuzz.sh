@@ -33,7 +33,7 @@ for t in "$@"; do
   "$build/tests/${t}_driver" --write-seeds "$corpus" >/dev/null || { echo "fuzz: $t: cannot write its seeds" >&2; exit 1; }
   echo "fuzz: $t for ${seconds}s" >&2
   (cd "$build" && "./tests/$t" -max_total_time="$seconds" -print_final_stats=1 -dict="$dict" -max_len=65536 \
-      -timeout=10 -rss_limit_mb=4096 "$corpus") > "$build/$t.log" 2>&1
+      -timeout=25 -rss_limit_mb=4096 "$corpus") > "$build/$t.log" 2>&1
   status=$?
   files=$(ls "$corpus" | wc -l)
   runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$build/$t.log" | grep -o '[0-9]*$')

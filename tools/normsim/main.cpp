@@ -2,6 +2,7 @@
 // and dispatches. Logs go to stderr; `--json` prints exactly one JSON object
 // on stdout. Exit codes: 0 ok, 1 a check failed, 2 bad input.
 #include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/pattern_formatter.h>
 #include <spdlog/spdlog.h>
 
 #include <cstdio>
@@ -20,13 +21,28 @@
 // sc_start() directly (sc_elab_and_sim only stores argc/argv and calls sc_main).
 int sc_main(int, char**) { return 0; }
 
+namespace {
+// %* in the log pattern: the message with control bytes escaped (config::printable).
+class PrintablePayload : public spdlog::custom_flag_formatter {
+ public:
+  void format(const spdlog::details::log_msg& msg, const std::tm&, spdlog::memory_buf_t& dest) override {
+    const std::string s = normsim::config::printable(std::string_view(msg.payload.data(), msg.payload.size()));
+    dest.append(s.data(), s.data() + s.size());
+  }
+  std::unique_ptr<custom_flag_formatter> clone() const override { return std::make_unique<PrintablePayload>(); }
+};
+}  // namespace
+
 int main(int argc, char** argv) {
   using namespace normsim::cli;
   // SystemC prints a banner on stdout when its kernel starts; stdout is for results.
   setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 1);
   auto logger = spdlog::stderr_color_mt("normsim");
   spdlog::set_default_logger(logger);
-  spdlog::set_pattern("[%H:%M:%S.%e] [%^%l%$] %v");
+  // Log messages echo names and paths from the input: the payload is printed printable.
+  auto formatter = std::make_unique<spdlog::pattern_formatter>();
+  formatter->add_flag<PrintablePayload>('*').set_pattern("[%H:%M:%S.%e] [%^%l%$] %*");
+  spdlog::set_formatter(std::move(formatter));
   spdlog::set_level(spdlog::level::info);
 
   CLI::App app{"normsim: cycle-approximate simulator of LayerNorm/RMSNorm hardware"};
