@@ -67,7 +67,7 @@ expect 2 "key '\\\\x1b\[31mred': unknown key" -- run --set $'arch.\x1b[31mred=1'
 expect 2 "unknown key" -- run --set $'arch.caf\xc3\xa9=1' -q
 grep -q "café" "$T/err" && ok || bad "valid UTF-8 in a key is echoed as it is: $(cat "$T/err")"
 expect 2 "key 'name\\\\x07'" -- run --set $'workload.name\x07=x' -q
-expect 2 "key 'name': control characters in '\\x1b\[2Jx'" -- run --set $'workload.name="\e[2Jx"' -q
+expect 2 "key 'name': control characters in '\\\\x1b\[2Jx'" -- run --set $'workload.name="\e[2Jx"' -q
 # Logs echo paths from the command line: printable too.
 "$N" run --set workload.rows=4 --out "$T/"$'\e[31mred' >/dev/null 2>"$T/err"
 LC_ALL=C grep -q $'\x1b\[31m' "$T/err" && bad "a log line echoed an escape sequence raw" || ok
