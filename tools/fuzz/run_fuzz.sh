@@ -5,7 +5,8 @@
 # The corpus of a target starts from tests/fuzz/corpus/TARGET (committed:
 # inputs that reached new code in earlier runs) and the target's seeds (its
 # own and the shipped files it parses, written by TARGET_driver); new inputs
-# go to BUILD_DIR/corpus/TARGET. The dictionary
+# go to BUILD_DIR/corpus/TARGET (FUZZ_UPDATE_CORPUS=1 merges the small ones
+# that add coverage into the committed corpus). The dictionary
 # is the schema's keys and values, taken from the key tables (config_keys),
 # so it follows the registries. A crash leaves BUILD_DIR/crash-* and makes
 # the script exit 1; each target's status and corpus size are appended to
@@ -39,5 +40,14 @@ for t in "$@"; do
   runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$build/$t.log" | grep -o '[0-9]*$')
   echo "$t exit=$status runs=${runs:-?} corpus_files=$files seconds=$seconds" | tee -a "$build/fuzz-summary.txt"
   [ $status -eq 0 ] || { rc=1; tail -40 "$build/$t.log" >&2; }
+  # FUZZ_UPDATE_CORPUS=1: the committed corpus gains the new inputs under 8 kB
+  # that reach code it does not (libFuzzer's -merge=1).
+  if [ $status -eq 0 ] && [ "${FUZZ_UPDATE_CORPUS:-0}" = 1 ]; then
+    small=$build/small/$t
+    rm -rf "$small" && mkdir -p "$small" "$committed"
+    find "$corpus" -type f -size -8k -exec cp {} "$small"/ \;
+    "$build/tests/$t" -merge=1 "$committed" "$small" > "$build/$t.merge.log" 2>&1 || rc=1
+    echo "$t committed corpus: $(ls "$committed" | wc -l) files" | tee -a "$build/fuzz-summary.txt"
+  fi
 done
 exit $rc
