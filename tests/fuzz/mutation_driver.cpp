@@ -1,4 +1,5 @@
-// Runs a fuzz target without libFuzzer: each seed, then ITERATIONS mutants
+// Runs a fuzz target without libFuzzer: its committed corpus
+// (tests/fuzz/corpus/TARGET), each seed, then ITERATIONS mutants
 // (bit flips, byte insertions and deletions, repeated and truncated runs,
 // splices of two seeds) from a fixed-seed generator, so a failure repeats.
 //   <target> [ITERATIONS]      (default 20000)
@@ -37,6 +38,13 @@ int main(int argc, char** argv) {
     std::printf("%zu seeds written to %s\n", seeds.size(), argv[2]);
     return 0;
   }
+  // The committed corpus first: inputs libFuzzer found reaching new code
+  // stay regression cases on every build.
+  size_t replayed = 0;
+  for (const auto& text : shipped_files("tests/fuzz/corpus/" NORMSIM_FUZZ_TARGET, "")) {
+    run(text);
+    ++replayed;
+  }
   const long iterations = argc > 1 ? std::strtol(argv[1], nullptr, 10) : 20000;
   for (const auto& s : seeds) run(s);
   std::mt19937_64 rng(20261202);
@@ -62,6 +70,6 @@ int main(int argc, char** argv) {
     }
     run(m);
   }
-  std::printf("%zu seeds and %ld mutants: no unexpected error\n", seeds.size(), iterations);
+  std::printf("%zu corpus inputs, %zu seeds and %ld mutants: no unexpected error\n", replayed, seeds.size(), iterations);
   return 0;
 }
