@@ -8,6 +8,7 @@
 namespace normsim::report {
 
 nlohmann::json simt_report_json(const simt::Prediction& p, const simt::GpuArch& gpu) {
+  auto range = [](const simt::Range& r) { return nlohmann::json{{"lo", r.lo}, {"hi", r.hi}}; };
   nlohmann::json launches = nlohmann::json::array();
   for (size_t i = 0; i < p.launches.size(); ++i) {
     const simt::LaunchPrediction& l = p.launches[i];
@@ -29,18 +30,25 @@ nlohmann::json simt_report_json(const simt::Prediction& p, const simt::GpuArch& 
   return {{"kernel", simt::kernel_name(p.plan.kernel)}, {"ran", simt::kernel_name(p.plan.ran)}, {"rows", p.plan.rows},
                       {"hidden", p.plan.hidden}, {"dtype", normref::to_string(p.plan.dtype)},
                       {"block", p.plan.block}, {"gpu", gpu.name},
+                      {"gpu_arch", {{"name", gpu.name}, {"source", gpu.source}, {"overrides", gpu.overrides}}},
                       {"prediction", {{"dram_bytes_read", p.dram_bytes_read}, {"dram_bytes_written", p.dram_bytes_written},
                                       {"l2_bytes", p.l2_bytes}, {"duration_us", p.duration_us}, {"cycles", p.cycles},
-                                      {"dram_read_elasticity", p.dram_read_elasticity}}},
+                                      {"dram_read_elasticity", p.dram_read_elasticity},
+                                      {"firmness", p.firmness()}}},
+                      {"range", {{"dram_bytes_read", range(p.ranges.dram_bytes_read)},
+                                 {"dram_bytes_written", range(p.ranges.dram_bytes_written)},
+                                 {"l2_bytes", range(p.ranges.l2_bytes)},
+                                 {"duration_us", range(p.ranges.duration_us)}}},
                       {"launches", launches}};
 }
 
 std::string simt_report_text(const simt::Prediction& p, const simt::GpuArch& gpu) {
   std::string out;
   const std::string kernel(simt::kernel_name(p.plan.kernel)), ran(simt::kernel_name(p.plan.ran));
+  const std::string arch = gpu.describe();
   out += strprintf("normsim simt: %s%s on %s, %lld rows x %lld %s, block %d\n", kernel.c_str(),
                    p.plan.ran != p.plan.kernel ? (" (runs " + ran + ": its shared memory does not fit)").c_str() : "",
-                   gpu.name.c_str(), static_cast<long long>(p.plan.rows), static_cast<long long>(p.plan.hidden),
+                   arch.c_str(), static_cast<long long>(p.plan.rows), static_cast<long long>(p.plan.hidden),
                    std::string(normref::to_string(p.plan.dtype)).c_str(), p.plan.block);
   for (const auto& l : p.launches) {
     out += strprintf("\n  launch %s\n", l.name.c_str());
@@ -56,11 +64,18 @@ std::string simt_report_text(const simt::Prediction& p, const simt::GpuArch& gpu
     out += strprintf("    added once           pipeline fill %.1f us, epilogue %.1f us; launch %.1f us\n", l.fill_us,
                 l.epilogue_us, l.duration_us);
   }
-  out += strprintf("\n  DRAM bytes read       %16.0f  bytes (elasticity %.2f: 10%% more x in flight: %+.1f%%)\n",
-              p.dram_bytes_read, p.dram_read_elasticity, 100 * (std::pow(1.1, p.dram_read_elasticity) - 1));
-  out += strprintf("  DRAM bytes written    %16.0f  bytes\n", p.dram_bytes_written);
-  out += strprintf("  L2 bytes              %16.0f  bytes\n", p.l2_bytes);
-  out += strprintf("  duration              %16.2f  us (%.0f SM cycles at %.0f MHz)\n", p.duration_us, p.cycles, gpu.sm_clock_mhz);
+  const simt::PredictionRanges& r = p.ranges;
+  out += strprintf("\n  prediction: %s (DRAM-read elasticity %.2f: 10%% more x in flight: %+.1f%%); ranges [lo, hi] "
+                   "from the x in flight and the rows' phases +-%.0f%%\n",
+                   p.firmness(), p.dram_read_elasticity, 100 * (std::pow(1.1, p.dram_read_elasticity) - 1),
+                   100 * gpu.range.in_flight_spread);
+  out += strprintf("  DRAM bytes read       %16.0f  bytes  [%.0f, %.0f]\n", p.dram_bytes_read, r.dram_bytes_read.lo,
+                   r.dram_bytes_read.hi);
+  out += strprintf("  DRAM bytes written    %16.0f  bytes  [%.0f, %.0f]\n", p.dram_bytes_written, r.dram_bytes_written.lo,
+                   r.dram_bytes_written.hi);
+  out += strprintf("  L2 bytes              %16.0f  bytes  [%.0f, %.0f]\n", p.l2_bytes, r.l2_bytes.lo, r.l2_bytes.hi);
+  out += strprintf("  duration              %16.2f  us     [%.2f, %.2f] (%.0f SM cycles at %.0f MHz)\n", p.duration_us,
+                   r.duration_us.lo, r.duration_us.hi, p.cycles, gpu.sm_clock_mhz);
   return out;
 }
 

@@ -6,7 +6,11 @@
 #include "sim/config/embedded_configs.hpp"
 #include "sim/config/l2_reuse_keys.hpp"
 
+#include <filesystem>
 #include <memory>
+
+#include "sim/config/config_error.hpp"
+#include "sim/config/printable.hpp"
 
 namespace normsim::simt {
 
@@ -41,6 +45,31 @@ std::shared_ptr<const ParamTable<L2Config>> l2_params() {
                               "a reduction into one address, a warp instruction's 32-byte sectors at a time"));
   t->add(real_param<L2Config>("scattered_store_sectors_per_ns", NORMSIM_MEMBER(scattered_store_sectors_per_ns), positive(),
                               "sectors/ns", "sectors the L2 writes per ns for scalar stores, each block to its own addresses"));
+  return t;
+}
+
+std::shared_ptr<const ParamTable<RangeConfig>> range_params() {
+  auto t = std::make_shared<ParamTable<RangeConfig>>();
+  t->add(real_param<RangeConfig>("in_flight_spread", NORMSIM_MEMBER(in_flight_spread), within(0, 1), "",
+                                 "relative uncertainty of the x in flight and of the rows' phase spread"));
+  t->add(real_param<RangeConfig>("dirty_spread_bytes", NORMSIM_MEMBER(dirty_spread_bytes), within(0, 1e12), "bytes",
+                                 "uncertainty of the written bytes still dirty in the L2 at a launch's end"));
+  t->add(real_param<RangeConfig>("dram_read_floor", NORMSIM_MEMBER(dram_read_floor), within(0, 1), "",
+                                 "least relative half-width of a DRAM-read range"));
+  t->add(real_param<RangeConfig>("dram_read_floor_bytes", NORMSIM_MEMBER(dram_read_floor_bytes), within(0, 1e12), "bytes",
+                                 "bytes a DRAM-read range extends each way besides its relative floor"));
+  t->add(real_param<RangeConfig>("reread_miss_floor", NORMSIM_MEMBER(reread_miss_floor), within(0, 1), "",
+                                 "share of the re-read passes' DRAM bytes a DRAM-read range extends each way"));
+  t->add(real_param<RangeConfig>("scattered_store_fill", NORMSIM_MEMBER(scattered_store_fill), within(0, 1), "",
+                                 "DRAM bytes read per byte of scattered stores that may come on top (partial sectors filled)"));
+  t->add(real_param<RangeConfig>("dram_write_floor", NORMSIM_MEMBER(dram_write_floor), within(0, 10), "",
+                                 "least relative half-width of a DRAM-write range"));
+  t->add(real_param<RangeConfig>("l2_floor", NORMSIM_MEMBER(l2_floor), within(0, 10), "",
+                                 "least relative half-width of an L2-bytes range"));
+  t->add(real_param<RangeConfig>("duration_floor_memory", NORMSIM_MEMBER(duration_floor_memory), within(0, 1), "",
+                                 "relative half-width of a duration decided by DRAM time"));
+  t->add(real_param<RangeConfig>("duration_floor_latency", NORMSIM_MEMBER(duration_floor_latency), within(0, 1), "",
+                                 "relative half-width of a duration decided by latency, issue or the launch"));
   return t;
 }
 
@@ -134,6 +163,7 @@ std::shared_ptr<const ParamTable<GpuArch>> make_gpu_params() {
   t->add(config::section_param<GpuArch>("l2", NORMSIM_MEMBER(l2), l2_params()));
   t->add(config::section_param<GpuArch>("l1", NORMSIM_MEMBER(l1), l1_params()));
   t->add(config::section_param<GpuArch>("dram", NORMSIM_MEMBER(dram), dram_params()));
+  t->add(config::section_param<GpuArch>("range", NORMSIM_MEMBER(range), range_params()));
   t->add(real_param<GpuArch>("launch_overhead_us", NORMSIM_MEMBER(launch_overhead_us), within(0), "us", "an empty launch"));
   t->add(real_param<GpuArch>("block_dispatch_ns", NORMSIM_MEMBER(block_dispatch_ns), within(0), "ns", "the extra cost per block"));
   t->add(real_param<GpuArch>("kernel_tail_cycles", NORMSIM_MEMBER(kernel_tail_cycles), within(0), "cycles",
@@ -143,10 +173,12 @@ std::shared_ptr<const ParamTable<GpuArch>> make_gpu_params() {
   return t;
 }
 
-GpuArch parse(config::YamlReader m, const std::string& source) {
+GpuArch parse(config::YamlReader m, const std::string& source, const std::vector<config::Override>& overrides) {
   GpuArch g;
   g.source = source;
   gpu_arch_params().read(m, g);
+  for (const auto& o : overrides)
+    if (o.target == "gpu") g.overrides.push_back(o.text);
   return g;
 }
 
@@ -161,7 +193,7 @@ GpuArch parse_gpu_arch_text(const std::string& text, const std::string& file, co
   auto r = config::YamlReader::from_text(text, file);
   for (const auto& o : overrides)
     if (o.target == "gpu") r.apply(o);
-  return parse(r, file);
+  return parse(r, file, overrides);
 }
 
 GpuArch load_gpu_arch(const std::string& path, const std::vector<config::Override>& overrides) {
@@ -172,7 +204,35 @@ GpuArch default_gpu_arch(const std::vector<config::Override>& overrides) {
   auto r = config::YamlReader::from_text(config::embedded::kDefaultGpuYaml, config::embedded::kDefaultGpuPath);
   for (const auto& o : overrides)
     if (o.target == "gpu") r.apply(o);
-  return parse(r, std::string("<embedded default: ") + config::embedded::kDefaultGpuPath + ">");
+  return parse(r, std::string("<embedded default: ") + config::embedded::kDefaultGpuPath + ">", overrides);
+}
+
+const std::vector<ShippedGpu>& shipped_gpus() {
+  static const std::vector<ShippedGpu> gpus = {{"h200", config::embedded::kDefaultGpuPath, config::embedded::kDefaultGpuYaml}};
+  return gpus;
+}
+
+std::string shipped_gpu_names() {
+  std::string names;
+  for (const auto& g : shipped_gpus()) names += (names.empty() ? "" : ", ") + std::string(g.name);
+  return names;
+}
+
+GpuArch gpu_arch_by_name_or_path(const std::string& name_or_path, const std::vector<config::Override>& overrides) {
+  if (name_or_path.empty()) return default_gpu_arch(overrides);
+  for (const auto& g : shipped_gpus())
+    if (name_or_path == g.name) {
+      auto r = config::YamlReader::from_text(g.yaml, g.path);
+      for (const auto& o : overrides)
+        if (o.target == "gpu") r.apply(o);
+      return parse(r, std::string("<shipped: ") + g.path + ">", overrides);
+    }
+  std::error_code ec;
+  if (!std::filesystem::exists(name_or_path, ec))
+    throw config::ConfigError("--gpu: '" + config::printable(name_or_path) +
+                              "' is neither a shipped GPU nor a file (allowed: " + shipped_gpu_names() +
+                              ", or the path of a GPU arch YAML such as `normsim calibrate` writes)");
+  return load_gpu_arch(name_or_path, overrides);
 }
 
 }  // namespace normsim::simt

@@ -54,9 +54,33 @@ struct DramConfig {
   double fill_weight = 1.0;
 };
 
+/// How wide a prediction's range is (simt_model.hpp, Range): the model's
+/// own sensitivity to what it cannot know, scaled by in_flight_spread, and
+/// floors for the rest. Fitted on the training cases only (`regress --fit`).
+struct RangeConfig {
+  /// Relative uncertainty of the x in flight per round (every reuse
+  /// distance's scale) and of the rows' phase spread (the out-of-phase
+  /// reuse curve's steepness): both are evaluated at 1/(1+s), 1 and 1+s.
+  double in_flight_spread = 0.1;
+  double dirty_spread_bytes = 8e6;  ///< +- on l2.dirty_resident_bytes (what is still dirty at the end)
+  double dram_read_floor = 0.01;    ///< relative half-width every DRAM-read range has at least
+  double dram_read_floor_bytes = 0;  ///< and this many bytes more each way (a launch's few lines the model does not place)
+  double reread_miss_floor = 0;      ///< and this share of the re-read passes' DRAM bytes each way
+  /// DRAM bytes read per byte of scattered stores (v1: a warp's lanes a
+  /// row apart write each sector a few bytes at a time) that may come on
+  /// top: how often such a sector is filled from DRAM depends on the L2's
+  /// address hashing, which the model does not know (0 to 15% of y measured).
+  double scattered_store_fill = 0.15;
+  double dram_write_floor = 0.05;
+  double l2_floor = 0.05;
+  double duration_floor_memory = 0.05;   ///< duration half-width where DRAM time decides
+  double duration_floor_latency = 0.3;   ///< ... where the latency chain, issue or launch decide
+};
+
 struct GpuArch {
   std::string name = "h200";
   std::string source;  ///< file it was read from, for messages
+  std::vector<std::string> overrides;  ///< the --set texts applied on top of it, in order
   int sms = 132;
   double sm_clock_mhz = 1980;
   int warp_size = 32;
@@ -76,6 +100,7 @@ struct GpuArch {
   L2Config l2;
   L1Config l1;
   DramConfig dram;
+  RangeConfig range;
   double memory_overlap_exponent = 2;
   double bound_overlap_exponent = 8;  ///< the duration bounds combine as their p-norm  ///< latency chain and DRAM time combine as their p-norm
   double fdiv_latency_cycles = 40;  ///< an IEEE fp32 division (MUFU.RCP + Newton + check) on the dependency chain
@@ -85,6 +110,12 @@ struct GpuArch {
   double round_overhead_cycles = 0;  ///< per row slot and round: a block's start and end on its SM ///< a launch's cold first loads and final store drain
 
   double cycles_per_us() const { return sm_clock_mhz; }
+  /// "h200 (<shipped: workloads/arch/h200.yaml>, --set gpu.l2.bytes=...)": the arch a report used.
+  std::string describe() const {
+    std::string s = name + " (" + source;
+    for (const auto& o : overrides) s += ", --set " + o;
+    return s + ")";
+  }
 };
 
 /// The GPU arch file's keys (workloads/README.md's table is generated from it).
@@ -97,5 +128,19 @@ GpuArch load_gpu_arch(const std::string& path, const std::vector<config::Overrid
 GpuArch parse_gpu_arch_text(const std::string& text, const std::string& file, const std::vector<config::Override>& overrides = {});
 /// The embedded default (workloads/arch/h200.yaml, compiled in).
 GpuArch default_gpu_arch(const std::vector<config::Override>& overrides = {});
+
+/// The GPU arch files shipped inside the binary, by name (`--gpu h200`).
+struct ShippedGpu {
+  const char* name;
+  const char* path;  ///< in the source tree
+  const char* yaml;
+};
+const std::vector<ShippedGpu>& shipped_gpus();
+/// "h200" (every shipped name, comma-separated).
+std::string shipped_gpu_names();
+
+/// `--gpu NAME|PATH`: a shipped name, else a file; empty = the default.
+/// ConfigError naming both choices when it is neither.
+GpuArch gpu_arch_by_name_or_path(const std::string& name_or_path, const std::vector<config::Override>& overrides = {});
 
 }  // namespace normsim::simt

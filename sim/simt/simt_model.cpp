@@ -130,10 +130,18 @@ std::vector<double> pass_cycles(const SubKernel& k, const GpuArch& g, double l2_
   return cycles;
 }
 
-// distance_scale multiplies the x in flight that sets every reuse distance
-// (per SM for the L1, across the GPU for the L2): 1 for the prediction; the
-// DRAM-read elasticity evaluates 1.1 and 1/1.1.
-LaunchPrediction predict_launch(const SubKernel& k, const GpuArch& g, double distance_scale = 1.0) {
+// What the model cannot know, as a launch is evaluated: distance_scale
+// multiplies the x in flight that sets every reuse distance (per SM for the
+// L1, across the GPU for the L2); phase_scale the steepness of the
+// out-of-phase reuse curve (how spread the rows' phases are); dirty_shift
+// the written bytes still dirty at the end. The prediction is all 1s and
+// 0; the elasticity and the ranges move them.
+struct Perturbation {
+  double distance_scale = 1.0, phase_scale = 1.0, dirty_shift_bytes = 0.0;
+};
+
+LaunchPrediction predict_launch(const SubKernel& k, const GpuArch& g, const Perturbation& pert = {}) {
+  const double distance_scale = pert.distance_scale;
   LaunchPrediction r;
   r.name = k.name;
   r.occ = occupancy(k, g);
@@ -182,7 +190,10 @@ LaunchPrediction predict_launch(const SubKernel& k, const GpuArch& g, double dis
     // Rows that start together sweep their passes in lock step: the byte at
     // f of pass j was last touched at f of pass j-1, and between the two
     // come the rest of pass j-1 and the start of pass j over all X bytes.
-    const double sweep = core::lockstep_reread_hit(ins, distance_scale * r.x_in_flight_bytes, pool, g.l2.reuse.sweep);
+    // Lock step is never exact: the phase spread softens (or sharpens) the sweep's curve too.
+    core::ReuseCurve sweep_curve = g.l2.reuse.sweep;
+    sweep_curve.steepness = std::max(1.0, sweep_curve.steepness * pert.phase_scale);
+    const double sweep = core::lockstep_reread_hit(ins, distance_scale * r.x_in_flight_bytes, pool, sweep_curve);
     double steady = sweep;
     if (k.rows > o.rows_in_flight) {
       // The first round starts in lock step (a sweep over the rows in
@@ -211,8 +222,9 @@ LaunchPrediction predict_launch(const SubKernel& k, const GpuArch& g, double dis
           const double dram = in_flight * bytes / bytes_per_cycle, pe = memory_overlap_exponent(o, g);
           T[j] = std::pow(std::pow(T[j], pe) + std::pow(dram, pe), 1.0 / pe);
         }
-        steady = core::out_of_phase_reread_hit(ins, distance_scale * r.x_in_flight_bytes, T, pool,
-                                               g.l2.reuse.steady_curve(in_flight));
+        core::ReuseCurve curve = g.l2.reuse.steady_curve(in_flight);
+        curve.steepness = std::max(1.0, curve.steepness * pert.phase_scale);
+        steady = core::out_of_phase_reread_hit(ins, distance_scale * r.x_in_flight_bytes, T, pool, curve);
       }
     }
     r.l2_hit = core::rounds_reread_hit(sweep, steady, rows, in_flight);
@@ -225,10 +237,11 @@ LaunchPrediction predict_launch(const SubKernel& k, const GpuArch& g, double dis
   // Besides x: gamma/beta and earlier launches' statistics once, and the
   // launch's own code and constants (cold caches, as ncu profiles).
   const double launch_bytes = static_cast<double>(k.code_bytes) + g.dram.launch_read_bytes;
+  r.reread_dram_bytes = in * (gp > 1 ? (gp - 1) * miss_later : 0);
   r.dram_bytes_read = in * (gp > 0 ? 1 + (gp - 1) * miss_later : 0) + static_cast<double>(k.param_bytes) +
                       static_cast<double>(k.extra_read_bytes) + launch_bytes;
   const double written = static_cast<double>(k.output_bytes + k.stats_bytes);
-  r.dram_bytes_written = std::max(0.0, written - g.l2.dirty_resident_bytes);
+  r.dram_bytes_written = std::max(0.0, written - std::max(0.0, g.l2.dirty_resident_bytes + pert.dirty_shift_bytes));
   // L2 traffic: requests from the SMs (first pass, re-reads that miss L1,
   // stores, gamma/beta once per SM) plus the fills from DRAM.
   r.l2_bytes = in * (gp > 0 ? 1 + (gp - 1) * (1 - r.l1_hit) : 0) + written +
@@ -341,21 +354,69 @@ LaunchPrediction predict_launch(const SubKernel& k, const GpuArch& g, double dis
 double dram_read_elasticity(const SubKernel& k, const GpuArch& g) {
   if (k.global_passes() < 2) return 0.0;  // x is read once whatever the caches keep
   constexpr double kStep = 1.1;
-  const double longer = predict_launch(k, g, kStep).dram_bytes_read;
-  const double shorter = predict_launch(k, g, 1 / kStep).dram_bytes_read;
+  const double longer = predict_launch(k, g, {kStep}).dram_bytes_read;
+  const double shorter = predict_launch(k, g, {1 / kStep}).dram_bytes_read;
   return std::log(longer / shorter) / (2 * std::log(kStep));
 }
 
-Prediction predict(const LaunchPlan& plan, const GpuArch& gpu, bool with_elasticity) {
+namespace {
+
+// The envelope of one launch's counters over what the model cannot know.
+struct Envelope {
+  Range read, written, l2, duration;
+  void add(const LaunchPrediction& l) {
+    auto widen = [](Range& r, double v) {
+      r.lo = std::min(r.lo, v);
+      r.hi = std::max(r.hi, v);
+    };
+    widen(read, l.dram_bytes_read);
+    widen(written, l.dram_bytes_written);
+    widen(l2, l.l2_bytes);
+    widen(duration, l.duration_us);
+  }
+};
+
+Envelope launch_envelope(const SubKernel& k, const GpuArch& g, const LaunchPrediction& point) {
+  Envelope e{{point.dram_bytes_read, point.dram_bytes_read},
+             {point.dram_bytes_written, point.dram_bytes_written},
+             {point.l2_bytes, point.l2_bytes},
+             {point.duration_us, point.duration_us}};
+  const double s = 1 + g.range.in_flight_spread;
+  for (double d : {1 / s, 1.0, s})
+    for (double ph : {1 / s, 1.0, s})
+      if (d != 1.0 || ph != 1.0) e.add(predict_launch(k, g, {d, ph, 0.0}));
+  for (double dirty : {-g.range.dirty_spread_bytes, g.range.dirty_spread_bytes})
+    e.add(predict_launch(k, g, {1.0, 1.0, dirty}));
+  // Scattered stores: their sectors may be filled from DRAM on top.
+  if (k.uncoalesced) e.read.hi += g.range.scattered_store_fill * static_cast<double>(k.output_bytes);
+  return e;
+}
+
+Range widened(Range r, double floor) { return {std::max(0.0, r.lo * (1 - floor)), r.hi * (1 + floor)}; }
+
+}  // namespace
+
+Prediction predict(const LaunchPlan& plan, const GpuArch& gpu, bool with_sensitivity) {
   Prediction p;
   p.plan = plan;
-  double weighted_elasticity = 0;
+  double weighted_elasticity = 0, dram_us = 0;
+  Envelope sum{};
   for (const SubKernel& k : plan.launches) {
     p.launches.push_back(predict_launch(k, gpu));
     LaunchPrediction& l = p.launches.back();
-    if (with_elasticity) l.dram_read_elasticity = dram_read_elasticity(k, gpu);
+    if (with_sensitivity) {
+      l.dram_read_elasticity = dram_read_elasticity(k, gpu);
+      const Envelope e = launch_envelope(k, gpu, l);
+      for (auto [to, from] : {std::pair{&sum.read, &e.read}, std::pair{&sum.written, &e.written},
+                              std::pair{&sum.l2, &e.l2}, std::pair{&sum.duration, &e.duration}}) {
+        to->lo += from->lo;
+        to->hi += from->hi;
+      }
+    }
     weighted_elasticity += l.dram_read_elasticity * l.dram_bytes_read;
+    dram_us += l.dram_us;
     p.dram_bytes_read += l.dram_bytes_read;
+    p.reread_dram_bytes += l.reread_dram_bytes;
     p.dram_bytes_written += l.dram_bytes_written;
     p.l2_bytes += l.l2_bytes;
     p.warp_instructions += l.warp_instructions;
@@ -363,6 +424,22 @@ Prediction predict(const LaunchPlan& plan, const GpuArch& gpu, bool with_elastic
   }
   p.cycles = p.duration_us * gpu.cycles_per_us();
   p.dram_read_elasticity = p.dram_bytes_read > 0 ? weighted_elasticity / p.dram_bytes_read : 0.0;
+  p.scattered_stores = std::any_of(plan.launches.begin(), plan.launches.end(), [](const SubKernel& k) { return k.uncoalesced; });
+  if (with_sensitivity) {
+    const RangeConfig& rc = gpu.range;
+    p.ranges.dram_bytes_read = widened(sum.read, rc.dram_read_floor);
+    // The re-reads' misses are less certain than the first reads' bytes.
+    const double extra = rc.dram_read_floor_bytes + rc.reread_miss_floor * p.reread_dram_bytes;
+    p.ranges.dram_bytes_read.lo = std::max(0.0, p.ranges.dram_bytes_read.lo - extra);
+    p.ranges.dram_bytes_read.hi += extra;
+    p.ranges.dram_bytes_written = widened(sum.written, rc.dram_write_floor);
+    p.ranges.l2_bytes = widened(sum.l2, rc.l2_floor);
+    // DRAM time is what the model knows best; the latency chain, issue and
+    // the launch's fixed costs less.
+    const double memory_share = p.duration_us > 0 ? std::clamp(dram_us / p.duration_us, 0.0, 1.0) : 0.0;
+    p.ranges.duration_us = widened(sum.duration, rc.duration_floor_memory * memory_share +
+                                                     rc.duration_floor_latency * (1 - memory_share));
+  }
   return p;
 }
 

@@ -42,6 +42,7 @@ struct LaunchPrediction {
   double x_in_flight_bytes = 0;     ///< x of the rows in flight: the scale of a re-read's reuse distance
   double l1_hit = 0, l2_hit = 0;    ///< hit fraction of a re-read pass
   double dram_bytes_read = 0, dram_bytes_written = 0, l2_bytes = 0;
+  double reread_dram_bytes = 0;  ///< of the DRAM bytes read, those of re-read passes that missed L1 and L2
   double warp_instructions = 0;  ///< executed warp instructions (the issue bound's count)
   double row_cycles = 0;         ///< one row slot's critical path per row (the latency chain)
   double rounds = 0;             ///< rows one slot walks (rows / rows in flight)
@@ -62,21 +63,57 @@ struct LaunchPrediction {
   double dram_read_elasticity = 0;
 };
 
+/// Below this DRAM-read elasticity a prediction is firm: x is read once or
+/// its re-reads sit on a flat part of the reuse curves. From it on the rows
+/// in flight are on the L2's cliff, where bytes in flight and phases the
+/// model cannot know move the DRAM bytes.
+inline constexpr double kCliffElasticity = 0.1;
+
+/// [lo, hi] around a predicted value.
+struct Range {
+  double lo = 0, hi = 0;
+  bool contains(double v) const { return v >= lo && v <= hi; }
+  /// (hi - lo) / value; 0 for a value of 0.
+  double relative_width(double value) const { return value > 0 ? (hi - lo) / value : 0.0; }
+};
+
+/// A prediction's ranges: the launches evaluated with the x in flight and
+/// the rows' phase spread moved by the arch's range.in_flight_spread both
+/// ways (and the dirty bytes at the end by range.dirty_spread_bytes), the
+/// envelope summed over launches, then widened by the fitted floors
+/// (duration: by the share of it DRAM time decides).
+struct PredictionRanges {
+  Range dram_bytes_read, dram_bytes_written, l2_bytes, duration_us;
+};
+
 struct Prediction {
   LaunchPlan plan;
   std::vector<LaunchPrediction> launches;
   double dram_bytes_read = 0, dram_bytes_written = 0, l2_bytes = 0;
+  double reread_dram_bytes = 0;  ///< the launches' re-read misses
   double warp_instructions = 0;
   double duration_us = 0;
   double cycles = 0;  ///< SM cycles at the arch clock
   double dram_read_elasticity = 0;  ///< the launches' elasticities weighted by their DRAM bytes read
+  PredictionRanges ranges;
+  /// Stores whose lanes lie a row apart (v1): the L2 may fill their
+  /// sectors from DRAM, by an address hashing the model does not know.
+  bool scattered_stores = false;
+  /// Firm: off the L2 cliff and no scattered stores; the DRAM bytes are then
+  /// known to a few percent (docs/FIDELITY.md).
+  bool firm() const { return dram_read_elasticity < kCliffElasticity && !scattered_stores; }
+  /// "firm", "on the L2 cliff" or "scattered stores".
+  const char* firmness() const {
+    return dram_read_elasticity >= kCliffElasticity ? "on the L2 cliff" : scattered_stores ? "scattered stores" : "firm";
+  }
 };
 
 /// d ln(DRAM bytes read) / d ln(x in flight) of one launch (LaunchPrediction::dram_read_elasticity).
 double dram_read_elasticity(const SubKernel& k, const GpuArch& g);
 
-/// with_elasticity: also each launch's DRAM-read elasticity (two more
-/// evaluations of the traffic model per launch; the fit leaves it out).
-Prediction predict(const LaunchPlan& plan, const GpuArch& gpu, bool with_elasticity = true);
+/// with_sensitivity: also each launch's DRAM-read elasticity and the
+/// prediction's ranges (thirteen more evaluations of a launch; the fit of
+/// the point prediction leaves them out).
+Prediction predict(const LaunchPlan& plan, const GpuArch& gpu, bool with_sensitivity = true);
 
 }  // namespace normsim::simt

@@ -16,6 +16,12 @@ namespace normsim::validate {
 /// one line per accepted step.
 simt::GpuArch fit_arch(const std::vector<GoldenCase>& cases, const simt::GpuArch& start, std::string* log = nullptr);
 
+/// The ranges' scale and floors (simt::RangeConfig) on the training cases
+/// only: the spread and DRAM-read floor that hold every training case's DRAM
+/// read at the least mean width, the other counters' floors at 95% of the
+/// training cases. fit_arch ends with it.
+simt::RangeConfig fit_ranges(const std::vector<GoldenCase>& cases, const simt::GpuArch& arch, std::string* log = nullptr);
+
 /// The fitted parameters' values, one "  key: value" line each (arch-file names).
 std::string fitted_parameters(const simt::GpuArch& g);
 

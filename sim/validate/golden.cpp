@@ -112,21 +112,62 @@ std::string output_path(const CaseReader& r, const std::string& key, const json&
 
 }  // namespace
 
-std::vector<GoldenCase> load_golden(const std::string& dir) {
-  const std::string file = (std::filesystem::path(dir) / "index.json").string();
+namespace {
+
+// A regular file of at most kMaxGoldenIndexBytes, whole; ConfigError naming it otherwise.
+std::string read_golden_file(const std::string& file, const std::string& what) {
   std::error_code ec;
   const auto st = std::filesystem::status(file, ec);
-  if (!std::filesystem::is_regular_file(st))
-    throw config::ConfigError(file + ": cannot read the golden index (expected GOLDEN_DIR/index.json, a regular file, e.g. gpu_ref/golden/h200)");
+  if (!std::filesystem::is_regular_file(st)) throw config::ConfigError(file + ": cannot read " + what);
   const uintmax_t size = std::filesystem::file_size(file, ec);
   if (ec || size > kMaxGoldenIndexBytes)
     throw config::ConfigError(config::format_config_error(file, 0, "", "is " + std::to_string(size) + " bytes",
                                                           "at most " + std::to_string(kMaxGoldenIndexBytes) + " bytes"));
   std::ifstream in(file, std::ios::binary);
   std::string text(static_cast<size_t>(size), '\0');
-  if (!in.read(text.data(), static_cast<std::streamsize>(text.size())))
-    throw config::ConfigError(file + ": cannot read the golden index");
-  return parse_golden_index(text, file, dir);
+  if (!in.read(text.data(), static_cast<std::streamsize>(text.size()))) throw config::ConfigError(file + ": cannot read " + what);
+  return text;
+}
+
+}  // namespace
+
+std::vector<GoldenCase> load_golden(const std::string& dir) {
+  const std::string file = (std::filesystem::path(dir) / "index.json").string();
+  return parse_golden_index(
+      read_golden_file(file, "the golden index (expected GOLDEN_DIR/index.json, a regular file, e.g. gpu_ref/golden/h200)"),
+      file, dir);
+}
+
+RegressBaseline load_regress_baseline(const std::string& file) {
+  return parse_regress_baseline(read_golden_file(file, "the regress baseline"), file);
+}
+
+RegressBaseline parse_regress_baseline(const std::string& text, const std::string& file) {
+  const json j = parse_json_strict(text, file);
+  auto fail = [&](const std::string& key, const std::string& problem, const std::string& allowed) {
+    throw config::ConfigError(config::format_config_error(file, 0, key, problem, allowed));
+  };
+  if (!j.is_object()) fail("", "expected an object", "{\"gpu\": NAME, \"cases\": {ID: {COUNTER: |relative error|}}}");
+  RegressBaseline b;
+  if (!j.contains("gpu") || !j["gpu"].is_string()) fail("gpu", "missing or not a string", "the arch name the baseline was taken on");
+  b.gpu = j["gpu"].get<std::string>();
+  if (!j.contains("cases") || !j["cases"].is_object()) fail("cases", "missing or not an object", "{ID: {COUNTER: value}}");
+  for (const auto& [id, counters] : j["cases"].items()) {
+    if (!counters.is_object()) fail("cases." + id, "expected an object", "{COUNTER: |relative error|}");
+    auto& row = b.cases.emplace(id, std::array<double, 4>{NAN, NAN, NAN, NAN}).first->second;
+    for (const auto& [name, v] : counters.items()) {
+      size_t i = 0;
+      while (i < kBaselineCounters.size() && name != kBaselineCounters[i]) ++i;
+      std::string names;
+      for (const char* n : kBaselineCounters) names += (names.empty() ? "" : ", ") + std::string(n);
+      if (i == kBaselineCounters.size()) fail("cases." + id + "." + name, "unknown counter", names);
+      if (v.is_null()) continue;  // no relative error (a counter measured as 0)
+      if (!v.is_number() || !std::isfinite(v.get<double>()) || v.get<double>() < 0)
+        fail("cases." + id + "." + name, "value " + v.dump() + " is not an error", "a finite number >= 0, or null");
+      row[i] = v.get<double>();
+    }
+  }
+  return b;
 }
 
 std::vector<GoldenCase> parse_golden_index(const std::string& text, const std::string& file, const std::string& dir) {

@@ -2,6 +2,8 @@
 // case ran and what the card measured.
 #pragma once
 
+#include <array>
+#include <cmath>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -45,5 +47,22 @@ std::vector<GoldenCase> load_golden(const std::string& dir);
 /// The same, from the index's text (`file` for messages; output files are
 /// opened under `dir` only for cases whose row count they set).
 std::vector<GoldenCase> parse_golden_index(const std::string& text, const std::string& file, const std::string& dir);
+
+/// The counters a baseline holds, in the order of RegressBaseline's rows.
+inline constexpr std::array<const char*, 4> kBaselineCounters = {"dram_bytes_read", "dram_bytes_written", "l2_bytes",
+                                                                 "duration_us"};
+
+/// Each case's |relative error| per counter when the baseline was taken
+/// (regress_baseline.json beside the golden index; `normsim regress
+/// --write-baseline`): a later model may not make a case worse by more than
+/// Thresholds::baseline_slack. NaN: the counter had no relative error.
+struct RegressBaseline {
+  std::string gpu;
+  std::map<std::string, std::array<double, 4>> cases;
+};
+
+/// Reads a baseline; ConfigError (exit 2) naming the file, the key and the value.
+RegressBaseline load_regress_baseline(const std::string& file);
+RegressBaseline parse_regress_baseline(const std::string& text, const std::string& file);
 
 }  // namespace normsim::validate

@@ -23,8 +23,19 @@ nlohmann::json traffic_summary_json(const TrafficSummary& s) {
           {"read_max_rel_error", s.read_max_rel_error}};
 }
 
+nlohmann::json range_json(const RangeSummary& r) {
+  return {{"cases", r.n}, {"inside", r.inside}, {"coverage", r.coverage()}, {"median_rel_width", r.median_width}};
+}
+
+nlohmann::json range_value_json(const simt::Range& r) { return nlohmann::json::array({r.lo, r.hi}); }
+
 nlohmann::json summary_json(const Summary& s) {
   return {{"cases", s.cases},
+          {"ranges",
+           {{"dram_bytes_read", range_json(s.dram_read_range)},
+            {"dram_bytes_written", range_json(s.dram_write_range)},
+            {"l2_bytes", range_json(s.l2_range)},
+            {"duration_us", range_json(s.duration_range)}}},
           {"outputs_compared", s.outputs_compared},
           {"bit_exact_cases", s.bit_exact},
           {"dram_read_max_rel_error", s.dram_read.max_err},
@@ -43,26 +54,86 @@ nlohmann::json summary_json(const Summary& s) {
 
 }  // namespace
 
-RegressResult regress(const std::vector<GoldenCase>& cases, const simt::GpuArch& gpu, const std::string& golden_dir) {
+RegressResult regress(const std::vector<GoldenCase>& cases, const simt::GpuArch& gpu, const std::string& golden_dir,
+                      const RegressBaseline* baseline, const std::string& baseline_file) {
   RegressResult r;
   const std::string table = (std::filesystem::path(golden_dir) / "rsqrt_delta.npy.gz").string();
   if (!std::filesystem::exists(table))
     throw config::ConfigError(table + ": missing (the GPU's rsqrtf table; gpu_ref/microbench/rsqrt_table.cu writes it)");
   const simt::HardwareRsqrt rsqrt(table);
   static_cast<SimtRegression&>(r) = simt_regression(cases, gpu, golden_dir, rsqrt);
-  auto ok = [&](const Summary& s) {
-    return s.dram_read.max_err <= r.thresholds.dram_read_max_rel_error && s.duration.mae <= r.thresholds.duration_mae &&
-           s.duration.corr >= r.thresholds.duration_corr;
+  const Thresholds& t = r.thresholds;
+  char line[320];
+  auto fail = [&](const char* fmt, auto... args) {
+    std::snprintf(line, sizeof line, fmt, args...);
+    r.failures.push_back(line);
   };
+  for (const auto& c : r.cases) {
+    if (c.pred.firm() && !(std::fabs(c.dram_read_err) <= t.dram_read_firm_max_rel_error))
+      r.firm_read_misses.push_back(c.golden.id);
+    if (!c.dram_read_in_range) r.read_outside_range.push_back(c.golden.id + (c.held_out ? " (held out)" : ""));
+  }
+  size_t training_outside = 0;
+  for (const auto& c : r.cases) training_outside += !c.held_out && !c.dram_read_in_range;
+  if (!r.firm_read_misses.empty())
+    fail("DRAM read past %.0f%% on %zu firm case(s), first %s", 100 * t.dram_read_firm_max_rel_error,
+         r.firm_read_misses.size(), r.firm_read_misses[0].c_str());
+  if (t.dram_read_inside_range && training_outside > 0)
+    fail("measured DRAM read outside its range on %zu training case(s)", training_outside);
+  if (t.dram_read_inside_range && !(r.held_out.dram_read_range.coverage() >= t.held_out_range_coverage))
+    fail("%.1f%% of the held-out cases' DRAM reads inside their ranges (at least %.0f%%)",
+         100 * r.held_out.dram_read_range.coverage(), 100 * t.held_out_range_coverage);
+  for (auto [name, s] : {std::pair{"training", &r.training}, std::pair{"held-out", &r.held_out}}) {
+    if (!(s->duration.mae <= t.duration_mae))
+      fail("duration MAE %.1f%% on the %s cases (at most %.0f%%)", 100 * s->duration.mae, name, 100 * t.duration_mae);
+    if (!(s->duration.corr >= t.duration_corr))
+      fail("duration r %.3f on the %s cases (at least %.2f)", s->duration.corr, name, t.duration_corr);
+  }
+  if (r.all.bit_exact != r.all.outputs_compared)
+    fail("%zu of %zu output cases not bit-exact", r.all.outputs_compared - r.all.bit_exact, r.all.outputs_compared);
+  if (baseline) {
+    r.baseline_file = baseline_file;
+    for (const auto& c : r.cases) {
+      const auto it = baseline->cases.find(c.golden.id);
+      if (it == baseline->cases.end()) continue;  // a new case: no baseline yet
+      for (size_t i = 0; i < std::size(kCounterFields); ++i) {
+        const double was = it->second[i], now = std::fabs(c.*(kCounterFields[i].err));
+        if (std::isfinite(was) && std::isfinite(now) && now > was + t.baseline_slack)
+          r.baseline_misses.push_back({c.golden.id, kCounterFields[i].name, was, now});
+      }
+    }
+    if (!r.baseline_misses.empty()) {
+      const BaselineMiss& m = r.baseline_misses[0];
+      fail("%zu case counter(s) more than %.0f point(s) worse than the baseline, first %s %s: %.1f%% (was %.1f%%)",
+           r.baseline_misses.size(), 100 * t.baseline_slack, m.id.c_str(), m.counter.c_str(), 100 * m.now, 100 * m.baseline);
+    }
+  }
   r.asic_cases = asic_output_cases(cases, golden_dir, rsqrt);
   r.fixed_point_cases = fixed_point_cases(cases, golden_dir);
   r.asic_traffic = asic_traffic_cases(cases, gpu);
   r.asic_time = asic_time_cases(cases, gpu);
   const bool asic_exact =
       std::all_of(r.asic_cases.begin(), r.asic_cases.end(), [](const AsicCase& a) { return a.bit_exact; });
-  r.pass_models = ok(r.all) && ok(r.held_out) && r.all.bit_exact == r.all.outputs_compared && asic_exact;
-  r.pass = r.pass_models && r.asic_time.mae <= r.thresholds.asic_time_mae;
+  if (!asic_exact) fail("an ASIC datapath case is not bit-exact");
+  r.pass_models = r.failures.empty();
+  if (!(r.asic_time.mae <= t.asic_time_mae))
+    fail("ASIC time MAE %.1f%% (at most %.0f%%)", 100 * r.asic_time.mae, 100 * t.asic_time_mae);
+  r.pass = r.failures.empty();
   return r;
+}
+
+nlohmann::json baseline_json(const SimtRegression& r, const std::string& gpu_name) {
+  nlohmann::json cases = nlohmann::json::object();
+  for (const auto& c : r.cases) {
+    nlohmann::json row = nlohmann::json::object();
+    for (const auto& f : kCounterFields) {
+      const double e = std::fabs(c.*(f.err));
+      // Rounded up to 1e-5: the file diffs quietly and never gets stricter than the run.
+      row[f.name] = std::isfinite(e) ? nlohmann::json(std::ceil(e * 1e5) / 1e5) : nlohmann::json();
+    }
+    cases[c.golden.id] = row;
+  }
+  return {{"gpu", gpu_name}, {"cases", cases}};
 }
 
 nlohmann::json to_json(const RegressResult& r) {
@@ -88,7 +159,18 @@ nlohmann::json to_json(const RegressResult& r) {
                        {"l2_bytes", c.pred.l2_bytes},
                        {"duration_us", c.pred.duration_us},
                        {"cycles", c.pred.cycles},
-                       {"dram_read_elasticity", c.pred.dram_read_elasticity}}},
+                       {"dram_read_elasticity", c.pred.dram_read_elasticity},
+                       {"firmness", c.pred.firmness()},
+                       {"range",
+                        {{"dram_bytes_read", range_value_json(c.pred.ranges.dram_bytes_read)},
+                         {"dram_bytes_written", range_value_json(c.pred.ranges.dram_bytes_written)},
+                         {"l2_bytes", range_value_json(c.pred.ranges.l2_bytes)},
+                         {"duration_us", range_value_json(c.pred.ranges.duration_us)}}}}},
+                     {"in_range",
+                      {{"dram_bytes_read", c.dram_read_in_range},
+                       {"dram_bytes_written", c.dram_write_in_range},
+                       {"l2_bytes", c.l2_in_range},
+                       {"duration_us", c.duration_in_range}}},
                      {"outputs",
                       c.outputs_compared
                           ? nlohmann::json{{"bit_exact", c.bit_exact},
@@ -160,6 +242,9 @@ nlohmann::json to_json(const RegressResult& r) {
                       {"max_ulp", std::isfinite(a.max_ulp) ? nlohmann::json(a.max_ulp) : nlohmann::json("inf")},
                       {"error", a.error.empty() ? nlohmann::json() : nlohmann::json(a.error)}}}});
   }
+  nlohmann::json misses = nlohmann::json::array();
+  for (const auto& m : r.baseline_misses)
+    misses.push_back({{"id", m.id}, {"counter", m.counter}, {"baseline", m.baseline}, {"now", m.now}});
   nlohmann::json time = nlohmann::json::array();
   for (const auto& t : r.asic_time.cases)
     time.push_back({{"id", t.id}, {"kernel", t.kernel}, {"arch", t.arch}, {"asic_cycles", t.asic_cycles},
@@ -179,9 +264,22 @@ nlohmann::json to_json(const RegressResult& r) {
           {"asic_time_summary",
            {{"cases", r.asic_time.cases.size()}, {"mae", r.asic_time.mae}, {"threshold_mae", r.thresholds.asic_time_mae}}},
           {"thresholds",
-           {{"dram_read_max_rel_error", r.thresholds.dram_read_max_rel_error},
+           {{"dram_read_firm_max_rel_error", r.thresholds.dram_read_firm_max_rel_error},
+            {"dram_read_inside_range", r.thresholds.dram_read_inside_range},
+            {"held_out_range_coverage", r.thresholds.held_out_range_coverage},
+            {"cliff_elasticity", simt::kCliffElasticity},
             {"duration_mae", r.thresholds.duration_mae},
-            {"duration_corr", r.thresholds.duration_corr}}},
+            {"duration_corr", r.thresholds.duration_corr},
+            {"baseline_slack", r.thresholds.baseline_slack},
+            {"range_coverage_target", r.thresholds.range_coverage_target},
+            {"firm_read_width_target", r.thresholds.firm_read_width_target},
+            {"asic_time_mae", r.thresholds.asic_time_mae}}},
+          {"firm_read_misses", r.firm_read_misses},
+          {"read_outside_range", r.read_outside_range},
+          {"baseline", r.baseline_file.empty() ? nlohmann::json() : nlohmann::json(r.baseline_file)},
+          {"baseline_misses", misses},
+          {"failures", r.failures},
+          {"pass_models", r.pass_models},
           {"pass", r.pass}};
 }
 
@@ -206,9 +304,26 @@ std::string format_text(const RegressResult& r) {
   for (const auto& band : r.by_elasticity) {
     row(band.name, band.summary);
     std::snprintf(b, sizeof b, "%-20s %5s DRAM read within %.0f%%: %zu of %zu\n", "", "",
-                  100 * r.thresholds.dram_read_max_rel_error, band.dram_read_within_target, band.summary.cases);
+                  100 * r.thresholds.dram_read_firm_max_rel_error, band.dram_read_within_target, band.summary.cases);
     out += b;
   }
+  out += "\nranges (measured inside the predicted range; median width relative to the prediction):\n";
+  std::snprintf(b, sizeof b, "%-20s %5s %17s %17s %17s %17s\n", "set", "cases", "DRAM read", "DRAM write", "L2 bytes",
+                "duration");
+  out += b;
+  auto range_row = [&](const std::string& name, const Summary& s) {
+    auto cell = [](const RangeSummary& x) {
+      char c[64];
+      std::snprintf(c, sizeof c, "%5.1f%% w %5.1f%%", 100 * x.coverage(), 100 * x.median_width);
+      return std::string(c);
+    };
+    std::snprintf(b, sizeof b, "%-20s %5zu %17s %17s %17s %17s\n", name.c_str(), s.cases, cell(s.dram_read_range).c_str(),
+                  cell(s.dram_write_range).c_str(), cell(s.l2_range).c_str(), cell(s.duration_range).c_str());
+    out += b;
+  };
+  range_row("training", r.training);
+  range_row("held-out", r.held_out);
+  for (const auto& band : r.by_elasticity) range_row(band.name, band.summary);
   out += "\noutputs (emulated fp32 arithmetic against the GPU's .npy files):\n";
   for (const auto& c : r.cases) {
     if (!c.outputs_compared) continue;
@@ -267,10 +382,16 @@ std::string format_text(const RegressResult& r) {
     out += b;
   }
   std::snprintf(b, sizeof b,
-                "\nthresholds (all and held-out): DRAM read max %.0f%%, duration MAE %.0f%%, duration r >= %.2f: %s\n",
-                100 * r.thresholds.dram_read_max_rel_error, 100 * r.thresholds.duration_mae,
-                r.thresholds.duration_corr, r.pass_models ? "pass" : "FAIL");
+                "\nthresholds: DRAM read within %.0f%% on every firm case, inside its range on every training case and %.0f%% of "
+                "the held-out; duration "
+                "MAE <= %.0f%% and r >= %.2f on training and held-out; outputs bit-exact; no case %.0f point(s) worse "
+                "than %s: %s\n",
+                100 * r.thresholds.dram_read_firm_max_rel_error, 100 * r.thresholds.held_out_range_coverage,
+                100 * r.thresholds.duration_mae, r.thresholds.duration_corr,
+                100 * r.thresholds.baseline_slack, r.baseline_file.empty() ? "a baseline (none given)" : r.baseline_file.c_str(),
+                r.pass_models ? "pass" : "FAIL");
   out += b;
+  for (const auto& f : r.failures) out += "  FAIL: " + f + "\n";
   out += "\nasic_time (the ASIC model as the GPU, timing only, at the SM clock, against ncu's duration):\n";
   for (const auto& t : r.asic_time.cases) {
     std::snprintf(b, sizeof b, "  %-40s asic %9.1f us, measured %9.1f us: %+6.1f%%\n", t.id.c_str(), t.asic_us,

@@ -26,12 +26,23 @@ struct RegressResult : SimtRegression {
   std::vector<FixedPointCase> fixed_point_cases;  ///< fixed16 on the golden inputs, against the GPU's outputs
   AsicTime asic_time;                         ///< the ASIC model as the GPU, in time
   Thresholds thresholds = kThresholds;
+  std::vector<std::string> firm_read_misses;   ///< firm cases whose DRAM read is past the per-case threshold
+  std::vector<std::string> read_outside_range;  ///< cases whose measured DRAM read is outside its range
+  std::string baseline_file;                    ///< empty: no baseline was checked
+  std::vector<BaselineMiss> baseline_misses;    ///< cases worse than their baseline by more than the slack
+  std::vector<std::string> failures;            ///< one line per threshold missed
   bool pass_models = false;  ///< the SIMT model's thresholds, every output bit-exact, every ASIC case bit-exact
   bool pass = false;         ///< and the ASIC model's time within its threshold
 };
 
-/// `golden_dir` holds index.json's .npy outputs and the rsqrtf table (rsqrt_delta.npy.gz).
-RegressResult regress(const std::vector<GoldenCase>& cases, const simt::GpuArch& gpu, const std::string& golden_dir);
+/// `golden_dir` holds index.json's .npy outputs and the rsqrtf table
+/// (rsqrt_delta.npy.gz); `baseline`, when given, the errors no case may
+/// exceed by more than the slack.
+RegressResult regress(const std::vector<GoldenCase>& cases, const simt::GpuArch& gpu, const std::string& golden_dir,
+                      const RegressBaseline* baseline = nullptr, const std::string& baseline_file = "");
+
+/// Every case's |relative error| per counter, as a baseline file's JSON.
+nlohmann::json baseline_json(const SimtRegression& r, const std::string& gpu_name);
 
 nlohmann::json to_json(const RegressResult& r);
 /// Per-kernel and per-counter tables, as printed and as docs/FIDELITY.md shows them.

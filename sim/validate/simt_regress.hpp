@@ -21,6 +21,8 @@ struct CaseResult {
   simt::Prediction pred;
   bool held_out = false;
   double dram_read_err = 0, dram_write_err = 0, l2_err = 0, duration_err = 0;  ///< (predicted - measured) / measured
+  /// The measured value inside the prediction's range (simt::PredictionRanges).
+  bool dram_read_in_range = false, dram_write_in_range = false, l2_in_range = false, duration_in_range = false;
   // Outputs (cases with recorded .npy files): the emulation against the GPU's.
   bool outputs_compared = false;
   bool bit_exact = false;
@@ -39,10 +41,19 @@ struct CounterSummary {
   double corr = 0;     ///< Pearson correlation of predicted and measured values
 };
 
+/// How often a counter's measured value lies inside its predicted range,
+/// and how wide the ranges are relative to the prediction.
+struct RangeSummary {
+  size_t n = 0, inside = 0;
+  double median_width = 0;  ///< median of (hi - lo) / predicted
+  double coverage() const { return n ? static_cast<double>(inside) / static_cast<double>(n) : 1.0; }
+};
+
 struct Summary {
   size_t cases = 0;
   size_t outputs_compared = 0, bit_exact = 0;
   CounterSummary dram_read, dram_write, l2, duration;
+  RangeSummary dram_read_range, dram_write_range, l2_range, duration_range;
 };
 
 /// The DRAM-read elasticity bands the regression summarises separately
@@ -53,7 +64,14 @@ struct ElasticityBand {
   std::string name;
   double lo = 0, hi = 0;  ///< lo <= elasticity < hi
   Summary summary;
-  size_t dram_read_within_target = 0;  ///< cases whose DRAM read is within the per-case threshold
+  size_t dram_read_within_target = 0;  ///< cases whose DRAM read is within the firm cases' per-case threshold
+};
+
+/// A case whose error on a counter is more than the slack above its
+/// committed baseline (RegressBaseline).
+struct BaselineMiss {
+  std::string id, counter;
+  double baseline = 0, now = 0;  ///< |relative error|
 };
 
 struct SimtRegression {
@@ -72,6 +90,16 @@ double rel_error(double predicted, double measured);
 /// The held-out cases: the ceil(30%) of ids with the smallest FNV-1a hash
 /// (fixed by the ids alone, so no one can choose them after seeing errors).
 std::vector<bool> held_out_mask(const std::vector<GoldenCase>& cases);
+
+/// The four counters' names in reports, baselines and JSON, with the error each case holds.
+struct CounterField {
+  const char* name;
+  double CaseResult::*err;
+};
+inline constexpr CounterField kCounterFields[] = {{"dram_bytes_read", &CaseResult::dram_read_err},
+                                                  {"dram_bytes_written", &CaseResult::dram_write_err},
+                                                  {"l2_bytes", &CaseResult::l2_err},
+                                                  {"duration_us", &CaseResult::duration_err}};
 
 /// Every case predicted on `gpu`; outputs compared where recorded (`golden_dir`
 /// holds the .npy files), the kernels' rsqrtf replayed from `rsqrt`.

@@ -228,6 +228,12 @@ expect_exit 2 "simt takes GPU keys only" -- simt --kernel v5 --rows 8 --hidden 6
 expect_exit 2 "gpu keys belong to .normsim simt." -- run --set gpu.sms=4 -q
 expect_exit 2 "gpukey.yaml:2: key 'warps': unknown key" -- simt --kernel v5 --rows 8 --hidden 64 --gpu "$T/gpukey.yaml" -q
 expect_exit 2 "index.json: cannot read the golden index" -- regress "$T" -q
+expect_exit 2 "--gpu: 'a100' is neither a shipped GPU nor a file (allowed: h200, or the path" -- simt --kernel v5 --rows 8 --hidden 64 --gpu a100 -q
+# --gpu takes a shipped name; the report names the arch and every override.
+"$N" simt --kernel block_reread --rows 16384 --hidden 8192 --gpu h200 --set gpu.l2.bytes=50331648 >"$T/simt.txt" || bad "simt --gpu h200"
+grep -q "on h200 (<shipped: workloads/arch/h200.yaml>, --set gpu.l2.bytes=50331648)" "$T/simt.txt" && ok || bad "simt names the arch and its overrides"
+grep -Eq "prediction: on the L2 cliff" "$T/simt.txt" && grep -Eq "DRAM bytes read +[0-9]+  bytes  \[[0-9]+, [0-9]+\]" "$T/simt.txt" && ok || bad "simt prints the cliff and ranges"
+"$N" simt --kernel fast_ln --rows 4096 --hidden 4096 | grep -q "prediction: firm" && ok || bad "simt prints a firm prediction"
 "$N" simt --kernel rms_warp --workload "$W/llama3-70b.yaml" --json -q >"$T/simt.json" 2>/dev/null || bad "simt --json failed"
 /usr/bin/python3 - "$T/simt.json" <<'PY' && ok || bad "simt --json contract"
 import json, sys
@@ -245,9 +251,14 @@ assert 0 <= l["l1_hit"] <= 1 and 0 <= l["l2_hit"] <= 1, l
 # One launch: the case's DRAM-read elasticity is the launch's, and a
 # re-reading kernel's is never negative.
 assert p["dram_read_elasticity"] == l["dram_read_elasticity"] >= 0, (p, l)
+# Every predicted counter with its range, and the arch it came from.
+for k in ("dram_bytes_read", "dram_bytes_written", "l2_bytes", "duration_us"):
+    assert 0 <= j["range"][k]["lo"] <= p[k] <= j["range"][k]["hi"], (k, j["range"][k], p[k])
+assert p["firmness"] in ("firm", "on the L2 cliff", "scattered stores"), p
+assert j["gpu_arch"]["name"] == "h200" and j["gpu_arch"]["overrides"] == [], j["gpu_arch"]
 PY
-# regress on the committed golden data: the JSON contract, and an exit code
-# that says whether the thresholds hold (0) or not (1).
+# regress on the committed golden data: the JSON contract, and exit 0 (the
+# thresholds and the committed per-case baseline hold).
 "$N" regress "$S/gpu_ref/golden/h200" --json -q >"$T/regress.json" 2>/dev/null; rrc=$?
 /usr/bin/python3 - "$T/regress.json" "$rrc" "$S/gpu_ref/golden/h200/index.json" <<'PY' && ok || bad "regress --json contract / exit code"
 import json, sys
@@ -260,7 +271,16 @@ for k in ("cases", "dram_read_max_rel_error", "duration_mae", "duration_corr", "
 assert s["cases"] == len(j["cases"]) >= 100
 assert j["held_out"]["cases"] * 10 >= s["cases"] * 3
 assert s["bit_exact_cases"] == s["outputs_compared"] == 63
-assert rc == (0 if j["pass"] else 1), (rc, j["pass"])
+assert rc == 0 and j["pass"] and j["failures"] == [], (rc, j["failures"])
+assert j["baseline"].endswith("regress_baseline.json") and j["baseline_misses"] == [], j["baseline"]
+# Ranges: every case's ranges as [lo, hi] around its prediction; firmness by the cliff's elasticity.
+for c in j["cases"]:
+    p = c["predicted"]
+    for k, (lo, hi) in p["range"].items():
+        assert 0 <= lo <= p[k] <= hi, (c["id"], k, lo, p[k], hi)
+    assert p["firmness"] in ("firm", "on the L2 cliff", "scattered stores"), p["firmness"]
+    assert (p["firmness"] == "on the L2 cliff") == (p["dram_read_elasticity"] >= j["thresholds"]["cliff_elasticity"])
+    assert c["in_range"]["dram_bytes_read"] == (p["range"]["dram_bytes_read"][0] <= c["measured"]["dram_bytes_read"] <= p["range"]["dram_bytes_read"][1])
 # The elasticity bands partition the cases by their predicted elasticity.
 bands = j["by_dram_read_elasticity"]
 assert [b["band"] for b in bands] == ["below 0.1", "0.1 to 0.5", "0.5 and above"], bands
@@ -269,7 +289,7 @@ for b in bands:
     lo, hi = b["elasticity_min"], b["elasticity_max"] if b["elasticity_max"] is not None else float("inf")
     mine = [c for c in j["cases"] if lo <= c["predicted"]["dram_read_elasticity"] < hi]
     assert len(mine) == b["summary"]["cases"], b["band"]
-    target = j["thresholds"]["dram_read_max_rel_error"]
+    target = j["thresholds"]["dram_read_firm_max_rel_error"]
     assert b["dram_read_within_target"] == sum(abs(c["rel_error"]["dram_bytes_read"]) <= target for c in mine), b
 # asic_cases: the ASIC datapath as every forward kernel, bit for bit.
 assert len(j["asic_cases"]) == 59 and all(a["outputs"]["bit_exact"] for a in j["asic_cases"]), j["asic_cases"][:2]

@@ -1,10 +1,13 @@
 // `normsim regress`: the models against the golden GPU data (sim/validate);
 // exit 1 past the thresholds (sim/validate/thresholds.hpp).
 #include <cstdio>
+#include <filesystem>
+#include <optional>
 #include <iostream>
 
 #include "command.hpp"
 #include "sim/validate/fit.hpp"
+#include "sim/report/atomic_file.hpp"
 #include "sim/validate/regress.hpp"
 
 namespace normsim::cli {
@@ -12,13 +15,14 @@ namespace normsim::cli {
 namespace {
 
 struct RegressArgs {
-  std::string golden = "gpu_ref/golden/h200", gpu;
-  bool json = false, fit = false;
+  std::string golden = "gpu_ref/golden/h200", gpu, baseline, write_baseline;
+  bool json = false, fit = false, no_baseline = false;
+  std::vector<std::string> sets;
 };
 
 int regress_command(const RegressArgs& a) {
   const auto cases = validate::load_golden(a.golden);
-  simt::GpuArch gpu = load_gpu(a.gpu, {});
+  simt::GpuArch gpu = load_gpu(a.gpu, a.sets);
   if (a.fit) {
     std::string log;
     gpu = validate::fit_arch(cases, gpu, &log);
@@ -26,11 +30,24 @@ int regress_command(const RegressArgs& a) {
     std::fprintf(stderr, "fitted on the training cases (copy into the arch file):\n%s",
                  validate::fitted_parameters(gpu).c_str());
   }
-  const validate::RegressResult r = validate::regress(cases, gpu, a.golden);
+  // The baseline beside the golden index unless another is named or none is wanted.
+  std::string baseline_file = a.baseline;
+  if (baseline_file.empty() && !a.no_baseline) {
+    const auto beside = std::filesystem::path(a.golden) / "regress_baseline.json";
+    if (std::filesystem::exists(beside)) baseline_file = beside.string();
+  }
+  std::optional<validate::RegressBaseline> baseline;
+  if (!baseline_file.empty() && a.write_baseline.empty()) baseline = validate::load_regress_baseline(baseline_file);
+  const validate::RegressResult r =
+      validate::regress(cases, gpu, a.golden, baseline ? &*baseline : nullptr, baseline ? baseline_file : "");
+  if (!a.write_baseline.empty()) {
+    report::write_file_atomic(a.write_baseline, validate::baseline_json(r, gpu.name).dump(1) + "\n");
+    std::fprintf(stderr, "wrote %s (%zu cases)\n", a.write_baseline.c_str(), r.cases.size());
+  }
   if (a.json) std::cout << validate::to_json(r).dump(1) << "\n";
   else
-    std::cout << "normsim regress: " << cases.size() << " golden cases from " << a.golden << " against " << gpu.name
-              << "\n\n" << validate::format_text(r);
+    std::cout << "normsim regress: " << cases.size() << " golden cases from " << a.golden << " against "
+              << gpu.describe() << "\n\n" << validate::format_text(r);
   return r.pass ? kExitOk : kExitCheckFailed;
 }
 
@@ -41,7 +58,11 @@ Command add_regress(CLI::App& app) {
   auto* c = app.add_subcommand("regress", "compare the SIMT model with golden GPU measurements; exit 1 past the thresholds");
   c->fallthrough();
   c->add_option("golden", a->golden, "golden directory with index.json (default gpu_ref/golden/h200)");
-  c->add_option("--gpu", a->gpu, "GPU arch YAML (default: the embedded h200)");
+  c->add_option("--gpu", a->gpu, "GPU arch: a shipped name (" + simt::shipped_gpu_names() + ") or a YAML path (default h200)");
+  c->add_option("--set", a->sets, "override a GPU key: gpu.l2.reuse_half_bytes=54e6 (repeatable)");
+  c->add_option("--baseline", a->baseline, "per-case errors no case may exceed by more than 1 point (default: GOLDEN/regress_baseline.json when present)");
+  c->add_flag("--no-baseline", a->no_baseline, "skip the per-case baseline check");
+  c->add_option("--write-baseline", a->write_baseline, "write this run's per-case errors as a baseline file (no baseline is checked)");
   c->add_flag("--json", a->json, "print cases, summaries and pass/fail as one JSON object");
   c->add_flag("--fit", a->fit, "first fit the arch's fitted parameters on the training cases (printed on stderr)");
   return {c, [a] { return regress_command(*a); }};

@@ -73,7 +73,7 @@ Command add_simt(CLI::App& app) {
   add_int_option(c, "--hidden", a->hidden, 1, int64_t(1) << 24, "hidden size C");
   c->add_option("--dtype", a->dtype, "fp32 or bf16 (default fp32)");
   add_int_option(c, "--block", a->block, 32, 1024, "threads per block, a multiple of 32 (default: the kernel's, 256)");
-  c->add_option("--gpu", a->gpu, "GPU arch YAML (default: the embedded h200)");
+  c->add_option("--gpu", a->gpu, "GPU arch: a shipped name (" + simt::shipped_gpu_names() + ") or a YAML path (default h200)");
   c->add_option("--set", a->sets, "override a GPU key: gpu.l2.bytes=52428800 (repeatable)");
   c->add_flag("--json", a->json, "print the prediction as one JSON object on stdout");
   return {c, [a] { return simt_command(*a); }};

@@ -87,7 +87,7 @@ simt::GpuArch load_gpu(const std::string& path, const std::vector<std::string>& 
     if (ov.back().target != "gpu")
       throw config::ConfigError("--set: key '" + s + "': simt takes GPU keys only (allowed: gpu.KEY[.KEY]=VALUE)");
   }
-  return path.empty() ? simt::default_gpu_arch(ov) : simt::load_gpu_arch(path, ov);
+  return simt::gpu_arch_by_name_or_path(path, ov);
 }
 
 int64_t parse_int_flag(const std::string& flag, const std::string& text, int64_t lo, int64_t hi) {
