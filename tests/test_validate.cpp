@@ -7,18 +7,22 @@
 #include "tests/golden_paths.hpp"
 
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
 #include <cmath>
 #include <map>
 #include <string>
 
 #include "sim/asic/l2_model.hpp"
 #include "sim/config/arch.hpp"
+#include "sim/config/config_error.hpp"
 #include "sim/core/norm_datapath.hpp"
 #include "sim/core/npy.hpp"
 #include "sim/simt/emulate.hpp"
 #include "sim/simt/simt_model.hpp"
 #include "sim/validate/asic_outputs.hpp"
 #include "sim/validate/asic_traffic.hpp"
+#include "sim/validate/calibrate.hpp"
 #include "sim/validate/fit.hpp"
 #include "sim/validate/fixed_point.hpp"
 #include "sim/validate/golden.hpp"
@@ -276,4 +280,82 @@ TEST(Simt, FitNeverSeesTheHeldOutCases) {
   EXPECT_EQ(a.kernel_tail_cycles, b.kernel_tail_cycles);
   EXPECT_EQ(a.memory_overlap_exponent, b.memory_overlap_exponent);
   EXPECT_NE(a.kernel_tail_cycles, start.kernel_tail_cycles) << "the fit did not move";
+}
+
+// `normsim calibrate` on the committed H200 records re-derives the shipped
+// arch file: measured values exactly, probe-fitted and fitted ones within
+// their tolerance, and a regression within half a point of the shipped one.
+TEST(Calibrate, ReDerivesTheShippedH200FromItsRecords) {
+  const Calibration c = calibrate(golden(), h200(), "h200");
+  const nlohmann::json mine = gpu_arch_params().echo(c.arch), shipped = gpu_arch_params().echo(h200());
+  auto at = [](const nlohmann::json& j, const std::string& key) {
+    const size_t dot = key.find('.');
+    return dot == std::string::npos ? j.at(key) : j.at(key.substr(0, dot)).at(key.substr(dot + 1));
+  };
+  size_t measured = 0, probe = 0, fitted = 0;
+  for (const auto& [key, source] : c.sources) {
+    if (key == "name") continue;
+    const double a = at(mine, key).get<double>(), b = at(shipped, key).get<double>();
+    switch (source.first) {
+      case ValueSource::measured:
+        ++measured;
+        EXPECT_EQ(a, b) << key << ": " << source.second;
+        break;
+      case ValueSource::probe_fit:
+        ++probe;
+        EXPECT_NEAR(a, b, kProbeFitTolerance * std::fabs(b)) << key;
+        break;
+      case ValueSource::fit:
+        ++fitted;
+        EXPECT_NEAR(a, b, kFitTolerance * std::fabs(b) + 1e-9) << key;
+        break;
+      case ValueSource::start: break;
+    }
+  }
+  EXPECT_GE(measured, 11u);  // clock, SMs, L2 size, three latencies, DRAM latency and bandwidth, launch, dispatch, rows
+  EXPECT_EQ(probe, 7u);
+  EXPECT_GE(fitted, 20u);
+  // The written file reads back as the same arch.
+  const GpuArch back = parse_gpu_arch_text(calibration_yaml(c, golden()), "h200-calibrated.yaml");
+  EXPECT_EQ(gpu_arch_params().echo(back), mine);
+  const auto cases = load_golden(golden());
+  const RegressResult shipped_r = regress(cases, h200(), golden()), mine_r = regress(cases, back, golden());
+  for (auto [a, b] : {std::pair{&shipped_r.all, &mine_r.all}, std::pair{&shipped_r.training, &mine_r.training},
+                      std::pair{&shipped_r.held_out, &mine_r.held_out}})
+    for (auto counter : {&Summary::dram_read, &Summary::dram_write, &Summary::l2, &Summary::duration})
+      EXPECT_NEAR((a->*counter).mae, (b->*counter).mae, 0.005);
+  EXPECT_TRUE(mine_r.pass_models);
+}
+
+// A record that is not what calibrate_gpu.sh writes is refused naming the file and line.
+TEST(Calibrate, RefusesAMalformedRecord) {
+  const std::string dir = ::testing::TempDir() + "/calibrate_bad";
+  std::filesystem::create_directories(dir);
+  for (const char* f : {"env.json", "mlp_probe.jsonl", "empty_kernel.csv", "copy.jsonl", "l2_sweep_probe.jsonl",
+                        "l2_steady_probe.jsonl", "index.json"})
+    std::filesystem::copy_file(golden() + "/" + f, dir + "/" + f, std::filesystem::copy_options::overwrite_existing);
+  {
+    std::ofstream bad(dir + "/latency.jsonl");
+    bad << "{\"footprint_kib\": 16, \"cycles_per_load\": 43.4}\n{\"footprint_kib\": 1024, \"cycles_per_load\": -3}\n";
+  }
+  try {
+    (void)calibrate(dir, h200(), "bad");
+    FAIL() << "accepted a negative latency";
+  } catch (const config::ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("latency.jsonl:2"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("cycles_per_load"), std::string::npos) << e.what();
+  }
+  std::filesystem::remove(dir + "/copy.jsonl");
+  {
+    std::ofstream ok(dir + "/latency.jsonl");
+    for (const auto& line : {"{\"footprint_kib\": 16, \"cycles_per_load\": 43.4}", "{\"footprint_kib\": 1024, \"cycles_per_load\": 283.4}",
+                             "{\"footprint_kib\": 40960, \"cycles_per_load\": 515.5}"})
+      ok << line << "\n";
+  }
+  try {
+    (void)calibrate(dir, h200(), "bad");
+    FAIL() << "accepted a folder without copy.jsonl";
+  } catch (const config::ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("copy.jsonl: missing"), std::string::npos) << e.what();
+  }
 }

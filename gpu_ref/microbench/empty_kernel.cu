@@ -9,7 +9,13 @@
 __global__ void empty_kernel() {}
 
 int main() {
-  for (int blocks : {1, 132, 1024, 8192, 32768}) {
+  // One block, one per SM (the launch overhead), then more and more (the dispatch rate).
+  int dev = 0, sms = 0;
+  if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess) {
+    std::fprintf(stderr, "empty_kernel: no device\n");
+    return 1;
+  }
+  for (int blocks : {1, sms, 1024, 8192, 32768}) {
     empty_kernel<<<blocks, 256>>>();
     if (cudaDeviceSynchronize() != cudaSuccess) {
       std::fprintf(stderr, "empty_kernel: launch failed\n");

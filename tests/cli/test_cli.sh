@@ -257,6 +257,12 @@ for k in ("dram_bytes_read", "dram_bytes_written", "l2_bytes", "duration_us"):
 assert p["firmness"] in ("firm", "on the L2 cliff", "scattered stores"), p
 assert j["gpu_arch"]["name"] == "h200" and j["gpu_arch"]["overrides"] == [], j["gpu_arch"]
 PY
+# calibrate: the committed H200 records make an arch file that simt and regress take.
+expect_exit 2 "calibrate: -o: missing" -- calibrate "$S/gpu_ref/golden/h200" -q
+expect_exit 2 "device.json\|env.json: missing" -- calibrate "$T" -o "$T/none.yaml" -q
+"$N" calibrate "$S/gpu_ref/golden/h200" -o "$T/mygpu.yaml" -q && [ -f "$T/mygpu.yaml" ] && ok || bad "calibrate from the golden records"
+grep -q "^name: mygpu" "$T/mygpu.yaml" && grep -q "bytes_per_s: .*# measured: copy.jsonl" "$T/mygpu.yaml" && ok || bad "calibrate's file names its sources"
+"$N" simt --kernel v5 --rows 4096 --hidden 4096 --gpu "$T/mygpu.yaml" | grep -q "on mygpu ($T/mygpu.yaml)" && ok || bad "simt --gpu on a calibrated file"
 # regress on the committed golden data: the JSON contract, and exit 0 (the
 # thresholds and the committed per-case baseline hold).
 "$N" regress "$S/gpu_ref/golden/h200" --json -q >"$T/regress.json" 2>/dev/null; rrc=$?

@@ -34,6 +34,7 @@ Command add_compare(CLI::App& app);
 Command add_sweep(CLI::App& app);
 Command add_simt(CLI::App& app);
 Command add_regress(CLI::App& app);
+Command add_calibrate(CLI::App& app);
 Command add_area(CLI::App& app);
 Command add_merge(CLI::App& app);
 Command add_widths(CLI::App& app);

@@ -51,7 +51,7 @@ int main(int argc, char** argv) {
   app.add_flag("-v,--verbose", verbose, "debug logging on stderr");
   app.add_flag("-q,--quiet", quiet, "only errors on stderr");
   const Command commands[] = {add_run(app),  add_compare(app), add_sweep(app), add_merge(app), add_widths(app),
-                              add_simt(app), add_area(app),    add_regress(app)};
+                              add_simt(app), add_area(app),    add_regress(app), add_calibrate(app)};
 
   try {
     app.parse(argc, argv);
