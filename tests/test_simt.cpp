@@ -457,3 +457,36 @@ TEST(Simt, PredictionsRespondToTheMachineAsTheyShould) {
   EXPECT_NEAR(run("welford_block_smem", 4096, 4096, "bf16").dram_bytes_read,
               0.5 * run("welford_block_smem", 4096, 4096, "fp32").dram_bytes_read, 4096 * 8.0);
 }
+
+// A what-if L2 size scales the measured reuse curves with it: half the
+// GPU (half the SMs, half the L2) running half the rows sees the same rows
+// per SM and the same reuse distances relative to its L2, so the re-read
+// hit fractions are unchanged; with the curves taken as absolute bytes
+// (reuse_measured_bytes 0) they are not.
+TEST(Simt, ReuseCurvesScaleWithAWhatIfL2Size) {
+  const GpuArch h = default_gpu_arch();
+  ASSERT_EQ(h.l2.reuse_measured_bytes, h.l2.bytes);
+  GpuArch half = h;
+  half.l2.bytes = h.l2.bytes / 2;
+  half.sms = h.sms / 2;
+  const core::L2Reuse r = half.l2.scaled_reuse();
+  EXPECT_DOUBLE_EQ(r.sweep.half_bytes, h.l2.reuse.sweep.half_bytes / 2);
+  EXPECT_DOUBLE_EQ(r.steady.half_bytes, h.l2.reuse.steady.half_bytes / 2);
+  EXPECT_DOUBLE_EQ(r.evict_first_pool_bytes, h.l2.reuse.evict_first_pool_bytes / 2);
+  EXPECT_EQ(r.sweep.steepness, h.l2.reuse.sweep.steepness);
+  EXPECT_EQ(h.l2.scaled_reuse().sweep.half_bytes, h.l2.reuse.sweep.half_bytes);
+  // One wave of block_reread, every row in flight (lock step): 1024 rows of
+  // 10240 fp32 = 42 MB on the H200, on its cliff, against 21 MB on half of it.
+  const auto launch = [](const GpuArch& g, int64_t rows) {
+    return predict(plan_launch("block_reread", rows, 10240, "fp32", 256, g), g).launches[0];
+  };
+  const auto full_gpu = launch(h, 1024), half_gpu = launch(half, 512);
+  ASSERT_EQ(full_gpu.occ.rows_in_flight, 1024);
+  EXPECT_NEAR(half_gpu.l1_hit, full_gpu.l1_hit, 1e-12);
+  EXPECT_NEAR(half_gpu.l2_hit, full_gpu.l2_hit, 1e-12);
+  EXPECT_GT(full_gpu.l2_hit, 0.05);
+  EXPECT_LT(full_gpu.l2_hit, 0.95);
+  GpuArch absolute = half;
+  absolute.l2.reuse_measured_bytes = 0;
+  EXPECT_GT(launch(absolute, 512).l2_hit, half_gpu.l2_hit + 0.04);
+}

@@ -23,6 +23,23 @@ struct L2Config {
   /// The measured reuse curves, evict-first pool and store weight
   /// (l2_sweep_probe; the same keys as an ASIC arch's asic.l2).
   core::L2Reuse reuse;
+  /// The L2 size the reuse curves were measured on (calibrate writes it):
+  /// another l2.bytes (`--set gpu.l2.bytes=...`, a what-if GPU) scales the
+  /// curves' half distances and the evict-first pool by the ratio, since
+  /// they sit at fixed shares of the L2 (the H200's halves at 0.72-0.74 of
+  /// it). 0: the curves are absolute bytes.
+  double reuse_measured_bytes = 0;
+  /// The reuse curves at this L2's size (see reuse_measured_bytes).
+  core::L2Reuse scaled_reuse() const {
+    core::L2Reuse r = reuse;
+    if (reuse_measured_bytes > 0 && bytes != reuse_measured_bytes) {
+      const double k = bytes / reuse_measured_bytes;
+      r.sweep.half_bytes *= k;
+      r.steady.half_bytes *= k;
+      r.evict_first_pool_bytes *= k;
+    }
+    return r;
+  }
   double dirty_resident_bytes = 24e6; ///< written bytes still in L2 at kernel end (never written back by then)
   /// Scalar global operations whose lanes lie 16-32 bytes apart (a thread's
   /// own vector of partials), issued by every thread at a kernel's end

@@ -170,6 +170,7 @@ LaunchPrediction predict_launch(const SubKernel& k, const GpuArch& g, const Pert
   // (L1 hits stay out; stores of y in the last pass). Curves, pool and
   // store weight are measured by gpu_ref's l2_sweep_probe (docs/SIMT.md).
   if (gp > 1) {
+    const core::L2Reuse reuse = g.l2.scaled_reuse();
     core::PassInsertions ins;
     for (const Pass& p : k.passes) {
       if (!is_global(p.source)) continue;
@@ -182,8 +183,8 @@ LaunchPrediction predict_launch(const SubKernel& k, const GpuArch& g, const Pert
     if (k.streaming_store)
       ins.evict_first.back() += out_per_in;
     else
-      ins.normal.back() += out_per_in * g.l2.reuse.store_weight;
-    const double pool = g.l2.reuse.evict_first_pool_bytes;
+      ins.normal.back() += out_per_in * reuse.store_weight;
+    const double pool = reuse.evict_first_pool_bytes;
     const double rows = static_cast<double>(k.rows);
     const double in_flight = static_cast<double>(std::min(k.rows, o.rows_in_flight));
     r.x_in_flight_bytes = in_flight * row_bytes;
@@ -191,7 +192,7 @@ LaunchPrediction predict_launch(const SubKernel& k, const GpuArch& g, const Pert
     // f of pass j was last touched at f of pass j-1, and between the two
     // come the rest of pass j-1 and the start of pass j over all X bytes.
     // Lock step is never exact: the phase spread softens (or sharpens) the sweep's curve too.
-    core::ReuseCurve sweep_curve = g.l2.reuse.sweep;
+    core::ReuseCurve sweep_curve = reuse.sweep;
     sweep_curve.steepness = std::max(1.0, sweep_curve.steepness * pert.phase_scale);
     const double sweep = core::lockstep_reread_hit(ins, distance_scale * r.x_in_flight_bytes, pool, sweep_curve);
     double steady = sweep;
@@ -222,7 +223,7 @@ LaunchPrediction predict_launch(const SubKernel& k, const GpuArch& g, const Pert
           const double dram = in_flight * bytes / bytes_per_cycle, pe = memory_overlap_exponent(o, g);
           T[j] = std::pow(std::pow(T[j], pe) + std::pow(dram, pe), 1.0 / pe);
         }
-        core::ReuseCurve curve = g.l2.reuse.steady_curve(in_flight);
+        core::ReuseCurve curve = reuse.steady_curve(in_flight);
         curve.steepness = std::max(1.0, curve.steepness * pert.phase_scale);
         steady = core::out_of_phase_reread_hit(ins, distance_scale * r.x_in_flight_bytes, T, pool, curve);
       }

@@ -200,6 +200,8 @@ void fit_reuse(const std::string& dir, core::L2Reuse& reuse, Calibration& cal) {
   cal.sources["l2.reuse_steepness"] = {ValueSource::probe_fit, st};
   cal.sources["l2.reuse_steepness_per_doubling"] = {ValueSource::probe_fit, st};
   cal.sources["l2.reuse_steepness_rows"] = {ValueSource::measured, "l2_steady_probe.jsonl: the fewest warps in flight"};
+  cal.arch.l2.reuse_measured_bytes = cal.arch.l2.bytes;
+  cal.sources["l2.reuse_measured_bytes"] = {ValueSource::measured, "the L2 the probes ran on: a what-if l2.bytes scales the curves"};
 }
 
 }  // namespace
