@@ -32,6 +32,10 @@ std::shared_ptr<const ParamTable<L2Config>> l2_params() {
   t->add(real_param<L2Config>("far_hit_latency_cycles", NORMSIM_MEMBER(far_hit_latency_cycles), positive(), "cycles",
                               "hit latency in the far partition"));
   config::add_l2_reuse_params(*t, [](auto& l2) -> auto& { return l2.reuse; }, [](const L2Config& l2) { return l2.bytes; });
+  t->add(real_param<L2Config>("reread_fill_weight", NORMSIM_MEMBER(reread_fill_weight), within(0, 1), "",
+                              "share of a re-read pass's DRAM fill the L2's byte count sees, against a first read's"));
+  t->add(real_param<L2Config>("atomic_l2_bytes_per_sector", NORMSIM_MEMBER(atomic_l2_bytes_per_sector), within(0, 1024), "bytes",
+                              "L2 bytes counted per 32-byte sector an atomic reduction touches"));
   t->add(real_param<L2Config>("reuse_measured_bytes", NORMSIM_MEMBER(reuse_measured_bytes), within(0, 1e12), "bytes",
                               "the L2 size the reuse curves were measured on: another `bytes` scales their halves and pool (0: absolute)"));
   config::Param<L2Config> dirty = real_param<L2Config>(

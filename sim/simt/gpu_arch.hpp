@@ -50,6 +50,14 @@ struct L2Config {
   /// Scalar stores, each block to its own addresses: sectors the L2 writes
   /// per ns (a warp's store touches a sector per 32 bytes its lanes span).
   double scattered_store_sectors_per_ns = 80;
+  /// How much of a re-read pass's DRAM fill ncu's lts__t_bytes counts
+  /// against a first read's (lab/records/h200/ncu_l2.json: lts__t_bytes
+  /// less the SMs' read and write sectors is 1.04 x the first pass's DRAM
+  /// bytes + 0.50 x the re-reads', least squares over 160 cases).
+  double reread_fill_weight = 1.0;
+  /// L2 bytes ncu counts per 32-byte sector a reduction (atomic add) touches:
+  /// it reads and writes the sector (bwd_atomic's epilogue: 1.46-1.49 x 32).
+  double atomic_l2_bytes_per_sector = 32;
 };
 
 struct L1Config {

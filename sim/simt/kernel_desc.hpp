@@ -77,6 +77,7 @@ struct SubKernel {
   int64_t param_bytes = 0;         ///< gamma (+ beta), read by every row (L2/L1 resident after the first)
   int64_t extra_read_bytes = 0;    ///< per-row values read from a previous launch (v2: mean, rstd)
   int64_t input_bytes = 0;         ///< x (and r, or dy), once
+  bool input_read_before = false;  ///< an earlier launch of the plan read x already (v2's second and third)
   int64_t output_bytes = 0;        ///< y (0 for v2's statistics kernels)
   int64_t stats_bytes = 0;         ///< mean/rstd written
   int64_t rows = 0, hidden = 0;

@@ -244,10 +244,15 @@ LaunchPrediction predict_launch(const SubKernel& k, const GpuArch& g, const Pert
   const double written = static_cast<double>(k.output_bytes + k.stats_bytes);
   r.dram_bytes_written = std::max(0.0, written - std::max(0.0, g.l2.dirty_resident_bytes + pert.dirty_shift_bytes));
   // L2 traffic: requests from the SMs (first pass, re-reads that miss L1,
-  // stores, gamma/beta once per SM) plus the fills from DRAM.
-  r.l2_bytes = in * (gp > 0 ? 1 + (gp - 1) * (1 - r.l1_hit) : 0) + written +
+  // stores -- a scattered store a 32-byte sector per lane --, gamma/beta
+  // once per SM) plus the fills from DRAM, a re-read's at the weight ncu's
+  // count gives it (x read again by a later launch is a re-read too).
+  const double store_sector_bytes =
+      k.uncoalesced ? written * 32.0 / std::max<int64_t>(1, k.elem_bytes) : written;
+  r.l2_bytes = in * (gp > 0 ? 1 + (gp - 1) * (1 - r.l1_hit) : 0) + store_sector_bytes +
                static_cast<double>(k.param_bytes) * std::min<double>(g.sms, static_cast<double>(k.grid)) +
-               r.dram_bytes_read;
+               r.dram_bytes_read -
+               (1 - g.l2.reread_fill_weight) * (r.reread_dram_bytes + (k.input_read_before && gp > 0 ? in : 0.0));
 
   // --- duration bounds ----------------------------------------------------------
   const double clk = g.cycles_per_us();  // cycles per microsecond
@@ -335,6 +340,9 @@ LaunchPrediction predict_launch(const SubKernel& k, const GpuArch& g, const Pert
   const double threads = static_cast<double>(k.grid) * k.block;
   const double sectors_per_instr = std::clamp(g.warp_size * k.epilogue_lane_stride_bytes / 32.0, 1.0,
                                               static_cast<double>(g.warp_size));
+  // Their sectors go through the L2 too: a store's once, a reduction's read and written.
+  r.l2_bytes += threads * (sectors_per_instr / g.warp_size) *
+                (k.epilogue_atomics_per_thread * g.l2.atomic_l2_bytes_per_sector + k.epilogue_stores_per_thread * 32.0);
   r.epilogue_us = (k.epilogue_atomics_per_thread > 0
                        ? static_cast<double>(k.grid) * sectors_per_instr * g.l2.atomic_ns_per_sector
                        : 0.0) * 1e-3 +

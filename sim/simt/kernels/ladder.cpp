@@ -64,6 +64,7 @@ void plan_v2(const PlanRequest& r, LaunchPlan& plan) {
   norm.param_bytes = 2 * C * 4;
   norm.extra_read_bytes = 2 * N * 4;
   norm.output_bytes = N * C * eb;
+  rstd.input_read_before = norm.input_read_before = true;
   plan.launches = {mean, rstd, norm};
 }
 
