@@ -67,6 +67,12 @@ double number(const std::string& file, int line, const json& j, const std::strin
   return v;
 }
 
+// A string field of a record, or `otherwise` when it is absent or not a string.
+std::string text_field(const json& j, const std::string& key, const std::string& otherwise) {
+  const auto it = j.find(key);
+  return it != j.end() && it->is_string() ? it->get<std::string>() : otherwise;
+}
+
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   const size_t m = v.size() / 2;
@@ -118,11 +124,11 @@ void fit_reuse(const std::string& dir, core::L2Reuse& reuse, Calibration& cal) {
   // Two sweeps over X bytes in one kernel, the second by its load and store hints.
   std::vector<SweepPoint> sweeps;
   for (const auto& [n, r] : read_jsonl(sweep_file)) {
-    if (r.contains("error") || r.value("order", "") != "linear" || r.value("p1", "") != "plain" || r.value("p2", "none") == "none")
+    if (r.contains("error") || text_field(r, "order", "") != "linear" || text_field(r, "p1", "") != "plain" || text_field(r, "p2", "none") == "none")
       continue;
     const double x = number(sweep_file, n, r, "bytes", 1, 1e13);
     const double read = number(sweep_file, n, r, "dram__bytes_read.sum", 0, 1e15);
-    sweeps.push_back({r.value("p2", ""), r.value("store", "none"), x, std::clamp((read - x) / x, 0.0, 1.0)});
+    sweeps.push_back({text_field(r, "p2", ""), text_field(r, "store", "none"), x, std::clamp((read - x) / x, 0.0, 1.0)});
   }
   if (sweeps.size() < 4) throw config::ConfigError(sweep_file + ": fewer than 4 linear two-sweep records (p1 plain, p2 not none)");
   // Bytes the second sweep inserts per byte of x, at normal and evict-first priority.
@@ -158,7 +164,7 @@ void fit_reuse(const std::string& dir, core::L2Reuse& reuse, Calibration& cal) {
     const double warps = number(steady_file, n, r, "warps", 1, 1e7);
     const double row = number(steady_file, n, r, "row_bytes", 1, 1e10);
     const double read = number(steady_file, n, r, "dram__bytes_read.sum", 0, 1e15);
-    steady.push_back({r.value("p2", "plain"), r.value("store", "none"), warps, warps * row, std::clamp((read - x) / x, 0.0, 1.0)});
+    steady.push_back({text_field(r, "p2", "plain"), text_field(r, "store", "none"), warps, warps * row, std::clamp((read - x) / x, 0.0, 1.0)});
   }
   if (steady.size() < 3) throw config::ConfigError(steady_file + ": fewer than 3 steady records");
   double reference = steady[0].warps;
@@ -317,7 +323,7 @@ Calibration calibrate(const std::string& dir, const simt::GpuArch& start, const 
     const std::string file = path_in(dir, "copy.jsonl");
     std::vector<double> gbps;
     for (const auto& [n, r] : read_jsonl(file))
-      if (r.value("kernel", "") == "copy") gbps.push_back(number(file, n, r, "gbps", 1, 1e5));
+      if (text_field(r, "kernel", "") == "copy") gbps.push_back(number(file, n, r, "gbps", 1, 1e5));
     if (gbps.empty()) throw config::ConfigError(file + ": no \"copy\" record");
     g.dram.bytes_per_s = round_to(median(gbps), 1) * 1e9;
     measured("dram.bytes_per_s", "copy.jsonl: the flat 16-byte-per-thread copy, read + written bytes over its time (median of " +
