@@ -125,11 +125,13 @@ simt::RangeConfig fit_ranges(const std::vector<GoldenCase>& cases, const simt::G
     if (!held[i])
       train.emplace_back(&cases[i], simt::plan_launch(cases[i].kernel, cases[i].rows, cases[i].hidden, cases[i].dtype,
                                                 cases[i].block, arch));
-  auto bare = [&](double spread, double dirty) {
+  // Every training case's prediction with the ranges' floors at 0.
+  auto bare = [&](double spread, double dirty, double scattered_fill) {
     simt::GpuArch g = arch;
     g.range = {};
     g.range.in_flight_spread = spread;
     g.range.dirty_spread_bytes = dirty;
+    g.range.scattered_store_fill = scattered_fill;
     g.range.dram_read_floor = g.range.dram_write_floor = g.range.l2_floor = 0;
     g.range.dram_read_floor_bytes = g.range.reread_miss_floor = 0;
     g.range.duration_floor_memory = g.range.duration_floor_latency = 0;
@@ -140,7 +142,7 @@ simt::RangeConfig fit_ranges(const std::vector<GoldenCase>& cases, const simt::G
   simt::RangeConfig best = arch.range;
   // Scattered stores: the most of their bytes a training case read on top.
   {
-    const auto preds = bare(0, 0);
+    const auto preds = bare(0, 0, 0);
     best.scattered_store_fill = 0;
     for (size_t j = 0; j < train.size(); ++j) {
       if (!preds[j].scattered_stores) continue;
@@ -157,11 +159,7 @@ simt::RangeConfig fit_ranges(const std::vector<GoldenCase>& cases, const simt::G
   double best_width = INFINITY;
   for (int i = 0; i <= 25; ++i) {
     const double spread = 0.02 * i;
-    auto preds = bare(spread, 0);
-    for (size_t j = 0; j < train.size(); ++j)
-      if (preds[j].scattered_stores)
-        for (const auto& k : train[j].second.launches)
-          if (k.uncoalesced) preds[j].ranges.dram_bytes_read.hi += best.scattered_store_fill * static_cast<double>(k.output_bytes);
+    const auto preds = bare(spread, 0, best.scattered_store_fill);
     for (int b = 0; b <= 20; ++b)
       for (int q = 0; q <= 20; ++q) {
         const double floor_bytes = 0.1e6 * b, miss_floor = 0.01 * q;
@@ -193,7 +191,7 @@ simt::RangeConfig fit_ranges(const std::vector<GoldenCase>& cases, const simt::G
   constexpr double kShare = 0.95;
   double best_write = INFINITY;
   for (double dirty : {0.0, 2e6, 4e6, 6e6, 8e6, 12e6, 16e6, 24e6}) {
-    const auto preds = bare(best.in_flight_spread, dirty);
+    const auto preds = bare(best.in_flight_spread, dirty, best.scattered_store_fill);
     std::vector<double> need;
     for (size_t j = 0; j < train.size(); ++j)
       need.push_back(needed_floor(preds[j].ranges.dram_bytes_written, train[j].first->dram_bytes_written));
@@ -207,7 +205,7 @@ simt::RangeConfig fit_ranges(const std::vector<GoldenCase>& cases, const simt::G
       best.dram_write_floor = floor;
     }
   }
-  const auto preds = bare(best.in_flight_spread, best.dirty_spread_bytes);
+  const auto preds = bare(best.in_flight_spread, best.dirty_spread_bytes, best.scattered_store_fill);
   std::vector<double> l2_need;
   std::vector<std::pair<double, double>> dur_need;  // (memory share, need)
   for (size_t j = 0; j < train.size(); ++j) {
