@@ -152,6 +152,12 @@ expect 2 "key 'outputs.y'.*is not inside the golden folder" -- regress "$G" -q
 printf '[{"id": "a", "id": "b"}]' >"$G/index.json"
 expect 2 "index.json: key 'id': duplicate key" -- regress "$G" -q
 
+# The per-case baseline is validated the same way, before any case runs.
+printf '{"gpu": "h200", "cases": {"a": {"dram_bytes_read": -0.5}}}' >"$T/baseline.json"
+expect 2 "baseline.json: key 'cases.a.dram_bytes_read': value -0.5 is not an error (allowed: a finite number >= 0, or null)" -- regress "$S/gpu_ref/golden/h200" --baseline "$T/baseline.json" -q
+printf '{"gpu": "h200", "cases": {"a": {"cycles": 0.1}}}' >"$T/baseline.json"
+expect 2 "key 'cases.a.cycles': unknown counter (allowed: dram_bytes_read, dram_bytes_written, l2_bytes, duration_us)" -- regress "$S/gpu_ref/golden/h200" --baseline "$T/baseline.json" -q
+
 # --- command-line papercuts --------------------------------------------------
 expect 2 "--block: value '0' out of range (allowed: 32..1024)" -- simt --kernel v1 --rows 64 --hidden 768 --block 0 -q
 expect 2 "--rows: value '99999999999999999999' out of range" -- simt --kernel v1 --rows 99999999999999999999 --hidden 768 -q
