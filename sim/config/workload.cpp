@@ -189,7 +189,7 @@ std::shared_ptr<const ParamTable<Workload>> make_workload_params() {
       if (*batch * *seq > kMaxRows) r.fail("seq", "batch * seq exceeds the row limit", "1.." + std::to_string(kMaxRows));
       w.rows = *batch * *seq;
     } else if (batch || seq) {
-      r.fail(batch ? "seq" : "batch", "missing: give rows, or batch and seq");
+      r.fail(batch ? "batch" : "seq", std::string("given without ") + (batch ? "seq" : "batch") + ": give rows, or batch and seq");
     } else {
       w.rows = 0;  // inferred from input.file, or refused by the input row
     }
@@ -378,10 +378,10 @@ Workload parse_workload_text(const std::string& text, const std::string& file, c
     if (o.target != "workload") continue;
     // rows and batch x seq say the same thing: an override of one replaces the other.
     if (o.path == std::vector<std::string>{"rows"}) {
-      r.erase("batch");
-      r.erase("seq");
+      r.erase("batch", o);
+      r.erase("seq", o);
     } else if (o.path == std::vector<std::string>{"batch"} || o.path == std::vector<std::string>{"seq"}) {
-      r.erase("rows");
+      r.erase("rows", o);
     }
     r.apply(o);
   }

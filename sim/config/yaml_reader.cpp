@@ -221,6 +221,9 @@ void YamlReader::apply(const Override& o) {
     chain.push_back(chain.back()[o.path[i]]);
   }
   chain.back()[o.path.back()] = value;
+  std::string full = path_;
+  for (const auto& k : o.path) full += (full.empty() ? "" : ".") + k;
+  (*set_by_)[full] = o.text;
 }
 
 std::string YamlReader::emit() const {
@@ -229,8 +232,19 @@ std::string YamlReader::emit() const {
   return std::string(e.c_str()) + "\n";
 }
 
-void YamlReader::erase(const std::string& key) {
+void YamlReader::erase(const std::string& key, const Override& by) {
   if (node_.IsMap()) node_.remove(key);
+  (*set_by_)[key_path(key)] = by.text;
+}
+
+std::string YamlReader::override_of(const std::string& full_key) const {
+  // The key itself, or a mapping above it that an override replaced whole.
+  for (std::string k = full_key;;) {
+    if (auto it = set_by_->find(k); it != set_by_->end()) return it->second;
+    const auto dot = k.rfind('.');
+    if (dot == std::string::npos) return {};
+    k.resize(dot);
+  }
 }
 
 bool YamlReader::has(const std::string& key) const { return static_cast<bool>(node_[key]); }
@@ -242,7 +256,10 @@ int YamlReader::line_of(const std::string& key) const {
 }
 
 void YamlReader::fail(const std::string& key, const std::string& problem, const std::string& allowed) const {
-  throw ConfigError(format_config_error(file_, line_of(key), key.empty() ? path_ : key_path(key), problem, allowed));
+  const std::string full = key.empty() ? path_ : key_path(key);
+  if (const std::string set = override_of(full); !set.empty())
+    throw ConfigError(format_config_error("--set " + set, 0, full, problem, allowed));
+  throw ConfigError(format_config_error(file_, line_of(key), full, problem, allowed));
 }
 
 void YamlReader::fail_path(const std::vector<std::string>& path, const std::string& problem,
@@ -264,6 +281,8 @@ void YamlReader::fail_path(const std::vector<std::string>& path, const std::stri
     line = next.Mark().line + 1;
     chain.push_back(next);
   }
+  if (const std::string set = override_of(key_path(key)); !set.empty())
+    throw ConfigError(format_config_error("--set " + set, 0, key_path(key), problem, allowed));
   throw ConfigError(format_config_error(file_, line, key_path(key), problem, allowed));
 }
 
@@ -353,7 +372,9 @@ std::optional<YamlReader> YamlReader::get_map(const std::string& key) {
   const YAML::Node n = node_[key];
   if (!n) return std::nullopt;
   if (!n.IsMap()) fail(key, "expected a mapping of keys");
-  return YamlReader(n, file_, key_path(key));
+  YamlReader child(n, file_, key_path(key));
+  child.set_by_ = set_by_;
+  return child;
 }
 
 namespace {
@@ -378,6 +399,8 @@ void YamlReader::finish(const std::vector<std::string>& allowed_keys) const {
     if (read_.count(k)) continue;
     std::string list;
     for (const auto& a : allowed_keys) list += (list.empty() ? "" : ", ") + a;
+    if (const std::string set = override_of(key_path(k)); !set.empty())
+      throw ConfigError(format_config_error("--set " + set, 0, key_path(k), "unknown key", list));
     throw ConfigError(format_config_error(file_, kv.first.Mark().line + 1, key_path(k), "unknown key", list));
   }
 }

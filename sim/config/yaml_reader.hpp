@@ -7,6 +7,8 @@
 
 #include <cstdint>
 #include <optional>
+#include <map>
+#include <memory>
 #include <set>
 #include <string>
 #include <vector>
@@ -48,9 +50,10 @@ class YamlReader {
   static YamlReader from_file(const std::string& path);
   /// Sets one key path (creating mappings as needed) before anything is read.
   void apply(const Override& o);
-  /// Removes a key of this mapping before anything is read (an override that
-  /// replaces it: `rows` replaces `batch` and `seq`).
-  void erase(const std::string& key);
+  /// Removes a key of this mapping before anything is read, because of the
+  /// override `by` (`rows` replaces `batch` and `seq`): a later problem at
+  /// that key is blamed on the override.
+  void erase(const std::string& key, const Override& by);
   /// The mapping as YAML text (block style; comments are not kept).
   std::string emit() const;
 
@@ -81,6 +84,11 @@ class YamlReader {
  private:
   YAML::Node node_;
   std::string file_, path_;
+  /// Full key path -> the --set that wrote (or erased) it, shared with the
+  /// readers of nested mappings: a problem there names the --set, not the file.
+  std::shared_ptr<std::map<std::string, std::string>> set_by_ = std::make_shared<std::map<std::string, std::string>>();
+  /// The --set behind `key_path(key)` or a mapping above it; empty if none.
+  std::string override_of(const std::string& full_key) const;
   mutable std::set<std::string> read_;
   int line_of(const std::string& key) const;
   YAML::Node scalar(const std::string& key) const;
