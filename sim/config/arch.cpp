@@ -4,6 +4,8 @@
 #include <memory>
 
 #include "sim/config/embedded_configs.hpp"
+#include "sim/core/sha256.hpp"
+#include "sim/config/shipped_configs.hpp"
 #include "sim/config/yaml_reader.hpp"
 
 namespace normsim::config {
@@ -255,17 +257,24 @@ Arch parse_arch_text(const std::string& text, const std::string& file, const std
     if (o.target == "arch") r.apply(o);
   Arch a;
   a.source = file;
+  a.sha256 = core::sha256_hex(r.emit());
   arch_params().read(r, a);
   return a;
 }
 
-Arch load_arch(const std::string& path, const std::vector<Override>& overrides) {
-  return parse_arch_text(read_config_file(path), path, overrides);
+Arch load_arch(const std::string& name_or_path, const std::vector<Override>& overrides) {
+  const ResolvedConfig c = resolve_config(ShippedKind::arch, name_or_path, "--arch");
+  Arch a = parse_arch_text(c.text, c.file, overrides);
+  a.source = c.source;
+  return a;
 }
 
 std::string arch_yaml_with(const std::string& path, const std::vector<Override>& overrides) {
   YamlReader r = path.empty() ? YamlReader::from_text(embedded::kDefaultArchYaml, embedded::kDefaultArchPath)
-                              : YamlReader::from_text(read_config_file(path), path);
+                              : [&] {
+                                  const ResolvedConfig c = resolve_config(ShippedKind::arch, path, "--arch");
+                                  return YamlReader::from_text(c.text, c.file);
+                                }();
   for (const auto& o : overrides)
     if (o.target == "arch") r.apply(o);
   return r.emit();

@@ -24,6 +24,7 @@ struct MergeConfig {
 struct Arch {
   std::string name;
   std::string source;
+  std::string sha256;  ///< of the resolved config: its YAML with every --set applied, comments dropped
   int lanes = 16;
   core::VarianceAlgorithm algorithm = core::VarianceAlgorithm::welford;
   bool variance_clamp = true;
@@ -42,7 +43,8 @@ struct Arch {
 const ParamTable<Arch>& arch_params();
 
 Arch parse_arch_text(const std::string& text, const std::string& file, const std::vector<Override>& overrides = {});
-Arch load_arch(const std::string& path, const std::vector<Override>& overrides = {});
+/// An arch file, or a shipped arch by name (`normsim list archs`).
+Arch load_arch(const std::string& name_or_path, const std::vector<Override>& overrides = {});
 /// The built-in default (workloads/arch/asic-default.yaml, embedded at build time).
 Arch default_arch(const std::vector<Override>& overrides = {});
 

@@ -1,5 +1,6 @@
 #include "sim/config/sweep_grid.hpp"
 
+
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
@@ -10,6 +11,7 @@
 #include <set>
 
 #include "sim/config/config_error.hpp"
+#include "sim/config/shipped_configs.hpp"
 #include "sim/config/yaml_reader.hpp"
 
 namespace normsim::config {
@@ -179,7 +181,10 @@ nlohmann::json typed_value(const std::string& t) {
   return t;
 }
 
-Study load_study(const std::string& path) { return parse_study_text(read_config_file(path), path); }
+Study load_study(const std::string& name_or_path) {
+  const ResolvedConfig c = resolve_config(ShippedKind::study, name_or_path, "--study");
+  return parse_study_text(c.text, c.file);
+}
 
 Study parse_study_text(const std::string& text, const std::string& path) {
   const YAML::Node root = load_yaml_strict(text, path);
@@ -206,7 +211,9 @@ Study parse_study_text(const std::string& text, const std::string& path) {
     const YAML::Node& v = kv.second;
     if (key == "workload" || key == "arch") {
       const std::string rel = scalar(v, key);
-      const std::string full = std::filesystem::path(rel).is_absolute() ? rel : (dir / rel).string();
+      // A shipped name stays a name; a relative path is the study file's.
+      const bool name = rel.find('/') == std::string::npos && !rel.ends_with(".yaml") && !rel.ends_with(".yml");
+      const std::string full = name || std::filesystem::path(rel).is_absolute() ? rel : (dir / rel).string();
       (key == "workload" ? s.workload : s.arch) = full;
     } else if (key == "set") {
       if (!v.IsMap()) fail(v, key, "expected a mapping of KEY: VALUE", "{arch.lanes: 16, ...}");

@@ -61,7 +61,8 @@ struct Study {
 /// Reads a study YAML: `workload:`, `arch:`, `set: {KEY: VALUE}`,
 /// `objectives: [..]`, `axes: [{grid: {KEY: [V..]}} | {zip: {K1: [..], K2: [..]}}, with an
 /// optional `if: {KEY: [V..]}`]`. ConfigError naming file:line and the key.
-Study load_study(const std::string& path);
+/// A study file, or a shipped study by name (`normsim list studies`).
+Study load_study(const std::string& name_or_path);
 /// The same from the file's text (`path` names it in messages and anchors
 /// its relative paths).
 Study parse_study_text(const std::string& text, const std::string& path);

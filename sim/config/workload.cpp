@@ -7,9 +7,11 @@
 
 #include "sim/config/embedded_configs.hpp"
 #include "sim/config/param_table.hpp"
+#include "sim/config/shipped_configs.hpp"
 #include "sim/config/yaml_reader.hpp"
 #include "sim/core/llm_activation.hpp"
 #include "sim/core/npy_input.hpp"
+#include "sim/core/sha256.hpp"
 
 namespace normsim::config {
 
@@ -387,12 +389,16 @@ Workload parse_workload_text(const std::string& text, const std::string& file, c
   }
   Workload w;
   w.source = file;
+  w.sha256 = core::sha256_hex(r.emit());
   workload_params().read(r, w);
   return w;
 }
 
-Workload load_workload(const std::string& path, const std::vector<Override>& overrides) {
-  return parse_workload_text(read_config_file(path), path, overrides);
+Workload load_workload(const std::string& name_or_path, const std::vector<Override>& overrides) {
+  const ResolvedConfig c = resolve_config(ShippedKind::workload, name_or_path, "workload");
+  Workload w = parse_workload_text(c.text, c.file, overrides);
+  w.source = c.source;
+  return w;
 }
 
 Workload default_workload(const std::vector<Override>& overrides) {

@@ -20,6 +20,7 @@ using TensorSpec = core::TensorSpec;
 struct Workload : core::NormProblem {
   std::string name;
   std::string source;  ///< file it came from ("<embedded default: ...>" for the built-in one)
+  std::string sha256;  ///< of the resolved config: its YAML with every --set applied, comments dropped
 };
 
 inline constexpr int64_t kMaxHidden = int64_t(1) << 24;
@@ -32,7 +33,8 @@ const ParamTable<Workload>& workload_params();
 nlohmann::json workload_echo(const Workload& w);
 
 Workload parse_workload_text(const std::string& text, const std::string& file, const std::vector<Override>& overrides = {});
-Workload load_workload(const std::string& path, const std::vector<Override>& overrides = {});
+/// A workload file, or a shipped workload by name (`normsim list workloads`).
+Workload load_workload(const std::string& name_or_path, const std::vector<Override>& overrides = {});
 /// The built-in default (workloads/llama2-7b.yaml, embedded at build time).
 Workload default_workload(const std::vector<Override>& overrides = {});
 

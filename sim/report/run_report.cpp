@@ -8,6 +8,7 @@
 
 #include "sim/core/npy.hpp"
 #include "sim/report/atomic_file.hpp"
+#include "sim/report/report_stamp.hpp"
 
 namespace normsim::report {
 
@@ -248,7 +249,7 @@ std::vector<std::string> write_run_outputs(const std::string& dir, const config:
     write_atomic_with(dir + "/y_ref.npy", [&](const std::string& p) { core::write_npy(p, r.y_ref, shape); });
   }
   write_file_atomic(dir + "/report.csv", run_report_csv(report));
-  write_file_atomic(dir + "/report.json", report.dump(2) + "\n");
+  write_file_atomic(dir + "/report.json", report_text(report, 2) + "\n");
   // The folder now describes this run only: an earlier run's outputs that
   // this one did not write would sit beside a report they do not belong to.
   std::vector<std::string> removed;

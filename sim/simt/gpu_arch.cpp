@@ -4,6 +4,8 @@
 #include <cstdio>
 
 #include "sim/config/embedded_configs.hpp"
+#include "sim/config/shipped_configs.hpp"
+#include "sim/core/sha256.hpp"
 #include "sim/config/l2_reuse_keys.hpp"
 
 #include <filesystem>
@@ -182,6 +184,7 @@ std::shared_ptr<const ParamTable<GpuArch>> make_gpu_params() {
 GpuArch parse(config::YamlReader m, const std::string& source, const std::vector<config::Override>& overrides) {
   GpuArch g;
   g.source = source;
+  g.sha256 = core::sha256_hex(m.emit());
   gpu_arch_params().read(m, g);
   for (const auto& o : overrides)
     if (o.target == "gpu") g.overrides.push_back(o.text);
@@ -213,32 +216,13 @@ GpuArch default_gpu_arch(const std::vector<config::Override>& overrides) {
   return parse(r, std::string("<embedded default: ") + config::embedded::kDefaultGpuPath + ">", overrides);
 }
 
-const std::vector<ShippedGpu>& shipped_gpus() {
-  static const std::vector<ShippedGpu> gpus = {{"h200", config::embedded::kDefaultGpuPath, config::embedded::kDefaultGpuYaml}};
-  return gpus;
-}
-
-std::string shipped_gpu_names() {
-  std::string names;
-  for (const auto& g : shipped_gpus()) names += (names.empty() ? "" : ", ") + std::string(g.name);
-  return names;
-}
-
 GpuArch gpu_arch_by_name_or_path(const std::string& name_or_path, const std::vector<config::Override>& overrides) {
   if (name_or_path.empty()) return default_gpu_arch(overrides);
-  for (const auto& g : shipped_gpus())
-    if (name_or_path == g.name) {
-      auto r = config::YamlReader::from_text(g.yaml, g.path);
-      for (const auto& o : overrides)
-        if (o.target == "gpu") r.apply(o);
-      return parse(r, std::string("<shipped: ") + g.path + ">", overrides);
-    }
-  std::error_code ec;
-  if (!std::filesystem::exists(name_or_path, ec))
-    throw config::ConfigError("--gpu: '" + config::printable(name_or_path) +
-                              "' is neither a shipped GPU nor a file (allowed: " + shipped_gpu_names() +
-                              ", or the path of a GPU arch YAML such as `normsim calibrate` writes)");
-  return load_gpu_arch(name_or_path, overrides);
+  const config::ResolvedConfig c = config::resolve_config(config::ShippedKind::gpu, name_or_path, "--gpu");
+  auto r = config::YamlReader::from_text(c.text, c.file);
+  for (const auto& o : overrides)
+    if (o.target == "gpu") r.apply(o);
+  return parse(r, c.source, overrides);
 }
 
 }  // namespace normsim::simt

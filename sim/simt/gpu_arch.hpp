@@ -105,6 +105,7 @@ struct RangeConfig {
 struct GpuArch {
   std::string name = "h200";
   std::string source;  ///< file it was read from, for messages
+  std::string sha256;  ///< of the resolved config: its YAML with every --set applied, comments dropped
   std::vector<std::string> overrides;  ///< the --set texts applied on top of it, in order
   int sms = 132;
   double sm_clock_mhz = 1980;
@@ -153,16 +154,6 @@ GpuArch load_gpu_arch(const std::string& path, const std::vector<config::Overrid
 GpuArch parse_gpu_arch_text(const std::string& text, const std::string& file, const std::vector<config::Override>& overrides = {});
 /// The embedded default (workloads/arch/h200.yaml, compiled in).
 GpuArch default_gpu_arch(const std::vector<config::Override>& overrides = {});
-
-/// The GPU arch files shipped inside the binary, by name (`--gpu h200`).
-struct ShippedGpu {
-  const char* name;
-  const char* path;  ///< in the source tree
-  const char* yaml;
-};
-const std::vector<ShippedGpu>& shipped_gpus();
-/// "h200" (every shipped name, comma-separated).
-std::string shipped_gpu_names();
 
 /// `--gpu NAME|PATH`: a shipped name, else a file; empty = the default.
 /// ConfigError naming both choices when it is neither.

@@ -116,8 +116,8 @@ SW=(sweep "$W/llama3-70b.yaml" --arch "$AD" --grid arch.lanes=4,16 --zip arch.as
 "$N" "${SW[@]}" -j 1 --out "$T/j1" >/dev/null && "$N" "${SW[@]}" -j 4 --out "$T/j4" >/dev/null || bad "sweep -j"
 for i in 0 1 2; do "$N" "${SW[@]}" --shard $i/3 --out "$T/shards" >/dev/null || bad "sweep --shard $i/3"; done
 "$N" merge "$T/shards" --out "$T/merged" -q >/dev/null || bad "merge"
-cmp -s "$T/j1/sweep.json" "$T/j4/sweep.json" && cmp -s "$T/j1/sweep.csv" "$T/j4/sweep.csv" && ok || bad "sweep -j 4 differs from -j 1"
-cmp -s "$T/j1/sweep.json" "$T/merged/sweep.json" && cmp -s "$T/j1/sweep.csv" "$T/merged/sweep.csv" && ok || bad "merged shards differ from the sweep"
+python3 "$S/tests/cli/same_report.py" "$T/j1/sweep.json" "$T/j4/sweep.json" && cmp -s "$T/j1/sweep.csv" "$T/j4/sweep.csv" && ok || bad "sweep -j 4 differs from -j 1"
+python3 "$S/tests/cli/same_report.py" "$T/j1/sweep.json" "$T/merged/sweep.json" && cmp -s "$T/j1/sweep.csv" "$T/merged/sweep.csv" && ok || bad "merged shards differ from the sweep"
 rm "$T/shards/sweep-shard-1-of-3.json"
 expect_exit 2 "merge: shard 1 of 3 is missing" -- merge "$T/shards" -q
 # --slurm writes the array job, the merge and the script that submits both (run by tests/slurm).
@@ -228,7 +228,7 @@ expect_exit 2 "simt takes GPU keys only" -- simt --kernel v5 --rows 8 --hidden 6
 expect_exit 2 "gpu keys belong to .normsim simt." -- run --set gpu.sms=4 -q
 expect_exit 2 "gpukey.yaml:2: key 'warps': unknown key" -- simt --kernel v5 --rows 8 --hidden 64 --gpu "$T/gpukey.yaml" -q
 expect_exit 2 "index.json: cannot read the golden index" -- regress "$T" -q
-expect_exit 2 "--gpu: 'a100' is neither a shipped GPU nor a file (allowed: h200, or the path" -- simt --kernel v5 --rows 8 --hidden 64 --gpu a100 -q
+expect_exit 2 "--gpu: 'a100' is neither a shipped gpu nor a file (allowed: h200, or a path" -- simt --kernel v5 --rows 8 --hidden 64 --gpu a100 -q
 # --gpu takes a shipped name; the report names the arch and every override.
 "$N" simt --kernel block_reread --rows 16384 --hidden 8192 --gpu h200 --set gpu.l2.bytes=50331648 >"$T/simt.txt" || bad "simt --gpu h200"
 grep -q "on h200 (<shipped: workloads/arch/h200.yaml>, --set gpu.l2.bytes=50331648)" "$T/simt.txt" && ok || bad "simt names the arch and its overrides"

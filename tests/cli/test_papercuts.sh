@@ -16,4 +16,28 @@ expect_exit 2 "^normsim: --set workload.batch=2: key 'batch': given without seq"
 "$N" run "$T/rows.yaml" --set workload.batch=2 --set workload.seq=3 --no-numerics --json -q >"$T/o.json" 2>/dev/null
 grep -q '"rows":6' "$T/o.json" && ok || bad "batch 2 x seq 3 over rows: 4 is not 6 rows"
 
+# Shipped configs by name, from any directory; the lists come from the registries.
+(cd "$T" && "$N" run --arch asic-fp32 llama3-70b --set workload.rows=64 --no-numerics -q >/dev/null) && ok || bad "run --arch asic-fp32 llama3-70b from another directory"
+(cd "$T" && "$N" sweep --study llama3-70b-buffers --set workload.rows=8 -q --json >"$T/sw.json") && ok || bad "sweep --study llama3-70b-buffers from another directory"
+expect_exit 2 "^normsim: --gpu: 'h100' is neither a shipped gpu nor a file (allowed: h200" -- simt --gpu h100 --kernel v1 --rows 4 --hidden 64
+expect_exit 2 "^normsim: --arch: 'h100' is neither a shipped arch nor a file (allowed: asic-default, " -- run --arch h100
+expect_exit 2 "nope.yaml: no such file" -- run --arch "$T/nope.yaml"
+expect_exit 2 "^normsim: list: unknown list 'foo' (allowed: workloads, archs, gpus, studies, kernels)" -- list foo
+"$N" list --json >"$T/list.json" || bad "list --json"
+for kind in workloads archs gpus studies kernels; do
+  names=$(python3 -c "import json,sys; print(' '.join(r['name'] for r in json.load(open(sys.argv[1]))[sys.argv[2]]))" "$T/list.json" $kind)
+  [ -n "$names" ] || bad "list: no $kind"
+  case $kind in
+    workloads) for n in $names; do "$N" run "$n" --set workload.rows=2 --path dram-reread -q >/dev/null 2>"$T/err" && ok || bad "run $n: $(cat "$T/err")"; done
+               help=$("$N" run --help); for n in $names; do grep -q -- "$n" <<<"$help" && ok || bad "run --help lacks workload $n"; done ;;
+    archs)     for n in $names; do "$N" run --arch "$n" --set workload.rows=2 -q >/dev/null 2>"$T/err" && ok || bad "run --arch $n: $(cat "$T/err")"; done ;;
+    gpus)      for n in $names; do "$N" simt --gpu "$n" --kernel v1 --rows 4 --hidden 64 >/dev/null 2>"$T/err" && ok || bad "simt --gpu $n: $(cat "$T/err")"; done ;;
+    kernels)   help=$("$N" simt --help); [ "$(wc -w <<<"$names")" = "$(python3 -c "import json,sys; print(len(json.load(open(sys.argv[1]))['kernels']))" "$T/list.json")" ] || bad "kernels"
+               for n in $names; do grep -q -- "$n" <<<"$help" && ok || bad "simt --help lacks kernel $n"; done ;;
+  esac
+done
+# Every shipped file is listed (the registry is the tree).
+[ "$(python3 -c "import json,sys; j=json.load(open(sys.argv[1])); print(sum(len(j[k]) for k in ('workloads','archs','gpus','studies')))" "$T/list.json")" = \
+  "$(ls "$S"/workloads/*.yaml "$S"/workloads/arch/*.yaml "$S"/workloads/studies/*.yaml | wc -l)" ] && ok || bad "list misses a shipped file"
+
 cli_summary

@@ -29,6 +29,6 @@ bash "$D/array/slurm/submit.sh" || { echo "FAIL: submit.sh: $(tail -5 "$D/cluste
 WAIT_S=120 bash "$C" wait "$D/cluster" || exit 1
 [ "$(ls "$D/array/shards" 2>/dev/null | wc -l)" = 4 ] ||
   { echo "FAIL: $(ls "$D/array/shards" 2>/dev/null | wc -l) shard files, want 4: $(cat "$D/array/slurm/"*.log 2>/dev/null | tail -5)"; exit 1; }
-cmp -s "$D/whole/sweep.json" "$D/array/sweep.json" || { echo "FAIL: merged sweep.json differs from the whole sweep's: $(tail -3 "$D/array/slurm/merge.log" 2>/dev/null)"; exit 1; }
+python3 "$S/tests/cli/same_report.py" "$D/whole/sweep.json" "$D/array/sweep.json" || { echo "FAIL: merged sweep.json differs from the whole sweep's: $(tail -3 "$D/array/slurm/merge.log" 2>/dev/null)"; exit 1; }
 cmp -s "$D/whole/sweep.csv" "$D/array/sweep.csv" || { echo "FAIL: merged sweep.csv differs from the whole sweep's"; exit 1; }
 echo "slurm: 4 array shards and a dependent merge on a single-node cluster: sweep.json and sweep.csv byte-identical to the whole sweep ($(grep -c '"index"' "$D/whole/sweep.json") points)"

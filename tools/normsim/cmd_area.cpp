@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "command.hpp"
+#include "sim/report/report_stamp.hpp"
 #include "sim/area/area_energy.hpp"
 #include "sim/asic/asic_run.hpp"
 #include "sim/asic/traffic_identity.hpp"
@@ -51,7 +52,7 @@ int area_command(const AreaArgs& a) {
   }
   const nlohmann::json report = report::area_report_json(in.arch.name, in.workload.name, ar, sram, syn);
   check_report(report, "area");
-  if (a.json) std::cout << report.dump(2) << "\n";
+  if (a.json) std::cout << report::report_text(report, 2) << "\n";
   else
     std::cout << report::area_report_text(in.arch.name, in.workload.name, dp.hidden, ar, sram, syn, a.synth,
                                           a.synth || rtl::find_yosys().has_value());
@@ -64,8 +65,8 @@ Command add_area(CLI::App& app) {
   auto a = std::make_shared<AreaArgs>();
   auto* c = app.add_subcommand("area", "area of the datapath units: the analytic model and, with --synth, yosys");
   c->fallthrough();
-  c->add_option("workload", a->in.workload, "workload YAML (default: the embedded llama2-7b; its hidden size sizes the 1/n table)");
-  c->add_option("--arch", a->in.arch, "architecture YAML (default: the embedded asic-default)");
+  c->add_option("workload", a->in.workload, name_or_path_help(config::ShippedKind::workload, "workload", "default: llama2-7b; its hidden size sizes the 1/n table"));
+  c->add_option("--arch", a->in.arch, name_or_path_help(config::ShippedKind::arch, "arch", "default: asic-default"));
   c->add_option("--set", a->in.sets, "override a key: arch.formats.mean.bits=28 (repeatable)");
   c->add_flag("--synth", a->synth, "also synthesise each unit's RTL with yosys (a minute or two)");
   c->add_option("--synth-dir", a->synth_dir, "keep each unit's yosys script, ROM stubs and log in DIR/<unit>/");

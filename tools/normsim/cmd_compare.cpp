@@ -9,6 +9,7 @@
 #include <iostream>
 
 #include "command.hpp"
+#include "sim/report/report_stamp.hpp"
 #include "sim/asic/isolated_run.hpp"
 #include "sim/asic/path_fit.hpp"
 #include "sim/config/config_error.hpp"
@@ -106,11 +107,11 @@ int compare(const CompareArgs& a) {
     spdlog::info("compare: {} done", name);
   }
   if (!a.out_dir.empty()) {
-    write_report_file(a.out_dir, "compare.json", all.dump(2) + "\n");
+    write_report_file(a.out_dir, "compare.json", report::report_text(all, 2) + "\n");
     write_report_file(a.out_dir, "compare.txt", report::compare_table(all));
     write_report_file(a.out_dir, "compare.csv", report::compare_csv(all));
   }
-  if (a.json) std::cout << all.dump() << "\n";
+  if (a.json) std::cout << report::report_text(all) << "\n";
   else std::cout << report::compare_table(all);
   return kExitOk;
 }
@@ -121,8 +122,8 @@ Command add_compare(CLI::App& app) {
   auto a = std::make_shared<CompareArgs>();
   auto* c = app.add_subcommand("compare", "run every input path of the ASIC model on one workload, one table");
   c->fallthrough();
-  c->add_option("workload", a->in.workload, "workload YAML (default: the embedded one)");
-  c->add_option("--arch", a->in.arch, "architecture YAML with an asic section (default: the embedded one)");
+  c->add_option("workload", a->in.workload, name_or_path_help(config::ShippedKind::workload, "workload", "default: llama2-7b"));
+  c->add_option("--arch", a->in.arch, name_or_path_help(config::ShippedKind::arch, "arch with an asic section", "default: asic-default"));
   c->add_option("--set", a->in.sets, "override a key (repeatable)");
   add_int_option(c, "--sram-budget", a->sram_budget, 1, int64_t(1) << 40,
                  "compare at this SRAM (bytes): each path with the rows in flight (and replay fraction) that fit it in the "

@@ -7,6 +7,7 @@
 
 #include "command.hpp"
 #include "sim/config/config_error.hpp"
+#include "sim/report/report_stamp.hpp"
 #include "sim/report/sweep_shards.hpp"
 
 namespace normsim::cli {
@@ -41,7 +42,11 @@ int merge(const MergeArgs& a) {
     in.read(text.data(), static_cast<std::streamsize>(text.size()));
     shards.push_back(report::parse_sweep_shard(text, f.string()));
   }
-  return write_sweep_outputs(report::merge_sweep_shards(shards), a.out_dir, a.json, a.plot);
+  const nlohmann::json all = report::merge_sweep_shards(shards);
+  // The merged report names the configs the sweep ran, as the whole sweep's does.
+  for (auto& c : report::configs_from_json(all["study"]["inputs"].value("configs", nlohmann::json())))
+    report::record_config(std::move(c));
+  return write_sweep_outputs(all, a.out_dir, a.json, a.plot);
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <iostream>
 
 #include "command.hpp"
+#include "sim/report/report_stamp.hpp"
 #include "sim/validate/fit.hpp"
 #include "sim/report/atomic_file.hpp"
 #include "sim/validate/regress.hpp"
@@ -44,7 +45,7 @@ int regress_command(const RegressArgs& a) {
     report::write_file_atomic(a.write_baseline, validate::baseline_json(r, gpu.name).dump(1) + "\n");
     std::fprintf(stderr, "wrote %s (%zu cases)\n", a.write_baseline.c_str(), r.cases.size());
   }
-  if (a.json) std::cout << validate::to_json(r).dump(1) << "\n";
+  if (a.json) std::cout << report::report_text(validate::to_json(r), 1) << "\n";
   else
     std::cout << "normsim regress: " << cases.size() << " golden cases from " << a.golden << " against "
               << gpu.describe() << "\n\n" << validate::format_text(r);
@@ -58,7 +59,7 @@ Command add_regress(CLI::App& app) {
   auto* c = app.add_subcommand("regress", "compare the SIMT model with golden GPU measurements; exit 1 past the thresholds");
   c->fallthrough();
   c->add_option("golden", a->golden, "golden directory with index.json (default gpu_ref/golden/h200)");
-  c->add_option("--gpu", a->gpu, "GPU arch: a shipped name (" + simt::shipped_gpu_names() + ") or a YAML path (default h200)");
+  c->add_option("--gpu", a->gpu, "GPU arch: a shipped name (" + config::shipped_names(config::ShippedKind::gpu) + ") or a YAML path (default h200)");
   c->add_option("--set", a->sets, "override a GPU key: gpu.l2.reuse_half_bytes=54e6 (repeatable)");
   c->add_option("--baseline", a->baseline, "per-case errors no case may exceed by more than 1 point (default: GOLDEN/regress_baseline.json when present)");
   c->add_flag("--no-baseline", a->no_baseline, "skip the per-case baseline check");

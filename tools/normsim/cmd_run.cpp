@@ -9,6 +9,7 @@
 #include <iostream>
 
 #include "command.hpp"
+#include "sim/report/report_stamp.hpp"
 #include "sim/asic/asic_run.hpp"
 #include "sim/config/config_error.hpp"
 #include "sim/config/datapath_config.hpp"
@@ -83,7 +84,7 @@ int run_asic_model(const RunArgs& a, const config::Workload& w, const config::Ar
     log_removed(a.out_dir, removed);
   }
   if (!a.asic.trace.empty()) spdlog::info("run: wrote trace {}", a.asic.trace);
-  if (a.json) std::cout << report.dump() << "\n";
+  if (a.json) std::cout << report::report_text(report) << "\n";
   else std::cout << report::asic_summary_table(r, report);
   return kExitOk;
 }
@@ -129,7 +130,7 @@ int run(RunArgs a) {
                  r.outputs.x.empty() ? "" : ", x.npy, y_ref.npy");
     log_removed(a.out_dir, removed);
   }
-  if (a.json) std::cout << report.dump() << "\n";
+  if (a.json) std::cout << report::report_text(report) << "\n";
   else std::cout << report::run_summary_table(w, arch, r.numerics);
   return kExitOk;
 }
@@ -140,8 +141,8 @@ Command add_run(CLI::App& app) {
   auto a = std::make_shared<RunArgs>();
   auto* c = app.add_subcommand("run", "run a workload through the datapath and report its numerics");
   c->fallthrough();  // -v/-q after the subcommand too
-  c->add_option("workload", a->in.workload, "workload YAML (default: the embedded llama2-7b)");
-  c->add_option("--arch", a->in.arch, "architecture YAML (default: the embedded asic-default)");
+  c->add_option("workload", a->in.workload, name_or_path_help(config::ShippedKind::workload, "workload", "default: llama2-7b"));
+  c->add_option("--arch", a->in.arch, name_or_path_help(config::ShippedKind::arch, "arch", "default: asic-default"));
   c->add_option("--algorithm", a->algorithm, "LayerNorm variance algorithm: welford, two-pass, single-pass");
   c->add_option("--out", a->out_dir, "directory for report.json, report.csv (and .npy outputs)");
   c->add_option("--set", a->in.sets, "override a key: workload.rows=64, arch.formats.sumsq.bits=24 (repeatable)");

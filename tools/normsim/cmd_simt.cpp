@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "command.hpp"
+#include "sim/report/report_stamp.hpp"
 #include "sim/config/config_error.hpp"
 #include "sim/report/simt_report.hpp"
 #include "sim/simt/kernels/kernel_registry.hpp"
@@ -36,6 +37,7 @@ int simt_command(const SimtArgs& a) {
   if (!a.workload.empty()) {
     if (a.rows || a.hidden) throw config::ConfigError("simt: --workload and --rows/--hidden: give one of them");
     const config::Workload w = config::load_workload(a.workload);
+    report::record_config({"workload", w.name, w.source, w.sha256, {}});
     rows = w.rows;
     hidden = w.hidden;
     dtype = std::string(core::to_string(w.input.dtype));
@@ -56,7 +58,7 @@ int simt_command(const SimtArgs& a) {
   const simt::Prediction p = simt::predict(simt::plan_launch(kernel, rows, hidden, simt::parse_dtype(dtype), a.block, gpu), gpu);
   const nlohmann::json report = report::simt_report_json(p, gpu);
   check_report(report, "simt");
-  if (a.json) std::cout << report.dump(2) << "\n";
+  if (a.json) std::cout << report::report_text(report, 2) << "\n";
   else std::cout << report::simt_report_text(p, gpu);
   return kExitOk;
 }
@@ -68,12 +70,12 @@ Command add_simt(CLI::App& app) {
   auto* c = app.add_subcommand("simt", "predict a gpu_ref kernel's DRAM/L2 traffic and duration on a GPU");
   c->fallthrough();
   c->add_option("--kernel", a->kernel, normref::kernel_names());
-  c->add_option("--workload", a->workload, "take rows, hidden and dtype from a workload YAML");
+  c->add_option("--workload", a->workload, name_or_path_help(config::ShippedKind::workload, "take rows, hidden and dtype from a workload", "default: --rows/--hidden/--dtype"));
   add_int_option(c, "--rows", a->rows, 1, int64_t(1) << 31, "rows N");
   add_int_option(c, "--hidden", a->hidden, 1, int64_t(1) << 24, "hidden size C");
   c->add_option("--dtype", a->dtype, "fp32 or bf16 (default fp32)");
   add_int_option(c, "--block", a->block, 32, 1024, "threads per block, a multiple of 32 (default: the kernel's, 256)");
-  c->add_option("--gpu", a->gpu, "GPU arch: a shipped name (" + simt::shipped_gpu_names() + ") or a YAML path (default h200)");
+  c->add_option("--gpu", a->gpu, "GPU arch: a shipped name (" + config::shipped_names(config::ShippedKind::gpu) + ") or a YAML path (default h200)");
   c->add_option("--set", a->sets, "override a GPU key: gpu.l2.bytes=52428800 (repeatable)");
   c->add_flag("--json", a->json, "print the prediction as one JSON object on stdout");
   return {c, [a] { return simt_command(*a); }};

@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "command.hpp"
+#include "sim/report/report_stamp.hpp"
 #include "sim/asic/isolated_run.hpp"
 #include "sim/config/config_error.hpp"
 #include "sim/config/sweep_grid.hpp"
@@ -201,6 +202,7 @@ int sweep(const SweepArgs& a) {
   std::vector<nlohmann::json> rows;
   std::vector<InputArgs> point_inputs;  // loaded again in the child: a point's files are small
   std::vector<size_t> feasible;  // rows that run
+  (void)load_inputs(in);  // the study's own configs, before any point's: the report names them
   for (size_t p = shard; p < points.size(); p += shards) {
     nlohmann::json row = {{"index", p}, {"point", nlohmann::json::object()}};
     InputArgs pin = in;
@@ -256,7 +258,7 @@ int sweep(const SweepArgs& a) {
                jobs, a.numerics ? ", bit-accurate" : ", timing only");
 
   const nlohmann::json study_inputs = {{"workload", in.workload}, {"arch", in.arch}, {"sets", in.sets},
-                                       {"path", a.asic.path}};
+                                       {"path", a.asic.path}, {"configs", report::configs_json(report::current_stamp().configs)}};
   if (shards > 1) {
     nlohmann::json s = report::sweep_json(keys, objectives, a.numerics, {});
     s["study"]["points"] = points.size();
@@ -283,7 +285,7 @@ int write_sweep_outputs(const nlohmann::json& all, const std::string& out_dir, b
     throw config::ConfigError("sweep: no point could be built; point " + p["point"].dump() + ": " + p["reason"].get<std::string>());
   }
   if (!out_dir.empty()) {
-    write_report_file(out_dir, "sweep.json", all.dump(2) + "\n");
+    write_report_file(out_dir, "sweep.json", report::report_text(all, 2) + "\n");
     write_report_file(out_dir, "sweep.csv", report::sweep_csv(all));
   }
   if (!plot.empty()) {
@@ -297,7 +299,7 @@ int write_sweep_outputs(const nlohmann::json& all, const std::string& out_dir, b
     std::filesystem::remove(tmp);
     if (rc != 0) throw config::ConfigError("sweep: --plot '" + plot + "': the plot script failed (python3-matplotlib: tools/bootstrap.sh)");
   }
-  if (json) std::cout << all.dump() << "\n";
+  if (json) std::cout << report::report_text(all) << "\n";
   else std::cout << report::sweep_table(all);
   return kExitOk;
 }
@@ -306,8 +308,8 @@ Command add_sweep(CLI::App& app) {
   auto a = std::make_shared<SweepArgs>();
   auto* c = app.add_subcommand("sweep", "run the ASIC model over a design space (timing only unless --numerics)");
   c->fallthrough();
-  c->add_option("workload", a->in.workload, "workload YAML (default: the study's, else the embedded one)");
-  c->add_option("--arch", a->in.arch, "architecture YAML with an asic section (default: the study's, else the embedded one)");
+  c->add_option("workload", a->in.workload, name_or_path_help(config::ShippedKind::workload, "workload", "default: the study's, else llama2-7b"));
+  c->add_option("--arch", a->in.arch, name_or_path_help(config::ShippedKind::arch, "arch with an asic section", "default: the study's, else asic-default"));
   // Each occurrence is an axis, in command-line order (--grid and --zip interleaved).
   c->add_option_function<std::string>("--grid", [a](const std::string& v) { a->axes.push_back({false, v}); },
                                       "KEY=V1,V2,... [if KEY2=A,B]: an axis (repeatable; the points are the product of the axes)")
@@ -317,7 +319,7 @@ Command add_sweep(CLI::App& app) {
                                       "K1=A1,A2,...,K2=B1,B2,... [if ...]: keys whose values go together, one axis")
       ->trigger_on_parse()
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
-  c->add_option("--study", a->study, "a study YAML: workload, arch, set, objectives and axes (docs/EXPLORE.md)");
+  c->add_option("--study", a->study, name_or_path_help(config::ShippedKind::study, "study: workload, arch, set, objectives and axes (docs/EXPLORE.md)", "relative workload/arch paths are the study file's"));
   c->add_option("--set", a->in.sets, "override a key for every point (repeatable)");
   c->add_option("--path", a->asic.path, "input path: sram-replay, dram-reread, partial-replay");
   c->add_flag("--numerics", a->numerics, "bit-accurate points (default: timing only)");

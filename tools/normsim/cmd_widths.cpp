@@ -11,6 +11,7 @@
 #include <iostream>
 
 #include "command.hpp"
+#include "sim/report/report_stamp.hpp"
 #include "sim/config/config_error.hpp"
 #include "sim/explore/width_search.hpp"
 #include "sim/report/widths_report.hpp"
@@ -79,13 +80,13 @@ int widths(const WidthsArgs& a) {
   const config::Arch back = config::parse_arch_text(yaml, "<widths arch>");
   if (back.formats != r.chosen) throw std::runtime_error("widths: the written arch does not read back to the chosen formats");
   if (!a.out_dir.empty()) {
-    write_report_file(a.out_dir, "widths.json", j.dump(2) + "\n");
+    write_report_file(a.out_dir, "widths.json", report::report_text(j, 2) + "\n");
     write_report_file(a.out_dir, "widths.csv", report::widths_csv(r));
     write_report_file(a.out_dir, "arch.yaml", yaml);
     j["arch_yaml"] = a.out_dir + "/arch.yaml";
   }
   if (a.json) {
-    std::cout << j.dump() << "\n";
+    std::cout << report::report_text(j) << "\n";
   } else {
     std::cout << report::widths_table(r, o.targets);
     if (!a.out_dir.empty())
@@ -103,8 +104,8 @@ Command add_widths(CLI::App& app) {
   auto a = std::make_shared<WidthsArgs>();
   auto* c = app.add_subcommand("widths", "search per-stage fixed-point formats for the least area that meets accuracy targets");
   c->fallthrough();
-  c->add_option("workload", a->in.workload, "workload YAML (default: the embedded llama2-7b)");
-  c->add_option("--arch", a->in.arch, "fixed-point architecture YAML to start from (default: the embedded asic-default)");
+  c->add_option("workload", a->in.workload, name_or_path_help(config::ShippedKind::workload, "workload", "default: llama2-7b"));
+  c->add_option("--arch", a->in.arch, name_or_path_help(config::ShippedKind::arch, "fixed-point arch to start from", "default: asic-default"));
   c->add_option("--set", a->in.sets, "override a key before the search (repeatable)");
   c->add_option("--target", a->targets, "METRIC<=V (max_ulp, rel_l2, max_abs, rms) or frac_within_1ulp>=V (repeatable)")->required();
   c->add_option("--stages", a->stages, "stages to search, comma-separated (default: every stage the datapath uses)");

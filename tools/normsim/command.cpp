@@ -13,8 +13,13 @@
 #include "sim/config/printable.hpp"
 #include "sim/report/atomic_file.hpp"
 #include "sim/report/report_check.hpp"
+#include "sim/report/report_stamp.hpp"
 
 namespace normsim::cli {
+
+std::string name_or_path_help(config::ShippedKind k, const std::string& what, const std::string& rest) {
+  return what + ": a shipped name (" + config::shipped_names(k) + ") or a YAML path (" + rest + ")";
+}
 
 Inputs load_inputs(const InputArgs& a) {
   std::vector<config::Override> ov;
@@ -23,8 +28,13 @@ Inputs load_inputs(const InputArgs& a) {
     if (ov.back().target == "gpu")
       throw config::ConfigError("--set: key '" + s + "': gpu keys belong to `normsim simt` (allowed: workload.KEY=VALUE, arch.KEY=VALUE)");
   }
-  return Inputs{a.workload.empty() ? config::default_workload(ov) : config::load_workload(a.workload, ov),
-                a.arch.empty() ? config::default_arch(ov) : config::load_arch(a.arch, ov)};
+  Inputs in{a.workload.empty() ? config::default_workload(ov) : config::load_workload(a.workload, ov),
+            a.arch.empty() ? config::default_arch(ov) : config::load_arch(a.arch, ov)};
+  std::vector<std::string> workload_sets, arch_sets;
+  for (const auto& o : ov) (o.target == "workload" ? workload_sets : arch_sets).push_back(o.text);
+  report::record_config({"workload", in.workload.name, in.workload.source, in.workload.sha256, workload_sets});
+  report::record_config({"arch", in.arch.name, in.arch.source, in.arch.sha256, arch_sets});
+  return in;
 }
 
 std::optional<config::InputPath> parse_path_flag(const std::string& p) {
@@ -87,7 +97,9 @@ simt::GpuArch load_gpu(const std::string& path, const std::vector<std::string>& 
     if (ov.back().target != "gpu")
       throw config::ConfigError("--set: key '" + s + "': simt takes GPU keys only (allowed: gpu.KEY[.KEY]=VALUE)");
   }
-  return simt::gpu_arch_by_name_or_path(path, ov);
+  simt::GpuArch g = simt::gpu_arch_by_name_or_path(path, ov);
+  report::record_config({"gpu", g.name, g.source, g.sha256, g.overrides});
+  return g;
 }
 
 int64_t parse_int_flag(const std::string& flag, const std::string& text, int64_t lo, int64_t hi) {

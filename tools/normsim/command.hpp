@@ -14,6 +14,7 @@
 
 #include "sim/asic/asic_run.hpp"
 #include "sim/config/arch.hpp"
+#include "sim/config/shipped_configs.hpp"
 #include "sim/config/workload.hpp"
 #include "sim/simt/gpu_arch.hpp"
 
@@ -38,6 +39,11 @@ Command add_calibrate(CLI::App& app);
 Command add_area(CLI::App& app);
 Command add_merge(CLI::App& app);
 Command add_widths(CLI::App& app);
+Command add_list(CLI::App& app);
+
+/// The help of a NAME|PATH argument, from the shipped-config registry:
+/// "<what>: a shipped name (a, b, ...) or a YAML path (<rest>)".
+std::string name_or_path_help(config::ShippedKind k, const std::string& what, const std::string& rest);
 
 /// The workload and arch a command names, with its --set overrides.
 struct InputArgs {

@@ -12,6 +12,7 @@
 #include "command.hpp"
 #include "sim/asic/error_line.hpp"
 #include "sim/config/printable.hpp"
+#include "sim/report/report_stamp.hpp"
 
 #ifndef NORMSIM_VERSION
 #define NORMSIM_VERSION "0.0.0"
@@ -51,7 +52,7 @@ int main(int argc, char** argv) {
   app.add_flag("-v,--verbose", verbose, "debug logging on stderr");
   app.add_flag("-q,--quiet", quiet, "only errors on stderr");
   const Command commands[] = {add_run(app),  add_compare(app), add_sweep(app), add_merge(app), add_widths(app),
-                              add_simt(app), add_area(app),    add_regress(app), add_calibrate(app)};
+                              add_simt(app), add_area(app),    add_regress(app), add_calibrate(app), add_list(app)};
 
   try {
     app.parse(argc, argv);
@@ -69,10 +70,14 @@ int main(int argc, char** argv) {
   if (verbose) spdlog::set_level(spdlog::level::debug);
 
   const char* what = "normsim";
+  auto& stamp = normsim::report::current_stamp();
+  stamp.normsim_version = NORMSIM_VERSION;
+  stamp.command.assign(argv, argv + argc);
   try {
     for (const Command& c : commands)
       if (*c.app) {
         what = c.app->get_name().c_str();
+        stamp.report = what;
         return c.run();
       }
     std::cout << app.help();

@@ -1,0 +1,54 @@
+#include "sim/report/report_stamp.hpp"
+
+namespace normsim::report {
+
+ReportStamp& current_stamp() {
+  static ReportStamp s;
+  return s;
+}
+
+void record_config(ConfigDigest d) {
+  auto& configs = current_stamp().configs;
+  for (const auto& c : configs)
+    if (c.role == d.role) return;
+  configs.push_back(std::move(d));
+}
+
+nlohmann::json configs_json(const std::vector<ConfigDigest>& configs) {
+  nlohmann::json j = nlohmann::json::object();
+  for (const auto& c : configs)
+    j[c.role] = {{"name", c.name}, {"source", c.source}, {"sha256", c.sha256}, {"overrides", c.overrides}};
+  return j;
+}
+
+std::vector<ConfigDigest> configs_from_json(const nlohmann::json& j) {
+  std::vector<ConfigDigest> out;
+  if (!j.is_object()) return out;
+  for (const auto& [role, c] : j.items()) {
+    if (!c.is_object()) continue;
+    ConfigDigest d{role, c.value("name", ""), c.value("source", ""), c.value("sha256", ""), {}};
+    if (c.contains("overrides") && c["overrides"].is_array())
+      for (const auto& o : c["overrides"])
+        if (o.is_string()) d.overrides.push_back(o.get<std::string>());
+    out.push_back(std::move(d));
+  }
+  return out;
+}
+
+nlohmann::ordered_json stamped(const nlohmann::json& report, const ReportStamp& stamp) {
+  nlohmann::ordered_json out;
+  out["normsim_version"] = stamp.normsim_version;
+  out["schema_version"] = kReportSchemaVersion;
+  out["report"] = stamp.report;
+  out["command"] = stamp.command;
+  out["configs"] = nlohmann::ordered_json::parse(configs_json(stamp.configs).dump());
+  // The report's own keys after the stamp's; a report never carries them itself.
+  const nlohmann::ordered_json body = nlohmann::ordered_json::parse(report.dump());
+  for (const auto& [k, v] : body.items())
+    if (!out.contains(k)) out[k] = v;
+  return out;
+}
+
+std::string report_text(const nlohmann::json& report, int indent) { return stamped(report, current_stamp()).dump(indent); }
+
+}  // namespace normsim::report
