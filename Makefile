@@ -3,7 +3,7 @@ BUILD_DIR ?= build
 BUILD_TYPE ?= Release
 JOBS ?= $(shell nproc)
 
-.PHONY: all build deps configure demo test bench fuzz sanitize sanitize-ci clean
+.PHONY: all build deps configure demo test install bench fuzz sanitize sanitize-ci clean
 FUZZ_DIR ?= build-fuzz
 FUZZ_S ?= 60
 SAN_DIR ?= build-sanitize
@@ -32,6 +32,12 @@ demo: build
 
 test: build
 	@ctest --test-dir $(BUILD_DIR) --output-on-failure -j $(JOBS)
+
+# make install PREFIX=DIR (default /usr/local): bin/normsim, its shipped
+# configs, docs, the man page, bash completion and the Python package.
+PREFIX ?= /usr/local
+install: build
+	@cmake --install $(BUILD_DIR) --prefix $(PREFIX)
 
 bench: build
 	@./$(BUILD_DIR)/bench_functional

@@ -7,6 +7,7 @@
 
 #include <systemc.h>
 
+#include <atomic>
 #include <cmath>
 #include <cstdint>
 #include <vector>
@@ -67,6 +68,7 @@ struct AccelContext {
   // Hand-overs between the units (each unit keeps its own counters).
   double params_done = 0;  ///< cycle gamma/beta are on chip (the input path's first read)
   int64_t rows_done = 0;   ///< rows the normalise unit has finished (the trace samples the first ones)
+  std::atomic<int64_t>* rows_done_out = nullptr;  ///< mirrors rows_done for a progress line (AsicOptions::rows_done)
 
   int64_t chunk_begin(int k) const { return k * chunk_elems; }
   int64_t chunk_end(int k) const { return std::min<int64_t>(hidden, (k + 1) * chunk_elems); }

@@ -72,6 +72,7 @@ AsicResult run_asic(const config::Workload& w, const config::Arch& a, const Asic
   AccelContext ctx;
   ctx.workload = &w;
   ctx.cfg = res.cfg;
+  ctx.rows_done_out = o.rows_done;
   ctx.lanes = a.lanes * res.cfg.datapaths;  // timing: every datapath's lanes (the arithmetic stays per row)
   ctx.datapath_lanes = a.lanes;
   ctx.merge = core::MergeSchedule{a.lanes, a.merge.units};
@@ -141,7 +142,7 @@ AsicResult run_asic(const config::Workload& w, const config::Arch& a, const Asic
     if (base.size() > 4 && base.substr(base.size() - 4) == ".vcd") base.resize(base.size() - 4);
     tf = sc_core::sc_create_vcd_trace_file(base.c_str());
     tf->set_time_unit(1, sc_core::SC_NS);
-    top.trace(tf);
+    top.trace(tf, o.trace_rows);
   }
   sc_core::sc_start();
   if (tf) sc_core::sc_close_vcd_trace_file(tf);

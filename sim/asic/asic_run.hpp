@@ -3,6 +3,7 @@
 // process: call run_asic() once (normsim compare runs each path in a child).
 #pragma once
 
+#include <atomic>
 #include <optional>
 #include <string>
 
@@ -26,6 +27,8 @@ struct AsicOptions {
   /// with `rtl` it runs inside the units, row by row, in lock step with the RTL.
   int threads = 1;
   std::string trace_file;    ///< VCD of the first rows' handshakes and counters
+  int64_t trace_rows = 8;    ///< rows the VCD covers (from the first)
+  std::atomic<int64_t>* rows_done = nullptr;  ///< if set, the rows finished so far (a progress line reads it)
   bool rtl = false;          ///< lock-step the verilated norm_row_pipeline (rtl_pipeline.hpp)
 };
 

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <algorithm>
+#include <deque>
 #include <ostream>
 
 namespace normsim::asic {
@@ -36,7 +37,27 @@ class BandwidthServer {
     g.done = g.first_byte + xfer;
     free_at_ = g.done;
     busy_cycles_ += xfer;
+    if (log_grants_) recent_.push_back(g);
     return g;
+  }
+
+  /// What a waveform shows of the port at cycle `now`: requests issued in
+  /// the cycle before it, requests in flight (issued, not done), and whether
+  /// a grant is moving data. Needs log_grants(true) before the requests.
+  struct Activity {
+    int requests = 0, outstanding = 0;
+    bool granted = false;
+  };
+  void log_grants(bool on) { log_grants_ = on; }
+  Activity activity(double now) {
+    while (!recent_.empty() && recent_.front().done < now - 1) recent_.pop_front();
+    Activity a;
+    for (const Grant& g : recent_) {
+      if (g.issue > now - 1 && g.issue <= now) ++a.requests;
+      if (g.issue <= now && now < g.done) ++a.outstanding;
+      if (g.first_byte <= now && now < g.done) a.granted = true;
+    }
+    return a;
   }
 
   double busy_cycles() const { return busy_cycles_; }
@@ -55,6 +76,8 @@ class BandwidthServer {
  private:
   double bytes_per_cycle_, latency_;
   double free_at_ = 0, busy_cycles_ = 0;
+  bool log_grants_ = false;
+  std::deque<Grant> recent_;
 };
 
 }  // namespace normsim::asic

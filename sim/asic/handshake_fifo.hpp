@@ -14,6 +14,7 @@
 
 #include <systemc.h>
 
+#include <cstdint>
 #include <deque>
 #include <string>
 
@@ -32,11 +33,14 @@ class HandshakeFifo : public sc_core::sc_prim_channel,
     const bool was_full = static_cast<int>(q_.size()) == depth_;
     v = q_.front();
     q_.pop_front();
+    ++reads_;
     if (was_full) read_event_.notify();
     return true;
   }
   void read(T& v) override {
+    ++readers_waiting_;
     while (q_.empty()) sc_core::wait(written_event_);
+    --readers_waiting_;
     nb_read(v);
   }
   T read() override {
@@ -51,11 +55,14 @@ class HandshakeFifo : public sc_core::sc_prim_channel,
   bool nb_write(const T& v) override {
     if (static_cast<int>(q_.size()) == depth_) return false;
     q_.push_back(v);
+    ++writes_;
     if (q_.size() == 1) written_event_.notify();
     return true;
   }
   void write(const T& v) override {
+    ++writers_waiting_;
     while (static_cast<int>(q_.size()) == depth_) sc_core::wait(read_event_);
+    --writers_waiting_;
     nb_write(v);
   }
   int num_free() const override { return depth_ - static_cast<int>(q_.size()); }
@@ -66,8 +73,19 @@ class HandshakeFifo : public sc_core::sc_prim_channel,
 
   const char* kind() const override { return "HandshakeFifo"; }
 
+  // The handshake as a waveform shows it (NormAccelerator's trace):
+  int depth() const { return depth_; }
+  bool valid() const { return !q_.empty(); }                          ///< the reader side holds a token
+  bool ready() const { return static_cast<int>(q_.size()) < depth_; }  ///< the writer side can take one
+  int writers_waiting() const { return writers_waiting_; }            ///< writers stalled on full
+  int readers_waiting() const { return readers_waiting_; }            ///< readers starved on empty
+  uint64_t writes() const { return writes_; }                         ///< tokens handed over so far
+  uint64_t reads() const { return reads_; }                           ///< tokens taken so far
+
  private:
   int depth_;
+  int writers_waiting_ = 0, readers_waiting_ = 0;
+  uint64_t writes_ = 0, reads_ = 0;
   std::deque<T> q_;
   sc_core::sc_event written_event_, read_event_;
 };

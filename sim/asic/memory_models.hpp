@@ -31,6 +31,7 @@ SC_MODULE(DramModel) {
   uint64_t bytes(Traffic t) const { return bytes_[static_cast<int>(t)]; }
   double busy_cycles() const { return port_.busy_cycles(); }
   double latency() const { return port_.latency(); }
+  BandwidthServer& port() { return port_; }
   const core::StatGroup& stats() const { return stats_; }
 
  private:
@@ -54,6 +55,9 @@ SC_MODULE(SramModel) {
   int64_t held_bytes() const { return held_; }
   double busy_cycles() const;
   double latency() const { return cfg_.latency_cycles; }
+  BandwidthServer& read_port() { return read_port_; }
+  /// The write port (the read port when one port serves both).
+  BandwidthServer& write_port() { return shared_ ? read_port_ : write_port_; }
   const core::StatGroup& stats() const { return stats_; }
 
  private:

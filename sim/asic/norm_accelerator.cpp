@@ -45,29 +45,101 @@ std::vector<core::StatSet> NormAccelerator::stats() const {
           sram.stats().snapshot()};
 }
 
-void NormAccelerator::trace(sc_core::sc_trace_file* tf) {
+template <class T>
+void NormAccelerator::trace_fifo(sc_core::sc_trace_file* tf, FifoTrace<T>& t) {
+  // "norm_accelerator.input_to_lanes.occupancy": SystemC's VCD writer makes
+  // each dotted prefix a scope.
+  const std::string fifo = t.fifo->name();
+  sc_core::sc_trace(tf, t.waves.occupancy, fifo + ".occupancy");
+  sc_core::sc_trace(tf, t.waves.depth, fifo + ".depth");
+  const std::string top = name();
+  auto port = [&](PortWaves& p, const std::string& unit, const char* dir) {
+    const std::string base = top + "." + unit + "." + dir + "_" + std::string(t.fifo->basename());
+    sc_core::sc_trace(tf, p.valid, base + ".valid");
+    sc_core::sc_trace(tf, p.ready, base + ".ready");
+    sc_core::sc_trace(tf, p.fire, base + ".fire");
+  };
+  if (!t.writer.empty()) port(t.out_of_writer, t.writer, "out");
+  if (!t.reader.empty()) port(t.into_reader, t.reader, "in");
+}
+
+template <class T>
+void NormAccelerator::sample(FifoTrace<T>& t) {
+  const HandshakeFifo<T>& f = *t.fifo;
+  t.waves.occupancy = f.num_available();
+  t.waves.depth = f.depth();
+  // The writer's side: it offers a token (moved one, or is stalled on full); the FIFO is ready while not full.
+  t.out_of_writer.fire = static_cast<int>(f.writes() - t.writes);
+  t.out_of_writer.valid = t.out_of_writer.fire > 0 || f.writers_waiting() > 0;
+  t.out_of_writer.ready = f.ready();
+  // The reader's side: the FIFO offers a token while not empty; the reader is ready when it took one or waits.
+  t.into_reader.fire = static_cast<int>(f.reads() - t.reads);
+  t.into_reader.valid = f.valid();
+  t.into_reader.ready = t.into_reader.fire > 0 || f.readers_waiting() > 0;
+  t.writes = f.writes();
+  t.reads = f.reads();
+}
+
+void NormAccelerator::trace(sc_core::sc_trace_file* tf, int64_t rows) {
   tracing_ = true;
-  sc_core::sc_trace(tf, free_row_buffers_, "free_row_buffers");
-  sc_core::sc_trace(tf, rows_in_lanes_, "chunks_waiting_for_lanes");
-  sc_core::sc_trace(tf, rows_in_normalize_, "rows_waiting_for_normalize");
-  sc_core::sc_trace(tf, dram_bytes_read_, "dram_bytes_read");
-  sc_core::sc_trace(tf, dram_bytes_written_, "dram_bytes_written");
-  sc_core::sc_trace(tf, sram_occupancy_, "sram_row_bytes_held");
+  trace_rows_ = rows;
+  // Each FIFO with the units on its sides (the bindings in the constructor).
+  free_slots_trace_.reset(new FifoTrace<RowSlot*>{&free_slots_, "normalize", "input_path", {}, {}, {}, 0, 0});
+  input_trace_.reset(new FifoTrace<ChunkToken>{&input_to_lanes_, "input_path", "welford_lanes", {}, {}, {}, 0, 0});
+  stats_trace_.reset(new FifoTrace<RowSlot*>{&stats_to_normalize_, "welford_lanes", "normalize", {}, {}, {}, 0, 0});
+  reread_trace_.reset(new FifoTrace<Grant>{&reread_fifo_, "reread_stream", "normalize", {}, {}, {}, 0, 0});
+  trace_fifo(tf, *free_slots_trace_);
+  trace_fifo(tf, *input_trace_);
+  trace_fifo(tf, *stats_trace_);
+  trace_fifo(tf, *reread_trace_);
+  auto memory_port = [&](MemoryPortWaves& p, const std::string& base) {
+    sc_core::sc_trace(tf, p.requests, base + ".request");
+    sc_core::sc_trace(tf, p.outstanding, base + ".outstanding");
+    sc_core::sc_trace(tf, p.grant, base + ".grant");
+  };
+  memory_port(dram_port_, std::string(dram.name()) + ".port");
+  memory_port(sram_read_port_, std::string(sram.name()) + ".read_port");
+  memory_port(sram_write_port_, std::string(sram.name()) + ".write_port");
+  sc_core::sc_trace(tf, dram_bytes_read_, std::string(dram.name()) + ".bytes_read");
+  sc_core::sc_trace(tf, dram_bytes_written_, std::string(dram.name()) + ".bytes_written");
+  sc_core::sc_trace(tf, sram_held_bytes_, std::string(sram.name()) + ".held_bytes");
+  sc_core::sc_trace(tf, rows_done_, std::string(normalize.name()) + ".rows_done");
+  dram.port().log_grants(true);
+  sram.read_port().log_grants(true);
+  sram.write_port().log_grants(true);
 }
 
 void NormAccelerator::trace_process() {
   if (!tracing_) return;
   // Sample once a cycle for the first rows (the trace is for looking, not for counting).
-  const int64_t trace_rows = std::min<int64_t>(ctx_.rows, 8);
+  const int64_t trace_rows = std::min<int64_t>(ctx_.rows, trace_rows_);
+  auto memory_port = [](MemoryPortWaves& p, BandwidthServer& port, double now) {
+    const BandwidthServer::Activity a = port.activity(now);
+    p.requests = a.requests;
+    p.outstanding = a.outstanding;
+    p.grant = a.granted;
+  };
+  const bool shared_sram_port = &sram.read_port() == &sram.write_port();
   while (ctx_.rows_done < trace_rows) {
-    free_row_buffers_.write(free_slots_.num_available());
-    rows_in_lanes_.write(input_to_lanes_.num_available());
-    rows_in_normalize_.write(stats_to_normalize_.num_available());
-    dram_bytes_read_.write(static_cast<double>(dram.bytes_read()));
-    dram_bytes_written_.write(static_cast<double>(dram.bytes_written()));
-    sram_occupancy_.write(static_cast<double>(sram.held_bytes()));
+    const double now = now_cycles();
+    sample(*free_slots_trace_);
+    sample(*input_trace_);
+    sample(*stats_trace_);
+    sample(*reread_trace_);
+    memory_port(dram_port_, dram.port(), now);
+    memory_port(sram_read_port_, sram.read_port(), now);
+    if (!shared_sram_port) memory_port(sram_write_port_, sram.write_port(), now);
+    dram_bytes_read_ = static_cast<double>(dram.bytes_read());
+    dram_bytes_written_ = static_cast<double>(dram.bytes_written());
+    sram_held_bytes_ = static_cast<double>(sram.held_bytes());
+    rows_done_ = static_cast<int>(ctx_.rows_done);
     wait(sc_core::sc_time(1, sc_core::SC_NS));
   }
+  // The last sample, once the traced rows are done; then the model runs on untraced.
+  rows_done_ = static_cast<int>(ctx_.rows_done);
+  dram.port().log_grants(false);
+  sram.read_port().log_grants(false);
+  sram.write_port().log_grants(false);
 }
 
 }  // namespace normsim::asic

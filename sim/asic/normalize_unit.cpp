@@ -165,6 +165,7 @@ void NormalizeUnit::finish_row() {
   ctx_.sram->hold(-ctx_.stored_elems * ctx_.in_bytes);
   param_buffer_read_bytes_ += static_cast<uint64_t>(ctx_.param_bytes);  // gamma/beta read once per row
   ++ctx_.rows_done;
+  if (ctx_.rows_done_out) ctx_.rows_done_out->store(ctx_.rows_done, std::memory_order_relaxed);
 }
 
 }  // namespace normsim::asic

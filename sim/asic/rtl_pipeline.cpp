@@ -3,6 +3,7 @@
 #include <bit>
 #include <chrono>
 #include <deque>
+#include <filesystem>
 #include <sstream>
 #include <stdexcept>
 #include <variant>
@@ -59,6 +60,20 @@ constexpr Built kBuilt[] = {{BuiltPipeline::ln, false, kRtlPipelineParamsLn},
 
 std::string merge_units_text(const std::string& value) { return value == "0" ? "lanes - 1 (the dedicated tree)" : value; }
 
+// The one command that builds a normsim whose RTL is verilated at `arch`
+// (CMake's NORMSIM_RTL_ARCH), in a build folder of its own.
+std::string rebuild_command(const config::Arch& arch) {
+  namespace fs = std::filesystem;
+  std::string file = arch.source;
+  const std::string shipped = "<shipped: ";
+  if (file.rfind(shipped, 0) == 0) file = std::string(NORMSIM_SOURCE_DIR) + "/" + file.substr(shipped.size(), file.size() - shipped.size() - 1);
+  std::error_code ec;
+  if (fs::exists(file, ec)) file = fs::absolute(file, ec).string();
+  const std::string dir = std::string(NORMSIM_SOURCE_DIR) + "/build-rtl-" + arch.name;
+  return "cmake -S " + std::string(NORMSIM_SOURCE_DIR) + " -B " + dir + " -G Ninja -DNORMSIM_RTL_ARCH=" + file +
+         " && cmake --build " + dir + " --target normsim, then " + dir + "/normsim run --rtl";
+}
+
 // The built pipeline for the arch, or why none is (naming the key that differs).
 std::variant<BuiltPipeline, std::string> built_pipeline(const config::Arch& arch, const core::DatapathConfig& dp) {
   if (dp.arithmetic != core::Arithmetic::fixed) return "key 'arithmetic': the RTL is fixed point (allowed: fixed)";
@@ -99,7 +114,8 @@ std::variant<BuiltPipeline, std::string> built_pipeline(const config::Arch& arch
       // "-GMW=32" -> formats.mean.bits = 32
       const std::string key = rtl::parameter_key(param);
       return "key '" + key + "': the RTL was built with " + key + " = " + lb.substr(eq + 1) + " (" + kRtlPipelineArch +
-             "), this arch has " + la.substr(eq + 1) + " (allowed: the built arch's value, or rebuild the RTL)";
+             "), this arch has " + la.substr(eq + 1) + " (allowed: the built arch's value, or a normsim verilated at this arch: " +
+             rebuild_command(arch) + ")";
     }
   }
   std::string allowed;

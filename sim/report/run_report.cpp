@@ -103,6 +103,14 @@ std::vector<std::string> result_warnings(const core::NumericsResult& n) {
   return w;
 }
 
+std::string overflow_warning(const std::string& stage, const core::FixedFormat& f, uint64_t overflows, uint64_t quantizations) {
+  char range[128];
+  std::snprintf(range, sizeof range, "%s, range [%g, %g]", f.describe().c_str(), f.min_value(), f.max_value());
+  return "overflow: stage '" + stage + "': " + std::to_string(overflows) + " of " + std::to_string(quantizations) +
+         " results " + (f.overflow == core::Overflow::saturate ? "saturated" : "wrapped") + " (" + range +
+         "; allowed: fewer frac or more bits in arch.formats." + stage + ")";
+}
+
 std::string csv_escape(const std::string& s) {
   if (s.find_first_of(",\"\n") == std::string::npos) return s;
   std::string r = "\"";
@@ -121,11 +129,14 @@ json run_report_json(const config::Workload& w, const config::Arch& a, const cor
   json aj = config::arch_params().echo(a);
   aj["source"] = a.source;
   json overflow = json::object(), quant = json::object();
+  std::vector<std::string> warnings = result_warnings(n);
   if (a.arithmetic == core::Arithmetic::fixed) {
     for (int s = 0; s < core::kStageCount; ++s) {
       const std::string name(core::to_string(static_cast<core::Stage>(s)));
       overflow[name] = n.counters.overflows[s];
       quant[name] = n.counters.quantizations[s];
+      if (n.counters.overflows[s]) warnings.push_back(overflow_warning(name, a.formats[s], n.counters.overflows[s],
+                                                                        n.counters.quantizations[s]));
     }
   }
   const auto& e = n.output_error;
@@ -144,7 +155,7 @@ json run_report_json(const config::Workload& w, const config::Arch& a, const cor
              {"quantizations", quant},
              {"negative_variance_clamps", n.counters.negative_variance_clamps},
              {"input_saturations", n.input_saturations},
-             {"warnings", result_warnings(n)}};
+             {"warnings", warnings}};
   return {{"workload", wj}, {"arch", aj}, {"numerics", nj}};
 }
 
@@ -240,7 +251,9 @@ std::vector<std::string> write_run_outputs(const std::string& dir, const config:
   if (!r.y.empty()) {
     const std::vector<int64_t> shape = {w.rows, w.hidden};
     write_atomic_with(dir + "/y.npy", [&](const std::string& p) { write_tensor_npy(p, r.y, w.output, shape); });
-    write_atomic_with(dir + "/mean.npy", [&](const std::string& p) { core::write_npy(p, r.mean, {w.rows}); });
+    // RMSNorm has no mean: no mean.npy rather than a file of zeros.
+    if (w.norm == core::NormKind::layernorm)
+      write_atomic_with(dir + "/mean.npy", [&](const std::string& p) { core::write_npy(p, r.mean, {w.rows}); });
     write_atomic_with(dir + "/rstd.npy", [&](const std::string& p) { core::write_npy(p, r.rstd, {w.rows}); });
   }
   if (!r.x.empty()) {
@@ -254,7 +267,8 @@ std::vector<std::string> write_run_outputs(const std::string& dir, const config:
   // this one did not write would sit beside a report they do not belong to.
   std::vector<std::string> removed;
   const bool wrote_y = !r.y.empty(), wrote_x = !r.x.empty();
-  for (const auto& [name, written] : {std::pair<const char*, bool>{"y.npy", wrote_y}, {"mean.npy", wrote_y},
+  const bool wrote_mean = wrote_y && w.norm == core::NormKind::layernorm;
+  for (const auto& [name, written] : {std::pair<const char*, bool>{"y.npy", wrote_y}, {"mean.npy", wrote_mean},
                                       {"rstd.npy", wrote_y}, {"x.npy", wrote_x}, {"y_ref.npy", wrote_x}}) {
     if (written) continue;
     const std::filesystem::path p = std::filesystem::path(dir) / name;

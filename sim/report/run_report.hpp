@@ -18,13 +18,17 @@ std::string run_report_csv(const nlohmann::json& report);
 std::string run_summary_table(const config::Workload& w, const config::Arch& a, const core::NumericsResult& n);
 
 /// Writes report.json, report.csv and (when kept) y.npy in the output's
-/// element type (bf16 as its bits, '<u2'), mean.npy, rstd.npy, and x.npy in
+/// element type (bf16 as its bits, '<u2'), mean.npy (LayerNorm only), rstd.npy, and x.npy in
 /// the input's type with y_ref.npy (the fp64 reference) into `dir`, each
 /// atomically. Then removes the .npy files of those names that this run did
 /// not write (an earlier run's, which would not belong to this report) and
 /// returns their names.
 std::vector<std::string> write_run_outputs(const std::string& dir, const config::Workload& w, const core::KeptOutputs& out,
                                            const nlohmann::json& report);
+
+/// The warning line of a fixed-point stage whose results overflowed:
+/// "overflow: stage 'output': 37 of 2048 results saturated (s16.13, range +-4; ...)".
+std::string overflow_warning(const std::string& stage, const core::FixedFormat& f, uint64_t overflows, uint64_t quantizations);
 
 /// The config's warnings and the result's own (non-finite outputs, with their count).
 std::vector<std::string> result_warnings(const core::NumericsResult& n);

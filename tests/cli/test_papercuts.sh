@@ -40,4 +40,48 @@ done
 [ "$(python3 -c "import json,sys; j=json.load(open(sys.argv[1])); print(sum(len(j[k]) for k in ('workloads','archs','gpus','studies')))" "$T/list.json")" = \
   "$(ls "$S"/workloads/*.yaml "$S"/workloads/arch/*.yaml "$S"/workloads/studies/*.yaml | wc -l)" ] && ok || bad "list misses a shipped file"
 
+# report.csv: each column's unit is the figure's (bytes per cycle, not cycles).
+"$N" run --set workload.rows=8 --out "$T/csv" -q >/dev/null || bad "run --out"
+head -1 "$T/csv/report.csv" | tr ',' '\n' >"$T/cols"
+grep -qx "arch.asic.dram.peak_bytes_per_cycle \[bytes/cycle\]" "$T/cols" && grep -qx "arch.asic.dram.sustained_bytes_per_cycle \[bytes/cycle\]" "$T/cols" &&
+  ! grep -q "bytes_per_cycle \[cycles\]" "$T/cols" && ok || bad "report.csv: bytes_per_cycle columns not labelled [bytes/cycle]: $(grep bytes_per_cycle "$T/cols")"
+
+# --save-outputs: RMSNorm has no mean, so no mean.npy (not a file of zeros); LayerNorm's is its means.
+"$N" run llama2-7b --set workload.rows=4 --out "$T/rms" --save-outputs -q >/dev/null || bad "rms --save-outputs"
+[ ! -e "$T/rms/mean.npy" ] && [ -s "$T/rms/rstd.npy" ] && [ -s "$T/rms/y.npy" ] && ok || bad "rmsnorm --save-outputs: mean.npy written, or rstd/y missing"
+"$N" run gpt2-small --set workload.rows=4 --out "$T/rms" --save-outputs -q >/dev/null || bad "ln --save-outputs"
+/usr/bin/python3 -c "import numpy as n, sys; m = n.load(sys.argv[1]); assert m.shape == (4,) and (m != 0).all()" "$T/rms/mean.npy" && ok || bad "layernorm mean.npy"
+"$N" run llama2-7b --set workload.rows=4 --out "$T/rms" --save-outputs -q >/dev/null
+[ ! -e "$T/rms/mean.npy" ] && ok || bad "an earlier LayerNorm run's mean.npy left beside an RMSNorm report"
+
+# Saturation: one warning line per stage with its counts; --fail-on-overflow exits 1 (the report still written).
+"$N" run --set arch.formats.output.frac=13 --set arch.formats.xhat.frac=14 --set workload.rows=64 --out "$T/ovf" >/dev/null 2>"$T/err"; rc=$?
+[ "$rc" = 0 ] && ok || bad "overflow without --fail-on-overflow: exit $rc"
+[ "$(grep -c "warning.*overflow: stage '" "$T/err")" = "$(/usr/bin/python3 -c "import json,sys; print(sum(1 for v in json.load(open(sys.argv[1]))['numerics']['overflow'].values() if v))" "$T/ovf/report.json")" ] &&
+  grep -q "overflow: stage 'output': [0-9]* of 262144 results saturated" "$T/err" && ok || bad "overflow warnings: $(cat "$T/err")"
+"$N" run --set arch.formats.output.frac=13 --set workload.rows=64 --fail-on-overflow --out "$T/ovf2" >/dev/null 2>"$T/err"; rc=$?
+[ "$rc" = 1 ] && grep -q "^normsim: run: --fail-on-overflow: results overflowed in stage output" "$T/err" && [ -s "$T/ovf2/report.json" ] &&
+  ok || bad "--fail-on-overflow: exit $rc: $(cat "$T/err")"
+expect_exit 0 "" -- run --set workload.rows=64 --fail-on-overflow -q
+expect_exit 1 "" -- compare --set arch.formats.output.frac=13 --set workload.rows=64 --fail-on-overflow -q
+expect_exit 2 "^normsim: --trace-rows: there is no trace without --trace" -- run --trace-rows 4 -q
+
+# Progress: a line on stderr past 2 s -- on a terminal by default, never with -q or --json unless --progress asks.
+LONG=(run llama3-70b --rtl --set workload.rows=640)
+if "$N" "${LONG[@]}" --progress -q >/dev/null 2>"$T/err"; then
+  grep -q "normsim run: simulating with the RTL in lock step: [0-9]*/640 rows" "$T/err" && ok || bad "--progress: no progress line"
+  "$N" "${LONG[@]}" >/dev/null 2>"$T/err"
+  ! grep -q "rows (" "$T/err" && ok || bad "progress on a stderr that is not a terminal"
+  if command -v script >/dev/null; then
+    script -qec "'$N' ${LONG[*]} >/dev/null" /dev/null >"$T/tty" 2>&1
+    grep -q "/640 rows" "$T/tty" && ok || bad "no progress on a terminal"
+    script -qec "'$N' ${LONG[*]} --json -q >/dev/null" /dev/null >"$T/tty" 2>&1
+    ! grep -q "/640 rows" "$T/tty" && ok || bad "progress on a terminal with --json -q"
+  else
+    echo "skipped: no script(1) for a pseudo-terminal: the terminal default is not checked"
+  fi
+else
+  echo "skipped: run --rtl unavailable (no Verilator): the progress line is not checked: $(cat "$T/err")"
+fi
+
 cli_summary

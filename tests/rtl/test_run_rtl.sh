@@ -32,8 +32,11 @@ assert r["bit_exact"] and r["stats_latency_cycles"] == r["model_stats_latency_cy
 assert r["normalize_latency_cycles"] == r["model_normalize_latency_cycles"], r
 assert r["rtl_cycles"] > 0
 assert a["timing"]["cycles"] == b["timing"]["cycles"], (a["timing"]["cycles"], b["timing"]["cycles"])
-for f in ("y.npy", "mean.npy", "rstd.npy"):
+import os
+rms = a["workload"]["norm"] == "rmsnorm"
+for f in ("y.npy", "rstd.npy") + (() if rms else ("mean.npy",)):
     assert filecmp.cmp(f"{sys.argv[3]}/{f}", f"{sys.argv[4]}/{f}", shallow=False), f
+assert os.path.exists(f"{sys.argv[3]}/mean.npy") == (not rms), "mean.npy is LayerNorm's only"
 PY
   echo "ok $name"
 done
@@ -46,6 +49,8 @@ W="$S/workloads/gpt2-small.yaml"
 expect2 "--rtl with --no-numerics" "$N" run "$W" --rtl --no-numerics
 expect2 "--rtl on an fp32 arch" "$N" run "$W" --arch "$S/workloads/arch/asic-fp32.yaml" --rtl
 expect2 "--rtl on other formats" "$N" run "$W" --rtl --set arch.formats.mean.bits=30
+grep -q "(allowed: the built arch's value, or a normsim verilated at this arch: cmake -S .* -DNORMSIM_RTL_ARCH=.* && cmake --build .* --target normsim, then .*/normsim run --rtl)" "$T/err" ||
+  { echo "FAIL --rtl on other formats: no rebuild command in: $(cat "$T/err")"; fail=1; }
 expect2 "--rtl without a timing model" "$N" run "$W" --arch "$S/workloads/arch/fixed16.yaml" --rtl
 expect2 "--rtl on merge units the RTL was not built with" "$N" run "$W" --rtl --set arch.merge.units=2
 expect2 "--rtl with a latency below the pipeline's" "$N" run "$W" --rtl --set arch.asic.latency.rsqrt_cycles=3

@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "command.hpp"
+#include "progress.hpp"
 #include "sim/report/report_stamp.hpp"
 #include "sim/area/area_energy.hpp"
 #include "sim/asic/asic_run.hpp"
@@ -20,7 +21,7 @@ namespace {
 struct AreaArgs {
   InputArgs in;
   bool synth = false, json = false;
-  std::string rtl_dir = NORMSIM_RTL_DIR, synth_dir, path, sram = "required";
+  std::string rtl_dir = data_path("rtl_models"), synth_dir, path, sram = "required";
 };
 
 int area_command(const AreaArgs& a) {
@@ -46,6 +47,7 @@ int area_command(const AreaArgs& a) {
   const area::AreaReport ar = area::estimate_area(dp, sram.costed_bytes(), node, merge_level_cycles);
   std::vector<rtl::DatapathUnitSynthesis> syn;
   if (a.synth) {
+    ProgressLine::get().phase("synthesising the units with yosys");
     const auto yosys = rtl::find_yosys();
     if (!yosys) throw config::ConfigError("area: --synth needs yosys on PATH (tools/bootstrap.sh installs it)");
     syn = rtl::synthesize_datapath(in.arch, dp, a.rtl_dir, *yosys, a.synth_dir);

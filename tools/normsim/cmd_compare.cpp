@@ -9,6 +9,7 @@
 #include <iostream>
 
 #include "command.hpp"
+#include "progress.hpp"
 #include "sim/report/report_stamp.hpp"
 #include "sim/asic/isolated_run.hpp"
 #include "sim/asic/path_fit.hpp"
@@ -24,7 +25,7 @@ struct CompareArgs {
   InputArgs in;
   AsicFlags asic;
   std::string out_dir;
-  bool json = false;
+  bool json = false, fail_on_overflow = false;
   int64_t sram_budget = 0;
   double target_cycles = 0;
 };
@@ -64,6 +65,7 @@ int compare(const CompareArgs& a) {
   };
   for (auto path : kPaths) {
     const std::string name(config::to_string(path));
+    ProgressLine::get().phase("path " + name + " (" + std::to_string(all["paths"].size() + 1) + " of 3)");
     asic::AsicOptions o = base;
     o.path = path;
     // The design this path is compared at.
@@ -113,6 +115,11 @@ int compare(const CompareArgs& a) {
   }
   if (a.json) std::cout << report::report_text(all) << "\n";
   else std::cout << report::compare_table(all);
+  for (const auto& p : all["paths"]) {
+    if (!p.contains("numerics")) continue;
+    log_warnings(p, "compare (" + p.value("path", std::string()) + ")");
+    if (a.fail_on_overflow) check_no_overflow(p, "compare (" + p.value("path", std::string()) + ")");
+  }
   return kExitOk;
 }
 
@@ -134,6 +141,7 @@ Command add_compare(CLI::App& app) {
   c->add_option("--out", a->out_dir, "directory for compare.json, compare.csv (sweep.csv's columns) and compare.txt");
   c->add_flag("--json", a->json, "print {\"mode\", \"paths\": [report or {path, infeasible}, ...]} on stdout");
   c->add_flag("--no-numerics", a->asic.no_numerics, "timing only");
+  c->add_flag("--fail-on-overflow", a->fail_on_overflow, "exit 1 when any fixed-point stage of any path saturated or wrapped");
   return {c, [a] { return compare(*a); }};
 }
 

@@ -6,6 +6,7 @@
 #include <iostream>
 
 #include "command.hpp"
+#include "progress.hpp"
 #include "sim/report/report_stamp.hpp"
 #include "sim/validate/fit.hpp"
 #include "sim/report/atomic_file.hpp"
@@ -39,6 +40,7 @@ int regress_command(const RegressArgs& a) {
   }
   std::optional<validate::RegressBaseline> baseline;
   if (!baseline_file.empty() && a.write_baseline.empty()) baseline = validate::load_regress_baseline(baseline_file);
+  ProgressLine::get().phase("regressing " + std::to_string(cases.size()) + " golden cases");
   const validate::RegressResult r =
       validate::regress(cases, gpu, a.golden, baseline ? &*baseline : nullptr, baseline ? baseline_file : "");
   if (!a.write_baseline.empty()) {

@@ -9,6 +9,7 @@
 #include <iostream>
 
 #include "command.hpp"
+#include "progress.hpp"
 #include "sim/report/report_stamp.hpp"
 #include "sim/asic/asic_run.hpp"
 #include "sim/config/config_error.hpp"
@@ -26,7 +27,7 @@ struct RunArgs {
   InputArgs in;
   AsicFlags asic;
   std::string algorithm, out_dir;
-  bool json = false;
+  bool json = false, fail_on_overflow = false;
 };
 
 // Memory a run may hold: what the kernel says is available now (MemAvailable,
@@ -68,24 +69,35 @@ uint64_t kept_output_bytes(const config::Workload& w, bool inputs) {
   return n * (per_element + stored) + rows * 16;
 }
 
+// ", y.npy, mean.npy, rstd.npy, x.npy, y_ref.npy": the .npy files write_run_outputs wrote.
+std::string saved_npy_names(const config::Workload& w, const core::KeptOutputs& out) {
+  std::string s;
+  if (!out.y.empty()) s += w.norm == core::NormKind::layernorm ? ", y.npy, mean.npy, rstd.npy" : ", y.npy, rstd.npy";
+  if (!out.x.empty()) s += ", x.npy, y_ref.npy";
+  return s;
+}
+
 void log_removed(const std::string& dir, const std::vector<std::string>& removed) {
   for (const auto& f : removed) spdlog::info("run: removed {}/{}: an earlier run's output, not written by this one", dir, f);
 }
 
 int run_asic_model(const RunArgs& a, const config::Workload& w, const config::Arch& arch) {
-  const asic::AsicOptions o = asic_options(a.asic);
+  asic::AsicOptions o = asic_options(a.asic);
+  o.rows_done = ProgressLine::get().done_counter();
+  ProgressLine::get().phase(a.asic.rtl ? "simulating with the RTL in lock step" : "simulating", w.rows, "rows");
   const asic::AsicResult r = asic::run_asic(w, arch, o);
   const nlohmann::json report = report::asic_report_json(r);
   log_warnings(report, "run");
   check_report(report, "run");
   if (!a.out_dir.empty()) {
     const auto removed = report::write_run_outputs(a.out_dir, r.workload, r.outputs, report);
-    spdlog::info("run: wrote {}/report.json, report.csv{}", a.out_dir, r.outputs.y.empty() ? "" : ", y.npy, mean.npy, rstd.npy");
+    spdlog::info("run: wrote {}/report.json, report.csv{}", a.out_dir, saved_npy_names(w, r.outputs));
     log_removed(a.out_dir, removed);
   }
   if (!a.asic.trace.empty()) spdlog::info("run: wrote trace {}", a.asic.trace);
   if (a.json) std::cout << report::report_text(report) << "\n";
   else std::cout << report::asic_summary_table(r, report);
+  if (a.fail_on_overflow) check_no_overflow(report, "run");
   return kExitOk;
 }
 
@@ -118,6 +130,7 @@ int run(RunArgs a) {
   if (!a.asic.path.empty() || a.asic.no_numerics || !a.asic.trace.empty() || a.asic.rtl)
     throw config::ConfigError(arch.source + ": key 'asic': missing: --path, --no-numerics, --trace and --rtl need the timing "
                                             "model (allowed: an arch with an 'asic' section, e.g. workloads/arch/asic-default.yaml)");
+  ProgressLine::get().phase("numerics");
   const core::FunctionalResult r = core::run_functional(
       w, config::datapath_config(w, arch, a.asic.algorithm),
       core::FunctionalOptions{a.asic.save_outputs || a.asic.save_inputs, a.asic.save_inputs, thread_count(a.asic.threads)});
@@ -126,12 +139,12 @@ int run(RunArgs a) {
   check_report(report, "run");
   if (!a.out_dir.empty()) {
     const auto removed = report::write_run_outputs(a.out_dir, w, r.outputs, report);
-    spdlog::info("run: wrote {}/report.json, report.csv{}{}", a.out_dir, r.outputs.y.empty() ? "" : ", y.npy, mean.npy, rstd.npy",
-                 r.outputs.x.empty() ? "" : ", x.npy, y_ref.npy");
+    spdlog::info("run: wrote {}/report.json, report.csv{}", a.out_dir, saved_npy_names(w, r.outputs));
     log_removed(a.out_dir, removed);
   }
   if (a.json) std::cout << report::report_text(report) << "\n";
   else std::cout << report::run_summary_table(w, arch, r.numerics);
+  if (a.fail_on_overflow) check_no_overflow(report, "run");
   return kExitOk;
 }
 
@@ -147,13 +160,18 @@ Command add_run(CLI::App& app) {
   c->add_option("--out", a->out_dir, "directory for report.json, report.csv (and .npy outputs)");
   c->add_option("--set", a->in.sets, "override a key: workload.rows=64, arch.formats.sumsq.bits=24 (repeatable)");
   c->add_flag("--json", a->json, "print the report as one JSON object on stdout");
+  c->add_flag("--fail-on-overflow", a->fail_on_overflow,
+              "exit 1 when any fixed-point stage saturated or wrapped (each such stage is a warning line either way)");
   c->add_flag("--save-outputs", a->asic.save_outputs, "also write y.npy (in the output's dtype; bf16 as uint16 bits), mean.npy, rstd.npy into --out");
   c->add_flag("--save-inputs", a->asic.save_inputs, "also write x.npy (in the input's dtype) and y_ref.npy (the fp64 reference) into --out");
   add_int_option(c, "--threads", a->asic.threads, 1, 1024, "threads for the numerics, over rows (default: all cores; same bits for any count)");
   c->add_option("--path", a->asic.path, "input path of the ASIC model: sram-replay, dram-reread, partial-replay");
   c->add_flag("--no-numerics", a->asic.no_numerics, "timing only: same cycles and traffic, no arithmetic");
   c->add_flag("--rtl", a->asic.rtl, "lock-step the verilated RTL pipeline: statistics, y and latencies checked bit for bit");
-  c->add_option("--trace", a->asic.trace, "write a VCD of the first rows' handshakes and counters");
+  c->add_option("--trace", a->asic.trace,
+                "write a VCD of the first rows: a scope per unit (each port's valid/ready/fire), per FIFO (occupancy) and "
+                "per memory port (request/outstanding/grant)");
+  add_int_option(c, "--trace-rows", a->asic.trace_rows, 1, int64_t(1) << 32, "rows the --trace VCD covers, from the first (default 8)");
   return {c, [a] { return run(*a); }};
 }
 

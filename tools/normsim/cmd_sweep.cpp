@@ -231,7 +231,7 @@ int sweep(const SweepArgs& a) {
   if (a.slurm) return write_slurm_job(a, points.size());
 
   const int jobs = a.jobs > 0 ? a.jobs : std::max(1u, std::thread::hardware_concurrency());
-  Progress progress(feasible.size(), a.progress || (spdlog::get_level() <= spdlog::level::info && isatty(2)));
+  Progress progress(feasible.size(), a.progress || (spdlog::get_level() <= spdlog::level::info && !a.json && isatty(2)));
   size_t done = 0;
   int failed = 0;
   const auto t0 = std::chrono::steady_clock::now();
@@ -293,7 +293,7 @@ int write_sweep_outputs(const nlohmann::json& all, const std::string& out_dir, b
     const std::string tmp = plot + ".sweep.json.tmp";
     write_report_file(std::filesystem::path(tmp).parent_path().empty() ? "." : std::filesystem::path(tmp).parent_path().string(),
                       std::filesystem::path(tmp).filename().string(), all.dump() + "\n");
-    const std::string cmd = "/usr/bin/python3 '" + std::string(NORMSIM_TOOLS_DIR) + "/sweep/pareto_plot.py' '" + tmp + "' '" +
+    const std::string cmd = "/usr/bin/python3 '" + data_path("tools/sweep/pareto_plot.py") + "' '" + tmp + "' '" +
                             plot + "'";
     const int rc = std::system(cmd.c_str());
     std::filesystem::remove(tmp);

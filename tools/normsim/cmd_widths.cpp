@@ -49,7 +49,7 @@ int widths(const WidthsArgs& a) {
   o.sample_rows = a.sample_rows;
   o.threads = thread_count(a.threads);
   // Progress on stderr (a terminal, or --progress), at most twice a second.
-  if (a.progress || (spdlog::get_level() <= spdlog::level::info && isatty(2))) {
+  if (a.progress || (spdlog::get_level() <= spdlog::level::info && !a.json && isatty(2))) {
     auto last = std::make_shared<std::chrono::steady_clock::time_point>();
     o.on_evaluation = [last](const explore::WidthEvaluation& e) {
       const auto now = std::chrono::steady_clock::now();

@@ -2,10 +2,12 @@
 
 #include <spdlog/spdlog.h>
 
+#include <dlfcn.h>
 #include <unistd.h>
 
 #include <charconv>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <thread>
 
@@ -16,6 +18,30 @@
 #include "sim/report/report_stamp.hpp"
 
 namespace normsim::cli {
+
+std::string data_path(const std::string& relative) {
+  namespace fs = std::filesystem;
+  std::vector<fs::path> roots;
+  if (const char* d = std::getenv("NORMSIM_DATA_DIR"); d && *d) roots.emplace_back(d);
+  // This code's own file: bin/normsim, or lib/python3.X/dist-packages/normsim/_normsim*.so.
+  Dl_info info{};
+  if (dladdr(reinterpret_cast<void*>(&data_path), &info) && info.dli_fname) {
+    std::error_code ec;
+    const fs::path self = fs::canonical(info.dli_fname, ec);
+    if (!ec) {
+      // PREFIX/bin/normsim: one level up; PREFIX/lib/python3.X/dist-packages/normsim/: four.
+      fs::path up = self.parent_path();
+      for (int level = 0; level < 4 && up.has_parent_path() && up != up.root_path(); ++level) {
+        up = up.parent_path();
+        roots.push_back(up / "share" / "normsim");
+      }
+    }
+  }
+  std::error_code ec;
+  for (const auto& r : roots)
+    if (fs::exists(r / relative, ec)) return (r / relative).string();
+  return (fs::path(NORMSIM_SOURCE_DIR) / relative).string();
+}
 
 std::string name_or_path_help(config::ShippedKind k, const std::string& what, const std::string& rest) {
   return what + ": a shipped name (" + config::shipped_names(k) + ") or a YAML path (" + rest + ")";
@@ -76,6 +102,9 @@ asic::AsicOptions asic_options(const AsicFlags& f) {
   o.threads = thread_count(f.threads);
   o.trace_file = f.trace;
   if (!f.trace.empty()) check_trace_path(f.trace);
+  if (f.trace_rows && f.trace.empty())
+    throw config::ConfigError("--trace-rows: there is no trace without --trace FILE.vcd (allowed: both, or neither)");
+  if (f.trace_rows) o.trace_rows = f.trace_rows;
   o.rtl = f.rtl;
   if (f.rtl && f.no_numerics)
     throw config::ConfigError("--rtl: the RTL computes the numerics (allowed: one of --rtl, --no-numerics)");
@@ -117,6 +146,16 @@ int64_t parse_int_flag(const std::string& flag, const std::string& text, int64_t
 void check_report(const nlohmann::json& report, const std::string& what) {
   const auto problems = report::check_report_numbers(report);
   if (!problems.empty()) throw config::CheckFailure(what + ": " + report::describe(problems));
+}
+
+void check_no_overflow(const nlohmann::json& report, const std::string& what) {
+  if (!report.contains("numerics") || !report["numerics"].contains("overflow")) return;
+  std::string stages;
+  for (const auto& [stage, count] : report["numerics"]["overflow"].items())
+    if (count.is_number() && count.get<double>() > 0) stages += (stages.empty() ? "" : ", ") + stage + " " + count.dump();
+  if (!stages.empty())
+    throw config::CheckFailure(what + ": --fail-on-overflow: results overflowed in stage " + stages +
+                               " (the warnings above say how; the report is written)");
 }
 
 void log_warnings(const nlohmann::json& report, const std::string& what) {

@@ -45,6 +45,12 @@ Command add_list(CLI::App& app);
 /// "<what>: a shipped name (a, b, ...) or a YAML path (<rest>)".
 std::string name_or_path_help(config::ShippedKind k, const std::string& what, const std::string& rest);
 
+/// A file normsim ships beside its configs (`tools/sweep/pareto_plot.py`,
+/// `rtl_models`): under $NORMSIM_DATA_DIR if set, else under the install's
+/// share/normsim (found from this binary or module's own location), else in
+/// the source tree it was built from.
+std::string data_path(const std::string& relative);
+
 /// The workload and arch a command names, with its --set overrides.
 struct InputArgs {
   std::string workload, arch;
@@ -67,6 +73,7 @@ std::optional<config::InputPath> parse_path_flag(const std::string& p);
 /// --save-outputs, --trace are checked against each other here).
 struct AsicFlags {
   std::string path, trace;
+  int64_t trace_rows = 0;  ///< 0: not given (the default, 8)
   bool no_numerics = false, rtl = false, save_outputs = false, save_inputs = false;
   int threads = 0;  ///< 0: every core
   std::optional<core::VarianceAlgorithm> algorithm;
@@ -95,6 +102,10 @@ CLI::Option* add_int_option(CLI::App* c, const std::string& name, Int& value, in
 /// config::CheckFailure (exit 1) naming the first non-finite or negative
 /// number of `report` (sim/report/report_check.hpp), before anything is written.
 void check_report(const nlohmann::json& report, const std::string& what);
+
+/// --fail-on-overflow: config::CheckFailure (exit 1) naming the stages of
+/// `report` ("numerics.overflow") whose results saturated or wrapped.
+void check_no_overflow(const nlohmann::json& report, const std::string& what);
 
 /// Logs each of the report's warnings ("numerics.warnings") on stderr.
 void log_warnings(const nlohmann::json& report, const std::string& what);

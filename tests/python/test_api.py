@@ -1,0 +1,80 @@
+"""The Python API returns what the CLI's --json prints, and fails as the CLI does."""
+import importlib.util
+
+import pytest
+
+import normsim
+from conftest import SOURCE_DIR, without_invocation
+
+SMALL = {"workload.rows": 16}
+
+
+def test_compare_is_the_cli_report(cli):
+    r = normsim.compare("llama2-7b", set=SMALL)
+    assert [p["path"] for p in r["paths"]] == ["sram-replay", "dram-reread", "partial-replay"]
+    assert all(p["timing"]["cycles"] > 0 for p in r["paths"])
+    assert r["report"] == "compare" and r["command"][1] == "compare"
+    assert without_invocation(r) == without_invocation(cli("compare", "llama2-7b", "--set", "workload.rows=16"))
+
+
+def test_configs_as_names_paths_text_and_dicts():
+    path = SOURCE_DIR / "workloads" / "gpt2-small.yaml"
+    by_name = normsim.run("gpt2-small", "asic-fp32", set=SMALL)
+    by_path = normsim.run(path, SOURCE_DIR / "workloads" / "arch" / "asic-fp32.yaml", set=SMALL)
+    by_text = normsim.run(path.read_text(), "asic-fp32", set=SMALL)
+    by_dict = normsim.run({"norm": "layernorm", "rows": 8, "hidden": 768, "seed": 1,
+                           "input": {"dtype": "fp32"}, "output": {"dtype": "fp32"}}, "asic-fp32", set=SMALL)
+    # The same resolved config, however it was named: the same digest and the same cycles.
+    assert by_name["configs"]["workload"]["sha256"] == by_path["configs"]["workload"]["sha256"]
+    assert by_name["configs"]["workload"]["sha256"] == by_text["configs"]["workload"]["sha256"]
+    assert by_name["timing"] == by_path["timing"] == by_text["timing"]
+    assert by_dict["workload"]["hidden"] == 768 and by_dict["workload"]["rows"] == 16
+
+
+def test_overrides_as_dict_or_list():
+    a = normsim.run(set={"workload.rows": 8, "arch.lanes": 8}, numerics=False)
+    b = normsim.run(set=["workload.rows=8", "arch.lanes=8"], numerics=False)
+    assert a["timing"] == b["timing"]
+    assert a["configs"]["arch"]["overrides"] == ["arch.lanes=8"]
+
+
+def test_bad_input_is_an_input_error_naming_the_set():
+    with pytest.raises(normsim.InputError) as e:
+        normsim.run(set={"workload.hidden": "abc"})
+    assert e.value.exit_code == 2
+    assert str(e.value).startswith("normsim: --set workload.hidden=abc: key 'hidden'")
+    with pytest.raises(normsim.InputError, match="neither a shipped arch nor a file"):
+        normsim.run(arch="h100")
+    with pytest.raises(TypeError):
+        normsim.run(workload=42)
+
+
+def test_each_call_is_its_own_simulation():
+    # SystemC elaborates once per process: many calls in one interpreter must all run.
+    cycles = [normsim.run(set={"workload.rows": n}, numerics=False)["timing"]["cycles"] for n in (8, 16, 8)]
+    assert cycles[0] == cycles[2] and cycles[1] > cycles[0]
+
+
+def test_sweep_rows_are_a_table():
+    r = normsim.sweep(grid={"arch.lanes": [4, 8, 16], "arch.asic.input_path": ["sram-replay", "dram-reread"]},
+                      set=SMALL, objectives=["cycles", "area"])
+    rows = r.rows
+    assert len(rows) == len(r["points"]) == 6
+    assert len({frozenset(row) for row in rows}) == 1  # every row has the same columns
+    assert {row["arch.lanes"] for row in rows} == {4, 8, 16}
+    assert all(row["timing.cycles"] > 0 for row in rows)
+    if importlib.util.find_spec("pandas"):
+        import pandas
+
+        assert pandas.DataFrame(rows).shape[0] == 6
+
+
+def test_simt_area_widths_list():
+    p = normsim.simt("fast_ln", rows=1024, hidden=4096, dtype="bf16")
+    assert p["kernel"] == "fast_ln" and p["prediction"]["dram_bytes_read"] > 0
+    a = normsim.area("llama2-7b", "asic-default")
+    assert a["total_mm2"] > 0
+    w = normsim.widths("max_ulp<=8", set=SMALL, stages=["output"])
+    assert w["chosen"]
+    names = normsim.list()
+    assert len(names["kernels"]) == 16 and any(x["name"] == "asic-fp32" for x in names["archs"])

@@ -1,0 +1,45 @@
+// One progress line on stderr for a command that runs longer than about two
+// seconds: what it is doing, how far (when it knows), and for how long. On
+// when stderr is a terminal and neither -q nor --json is given, or when
+// --progress asks for it. The ticker writes with write(2), never through
+// stdio, so a fork (compare, sweep) cannot inherit a held stdio lock.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <thread>
+
+namespace normsim::cli {
+
+class ProgressLine {
+ public:
+  static ProgressLine& get();
+  /// Whether a command should show progress: asked, or a terminal without -q/--json.
+  static bool wanted(bool asked, bool quiet, bool json);
+
+  /// Starts the ticker for `command` (nothing when `on` is false).
+  void start(const std::string& command, bool on);
+  /// What the command does now; `total` > 0: done/total of `unit` is shown.
+  void phase(const std::string& what, int64_t total = 0, const std::string& unit = "");
+  /// Advances done (also readable by a model through done_counter()).
+  void set_done(int64_t done) { done_.store(done, std::memory_order_relaxed); }
+  std::atomic<int64_t>* done_counter() { return &done_; }
+  bool on() const { return on_; }
+  /// Stops the ticker and clears its line.
+  void stop();
+  ~ProgressLine() { stop(); }
+
+ private:
+  void tick();
+  std::string command_, phase_, unit_;
+  int64_t total_ = 0;
+  std::atomic<int64_t> done_{0};
+  std::atomic<bool> stopping_{false};
+  bool on_ = false, shown_ = false;
+  std::mutex mu_;
+  std::thread ticker_;
+};
+
+}  // namespace normsim::cli
