@@ -2,7 +2,7 @@
 """The layers' arrows (docs/ARCHITECTURE.md), checked on every #include and
 every CMake link of the tree:
 
-    core <- config <- {area, rtl, asic, simt} <- {validate, report} <- tools
+    core <- config <- {area, rtl, asic, simt} <- {validate, report} <- tools <- python
                       area <- explore <- report
 
 asic and simt never include each other; validate is the only layer that
@@ -61,6 +61,8 @@ def target_of(include, src_dir, root):
         return parts[1] if len(parts) > 2 else "sim"
     if include.startswith("gpu_ref/"):
         return "gpu_ref"
+    if include.startswith(("tools/", "python/")):
+        return include.split("/")[0]  # the top: nothing under sim/ or gpu_ref/ includes it
     if (src_dir / include).exists():
         return None  # the includer's own folder
     if (root / "gpu_ref" / include).exists():
@@ -109,6 +111,7 @@ def self_test(root):
         ("sim/core/npy.cpp", '#include "sim/config/arch.hpp"\n', "core includes sim/config/arch.hpp"),
         ("sim/simt/kernel_desc.cpp", '#include "gpu_ref/host/normref_validate.hpp"\n', "simt includes gpu_ref/host/normref_validate.hpp"),
         ("gpu_ref/normref.cu", '#include "sim/simt/emulate.hpp"\n', "gpu_ref includes sim/simt/emulate.hpp"),
+        ("sim/report/run_report.cpp", '#include "tools/normsim/command.hpp"\n', "report includes tools/normsim/command.hpp"),
     ]
     with tempfile.TemporaryDirectory() as tmp:
         copy = pathlib.Path(tmp) / "tree"

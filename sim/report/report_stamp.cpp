@@ -35,6 +35,13 @@ std::vector<ConfigDigest> configs_from_json(const nlohmann::json& j) {
   return out;
 }
 
+std::vector<ConfigDigest> study_configs(const nlohmann::json& sweep) {
+  if (!sweep.is_object() || !sweep.contains("study") || !sweep["study"].is_object()) return {};
+  const nlohmann::json& study = sweep["study"];
+  if (!study.contains("inputs") || !study["inputs"].is_object() || !study["inputs"].contains("configs")) return {};
+  return configs_from_json(study["inputs"]["configs"]);
+}
+
 nlohmann::ordered_json stamped(const nlohmann::json& report, const ReportStamp& stamp) {
   nlohmann::ordered_json out;
   out["normsim_version"] = stamp.normsim_version;

@@ -42,6 +42,8 @@ void record_config(ConfigDigest d);
 /// carry them to `normsim merge`).
 nlohmann::json configs_json(const std::vector<ConfigDigest>& configs);
 std::vector<ConfigDigest> configs_from_json(const nlohmann::json& j);
+/// The configs a (merged) sweep report's study.inputs names; none where it names none.
+std::vector<ConfigDigest> study_configs(const nlohmann::json& sweep);
 
 /// `report` with the stamp's keys first, then its own (in its order).
 nlohmann::ordered_json stamped(const nlohmann::json& report, const ReportStamp& stamp);

@@ -44,7 +44,7 @@ int merge(const MergeArgs& a) {
   }
   const nlohmann::json all = report::merge_sweep_shards(shards);
   // The merged report names the configs the sweep ran, as the whole sweep's does.
-  for (auto& c : report::configs_from_json(all["study"]["inputs"].value("configs", nlohmann::json())))
+  for (auto& c : report::study_configs(all))
     report::record_config(std::move(c));
   return write_sweep_outputs(all, a.out_dir, a.json, a.plot);
 }
