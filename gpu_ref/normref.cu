@@ -22,6 +22,7 @@
 #include "kernels/ladder.cuh"
 #include "kernels/welford_rms.cuh"
 #include "sim/core/counter_rng.hpp"
+#include "sim/core/dropout_mask.hpp"
 #include "sim/core/element_format.hpp"
 #include "sim/core/npy.hpp"
 
@@ -103,6 +104,12 @@ void launch_typed(const Args& a, const Buffers& B, cudaStream_t st, Launch& L) {
   if (k == K::fused_residual) {
     const dev::LaunchInfo li = dev::launch_fused_residual<T>(static_cast<T*>(B.z), y, B.mean, B.rstd, x,
                                                               static_cast<const T*>(B.r), B.w, B.b, N, C, st);
+    L.grid = li.grid, L.block = li.block, L.func = li.func;
+    return;
+  }
+  if (k == K::fused_residual_dropout) {
+    const dev::LaunchInfo li = dev::launch_fused_residual_dropout<T>(
+        static_cast<T*>(B.z), y, B.mean, B.rstd, x, static_cast<const T*>(B.r), B.w, B.b, N, C, a.seed, a.dropout(), st);
     L.grid = li.grid, L.block = li.block, L.func = li.func;
     return;
   }
@@ -414,6 +421,7 @@ int main(int argc, char** argv) {
   const std::vector<float> xf = to_floats(xraw, bf16), yf = to_floats(yraw, bf16);
   const int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   ValidationResult v;
+  double dropped_fraction = 0;  ///< fused_residual_dropout: the share of x the mask dropped
   if (backward) {
     dgamma.resize(C), dbeta.resize(C);
     CUDA_OK(cudaMemcpy(dgamma.data(), B.dgamma, C * sizeof(float), cudaMemcpyDeviceToHost));
@@ -428,16 +436,28 @@ int main(int argc, char** argv) {
     CUDA_OK(cudaMemcpy(zraw.data(), B.z, zraw.size(), cudaMemcpyDeviceToHost));
     CUDA_OK(cudaMemcpy(rraw.data(), B.r, rraw.size(), cudaMemcpyDeviceToHost));
     const std::vector<float> zf = to_floats(zraw, bf16), rf = to_floats(rraw, bf16);
-    int64_t z_wrong = 0, first = -1;
+    // With dropout: the host regenerates the mask (sim/core/dropout_mask.hpp).
+    const double p = a.dropout();
+    const uint32_t threshold = normsim::rng::dropout_threshold(p);
+    const float scale = normsim::rng::dropout_scale(p);
+    int64_t z_wrong = 0, first = -1, dropped = 0;
     for (size_t i = 0; i < n; ++i) {
-      float want = xf[i] + rf[i];
+      float branch = xf[i];
+      if (ki.dropout) {
+        const bool keep = normsim::rng::dropout_keep(a.seed, i, threshold);
+        dropped += !keep;
+        branch = keep ? branch * scale : 0.0f;
+      }
+      float want = branch + rf[i];
       if (bf16) want = normsim::core::bf16_bits_to_fp32(normsim::core::fp32_to_bf16_bits(want));
       if (std::memcmp(&want, &zf[i], 4) != 0 && ++z_wrong == 1) first = static_cast<int64_t>(i);
     }
+    dropped_fraction = static_cast<double>(dropped) / static_cast<double>(n);
     v = validate(ki, a.dtype, N, C, dev::kEps, zf, gamma, beta, yf, mean, rstd, threads);
     if (z_wrong && v.valid) {
       v.valid = false;
-      v.reason = "z = x + r differs from the rounded sum in " + std::to_string(z_wrong) + " elements (first: " +
+      v.reason = std::string(ki.dropout ? "z = dropout(x) + r" : "z = x + r") + " differs from the rounded sum in " +
+                 std::to_string(z_wrong) + " elements (first: " +
                  std::to_string(first) + ")";
     }
   } else {
@@ -522,6 +542,7 @@ int main(int argc, char** argv) {
       .integer("static_smem_bytes", static_cast<int64_t>(fa.sharedSizeBytes))
       .str("dist", a.dist).num("dist_mean", a.dist_mean).num("dist_sigma", a.dist_sigma)
       .integer("seed", static_cast<int64_t>(a.seed)).num("eps", dev::kEps)
+      .num("dropout_p", a.dropout()).num("dropped_fraction", dropped_fraction)
       .num("time_us", t_us).num("time_us_min", *std::min_element(kus.begin(), kus.end()))
       .num("time_us_max", *std::max_element(kus.begin(), kus.end())).integer("reps", a.reps).raw("times_us", times)
       .num("copy_gbps", copy_gbps).num("copy_us", copy_us).integer("copy_bytes", static_cast<int64_t>(2 * copy_bytes))

@@ -9,7 +9,13 @@ std::string usage() {
   return "usage: normref --kernel K --rows N --hidden C [--dtype fp32|bf16] [--block B]\n"
          "               [--dist normal|cancellation] [--mean M] [--sigma S] [--seed S]\n"
          "               [--reps R] [--warmup W] [--profile] [--json FILE] [--npy-dir DIR]\n"
-         "               [--npy-max-elements N] [--allow-invalid]\n";
+         "               [--npy-max-elements N] [--allow-invalid] [--dropout P]\n";
+}
+
+double Args::dropout() const {
+  const KernelInfo* k = find_kernel(kernel);
+  if (!k || !k->dropout) return 0.0;
+  return dropout_p >= 0 ? dropout_p : kDefaultDropoutP;
 }
 
 namespace {
@@ -64,6 +70,9 @@ std::optional<std::string> parse_args(int argc, const char* const* argv, Args& a
       if (!to_f64(v, a.dist_mean)) return "normref: --mean: expected a number, got '" + v + "'";
     } else if (f == "--sigma") {
       if (!to_f64(v, a.dist_sigma) || !(a.dist_sigma > 0)) return "normref: --sigma: expected a number > 0, got '" + v + "'";
+    } else if (f == "--dropout") {
+      if (!to_f64(v, a.dropout_p) || !(a.dropout_p >= 0 && a.dropout_p < 1))
+        return "normref: --dropout: expected a drop probability in [0, 1), got '" + v + "'";
     } else if (f == "--json") a.json_path = v;
     else if (f == "--npy-dir") a.npy_dir = v;
     else return "normref: unknown option '" + f + "'";
@@ -74,6 +83,8 @@ std::optional<std::string> parse_args(int argc, const char* const* argv, Args& a
   if (a.hidden < 1 || a.hidden > (int64_t(1) << 24)) return "normref: --hidden: must be 1..2^24, got " + std::to_string(a.hidden);
   if (a.reps < 1 || a.reps > 10000) return "normref: --reps: must be 1..10000";
   if (a.warmup < 0 || a.warmup > 1000) return "normref: --warmup: must be 0..1000";
+  if (a.dropout_p >= 0 && !find_kernel(a.kernel)->dropout)
+    return "normref: --dropout: " + a.kernel + " has no dropout (allowed with: fused_residual_dropout)";
   return check_supported(a, *find_kernel(a.kernel));
 }
 

@@ -29,7 +29,14 @@ struct Args {
   std::string npy_dir;          ///< empty: no dumps
   int64_t npy_max_elements = int64_t(1) << 20;
   bool allow_invalid = false;   ///< record a failed validation instead of exiting 1
+  double dropout_p = -1;        ///< fused_residual_dropout's drop probability; < 0: its default
+  /// The drop probability the run uses: --dropout, or kDefaultDropoutP for a
+  /// dropout kernel; 0 for every other kernel.
+  double dropout() const;
 };
+
+/// fused_residual_dropout's drop probability when --dropout is not given.
+inline constexpr double kDefaultDropoutP = 0.1;
 
 /// Parses argv. On error returns the one-line message (exit 2), else nullopt.
 std::optional<std::string> parse_args(int argc, const char* const* argv, Args& out);

@@ -161,6 +161,25 @@ LaunchInfo launch_fused_residual(T* z, T* y, float* mean, float* rstd, const T* 
   return li;
 }
 
+/// fused_residual_dropout: z = dropout_p(x) + r, y = LN(z); fused_residual's shape.
+template <typename T>
+LaunchInfo launch_fused_residual_dropout(T* z, T* y, float* mean, float* rstd, const T* x, const T* r,
+                                         const float* gamma, const float* beta, int rows, int C, uint64_t seed,
+                                         double p, cudaStream_t st) {
+  LaunchInfo li;
+  li.grid = rows;
+  li.block = fused_residual_threads(C, sizeof(T));
+  const uint32_t threshold = normsim::rng::dropout_threshold(p);
+  const float scale = normsim::rng::dropout_scale(p);
+  with_threads(li.block, [&](auto th) {
+    constexpr int TH = decltype(th)::value;
+    auto* f = fused_residual_dropout_ln<T, TH, (sizeof(T) == 4 ? 8 : 4)>;
+    li.func = reinterpret_cast<const void*>(f);
+    f<<<li.grid, TH, 0, st>>>(z, y, mean, rstd, x, r, gamma, beta, rows, C, seed, threshold, scale);
+  });
+  return li;
+}
+
 /// The backward kernel's function for C (TWO_LEVEL: per-block partials).
 template <typename T, bool TWO_LEVEL>
 const void* backward_function(int C) {

@@ -3,7 +3,8 @@
 //
 // fused_residual: z = x + r (rounded to T and written), y = LN(z) from the
 // rounded z -- the same bits as an add kernel followed by fast_ln, with one
-// read of x and r and no re-read of z.
+// read of x and r and no re-read of z. fused_residual_dropout: the same with
+// z = dropout_p(x) + r, its mask regenerated from a counter-based RNG.
 //
 // Backward: with x_hat = (x - mu) rstd and g = dy gamma (section 29),
 //   dx = rstd / C (C g - S1 - x_hat S2),  S1 = sum g,  S2 = sum g x_hat,
@@ -17,15 +18,18 @@
 #pragma once
 
 #include "kernels/fast_norm.cuh"
+#include "sim/core/dropout_mask.hpp"
 
 namespace normref::dev {
 
-template <typename T, int THREADS, int VECS>
-__global__ void __launch_bounds__(THREADS) fused_residual_ln(T* __restrict__ z, T* __restrict__ y,
-                                                             float* __restrict__ mean_out, float* __restrict__ rstd_out,
-                                                             const T* __restrict__ x, const T* __restrict__ r,
-                                                             const float* __restrict__ gamma,
-                                                             const float* __restrict__ beta, int rows, int C) {
+// One row of z = branch(x) + r (rounded to T and written) and y = LN(z),
+// one block per row; `branch(values, index)` rewrites a vector's kN values of
+// x in place (index: the row-major element index of its first).
+template <typename T, int THREADS, int VECS, class Branch>
+__device__ __forceinline__ void residual_ln_row(T* __restrict__ z, T* __restrict__ y, float* __restrict__ mean_out,
+                                                float* __restrict__ rstd_out, const T* __restrict__ x,
+                                                const T* __restrict__ r, const float* __restrict__ gamma,
+                                                const float* __restrict__ beta, int C, Branch branch) {
   constexpr int kN = Vec16<T>::kN;
   __shared__ float smem[32];
   const int t = threadIdx.x;
@@ -38,10 +42,14 @@ __global__ void __launch_bounds__(THREADS) fused_residual_ln(T* __restrict__ z, 
     if (i < nvec) {
       const int64_t off = row * C + static_cast<int64_t>(i) * kN;
       const Vec16<T> a = fast_load(x + off), b = fast_load(r + off);
+      float xa[kN];
+#pragma unroll
+      for (int j = 0; j < kN; ++j) xa[j] = to_f(a.v[j]);
+      branch(xa, off);
       Vec16<T> s;
 #pragma unroll
       for (int j = 0; j < kN; ++j) {
-        s.v[j] = from_f<T>(to_f(a.v[j]) + to_f(b.v[j]));
+        s.v[j] = from_f<T>(xa[j] + to_f(b.v[j]));
         v[k][j] = to_f(s.v[j]);  // normalise the stored z
       }
       fast_store(z + off, s);
@@ -70,6 +78,38 @@ __global__ void __launch_bounds__(THREADS) fused_residual_ln(T* __restrict__ z, 
     // gamma/beta as float4 loads, and the same expression as fast_ln's.
     if (i < nvec) normalize_vector<T, float, false>(y + row * C, gamma, beta, i, mean, rstd, [&](int j) { return v[k][j]; });
   }
+}
+
+template <typename T, int THREADS, int VECS>
+__global__ void __launch_bounds__(THREADS) fused_residual_ln(T* __restrict__ z, T* __restrict__ y,
+                                                             float* __restrict__ mean_out, float* __restrict__ rstd_out,
+                                                             const T* __restrict__ x, const T* __restrict__ r,
+                                                             const float* __restrict__ gamma,
+                                                             const float* __restrict__ beta, int rows, int C) {
+  residual_ln_row<T, THREADS, VECS>(z, y, mean_out, rstd_out, x, r, gamma, beta, C, [](float*, int64_t) {});
+}
+
+// fused_residual_dropout: z = dropout(x) + r with the mask of
+// sim/core/dropout_mask.hpp -- one Philox4x32-10 evaluation per four
+// elements, (seed, element index / 4) its counter -- kept values scaled by
+// the fp32 1/(1-p), multiply and add rounded separately (no FMA), so the
+// simulator's z is the same bits.
+template <typename T, int THREADS, int VECS>
+__global__ void __launch_bounds__(THREADS)
+    fused_residual_dropout_ln(T* __restrict__ z, T* __restrict__ y, float* __restrict__ mean_out,
+                              float* __restrict__ rstd_out, const T* __restrict__ x, const T* __restrict__ r,
+                              const float* __restrict__ gamma, const float* __restrict__ beta, int rows, int C,
+                              uint64_t seed, uint32_t threshold, float scale) {
+  constexpr int kN = Vec16<T>::kN;
+  static_assert(kN % 4 == 0, "a vector holds whole groups of four mask words");
+  residual_ln_row<T, THREADS, VECS>(z, y, mean_out, rstd_out, x, r, gamma, beta, C, [&](float* xa, int64_t off) {
+#pragma unroll
+    for (int q = 0; q < kN / 4; ++q) {
+      const normsim::rng::Philox4x32 w = normsim::rng::dropout_words(seed, static_cast<uint64_t>(off) / 4 + q);
+#pragma unroll
+      for (int j = 0; j < 4; ++j) xa[4 * q + j] = w.v[j] >= threshold ? __fmul_rn(xa[4 * q + j], scale) : 0.0f;
+    }
+  });
 }
 
 /// z = x + r alone (the unfused pair's first kernel).

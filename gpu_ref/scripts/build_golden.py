@@ -69,6 +69,9 @@ for path in sorted(glob.glob(os.path.join(timing_dir, "t_*.json"))):
         "dist_sigma": t["dist_sigma"], "eps": t["eps"], "valid": t["validation"]["valid"],
         "validation": t["validation"],
     }
+    if t.get("dropout_p"):  # fused_residual_dropout: its drop probability and the mask's share
+        case["dropout_p"] = t["dropout_p"]
+        case["dropped_fraction"] = t["dropped_fraction"]
     cases.append(case)
     if env is None:
         env = {k: t[k] for k in ("device", "sms", "l2_bytes", "sm_clock_khz", "nvcc_flags", "cuda_runtime")}
@@ -122,7 +125,7 @@ def fmt_case(c):
 table = ["| kernel | dtype | shape | block | dist | time us (median) | GB/s | % of copy | DRAM read / input | DRAM write / output | L2 bytes / input | regs | valid |",
          "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
 order = {k: i for i, k in enumerate("v1 v2 v3 v4 v5 v6 welford_warp_reg welford_block_smem block_reread rms_warp rms_block "
-                                    "fast_ln fast_rms fused_residual bwd_atomic bwd_twolevel".split())}
+                                    "fast_ln fast_rms fused_residual fused_residual_dropout bwd_atomic bwd_twolevel".split())}
 for c in sorted(cases, key=lambda c: (c["rows"] * c["hidden"] < 300000, c["dist"], c["hidden"], c["rows"], order.get(c["kernel"], 99), c["dtype"], c["block"])):
     table.append(fmt_case(c))
 table.append("")

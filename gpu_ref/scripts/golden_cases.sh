@@ -51,3 +51,13 @@ done
 for k in fast_ln fast_rms fused_residual bwd_atomic bwd_twolevel; do for d in fp32 bf16; do
   echo "${k}_${d}_256x768 --kernel $k --rows 256 --hidden 768 --dtype $d --npy"
 done; done
+# Post-Norm with dropout on the branch (p = 0.1, normref's default): the
+# shapes of fused_residual, and small cases with outputs kept for the
+# bit-exact check against the ASIC model with the same mask.
+for s in 8192x768 32768x4096 4096x8192 1024x4096; do
+  r=${s%x*}; h=${s#*x}
+  for d in fp32 bf16; do echo "fused_residual_dropout_${d}_${s} --kernel fused_residual_dropout --rows $r --hidden $h --dtype $d"; done
+done
+for d in fp32 bf16; do
+  echo "fused_residual_dropout_${d}_256x768 --kernel fused_residual_dropout --rows 256 --hidden 768 --dtype $d --npy"
+done

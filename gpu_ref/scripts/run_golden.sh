@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine (nvcc, CMake, ncu; nothing else needed):
 #   gpu_ref/scripts/run_golden.sh OUTDIR timing|ncu [ID-REGEX]
-# timing: build, SASS facts, every case through normref (JSON + .npy), packed
+# timing: build, SASS facts (and ptxas -v's registers), every case through normref (JSON + .npy), packed
 #         into OUTDIR/timing.tar.gz (+ OUTDIR/npy.tar.gz)
 # ncu:    every case once under `ncu --clock-control none`, packed into OUTDIR/ncu.tar.gz
 set -uo pipefail
@@ -20,6 +20,9 @@ if [ "$what" = timing ]; then
   nvcc --version >"$work/res/nvcc_version.txt" 2>&1
   cuobjdump -sass "$bin" >"$work/res/normref.sass" 2>&1
   python3 "$here/scripts/sass_facts.py" "$work/res/normref.sass" >"$work/res/sass_facts.json"
+  # Registers per thread of every function, for tools/simt/sass_table.py.
+  nvcc -O3 -lineinfo -arch=sm_90 -std=c++17 -I "$here" -I "$here/.." -Xptxas -v -c "$here/normref.cu" \
+    -o "$work/ptxas.o" >"$work/res/ptxas.log" 2>&1
 fi
 
 # DEADLINE_S: stop starting cases after that many seconds (the rest are listed

@@ -35,6 +35,7 @@ enum Stream : uint32_t {
   kChannelScale = 5,     ///< the LLM-activation model's per-channel scales (llm_activation.hpp)
   kOutlierChannels = 6,  ///< ... which channels are outliers
   kMassiveChannels = 7,  ///< ... which hold the massive activations, and their signs
+  kDropout = 8,          ///< a fused residual add's dropout mask (dropout_mask.hpp)
 };
 
 struct Philox4x32 {
