@@ -141,6 +141,20 @@ AreaReport estimate_area(const core::DatapathConfig& dp, double sram_bytes, cons
     add_unit("rsqrt_unit", 2 * (3 * kGeFp32Mul + kGeFp32Add) + kGeFp32Mul, 256.0 * 32);
     add_unit("normalize_affine", L * (2 * kGeFp32Add + 2 * kGeFp32Mul + regs(32)), 0);
   }
+  // A fused residual workload's adder in front of the lanes and the mask
+  // generator: four words a Philox pipeline a cycle, for L elements a cycle.
+  if (dp.residual_adder) {
+    add_unit("residual_adder", L * residual_adder_lane_ge(dp.residual_add, dp.mask_generator), 0);
+    r.units.back().instances = L;
+  }
+  if (dp.mask_generator) {
+    const int pipelines = (L + 3) / 4;
+    LogicInventory compare;
+    compare.adder_bits = 32;  // keep = word >= threshold
+    add_unit("dropout_mask_generator", pipelines * logic_ge(philox_pipeline_inventory()) + L * logic_ge(compare), 0);
+    r.units.back().instances = pipelines;
+    r.units.back().per_instance = philox_pipeline_inventory();
+  }
   r.sram_bytes = sram_bytes;
   if (sram_bytes > 0) r.sram_um2 = sram_bytes * 8 * nt.bitcell_um2 / sram_array_efficiency(sram_bytes);
   return r;
@@ -167,6 +181,43 @@ EnergyPerOp estimate_op_energy(const core::DatapathConfig& dp) {
     e.row_pj = (dp.lanes - 1) * (welford ? 4 * (kPjFp32Add + kPjFp32Mul) : 2 * kPjFp32Add) + 2 * (3 * kPjFp32Mul + kPjFp32Add);
   }
   return e;
+}
+
+double residual_adder_lane_ge(const core::ResidualAddConfig& add, bool dropout) {
+  if (!add.fixed) return kGeFp32Add + (dropout ? kGeFp32Mul + kGePerMuxBit * 32 : 0.0) + regs(32);
+  const int w = add.format.total_bits;
+  LogicInventory lane;
+  lane.adder_bits = w + 1;
+  lane.requant_bits = dropout ? 3.0 * w : w + 1.0;
+  lane.multiplier_bit_products = dropout ? static_cast<double>(w) * w : 0.0;
+  lane.mux_bits = dropout ? w : 0;  // a dropped element: 0
+  lane.flip_flops = w;
+  return logic_ge(lane);
+}
+
+LogicInventory philox_pipeline_inventory() {
+  // Salmon et al. (SC 2011): a round is two 32x32 -> 64-bit products and
+  // xors of the halves with the other words and the round key; the round
+  // keys of a run's seed are constants (registers loaded once), the counter a
+  // 64-bit incrementer.
+  LogicInventory v;
+  constexpr int kRounds = 10;
+  v.multiplier_bit_products = kRounds * 2.0 * 32 * 32;
+  v.mux_bits = kRounds * 64.0;                  // the xors, costed as 2:1 multiplexer bits
+  v.flip_flops = kRounds * 128.0 + kRounds * 64.0;  // the state through the rounds, the round keys
+  v.adder_bits = 64;                            // the counter
+  return v;
+}
+
+double residual_add_pj(const core::ResidualAddConfig& add, bool dropout) {
+  if (!add.fixed) return kPjFp32Add + (dropout ? kPjFp32Mul : 0.0);
+  const double w = add.format.total_bits;
+  return kPjPerAdderBit * w + (dropout ? kPjPerMulBitProduct * w * w : 0.0);
+}
+
+double dropout_mask_pj_per_element() {
+  // Horowitz's 32-bit multiply (3.1 pJ): 20 a Philox evaluation, which makes four words; a 32-bit compare a word.
+  return 20 * kPjPerMulBitProduct * 1024 / 4 + kPjPerAdderBit * 32;
 }
 
 double sram_pj_per_byte(double capacity_bytes) {
@@ -222,6 +273,8 @@ EnergyReport estimate_energy(const core::DatapathConfig& dp, const ActivityCount
   r.sram_read_pj = a.sram_read_bytes * r.sram_read_pj_per_byte;
   r.sram_write_pj = a.sram_write_bytes * r.sram_write_pj_per_byte;
   r.datapath_pj = (a.elements * (eo.lane_op_pj + eo.normalize_op_pj) + a.rows * eo.row_pj) * r.node_factor;
+  r.residual_add_pj = a.residual_sums * residual_add_pj(dp.residual_add, a.masked_elements > 0) * r.node_factor;
+  r.dropout_mask_pj = a.masked_elements * dropout_mask_pj_per_element() * r.node_factor;
   return r;
 }
 

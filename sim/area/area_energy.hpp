@@ -81,6 +81,19 @@ struct EnergyPerOp {
   double row_pj = 0;           ///< merge tree + RSQRT, once per row
 };
 EnergyPerOp estimate_op_energy(const core::DatapathConfig& dp);
+
+/// The residual adder of a fused unit (sim/core/residual_add.hpp): one lane's
+/// operators at its arithmetic (fp32 or its fixed format), with the dropout
+/// scale's multiplier when `dropout`.
+double residual_adder_lane_ge(const core::ResidualAddConfig& add, bool dropout);
+/// One Philox4x32-10 pipeline (four mask words a cycle: ten rounds of two
+/// 32x32 multipliers, two 32-bit key adds, the xors and the round registers)
+/// and the threshold compare of each word (sim/core/dropout_mask.hpp).
+LogicInventory philox_pipeline_inventory();
+/// Energy of one sum (and its scale multiply) at the adder's arithmetic.
+double residual_add_pj(const core::ResidualAddConfig& add, bool dropout);
+/// Energy of one mask word: a quarter of a Philox4x32-10 evaluation and its compare.
+double dropout_mask_pj_per_element();
 /// pJ per byte of an SRAM access, by capacity (Horowitz 64-bit reads: 8 KB 10 pJ, 32 KB 20 pJ, 1 MB 100 pJ).
 double sram_pj_per_byte(double capacity_bytes);
 
@@ -102,14 +115,19 @@ struct ActivityCounts {
   double sram_bank_bytes = 0;      ///< the bank an access reads or writes: its size sets the energy per byte
   double elements = 0;             ///< through the lanes and the normalise unit
   double rows = 0;                 ///< through the merge tree and the RSQRT unit
+  double residual_sums = 0;        ///< z = dropout(x) + r computed (this unit's adder or a separate one)
+  double masked_elements = 0;      ///< ... of them through the dropout mask (a Philox word each)
   std::string node = "45nm";
   double supply_v = 0.9;
 };
 
 struct EnergyReport {
   double dram_pj = 0, sram_read_pj = 0, sram_write_pj = 0, datapath_pj = 0;
+  /// A residual workload's adds and dropout mask (Philox4x32-10 evaluations),
+  /// wherever they run: the same work fused or not.
+  double residual_add_pj = 0, dropout_mask_pj = 0;
   double sram_pj() const { return sram_read_pj + sram_write_pj; }
-  double total_pj() const { return dram_pj + sram_pj() + datapath_pj; }
+  double total_pj() const { return dram_pj + sram_pj() + datapath_pj + residual_add_pj + dropout_mask_pj; }
   double total_uj() const { return total_pj() * 1e-6; }
   double node_factor = 1;  ///< energy_factor of the run's node
   double sram_read_pj_per_byte = 0, sram_write_pj_per_byte = 0;  ///< at the node, for the bank accessed

@@ -9,7 +9,9 @@
 
 #include <atomic>
 #include <cmath>
+#include <algorithm>
 #include <cstdint>
+#include <deque>
 #include <vector>
 
 #include "sim/asic/asic_config.hpp"
@@ -32,7 +34,8 @@ struct StallCounters {
   double dependency = 0;      ///< waiting for the row's statistics (or the parameters)
   double sram_port = 0;       ///< waiting for the SRAM replay read
   double dram_write = 0;      ///< output write buffer full (write bandwidth)
-  double total() const { return dram_latency + dram_bandwidth + row_buffer + dependency + sram_port + dram_write; }
+  double adder_pass = 0;      ///< waiting for a separate adder's pass to write z (fuse none)
+  double total() const { return dram_latency + dram_bandwidth + row_buffer + dependency + sram_port + dram_write + adder_pass; }
   /// Registers each cause as "stall_cycles.<cause>" in a unit's counters.
   void register_in(core::StatGroup& g) const {
     g.add("stall_cycles.dram_latency", "cycles", "waiting for data requested too late to hide the DRAM latency", &dram_latency);
@@ -41,6 +44,7 @@ struct StallCounters {
     g.add("stall_cycles.dependency", "cycles", "waiting for the row's statistics or the parameters", &dependency);
     g.add("stall_cycles.sram_port", "cycles", "waiting for the SRAM replay read", &sram_port);
     g.add("stall_cycles.dram_write", "cycles", "the output write buffer was full", &dram_write);
+    g.add("stall_cycles.adder_pass", "cycles", "waiting for a separate adder's pass to write the residual sum", &adder_pass);
   }
 };
 
@@ -50,7 +54,19 @@ struct AccelContext {
   int lanes = 16;            ///< elements a cycle the lane array takes: lanes x datapaths
   int datapath_lanes = 16;   ///< one datapath's lanes (the merge tree's width)
   core::MergeSchedule merge;  ///< the tree on the arch's merge units
-  int in_bytes = 4, out_bytes = 4;
+  int in_bytes = 4, out_bytes = 4;  ///< in: x's, and z's (stored in x's type)
+  // A residual workload (docs/ASIC.md, "Fusion").
+  Fusion fusion = Fusion::none;
+  int residual_bytes = 0;         ///< r's element bytes
+  bool sum_written_all = false;   ///< fused: all of z is written (kept, or Pre-Norm); else only what is re-read
+  double adder_done_cycle = -1;   ///< separate adder: when its last z write is in DRAM (-1: not yet known)
+  sc_core::sc_event* adder_issued = nullptr;  ///< ... notified when that is known
+  /// Fused with a re-read: per row from sum_first_row on, when its z is in
+  /// DRAM (the re-read of z cannot start before); the lanes append, the
+  /// re-read stream drops the rows it is done with.
+  std::deque<double> sum_done;
+  int64_t sum_first_row = 0;
+  sc_core::sc_event* sum_issued = nullptr;  ///< notified when a row's z writes are issued
   int64_t hidden = 0, rows = 0;
   int64_t chunk_elems = 0;
   int chunks = 1;
@@ -70,6 +86,12 @@ struct AccelContext {
   int64_t rows_done = 0;   ///< rows the normalise unit has finished (the trace samples the first ones)
   std::atomic<int64_t>* rows_done_out = nullptr;  ///< mirrors rows_done for a progress line (AsicOptions::rows_done)
 
+  /// Elements of chunk k whose sum the fused unit writes to DRAM.
+  int64_t sum_elems(int k) const {
+    if (fusion != Fusion::fused) return 0;
+    if (sum_written_all) return chunk_end(k) - chunk_begin(k);
+    return chunk_end(k) - std::clamp(stored_elems, chunk_begin(k), chunk_end(k));
+  }
   int64_t chunk_begin(int k) const { return k * chunk_elems; }
   int64_t chunk_end(int k) const { return std::min<int64_t>(hidden, (k + 1) * chunk_elems); }
   /// Cycles for `elems` elements at one element per lane per cycle.

@@ -20,6 +20,7 @@ AsicConfig resolve_asic_config(const config::Workload& w, const config::Arch& a,
   if (!a.asic)
     throw config::ConfigError(a.source + ": key 'asic': missing: this arch has no timing model (allowed: an arch with an "
                                          "'asic' section, e.g. workloads/arch/asic-default.yaml)");
+  config::check_fusion(w, a);
   AsicConfig c = *a.asic;
   if (o.path) c.path = *o.path;
   if (auto e = config::asic_params().check(c))
@@ -52,12 +53,16 @@ AsicConfig resolve_asic_config(const config::Workload& w, const config::Arch& a,
         ") (allowed: --set arch.asic.sram.capacity_bytes=" + std::to_string(need) + " or more" +
         (fits.empty() ? std::string() : ", or with this SRAM " + fits) + ")");
   }
+  // A residual workload also holds r and z (the sum: stored in the input's type).
+  const uint64_t residual_elem_bytes =
+      w.residual ? static_cast<uint64_t>(core::elem_bytes(w.residual->tensor.dtype) + core::elem_bytes(w.input.dtype)) : 0;
   const uint64_t footprint = static_cast<uint64_t>(w.elements()) *
-                                 static_cast<uint64_t>(core::elem_bytes(w.input.dtype) + core::elem_bytes(w.output.dtype)) +
+                                 (static_cast<uint64_t>(core::elem_bytes(w.input.dtype) + core::elem_bytes(w.output.dtype)) +
+                                  residual_elem_bytes) +
                              static_cast<uint64_t>(param_bytes(w, a)) + static_cast<uint64_t>(w.rows) * 8;
   if (footprint > c.dram.capacity_bytes)
-    throw config::ConfigError(w.source + ": key 'rows': the workload needs " + fmt_bytes(footprint) +
-                              " of DRAM (input, output, parameters, statistics), more than " + a.source +
+    throw config::ConfigError(w.source + ": key 'rows': the workload needs " + fmt_bytes(footprint) + " of DRAM (input, " +
+                              (w.residual ? "residual, sum, " : "") + "output, parameters, statistics), more than " + a.source +
                               "'s asic.dram.capacity_bytes = " + fmt_bytes(c.dram.capacity_bytes));
   return c;
 }
@@ -87,6 +92,11 @@ AsicResult run_asic(const config::Workload& w, const config::Arch& a, const Asic
   const auto path = make_replay_path(res.cfg);
   ctx.path = path.get();
   ctx.stored_elems = path->stored_elems(w.hidden);
+  ctx.fusion = fusion_of(w, a);
+  if (w.residual) {
+    ctx.residual_bytes = core::elem_bytes(w.residual->tensor.dtype);
+    ctx.sum_written_all = w.residual->sum_written();
+  }
 
   const core::DatapathConfig dcfg = config::datapath_config(w, a, o.algorithm);
   std::vector<float> gamma, beta;

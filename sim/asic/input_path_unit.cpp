@@ -17,6 +17,14 @@ void InputPathUnit::retire() {
 }
 
 void InputPathUnit::step() {
+  // The unfused baseline: the unit starts once the separate adder's z is in DRAM.
+  if (ctx_.fusion == Fusion::separate_adder && !params_issued_) {
+    if (ctx_.adder_done_cycle < 0) {
+      next_trigger(*ctx_.adder_issued);
+      return;
+    }
+    if (trigger_at(ctx_.adder_done_cycle)) return;
+  }
   if (!params_issued_) {
     // gamma/beta first: read once from DRAM into their on-chip buffer.
     ctx_.params_done = ctx_.dram->read(now_cycles(), static_cast<double>(ctx_.param_bytes), Traffic::params).done;
@@ -42,13 +50,18 @@ void InputPathUnit::step() {
         return;
       }
       slot_->row = row_;
-      if (ctx_.numerics) core::generate_input_row(*ctx_.workload, row_, slot_->x, &ctx_.numerics->input_saturations);
+      if (ctx_.numerics)
+        core::datapath_input_row(*ctx_.workload, ctx_.datapath->config().residual_add, row_, slot_->x,
+                                 &ctx_.numerics->input_saturations, &ctx_.numerics->residual_add);
       ctx_.sram->hold(stored * ctx_.in_bytes);
       slot_->sram_write.assign(static_cast<size_t>(ctx_.chunks), Grant{});
       chunk_ = 0;
     }
     const int64_t b = ctx_.chunk_begin(chunk_), e = ctx_.chunk_end(chunk_);
-    const double bytes = static_cast<double>((e - b) * ctx_.in_bytes);
+    // Fused: x and r, the two operands of the adder in front of the lanes.
+    const double x_bytes = static_cast<double>((e - b) * ctx_.in_bytes);
+    const double r_bytes = ctx_.fusion == Fusion::fused ? static_cast<double>((e - b) * ctx_.residual_bytes) : 0.0;
+    const double bytes = x_bytes + r_bytes;
     // At most max_outstanding bursts of this stream in flight (Little's law):
     // wait for the oldest to land before asking for more.
     if (window_wait_) {
@@ -64,7 +77,8 @@ void InputPathUnit::step() {
       }
       retire();
     }
-    const Grant g = ctx_.dram->read(now_cycles(), bytes, Traffic::input);
+    Grant g = ctx_.dram->read(now_cycles(), x_bytes, Traffic::input);
+    if (r_bytes > 0) g.done = ctx_.dram->read(now_cycles(), r_bytes, Traffic::residual).done;  // both in before the adder's last sum
     in_flight_.emplace_back(g.done, bytes);
     in_flight_bytes_ += bytes;
     pending_ = ChunkToken{slot_, chunk_, ctx_.chunks, g};
@@ -101,6 +115,18 @@ void RereadStream::step() {
     if (db <= 0) {  // kept in SRAM: nothing to re-read
       next_chunk();
       continue;
+    }
+    // Fused: what is re-read is z, which the lanes' adder writes; not before the row's z is in DRAM.
+    if (ctx_.fusion == Fusion::fused) {
+      while (row_ > ctx_.sum_first_row && !ctx_.sum_done.empty()) {
+        ctx_.sum_done.pop_front();
+        ++ctx_.sum_first_row;
+      }
+      if (ctx_.sum_done.empty() || ctx_.sum_first_row != row_) {
+        next_trigger(*ctx_.sum_issued);
+        return;
+      }
+      if (trigger_at(ctx_.sum_done.front())) return;
     }
     pending_ = ctx_.dram->read(now_cycles(), static_cast<double>(db * ctx_.in_bytes), Traffic::input_reread);
   }

@@ -9,6 +9,10 @@ const char* to_string(Traffic t) {
     case Traffic::params: return "params";
     case Traffic::output: return "output";
     case Traffic::stats: return "stats";
+    case Traffic::residual: return "residual";
+    case Traffic::sum: return "sum";
+    case Traffic::adder_read: return "adder_read";
+    case Traffic::adder_write: return "adder_write";
     case Traffic::count_: break;
   }
   return "?";
@@ -23,18 +27,18 @@ DramModel::DramModel(sc_core::sc_module_name n, const DramConfig& cfg)
 
 Grant DramModel::read(double now, double bytes, Traffic kind) {
   bytes_[static_cast<int>(kind)] += static_cast<uint64_t>(bytes);
+  read_bytes_ += static_cast<uint64_t>(bytes);
   return port_.issue(now, bytes);
 }
 
 Grant DramModel::write(double now, double bytes, Traffic kind) {
   bytes_[static_cast<int>(kind)] += static_cast<uint64_t>(bytes);
+  write_bytes_ += static_cast<uint64_t>(bytes);
   return port_.issue(now, bytes);
 }
 
-uint64_t DramModel::bytes_read() const {
-  return bytes(Traffic::input) + bytes(Traffic::input_reread) + bytes(Traffic::params);
-}
-uint64_t DramModel::bytes_written() const { return bytes(Traffic::output) + bytes(Traffic::stats); }
+uint64_t DramModel::bytes_read() const { return read_bytes_; }
+uint64_t DramModel::bytes_written() const { return write_bytes_; }
 
 SramModel::SramModel(sc_core::sc_module_name n, const SramConfig& cfg)
     : sc_module(n),

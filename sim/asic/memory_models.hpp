@@ -12,13 +12,12 @@
 
 #include "sim/asic/asic_config.hpp"
 #include "sim/asic/bandwidth_server.hpp"
+#include "sim/asic/traffic_kinds.hpp"
 #include "sim/core/stats.hpp"
 
 namespace normsim::asic {
 
-enum class Traffic : uint8_t { input, input_reread, params, output, stats, count_ };
-inline constexpr int kTrafficKinds = static_cast<int>(Traffic::count_);
-const char* to_string(Traffic t);
+
 
 SC_MODULE(DramModel) {
   explicit DramModel(sc_core::sc_module_name n, const DramConfig& cfg);
@@ -36,6 +35,7 @@ SC_MODULE(DramModel) {
 
  private:
   DramConfig cfg_;
+  uint64_t read_bytes_ = 0, write_bytes_ = 0;
   BandwidthServer port_;  ///< reads and writes share the bandwidth
   std::array<uint64_t, kTrafficKinds> bytes_{};
   core::StatGroup stats_{"dram"};

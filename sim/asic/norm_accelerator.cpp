@@ -10,6 +10,7 @@ NormAccelerator::NormAccelerator(sc_core::sc_module_name n, AccelContext& ctx)
     : sc_module(n),
       dram("dram", ctx.cfg.dram),
       sram("sram", ctx.cfg.sram),
+      adder_pass("residual_adder_pass", ctx),
       input_path("input_path", ctx),
       merge_tree("chan_merge_tree", ctx),
       rsqrt("rsqrt", ctx),
@@ -23,6 +24,8 @@ NormAccelerator::NormAccelerator(sc_core::sc_module_name n, AccelContext& ctx)
       ctx_(ctx) {
   ctx.dram = &dram;
   ctx.sram = &sram;
+  ctx.adder_issued = &adder_pass.issued_event;
+  ctx.sum_issued = &sum_issued_;
   for (int i = 0; i < ctx.cfg.rows_in_flight; ++i) {
     slots_.push_back(std::make_unique<RowSlot>());
     slots_.back()->index = i;
@@ -41,8 +44,8 @@ NormAccelerator::NormAccelerator(sc_core::sc_module_name n, AccelContext& ctx)
 }
 
 std::vector<core::StatSet> NormAccelerator::stats() const {
-  return {lanes.stats().snapshot(), merge_tree.stats().snapshot(), normalize.stats().snapshot(), dram.stats().snapshot(),
-          sram.stats().snapshot()};
+  return {lanes.stats().snapshot(),      merge_tree.stats().snapshot(), normalize.stats().snapshot(),
+          adder_pass.stats().snapshot(), dram.stats().snapshot(),       sram.stats().snapshot()};
 }
 
 template <class T>

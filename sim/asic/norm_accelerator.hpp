@@ -11,6 +11,7 @@
 #include "sim/asic/handshake_fifo.hpp"
 #include "sim/asic/input_path_unit.hpp"
 #include "sim/asic/normalize_unit.hpp"
+#include "sim/asic/separate_adder_pass.hpp"
 #include "sim/asic/stats_units.hpp"
 
 namespace normsim::asic {
@@ -21,6 +22,7 @@ SC_MODULE(NormAccelerator) {
 
   DramModel dram;
   SramModel sram;
+  SeparateAdderPass adder_pass;  ///< a residual workload's unfused baseline only
   InputPathUnit input_path;
   ChanMergeTree merge_tree;
   RsqrtUnit rsqrt;
@@ -28,7 +30,8 @@ SC_MODULE(NormAccelerator) {
   NormalizeUnit normalize;
   RereadStream reread;
 
-  /// Every unit's counters, in data-flow order (lanes, normalise, DRAM, SRAM).
+  /// Every unit's counters, in data-flow order (lanes, normalise, the
+  /// separate adder's pass, DRAM, SRAM).
   std::vector<core::StatSet> stats() const;
 
   /// Adds the first `rows` rows to a VCD trace, sampled every cycle: a scope
@@ -67,6 +70,7 @@ SC_MODULE(NormAccelerator) {
   HandshakeFifo<ChunkToken> input_to_lanes_;
   HandshakeFifo<Grant> reread_fifo_;
   std::vector<std::unique_ptr<RowSlot>> slots_;
+  sc_core::sc_event sum_issued_;  ///< a fused unit issued a row's z writes (AccelContext::sum_issued)
   AccelContext& ctx_;
   // Traced values (sampled every cycle by trace_process while tracing).
   std::unique_ptr<FifoTrace<RowSlot*>> free_slots_trace_, stats_trace_;

@@ -44,6 +44,12 @@ void WelfordLaneArray::step() {
         last_row_cycle_ = free_at_;
         rsqrt_.transport(*slot);
         if (ctx_.rtl) ctx_.rtl->post_stats(slot->row, slot->x, slot->state);
+        // Fused with a re-read: the row's z is in DRAM when its last write is.
+        if (ctx_.fusion == Fusion::fused && ctx_.stored_elems < ctx_.hidden) {
+          ctx_.sum_done.push_back(row_sum_done_);
+          ctx_.sum_issued->notify(sc_core::SC_ZERO_TIME);
+        }
+        row_sum_done_ = 0;
       }
       if (!to_normalize.nb_write(slot)) {
         phase_ = Phase::hand_over;
@@ -66,7 +72,11 @@ bool WelfordLaneArray::take_chunk() {
   const double stall = end - ready - work;
   if (stall > 0) {
     // Issued after the lanes were ready: no free row buffer held the input path back.
-    const double buffer = std::clamp(tok_.dram.issue - ready, 0.0, stall);
+    double buffer = std::clamp(tok_.dram.issue - ready, 0.0, stall);
+    // Held back until a separate adder's z is in DRAM (the unfused baseline).
+    const double pass = std::clamp(ctx_.adder_done_cycle - ready, 0.0, buffer);
+    stalls_.adder_pass += pass;
+    buffer -= pass;
     double lat = 0, bw = 0;
     BandwidthServer::attribute(tok_.dram, std::max(ready, tok_.dram.issue), ctx_.dram->latency(), lat, bw);
     lat = std::min(lat, stall - buffer);
@@ -79,7 +89,8 @@ bool WelfordLaneArray::take_chunk() {
   last_row_cycle_ = end;
   // The stream also fills the row buffer with the part the replay path keeps;
   // the SRAM port takes requests in time order, so its write waits for start_.
-  if (stored_in_chunk() <= 0) return true;
+  // A fused unit writes z to DRAM as its adder produces it (kept, or for the re-read).
+  if (stored_in_chunk() <= 0 && ctx_.sum_elems(tok_.chunk) <= 0) return true;
   if (trigger_at(start_)) return false;
   write_row_buffer();
   return true;
@@ -91,8 +102,10 @@ int64_t WelfordLaneArray::stored_in_chunk() const {
 }
 
 void WelfordLaneArray::write_row_buffer() {
-  tok_.slot->sram_write[static_cast<size_t>(tok_.chunk)] =
-      ctx_.sram->write(start_, static_cast<double>(stored_in_chunk() * ctx_.in_bytes));
+  if (const int64_t stored = stored_in_chunk(); stored > 0)
+    tok_.slot->sram_write[static_cast<size_t>(tok_.chunk)] = ctx_.sram->write(start_, static_cast<double>(stored * ctx_.in_bytes));
+  if (const int64_t sum = ctx_.sum_elems(tok_.chunk); sum > 0)
+    row_sum_done_ = std::max(row_sum_done_, ctx_.dram->write(start_, static_cast<double>(sum * ctx_.in_bytes), Traffic::sum).done);
 }
 
 ChanMergeTree::ChanMergeTree(sc_core::sc_module_name n, AccelContext& ctx) : sc_module(n), ctx_(ctx) {

@@ -51,9 +51,10 @@ SC_MODULE(WelfordLaneArray) {
  private:
   void step();
   /// The lanes take `tok_`: counters and times; false if they must first
-  /// wait for the cycle its SRAM write can be issued.
+  /// wait for the cycle its writes (the row buffer's, a fused unit's z) can be issued.
   bool take_chunk();
   int64_t stored_in_chunk() const;  ///< elements of tok_ the replay path keeps
+  /// The kept part into the row buffer; a fused unit's sum z into DRAM.
   void write_row_buffer();
   AccelContext& ctx_;
   ChanMergeTree& tree_;
@@ -65,6 +66,7 @@ SC_MODULE(WelfordLaneArray) {
   StallCounters stalls_;
   double merge_wait_ = 0;  ///< cycles the lanes held a finished row for shared merge units
   double busy_cycles_ = 0, last_row_cycle_ = 0;
+  double row_sum_done_ = 0;  ///< fused: when this row's z writes are in DRAM
   core::StatGroup stats_{"welford_lanes"};
 };
 

@@ -40,6 +40,11 @@ int reread_fifo_transactions(const config::Workload& w, const AsicConfig& c) {
   return static_cast<int>(std::max<uint64_t>(1, reread_fifo_target_bytes(c) / chunk));
 }
 
+Fusion fusion_of(const config::Workload& w, const config::Arch& a) {
+  if (!w.residual) return Fusion::none;
+  return a.fuse.mode == config::FuseMode::none ? Fusion::separate_adder : Fusion::fused;
+}
+
 TrafficIdentity traffic_identity(const config::Workload& w, const config::Arch& a, const AsicConfig& c) {
   TrafficIdentity t;
   const auto path = make_replay_path(c);
@@ -49,8 +54,28 @@ TrafficIdentity traffic_identity(const config::Workload& w, const config::Arch& 
   const uint64_t stored = static_cast<uint64_t>(path->stored_elems(w.hidden));
   const uint64_t reread = C - stored;
   t.param_bytes = static_cast<uint64_t>(param_bytes(w, a));
-  t.dram_bytes_read = N * C * in + N * reread * in + t.param_bytes;
-  t.dram_bytes_written = N * C * out + (c.write_stats ? N * static_cast<uint64_t>(stats_bytes_per_row(w)) : 0);
+  auto& kind = t.dram_bytes;
+  kind[static_cast<int>(Traffic::input)] = N * C * in;  // x, or z after a separate adder (stored in x's type)
+  kind[static_cast<int>(Traffic::input_reread)] = N * reread * in;
+  kind[static_cast<int>(Traffic::params)] = t.param_bytes;
+  kind[static_cast<int>(Traffic::output)] = N * C * out;
+  kind[static_cast<int>(Traffic::stats)] = c.write_stats ? N * static_cast<uint64_t>(stats_bytes_per_row(w)) : 0;
+  const uint64_t rb = w.residual ? static_cast<uint64_t>(core::elem_bytes(w.residual->tensor.dtype)) : 0;
+  switch (fusion_of(w, a)) {
+    case Fusion::none: break;
+    case Fusion::fused:  // r read beside x; z written when kept, else the part the path re-reads (it must be in DRAM first)
+      kind[static_cast<int>(Traffic::residual)] = N * C * rb;
+      kind[static_cast<int>(Traffic::sum)] = (w.residual->sum_written() ? N * C : N * reread) * in;
+      break;
+    case Fusion::separate_adder:  // x and r read, z written, before the unit reads z as its input
+      kind[static_cast<int>(Traffic::adder_read)] = N * C * (in + rb);
+      kind[static_cast<int>(Traffic::adder_write)] = N * C * in;
+      break;
+  }
+  for (const Traffic k : {Traffic::input, Traffic::input_reread, Traffic::residual, Traffic::params, Traffic::adder_read})
+    t.dram_bytes_read += kind[static_cast<int>(k)];
+  for (const Traffic k : {Traffic::output, Traffic::stats, Traffic::sum, Traffic::adder_write})
+    t.dram_bytes_written += kind[static_cast<int>(k)];
   // The row buffers are written as the lanes consume and read back to
   // normalise; the parameters are written once and read every row; the
   // re-read passes through its FIFO.

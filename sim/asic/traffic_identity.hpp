@@ -6,17 +6,21 @@
 // them.
 #pragma once
 
+#include <array>
 #include <cstdint>
 
 #include "sim/asic/asic_config.hpp"
+#include "sim/asic/traffic_kinds.hpp"
 #include "sim/config/arch.hpp"
 #include "sim/config/workload.hpp"
 
 namespace normsim::asic {
 
 struct TrafficIdentity {
-  uint64_t dram_bytes_read = 0;     ///< (2 - f) N C in_bytes + params
-  uint64_t dram_bytes_written = 0;  ///< N C out_bytes + stats
+  /// By what they carry (docs/ASIC.md, "Fusion" for a residual workload's kinds).
+  std::array<uint64_t, kTrafficKinds> dram_bytes{};
+  uint64_t dram_bytes_read = 0;     ///< (2 - f) N C in_bytes + params (+ r, + the separate adder's reads)
+  uint64_t dram_bytes_written = 0;  ///< N C out_bytes + stats (+ z)
   uint64_t sram_bytes_read = 0;     ///< replayed rows + gamma/beta per row + the re-read through the FIFO
   uint64_t sram_bytes_written = 0;  ///< stored rows + gamma/beta once + the re-read into the FIFO
   uint64_t sram_row_buffer_bytes = 0;
@@ -43,6 +47,9 @@ int64_t transaction_elems(const config::Workload& w, const AsicConfig& c);
 uint64_t reread_fifo_target_bytes(const AsicConfig& c);
 /// Its depth in the model's transactions (at least one) for workload w.
 int reread_fifo_transactions(const config::Workload& w, const AsicConfig& c);
+
+/// How w's residual stream (if any) reaches the lanes on arch a.
+Fusion fusion_of(const config::Workload& w, const config::Arch& a);
 
 /// The identities of workload `w` on arch `a` with the path and memories of `c`.
 TrafficIdentity traffic_identity(const config::Workload& w, const config::Arch& a, const AsicConfig& c);

@@ -205,6 +205,39 @@ std::shared_ptr<const ParamTable<Arch>> make_arch_params() {
   };
   t->add(std::move(fma));
 
+  // A residual workload's adder: where it is and its arithmetic.
+  Param<Arch> fuse;
+  fuse.key = "fuse";
+  fuse.keys = {"fuse"};
+  fuse.doc = {{"fuse.mode", "`none` \\| `residual` \\| `residual_dropout`", "none", "",
+               "where a residual workload's sum z = dropout(x) + r is made: a separate adder through DRAM (none), or "
+               "this unit, reading x and r (and regenerating the dropout mask)"},
+              {"fuse.add_format", "`fp32` \\| a fixed format `{bits, frac, ...}`", "fp32", "",
+               "the adder's arithmetic (fp32: the GPU kernels'; the sum is stored in the input's type)"}};
+  fuse.read = [](YamlReader& r, Arch& a) {
+    auto fm = r.get_map("fuse");
+    if (!fm) return;
+    YamlReader m = *fm;
+    if (auto v = m.get_choice("mode", {"none", "residual", "residual_dropout"})) a.fuse.mode = *parse_fuse_mode(*v);
+    if (m.has("add_format")) {
+      if (m.is_map("add_format")) {
+        a.fuse.add.fixed = true;
+        a.fuse.add.format = parse_format(*m.get_map("add_format"), core::Rounding::half_even, core::Overflow::saturate);
+      } else if (m.get_string("add_format") != "fp32") {
+        m.fail("add_format", "expected fp32 or a fixed-point format mapping", "fp32, {bits: 1..64, frac: 0..bits, ...}");
+      }
+    }
+    m.finish({"mode", "add_format"});
+  };
+  fuse.echo = [](const Arch& a) {
+    return nlohmann::json{{"mode", std::string(to_string(a.fuse.mode))},
+                          {"add_format", a.fuse.add.fixed ? format_json(a.fuse.add.format) : nlohmann::json("fp32")}};
+  };
+  fuse.unit_of = [](const std::string& sub) -> std::string {
+    return sub == "add_format.bits" || sub == "add_format.frac" ? "bits" : "";
+  };
+  t->add(std::move(fuse));
+
   // The timing model: absent, an arch reports numerics only.
   Param<Arch> asic;
   asic.key = "asic";
@@ -245,6 +278,22 @@ std::shared_ptr<const ParamTable<Arch>> make_arch_params() {
 }
 
 }  // namespace
+
+std::string_view to_string(FuseMode m) {
+  switch (m) {
+    case FuseMode::none: return "none";
+    case FuseMode::residual: return "residual";
+    case FuseMode::residual_dropout: return "residual_dropout";
+  }
+  return "none";
+}
+
+std::optional<FuseMode> parse_fuse_mode(std::string_view s) {
+  if (s == "none") return FuseMode::none;
+  if (s == "residual") return FuseMode::residual;
+  if (s == "residual_dropout") return FuseMode::residual_dropout;
+  return std::nullopt;
+}
 
 const ParamTable<Arch>& arch_params() {
   static const std::shared_ptr<const ParamTable<Arch>> t = make_arch_params();

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "sim/config/yaml_reader.hpp"
@@ -21,6 +22,21 @@ struct MergeConfig {
   int units = 0;  ///< merge units; 0: a dedicated tree of lanes - 1 nodes
 };
 
+/// Where a residual workload's sum is made (docs/ASIC.md, "Fusion").
+enum class FuseMode {
+  none,              ///< a separate adder writes z to DRAM first; the unit reads z
+  residual,          ///< the unit reads x and r and adds them in front of its lanes
+  residual_dropout,  ///< ... and regenerates the dropout mask (a Philox4x32-10 generator)
+};
+inline constexpr std::string_view kFuseModeNames = "none, residual, residual_dropout";
+std::string_view to_string(FuseMode m);
+std::optional<FuseMode> parse_fuse_mode(std::string_view s);
+
+struct FuseConfig {
+  FuseMode mode = FuseMode::none;
+  core::ResidualAddConfig add;  ///< the adder's arithmetic (wherever it is)
+};
+
 struct Arch {
   std::string name;
   std::string source;
@@ -35,6 +51,7 @@ struct Arch {
   int merge_group = 32;
   MergeConfig merge;
   bool fma_contraction = false;
+  FuseConfig fuse;
   /// Timing and memory system of the ASIC model; absent: numerics only.
   std::optional<AsicConfig> asic;
 };

@@ -4,6 +4,19 @@
 
 namespace normsim::config {
 
+void check_fusion(const Workload& w, const Arch& a) {
+  const std::string mode(to_string(a.fuse.mode));
+  if (a.fuse.mode != FuseMode::none && !w.residual)
+    throw ConfigError(format_config_error(a.source, 0, "fuse.mode",
+                                          mode + " adds a residual stream, and workload " + w.name + " has none",
+                                          "none, or a workload with a residual: section"));
+  if (w.residual && w.residual->dropout_p > 0 && a.fuse.mode == FuseMode::residual)
+    throw ConfigError(format_config_error(a.source, 0, "fuse.mode",
+                                          "residual cannot apply workload " + w.name + "'s dropout (p = " +
+                                              format_number(w.residual->dropout_p) + ")",
+                                          "residual_dropout (the unit regenerates the mask), or none (a separate adder)"));
+}
+
 core::DatapathConfig datapath_config(const Workload& w, const Arch& a, std::optional<core::VarianceAlgorithm> algorithm) {
   core::DatapathConfig c;
   c.kind = w.norm;
@@ -19,6 +32,11 @@ core::DatapathConfig datapath_config(const Workload& w, const Arch& a, std::opti
   c.merge_group = a.merge_group;
   c.merge_units = a.merge.units;
   c.fma_contraction = a.fma_contraction;
+  // The residual adder: its arithmetic, and whether this unit holds it.
+  check_fusion(w, a);
+  c.residual_add = a.fuse.add;
+  c.residual_adder = w.residual && a.fuse.mode != FuseMode::none;
+  c.mask_generator = w.residual && a.fuse.mode == FuseMode::residual_dropout;
   if (auto why = c.validate(); !why.empty()) throw ConfigError(a.source + ": " + why);
   return c;
 }

@@ -11,6 +11,10 @@
 
 namespace normsim::config {
 
+/// ConfigError naming the arch's fuse.mode when it cannot serve the
+/// workload's residual stream (no residual to add; dropout without a mask generator).
+void check_fusion(const Workload& w, const Arch& a);
+
 /// `algorithm` overrides the arch's (a --algorithm flag). ConfigError naming
 /// the arch file when the combination is invalid.
 core::DatapathConfig datapath_config(const Workload& w, const Arch& a,

@@ -347,6 +347,87 @@ std::shared_ptr<const ParamTable<Workload>> make_workload_params() {
   beta.echo = [](const Workload& w) { return w.beta ? distribution_json(*w.beta) : nlohmann::json("none"); };
   beta.unit_of = distribution_unit;
   t->add(std::move(beta));
+
+  // A residual stream added before the norm (docs/ASIC.md, "Fusion").
+  Param<Workload> residual;
+  residual.key = "residual";
+  residual.keys = {"residual"};
+  residual.doc = {
+      {"residual", "mapping", "none", "", "a residual stream r: the norm takes z = dropout(x) + r, stored in the input's type"},
+      {"residual.dtype", "`fp32` \\| `bf16` \\| `fp16`", "the input's", "", "stored type of r"},
+      {"residual.distribution", "distribution", "normal(0, 1)", "", "how r is generated"},
+      {"residual.file", "path to a .npy", "none", "", "read r from a tensor of the input's shape instead"},
+      {"residual.dropout", "0 <= p < 1", "0", "1", "drop probability on the branch x (the mask: `sim/core/dropout_mask.hpp`)"},
+      {"residual.write_sum", "bool", "false", "", "the workload keeps z in DRAM (training saves it)"},
+      {"residual.dataflow", "`post_norm` \\| `pre_norm`", "post_norm", "",
+       "pre_norm: z is the next block's residual stream and always written"}};
+  residual.read = [](YamlReader& r, Workload& w) {
+    auto rm = r.get_map("residual");
+    if (!rm) return;
+    YamlReader m = *rm;
+    if (w.input.dtype == core::ElemType::int8)
+      m.fail("dtype", "a residual sum is stored in the input's type, and input.dtype is int8",
+             "input.dtype fp32, bf16 or fp16 with a residual");
+    core::ResidualSpec spec;
+    spec.tensor.dtype = w.input.dtype;
+    if (auto dt = m.get_choice("dtype", {"fp32", "bf16", "fp16"})) spec.tensor.dtype = *core::parse_elem_type(*dt);
+    const auto file = m.get_string("file");
+    if (file && m.has("distribution")) m.fail("file", "give either residual.file or residual.distribution, not both");
+    if (auto d = m.get_map("distribution")) spec.dist = parse_distribution(*d, spec.tensor.dtype);
+    if (file) {
+      const std::filesystem::path rel(*file);
+      const std::filesystem::path full =
+          rel.is_absolute() || r.file().empty() || r.file()[0] == '<' ? rel : std::filesystem::path(r.file()).parent_path() / rel;
+      std::shared_ptr<core::NpyRowInput> src;
+      try {
+        src = std::make_shared<core::NpyRowInput>(full.string());
+      } catch (const std::exception& e) {
+        m.fail("file", "'" + full.string() + "': " + e.what(), "a .npy of fp32 (<f4), fp16 (<f2) or bf16 bits (<u2)");
+      }
+      if (src->dtype() == core::ElemType::int8)
+        m.fail("file", "'" + full.string() + "' holds int8 codes", "a .npy of fp32 (<f4), fp16 (<f2) or bf16 bits (<u2)");
+      if (src->elements() != w.elements())
+        m.fail("file", "'" + full.string() + "' holds " + std::to_string(src->elements()) + " values, the input " +
+                           std::to_string(w.elements()),
+               std::to_string(w.rows) + " x " + std::to_string(w.hidden) + " values");
+      if (m.has("dtype") && src->dtype() != spec.tensor.dtype)
+        m.fail("file", "'" + full.string() + "' holds " + std::string(core::to_string(src->dtype())) + " but residual.dtype is " +
+                           std::string(core::to_string(spec.tensor.dtype)),
+               "residual.dtype " + std::string(core::to_string(src->dtype())) + ", or no residual.dtype");
+      spec.tensor.dtype = src->dtype();
+      spec.source = std::move(src);
+    }
+    if (auto p = m.get_double("dropout")) {
+      if (!(*p >= 0 && *p < 1)) m.fail("dropout", "value " + format_number(*p) + " is not a drop probability", "0 <= p < 1");
+      spec.dropout_p = *p;
+    }
+    if (auto df = m.get_choice("dataflow", {"post_norm", "pre_norm"}))
+      spec.dataflow = *df == "pre_norm" ? core::Dataflow::pre_norm : core::Dataflow::post_norm;
+    if (auto ws = m.get_bool("write_sum")) {
+      if (!*ws && spec.dataflow == core::Dataflow::pre_norm)
+        m.fail("write_sum", "false, but pre_norm's sum is the next block's residual stream: it is always written",
+               "true, or no write_sum");
+      spec.write_sum = *ws;
+    }
+    m.finish({"dtype", "distribution", "file", "dropout", "write_sum", "dataflow"});
+    w.residual = std::move(spec);
+  };
+  residual.echo = [](const Workload& w) -> nlohmann::json {
+    if (!w.residual) return nlohmann::json("none");
+    const core::ResidualSpec& s = *w.residual;
+    nlohmann::json j = {{"dtype", std::string(core::to_string(s.tensor.dtype))}};
+    if (auto f = std::dynamic_pointer_cast<const core::NpyRowInput>(s.source)) j["file"] = f->path();
+    else j["distribution"] = distribution_json(s.dist);
+    j["dropout"] = s.dropout_p;
+    j["write_sum"] = s.sum_written();
+    j["dataflow"] = s.dataflow == core::Dataflow::pre_norm ? "pre_norm" : "post_norm";
+    return j;
+  };
+  residual.unit_of = [](const std::string& sub) -> std::string {
+    if (sub == "dropout") return "1";
+    return sub.rfind("distribution.", 0) == 0 && sub != "distribution.kind" ? "value units" : "";
+  };
+  t->add(std::move(residual));
   return t;
 }
 

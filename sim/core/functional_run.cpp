@@ -38,7 +38,7 @@ FunctionalResult run_functional(const NormProblem& p, const DatapathConfig& cfg,
       for (int64_t b; (b = next.fetch_add(1)) < blocks;) {
         NumericsResult& part = parts[static_cast<size_t>(b)];
         for (int64_t r = b * block_rows, end = std::min(p.rows, r + block_rows); r < end; ++r) {
-          generate_input_row(p, r, x, &part.input_saturations);
+          datapath_input_row(p, cfg.residual_add, r, x, &part.input_saturations, &part.residual_add);
           const RowStats s = dp.process_row(x, y, part.counters);
           checker.check_row(r, x, y, s, part);
         }

@@ -59,6 +59,8 @@ std::string DatapathConfig::validate() const {
   if (lanes < 1 || lanes > 4096 || !is_pow2(lanes))
     return "lanes " + std::to_string(lanes) + " must be a power of two in 1..4096";
   if (hidden < 1) return "hidden " + std::to_string(hidden) + " must be >= 1";
+  if (residual_add.fixed)
+    if (auto why = residual_add.format.validate(); !why.empty()) return "fuse.add_format: " + why;
   if (lane_vector < 1 || lane_vector > 64) return "lane_vector " + std::to_string(lane_vector) + " must be in 1..64";
   if (arithmetic == Arithmetic::fixed && lane_vector != 1) return "lane_vector applies to arithmetic fp32 only";
   if (lane_blocks < 1 || !is_pow2(lane_blocks) || lane_blocks > lanes)

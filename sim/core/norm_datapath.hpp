@@ -22,6 +22,7 @@
 #include "sim/core/fixed_wide.hpp"
 #include "sim/core/float_norm.hpp"
 #include "sim/core/norm_types.hpp"
+#include "sim/core/residual_add.hpp"
 
 namespace normsim::core {
 
@@ -74,6 +75,12 @@ struct DatapathConfig {
   /// sign-magnitude Exact path even where the formats allow the machine-word
   /// path (identical results, about 10x slower; the reference in tests).
   bool exact_path_only = false;
+  /// A residual workload's adder (residual_add.hpp): its arithmetic, the
+  /// same wherever the sum is made; and whether this unit holds the adder
+  /// and the dropout mask generator (a fused dataflow: area and energy).
+  ResidualAddConfig residual_add;
+  bool residual_adder = false;
+  bool mask_generator = false;
   /// Empty when valid, else the reason (names the offending parameter).
   std::string validate() const;
   /// Legal but noteworthy properties (e.g. eps below the rsqrt_in resolution).

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <vector>
 
 #include "sim/core/counter_rng.hpp"
 #include "sim/core/element_format.hpp"
@@ -19,6 +20,29 @@ namespace normsim::core {
 struct TensorSpec {
   ElemType dtype = ElemType::fp32;
   Int8Scale scale{};  ///< int8 only
+};
+
+/// Where a residual sum sits in the block (docs/ASIC.md, "Fusion").
+enum class Dataflow {
+  post_norm,  ///< y = LN(x + F(x)): the sum is normalised; y is the residual stream
+  pre_norm,   ///< the sum is the next block's residual stream (always written); LN(sum) feeds its sublayer
+};
+
+/// A residual stream added to the input before it is normalised: z =
+/// dropout_p(x) + r, with x the sublayer's output (the branch) and r the
+/// residual. z is stored in the input's type and is what the norm sees.
+struct ResidualSpec {
+  TensorSpec tensor;  ///< r's stored type (fp32, bf16 or fp16)
+  rng::Distribution dist = rng::Distribution::normal(0.0, 1.0);
+  std::shared_ptr<const InputSource> source;  ///< a .npy tensor instead of dist
+  double dropout_p = 0;    ///< drop probability of the branch x (0: no dropout)
+  bool write_sum = false;  ///< the workload keeps z (training saves it for the backward)
+  Dataflow dataflow = Dataflow::post_norm;
+  /// Rows of the whole tensor these rows are (a row sample, row_sample.hpp); null: row r is row r.
+  std::shared_ptr<const std::vector<int64_t>> tensor_rows;
+  /// z goes to DRAM: asked for, or the next block's residual stream.
+  bool sum_written() const { return write_sum || dataflow == Dataflow::pre_norm; }
+  int64_t tensor_row(int64_t r) const { return tensor_rows ? (*tensor_rows)[static_cast<size_t>(r)] : r; }
 };
 
 struct NormProblem {
@@ -34,6 +58,7 @@ struct NormProblem {
   std::shared_ptr<const InputSource> input_source;
   rng::Distribution gamma = rng::Distribution::constant(1.0);
   std::optional<rng::Distribution> beta;  ///< nullopt: no beta (RMSNorm default)
+  std::optional<ResidualSpec> residual;   ///< nullopt: the input is normalised as it is
 
   int64_t elements() const { return rows * hidden; }
 };

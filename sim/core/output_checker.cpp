@@ -36,6 +36,7 @@ void merge_numerics(NumericsResult& into, const NumericsResult& part) {
                                   : part.rstd_max_rel_error;
   into.counters.add(part.counters);
   into.input_saturations += part.input_saturations;
+  into.residual_add.add(part.residual_add);
 }
 
 void KeptOutputs::allocate(int64_t rows, int64_t hidden, bool inputs) {

@@ -24,6 +24,7 @@ struct NumericsResult {
   double rstd_max_rel_error = 0;
   StageCounters counters;
   uint64_t input_saturations = 0;     ///< int8 input codes clipped while generating
+  ResidualAddCounters residual_add;   ///< a residual workload's adder (residual_add.hpp)
   std::vector<std::string> warnings;  ///< from DatapathConfig::warnings()
 };
 

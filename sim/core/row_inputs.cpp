@@ -52,6 +52,38 @@ void generate_input_row(const NormProblem& p, int64_t r, std::vector<double>& x,
   }
 }
 
+void generate_residual_row(const NormProblem& p, int64_t r, std::vector<double>& out) {
+  const ResidualSpec& spec = *p.residual;
+  out.resize(static_cast<size_t>(p.hidden));
+  const int64_t row = spec.tensor_row(r);
+  if (spec.source) {
+    spec.source->fill_row(row, p.hidden, out.data());
+    if (spec.source->stored_values()) return;
+  } else {
+    rng::sample_batch(spec.dist, p.seed, rng::kResidual, static_cast<uint64_t>(row) * static_cast<uint64_t>(p.hidden),
+                      out.size(), out.data());
+  }
+  if (spec.tensor.dtype == ElemType::bf16) {
+    round_row_to_bf16(out.data(), out.size());
+    return;
+  }
+  for (double& v : out) v = round_to_elem(v, spec.tensor.dtype);
+}
+
+void datapath_input_row(const NormProblem& p, const ResidualAddConfig& add, int64_t r, std::vector<double>& x,
+                        uint64_t* saturations, ResidualAddCounters* counters) {
+  if (!p.residual) {
+    generate_input_row(p, r, x, saturations);
+    return;
+  }
+  // A sampled problem's rows are the whole tensor's (its x source maps them already).
+  generate_input_row(p, r, x, saturations);
+  thread_local std::vector<double> res;
+  generate_residual_row(p, r, res);
+  ResidualAddCounters none;
+  residual_add_row(*p.residual, add, p.seed, p.residual->tensor_row(r), x, res, p.input.dtype, counters ? *counters : none);
+}
+
 void generate_params(const NormProblem& p, std::vector<float>& gamma, std::vector<float>& beta) {
   gamma.resize(static_cast<size_t>(p.hidden));
   for (int64_t i = 0; i < p.hidden; ++i)

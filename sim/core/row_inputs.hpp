@@ -8,12 +8,20 @@
 #include <vector>
 
 #include "sim/core/norm_problem.hpp"
+#include "sim/core/residual_add.hpp"
 
 namespace normsim::core {
 
 /// Materialises row `r` of the input as stored (rounded to its element type).
 /// `saturations`, if given, counts int8 codes clipped while quantising.
 void generate_input_row(const NormProblem& p, int64_t r, std::vector<double>& x, uint64_t* saturations);
+/// Row `r` of the residual stream as stored (p.residual must be set).
+void generate_residual_row(const NormProblem& p, int64_t r, std::vector<double>& out);
+/// The row the datapath's lanes take: x as stored or, with a residual
+/// stream, the sum z = dropout(x) + r as the adder `add` computes it and z is
+/// stored (residual_add.hpp); `counters`, if given, count the adder's events.
+void datapath_input_row(const NormProblem& p, const ResidualAddConfig& add, int64_t r, std::vector<double>& x,
+                        uint64_t* saturations, ResidualAddCounters* counters);
 /// gamma/beta as stored (fp32); beta empty when the workload has none.
 void generate_params(const NormProblem& p, std::vector<float>& gamma, std::vector<float>& beta);
 

@@ -39,7 +39,13 @@ NormProblem sample_rows(const NormProblem& p, int64_t n) {
   if (n >= p.rows) return p;
   NormProblem s = p;
   s.rows = std::max<int64_t>(1, n);
-  s.input_source = std::make_shared<SampledRowsInput>(p, sampled_rows(p.rows, s.rows));
+  std::vector<int64_t> rows = sampled_rows(p.rows, s.rows);
+  if (s.residual) {  // r and the dropout mask follow the whole tensor's rows
+    auto whole = std::make_shared<std::vector<int64_t>>(rows.size());
+    for (size_t k = 0; k < rows.size(); ++k) (*whole)[k] = p.residual->tensor_row(rows[k]);
+    s.residual->tensor_rows = std::move(whole);
+  }
+  s.input_source = std::make_shared<SampledRowsInput>(p, std::move(rows));
   return s;
 }
 

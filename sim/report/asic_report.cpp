@@ -87,6 +87,11 @@ json asic_report_json(const asic::AsicResult& r) {
                 {"rtl_seconds", r.rtl->seconds}};
   const auto& c = r.cfg;
   j["path"] = std::string(asic::to_string(c.path));
+  // A residual workload: where its sum is made (docs/ASIC.md, "Fusion").
+  if (r.workload.residual)
+    j["fusion"] = {{"fuse", std::string(config::to_string(r.arch.fuse.mode))},
+                   {"dataflow", r.workload.residual->dataflow == core::Dataflow::pre_norm ? "pre_norm" : "post_norm"},
+                   {"sum_written", r.workload.residual->sum_written()}};
   // The timing model as simulated (the --path given, if any): every key of
   // the asic section, and the DRAM's sustained rate it implies.
   j["arch"]["asic"] = config::asic_params().echo(c);
@@ -124,6 +129,11 @@ json asic_report_json(const asic::AsicResult& r) {
   const core::DatapathConfig dcfg = config::datapath_config(r.workload, r.arch, r.numerics.algorithm);
   const double sram_bytes = static_cast<double>(r.expected.onchip_bytes());
   j["area"] = area_json(dcfg, c, sram_bytes, c.sram.area_at_capacity ? SramCosting::configured : SramCosting::required);
+  // This unit's share of a fused residual workload: its adder and mask generator.
+  double fusion_um2 = 0;
+  for (const char* u : {"residual_adder", "dropout_mask_generator"})
+    if (j["area"]["units"].contains(u)) fusion_um2 += j["area"]["units"][u]["um2"].get<double>();
+  j["area"]["fusion_mm2"] = fusion_um2 * 1e-6;
   j["area"]["sram_required"] = {{"row_buffers", r.expected.sram_row_buffer_bytes},
                                 {"reread_fifo", r.expected.reread_fifo_bytes},
                                 {"parameters", r.expected.param_bytes}};
@@ -136,6 +146,10 @@ json asic_report_json(const asic::AsicResult& r) {
   act.sram_bank_bytes = (c.sram.area_at_capacity ? static_cast<double>(c.sram.capacity_bytes) : sram_bytes) / c.sram.banks;
   act.elements = static_cast<double>(r.workload.elements());
   act.rows = static_cast<double>(r.workload.rows);
+  if (r.workload.residual) {
+    act.residual_sums = act.elements;
+    if (r.workload.residual->dropout_p > 0) act.masked_elements = act.elements;
+  }
   act.node = c.node;
   act.supply_v = c.supply_v;
   const area::EnergyReport er = area::estimate_energy(dcfg, act);
@@ -148,7 +162,8 @@ json asic_report_json(const asic::AsicResult& r) {
                 act.dram_pj_per_bit);
   j["energy"] = {{"total_uj", er.total_uj()}, {"dram_uj", er.dram_pj * 1e-6}, {"sram_uj", er.sram_pj() * 1e-6},
                  {"sram_read_uj", er.sram_read_pj * 1e-6}, {"sram_write_uj", er.sram_write_pj * 1e-6},
-                 {"datapath_uj", er.datapath_pj * 1e-6}, {"pj_per_element", er.total_pj() / act.elements},
+                 {"datapath_uj", er.datapath_pj * 1e-6}, {"residual_add_uj", er.residual_add_pj * 1e-6},
+                 {"dropout_mask_uj", er.dropout_mask_pj * 1e-6}, {"pj_per_element", er.total_pj() / act.elements},
                  {"node", c.node}, {"supply_v", c.supply_v}, {"node_energy_factor", er.node_factor},
                  {"dram_pj_per_bit", act.dram_pj_per_bit}, {"sram_bank_bytes", act.sram_bank_bytes},
                  {"sram_read_pj_per_byte", er.sram_read_pj_per_byte}, {"sram_write_pj_per_byte", er.sram_write_pj_per_byte},
@@ -160,7 +175,9 @@ std::string asic_summary_table(const asic::AsicResult& r, const json& j) {
   std::ostringstream o;
   o << "normsim run (asic model): " << r.workload.name << " (" << core::to_string(r.workload.norm) << ", "
     << r.workload.rows << " rows x " << r.workload.hidden << ")\n";
-  o << "arch: " << r.arch.name << ", path " << asic::to_string(r.cfg.path) << ", " << r.arch.lanes << " lanes, "
+  o << "arch: " << r.arch.name << ", path " << asic::to_string(r.cfg.path)
+    << (r.workload.residual ? std::string(", fuse ") + std::string(config::to_string(r.arch.fuse.mode)) : std::string()) << ", "
+    << r.arch.lanes << " lanes, "
     << r.cfg.rows_in_flight << " rows in flight, " << r.cfg.clock_ghz << " GHz" << (r.bit_accurate ? "" : ", timing only") << "\n\n";
   auto row = [&](const std::string& k, const std::string& v, const std::string& unit) {
     char b[200];
@@ -178,6 +195,9 @@ std::string asic_summary_table(const asic::AsicResult& r, const json& j) {
   for (const auto& [k, v] : t["stall_cycles"].items()) row("stall_cycles." + k, num(v.get<double>(), "%.0f"), "");
   row("dram_bytes_read", std::to_string(r.dram_bytes_read), "expected " + std::to_string(r.expected.dram_bytes_read));
   row("dram_bytes_written", std::to_string(r.dram_bytes_written), "expected " + std::to_string(r.expected.dram_bytes_written));
+  if (r.workload.residual)  // where the bytes went: x, r, z, the re-read, a separate adder's pass
+    for (const auto& [k, v] : tr["dram_bytes_by_kind"].items())
+      if (v.get<uint64_t>() > 0) row("  dram_bytes_by_kind." + k, std::to_string(v.get<uint64_t>()), "");
   row("dram_gbps", num(r.dram_gbps()), "");
   row("sram_bytes_read", std::to_string(r.sram_bytes_read), "");
   row("sram_bytes_written", std::to_string(r.sram_bytes_written), "");
@@ -187,7 +207,8 @@ std::string asic_summary_table(const asic::AsicResult& r, const json& j) {
   const auto& ar = j["area"];
   row("total_mm2", num(ar["total_mm2"].get<double>()), "at " + r.cfg.node + ", of it:");
   row("  sram_mm2", num(ar["sram_mm2"].get<double>()), num(ar["sram_required_bytes"].get<double>(), "%.0f") + " bytes required");
-  row("  datapath_mm2", num(ar["datapath_mm2"].get<double>()), "");
+  row("  datapath_mm2", num(ar["datapath_mm2"].get<double>()),
+      r.workload.residual ? "of it fusion_mm2 " + num(ar["fusion_mm2"].get<double>()) + " (adder, mask generator)" : "");
   const auto& e = j["energy"];
   row("total_uj", num(e["total_uj"].get<double>()), num(e["pj_per_element"].get<double>()) + " pJ/element, of it:");
   row("  dram_uj", num(e["dram_uj"].get<double>()), num(e["dram_pj_per_bit"].get<double>()) + " pJ/bit");
@@ -195,6 +216,10 @@ std::string asic_summary_table(const asic::AsicResult& r, const json& j) {
       num(e["sram_read_pj_per_byte"].get<double>(), "%.3g") + " pJ/byte, " + num(e["sram_bank_bytes"].get<double>(), "%.0f") +
           "-byte banks");
   row("  sram_write_uj", num(e["sram_write_uj"].get<double>()), num(e["sram_write_pj_per_byte"].get<double>(), "%.3g") + " pJ/byte");
+  if (r.workload.residual) {
+    row("  residual_add_uj", num(e["residual_add_uj"].get<double>()), "the sums (fused or not)");
+    row("  dropout_mask_uj", num(e["dropout_mask_uj"].get<double>()), "Philox4x32-10 mask words");
+  }
   row("  datapath_uj", num(e["datapath_uj"].get<double>()),
       "x " + num(e["node_energy_factor"].get<double>(), "%.3g") + " from 45 nm, " + num(e["supply_v"].get<double>(), "%.2f") + " V");
   if (r.rtl)
@@ -229,13 +254,18 @@ std::string compare_table(const json& all) {
   else
     o << ", each path as the arch configures it";
   o << "\n\n";
-  char b[640];
-  // The report's own names, as in run's JSON and sweep.
-  std::snprintf(b, sizeof b, "%-15s %14s %15s %11s %10s %15s %18s %9s %19s %9s %12s %9s %9s %9s %9s %12s\n", "path",
-                "rows_in_flight", "replay_fraction", "cycles", "time_us", "dram_bytes_read", "dram_bytes_written", "dram_gbps",
-                "sram_required_bytes", "sram_mm2", "datapath_mm2", "total_mm2", "total_uj", "dram_uj", "sram_uj", "rel_l2_error");
-  o << b;
+  // The report's own names, as in run's JSON and sweep; a residual
+  // workload's comparison leads with the fuse mode and shows its area.
+  bool fused = false;
+  for (const auto& r : reps) fused |= r.contains("fuse");
+  o << (fused ? strprintf("%-17s ", "fuse") : std::string())
+    << strprintf("%-15s %14s %15s %11s %10s %15s %18s %9s %19s %9s %12s ", "path", "rows_in_flight", "replay_fraction",
+                 "cycles", "time_us", "dram_bytes_read", "dram_bytes_written", "dram_gbps", "sram_required_bytes", "sram_mm2",
+                 "datapath_mm2")
+    << (fused ? strprintf("%11s ", "fusion_mm2") : std::string())
+    << strprintf("%9s %9s %9s %9s %12s\n", "total_mm2", "total_uj", "dram_uj", "sram_uj", "rel_l2_error");
   for (const auto& r : reps) {
+    if (fused) o << strprintf("%-17s ", r.value("fuse", std::string("-")).c_str());
     if (r.contains("infeasible")) {
       o << strprintf("%-15s infeasible: %s\n", r["path"].get<std::string>().c_str(), r["infeasible"].get<std::string>().c_str());
       continue;
@@ -243,17 +273,18 @@ std::string compare_table(const json& all) {
     const double err = r.contains("numerics") && !r["numerics"]["rel_l2_error"].is_null() ? r["numerics"]["rel_l2_error"].get<double>() : -1;
     const auto& asic = r["arch"]["asic"];
     const bool partial = r["path"] == "partial-replay";
-    std::snprintf(b, sizeof b, "%-15s %14d %15s %11.0f %10.2f %15llu %18llu %9.1f %19.0f %9.4f %12.4f %9.4f %9.1f %9.1f %9.1f %12s\n",
-                  r["path"].get<std::string>().c_str(), asic["rows_in_flight"].get<int>(),
-                  partial ? num(asic["replay_fraction"].get<double>(), "%.4g").c_str() : "-", r["timing"]["cycles"].get<double>(),
-                  r["timing"]["time_us"].get<double>(),
-                  static_cast<unsigned long long>(r["traffic"]["dram_bytes_read"].get<uint64_t>()),
-                  static_cast<unsigned long long>(r["traffic"]["dram_bytes_written"].get<uint64_t>()),
-                  r["traffic"]["dram_gbps"].get<double>(), r["area"]["sram_required_bytes"].get<double>(),
-                  r["area"]["sram_mm2"].get<double>(), r["area"]["datapath_mm2"].get<double>(), r["area"]["total_mm2"].get<double>(),
-                  r["energy"]["total_uj"].get<double>(), r["energy"]["dram_uj"].get<double>(), r["energy"]["sram_uj"].get<double>(),
-                  err < 0 ? "-" : num(err, "%.3g").c_str());
-    o << b;
+    o << strprintf("%-15s %14d %15s %11.0f %10.2f %15llu %18llu %9.1f %19.0f %9.4f %12.4f ", r["path"].get<std::string>().c_str(),
+                   asic["rows_in_flight"].get<int>(),
+                   partial ? num(asic["replay_fraction"].get<double>(), "%.4g").c_str() : "-", r["timing"]["cycles"].get<double>(),
+                   r["timing"]["time_us"].get<double>(),
+                   static_cast<unsigned long long>(r["traffic"]["dram_bytes_read"].get<uint64_t>()),
+                   static_cast<unsigned long long>(r["traffic"]["dram_bytes_written"].get<uint64_t>()),
+                   r["traffic"]["dram_gbps"].get<double>(), r["area"]["sram_required_bytes"].get<double>(),
+                   r["area"]["sram_mm2"].get<double>(), r["area"]["datapath_mm2"].get<double>())
+      << (fused ? strprintf("%11.4f ", r["area"].value("fusion_mm2", 0.0)) : std::string())
+      << strprintf("%9.4f %9.1f %9.1f %9.1f %12s\n", r["area"]["total_mm2"].get<double>(), r["energy"]["total_uj"].get<double>(),
+                   r["energy"]["dram_uj"].get<double>(), r["energy"]["sram_uj"].get<double>(),
+                   err < 0 ? "-" : num(err, "%.3g").c_str());
   }
   return o.str();
 }

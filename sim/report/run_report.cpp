@@ -36,7 +36,9 @@ std::string unit_of(const std::string& path) {
       {"numerics.frac_within_1ulp", "fraction"}, {"numerics.negative_variance_clamps", "rows"},
       {"numerics.nonfinite_outputs", "elements"}, {"numerics.elements", "elements"},
       {"numerics.mean_max_abs_error", "input units"}, {"numerics.rstd_max_rel_error", "1"},
-      {"numerics.input_saturations", "elements"}};
+      {"numerics.input_saturations", "elements"}, {"numerics.residual_add.sums", "elements"},
+      {"numerics.residual_add.dropped", "elements"}, {"numerics.residual_add.dropped_fraction", "fraction"},
+      {"numerics.residual_add.dropout_p", "1"}};
   if (auto it = units.find(path); it != units.end()) return it->second;
   if (path.rfind("numerics.overflow.", 0) == 0) return "count";
   if (path.rfind("numerics.quantizations.", 0) == 0) return "count";
@@ -139,6 +141,17 @@ json run_report_json(const config::Workload& w, const config::Arch& a, const cor
                                                                         n.counters.quantizations[s]));
     }
   }
+  // The residual adder's fixed-point format, as a stage of its own.
+  if (w.residual && a.fuse.add.fixed) {
+    const auto& ra = n.residual_add;
+    overflow["residual_add"] = ra.overflows;
+    quant["residual_add"] = ra.quantizations;
+    if (ra.overflows)
+      warnings.push_back("overflow: the residual adder: " + std::to_string(ra.overflows) + " of " +
+                         std::to_string(ra.quantizations) + " values " +
+                         (a.fuse.add.format.overflow == core::Overflow::saturate ? "saturated" : "wrapped") + " (" +
+                         a.fuse.add.format.describe() + "; allowed: fewer frac or more bits in arch.fuse.add_format)");
+  }
   const auto& e = n.output_error;
   json nj = {{"algorithm", n.algorithm_name},
              {"elements", e.elements()},
@@ -156,6 +169,14 @@ json run_report_json(const config::Workload& w, const config::Arch& a, const cor
              {"negative_variance_clamps", n.counters.negative_variance_clamps},
              {"input_saturations", n.input_saturations},
              {"warnings", warnings}};
+  if (w.residual) {
+    const auto& ra = n.residual_add;
+    nj["residual_add"] = {{"format", a.fuse.add.describe()},
+                          {"sums", ra.elements},
+                          {"dropped", ra.dropped},
+                          {"dropped_fraction", ra.elements ? static_cast<double>(ra.dropped) / static_cast<double>(ra.elements) : 0.0},
+                          {"dropout_p", w.residual->dropout_p}};
+  }
   return {{"workload", wj}, {"arch", aj}, {"numerics", nj}};
 }
 

@@ -25,10 +25,11 @@ constexpr Field kFields[] = {
     {"traffic", "dram_gbps"},       {"traffic", "sram_bytes_read"},
     {"traffic", "sram_bytes_written"}, {"area", "sram_required_bytes"},
     {"area", "sram_capacity_bytes"}, {"area", "sram_mm2"},
-    {"area", "datapath_mm2"},       {"area", "total_mm2"},
-    {"energy", "total_uj"},         {"energy", "dram_uj"},
-    {"energy", "sram_uj"},          {"energy", "datapath_uj"},
-    {"energy", "pj_per_element"}};
+    {"area", "datapath_mm2"},       {"area", "fusion_mm2"},
+    {"area", "total_mm2"},          {"energy", "total_uj"},
+    {"energy", "dram_uj"},          {"energy", "sram_uj"},
+    {"energy", "datapath_uj"},      {"energy", "residual_add_uj"},
+    {"energy", "dropout_mask_uj"},  {"energy", "pj_per_element"}};
 constexpr Field kErrorFields[] = {{"numerics", "rel_l2_error"}, {"numerics", "max_abs_error"},
                                   {"numerics", "max_ulp_error"}, {"numerics", "rms_error"}};
 const std::map<std::string, std::string> kAliases = {
@@ -169,8 +170,11 @@ std::string sweep_csv(const json& sweep) {
 std::string compare_csv(const json& comparison) {
   std::vector<json> points;
   bool numerics = false;
+  bool fused = false;
+  for (const json& r : comparison["paths"]) fused |= r.contains("fuse");
   for (const json& r : comparison["paths"]) {
     json p = {{"index", points.size()}, {"point", {{"path", r["path"]}}}};
+    if (fused) p["point"]["fuse"] = r.value("fuse", std::string("-"));
     if (r.contains("infeasible")) {
       p["status"] = "infeasible";
       p["reason"] = r["infeasible"];
@@ -181,7 +185,8 @@ std::string compare_csv(const json& comparison) {
     }
     points.push_back(std::move(p));
   }
-  return sweep_csv(sweep_json({"path"}, {}, numerics, std::move(points)));
+  return sweep_csv(sweep_json(fused ? std::vector<std::string>{"fuse", "path"} : std::vector<std::string>{"path"}, {},
+                              numerics, std::move(points)));
 }
 
 std::string sweep_table(const json& sweep) {

@@ -54,6 +54,7 @@ KernelInputs gpu_ref_inputs(int64_t rows, int64_t hidden, DType dtype, const std
   KernelInputs in;
   in.rows = rows;
   in.hidden = hidden;
+  in.seed = seed;
   in.bf16 = dtype == DType::bf16;
   const rng::Distribution d =
       dist == "cancellation" ? rng::Distribution::cancellation(mean, sigma) : rng::Distribution::normal(mean, sigma);

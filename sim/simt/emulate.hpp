@@ -36,6 +36,8 @@ struct KernelInputs {
   bool bf16 = false;
   std::vector<float> x, gamma, beta;
   std::vector<float> residual;  ///< fused_residual's r (add_residual)
+  uint64_t seed = 0;            ///< the run's seed (the dropout mask's key)
+  double dropout_p = 0;         ///< fused_residual_dropout's drop probability
   std::vector<float> grad_out;  ///< the backward's dy (add_grad_out)
 };
 

@@ -50,6 +50,15 @@ AsicCase run_case(const GoldenCase& g, const simt::AsicDatapath& m, const std::s
       if (u != 0) ++a.elements_differing;
       a.max_ulp = std::max(a.max_ulp, u);
     };
+    // A residual kernel's stored z against the ASIC model's residual adder (the same mask), bit for bit.
+    if (m.residual_sum && g.outputs.count("z")) {
+      const core::NpyArray z = core::read_npy(file("z"));
+      if (z.elements() != rows * g.hidden) throw std::runtime_error("z does not hold the rows rstd keeps");
+      const std::vector<uint16_t> zbits = bf16 ? z.as<uint16_t>() : std::vector<uint16_t>{};
+      const std::vector<float> zf = bf16 ? std::vector<float>{} : z.as<float>();
+      for (size_t i = 0; i < static_cast<size_t>(rows * g.hidden); ++i)
+        cmp(bf16 ? std::bit_cast<float>(static_cast<uint32_t>(zbits[i]) << 16) : zf[i], in.x[i], bf16 ? 65536.0 : 1.0);
+    }
     for (int64_t r = 0; r < rows; ++r) {
       for (int64_t c = 0; c < g.hidden; ++c) x[static_cast<size_t>(c)] = in.x[static_cast<size_t>(r * g.hidden + c)];
       const core::RowStats st = dp.process_row(x, out, counters);

@@ -222,6 +222,10 @@ std::vector<GoldenCase> parse_golden_index(const std::string& text, const std::s
     g.dist_mean = r.number("dist_mean", -1e30, false, 0.0);
     g.dist_sigma = r.number("dist_sigma", 0, false, 1.0);
     g.eps = r.number("eps", 0, true, 1e-5);
+    g.dropout_p = r.number("dropout_p", 0, false, 0.0);
+    if (g.dropout_p >= 1) r.fail("dropout_p", "value " + std::to_string(g.dropout_p) + " is not a drop probability", "0 <= p < 1");
+    if (g.dropout_p > 0 && !normref::kernel_info(g.kernel).dropout)
+      r.fail("dropout_p", "kernel " + name + " has no dropout", "0, or kernel fused_residual_dropout");
     if (c.contains("outputs") && !c["outputs"].is_null()) {
       const json& o = c["outputs"];
       if (!o.is_object()) r.fail("outputs", "expected an object of output paths, got " + o.dump(), "{\"y\": \"outputs/...npy\", ...}");

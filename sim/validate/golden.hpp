@@ -33,6 +33,7 @@ struct GoldenCase {
   /// --npy-max-elements) the first ones -- from rstd's length.
   int64_t output_rows = 0;
   double dist_mean = 0, dist_sigma = 1, eps = 1e-5;
+  double dropout_p = 0;  ///< fused_residual_dropout: the drop probability it ran with
 };
 
 /// The golden index is read like a config: at most this many bytes.

@@ -2,6 +2,7 @@
 
 #include "sim/config/datapath_config.hpp"
 #include "sim/config/embedded_configs.hpp"
+#include "sim/core/residual_add.hpp"
 
 namespace normsim::validate {
 
@@ -35,9 +36,20 @@ core::DatapathConfig case_datapath(const GoldenCase& g, const config::Arch& arch
 simt::KernelInputs datapath_inputs(const GoldenCase& g, int64_t rows, const simt::AsicDatapath* m) {
   simt::KernelInputs in = simt::gpu_ref_inputs(rows, g.hidden, g.dtype, g.dist, g.dist_mean, g.dist_sigma, g.seed);
   if (m && m->residual_sum) {
+    // z as the ASIC model's residual adder makes it (fp32, the kernel's mask): what the lanes normalise.
     simt::add_residual(in, g.seed);
-    for (size_t i = 0; i < in.x.size(); ++i) in.x[i] = in.x[i] + in.residual[i];
-    if (in.bf16) in.x = simt::as_bf16(std::move(in.x));
+    core::ResidualSpec spec;
+    spec.dropout_p = g.dropout_p;
+    const core::ResidualAddConfig fp32_adder;
+    core::ResidualAddCounters counters;
+    const size_t C = static_cast<size_t>(g.hidden);
+    std::vector<double> x(C), r(C);
+    for (int64_t row = 0; row < rows; ++row) {
+      const size_t base = static_cast<size_t>(row) * C;
+      for (size_t c = 0; c < C; ++c) x[c] = in.x[base + c], r[c] = in.residual[base + c];
+      core::residual_add_row(spec, fp32_adder, g.seed, row, x, r, in.bf16 ? core::ElemType::bf16 : core::ElemType::fp32, counters);
+      for (size_t c = 0; c < C; ++c) in.x[base + c] = static_cast<float>(x[c]);
+    }
   }
   if (m && m->params_in_input_type && in.bf16) {
     in.gamma = simt::as_bf16(std::move(in.gamma));

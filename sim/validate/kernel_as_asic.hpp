@@ -30,7 +30,8 @@ core::DatapathConfig case_datapath(const GoldenCase& g, const config::Arch& arch
                                    std::optional<core::VarianceAlgorithm> algorithm);
 
 /// What the datapath normalises, for the first `rows` rows: x -- for a
-/// residual-sum kernel the stored z = x + r, rounded to the dtype -- and
+/// residual-sum kernel the stored z = dropout(x) + r as the ASIC model's
+/// residual adder makes it (sim/core/residual_add.hpp, fp32) -- and
 /// gamma/beta as the kernel reads them (in bf16 where it reads them in the
 /// input's type).
 simt::KernelInputs datapath_inputs(const GoldenCase& g, int64_t rows, const simt::AsicDatapath* m);

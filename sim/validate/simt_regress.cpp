@@ -110,6 +110,7 @@ void compare_outputs(CaseResult& c, const std::string& dir, const simt::Hardware
     const int64_t rows = g.output_rows;
     simt::KernelInputs in = simt::gpu_ref_inputs(rows, g.hidden, g.dtype, g.dist, g.dist_mean, g.dist_sigma, g.seed);
     if (normref::kernel_info(g.kernel).kind == normref::KernelKind::fused_residual) simt::add_residual(in, g.seed);
+    in.dropout_p = g.dropout_p;
     if (backward) simt::add_grad_out(in, g.seed);
     const simt::KernelOutputs out = simt::emulate(
         rows == g.rows ? c.pred.plan : simt::plan_launch(g.kernel, rows, g.hidden, g.dtype, g.block, gpu), in, rsqrt);

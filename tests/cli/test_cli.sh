@@ -276,7 +276,7 @@ for k in ("cases", "dram_read_max_rel_error", "duration_mae", "duration_corr", "
     assert k in s, k
 assert s["cases"] == len(j["cases"]) >= 100
 assert j["held_out"]["cases"] * 10 >= s["cases"] * 3
-assert s["bit_exact_cases"] == s["outputs_compared"] == 63
+assert s["bit_exact_cases"] == s["outputs_compared"] == 65
 assert rc == 0 and j["pass"] and j["failures"] == [], (rc, j["failures"])
 assert j["baseline"].endswith("regress_baseline.json") and j["baseline_misses"] == [], j["baseline"]
 # Ranges: every case's ranges as [lo, hi] around its prediction; firmness by the cliff's elasticity.
@@ -298,7 +298,7 @@ for b in bands:
     target = j["thresholds"]["dram_read_firm_max_rel_error"]
     assert b["dram_read_within_target"] == sum(abs(c["rel_error"]["dram_bytes_read"]) <= target for c in mine), b
 # asic_cases: the ASIC datapath as every forward kernel, bit for bit.
-assert len(j["asic_cases"]) == 59 and all(a["outputs"]["bit_exact"] for a in j["asic_cases"]), j["asic_cases"][:2]
+assert len(j["asic_cases"]) == 61 and all(a["outputs"]["bit_exact"] for a in j["asic_cases"]), j["asic_cases"][:2]
 # asic_time: the ASIC model as the GPU on the bandwidth-bound cases. On the
 # 0.25-1 GB streams of every C but 65536 (the streamed cluster, a known
 # 9-15% miss: FIDELITY.md) it lands within 5% of ncu's duration, and within
@@ -509,6 +509,44 @@ for p in t["paths"]:
 assert any("infeasible" not in p for p in t["paths"])
 PY
 expect_exit 2 "allowed: one of them" -- compare --sram-budget 4096 --target-cycles 100 -q
+
+# Fusion: a residual workload fused into the unit against the separate adder,
+# every path; the closed forms (docs/ASIC.md, "Fusion"), the refused mode a row.
+"$N" compare "$W/postnorm-7b.yaml" --arch "$AD" --fuse all --set workload.seq=64 --no-numerics --json -q >"$T/fuse.json" || bad "compare --fuse all"
+"$N" compare "$W/postnorm-7b.yaml" --arch "$AD" --fuse all --set workload.seq=64 --no-numerics -q >"$T/fuse.txt" || bad "compare --fuse all (table)"
+[ "$(grep -cE '^(none|residual|residual_dropout) +(sram-replay|dram-reread|partial-replay) ' "$T/fuse.txt")" = 9 ] && ok || bad "fuse table: $(cat "$T/fuse.txt")"
+/usr/bin/python3 - "$T/fuse.json" <<'PY' && ok || bad "compare --fuse: the closed forms"
+import json, sys
+rows = json.load(open(sys.argv[1]))["paths"]
+assert [(r["fuse"], r["path"]) for r in rows] == [(f, p) for f in ("none", "residual", "residual_dropout")
+                                                 for p in ("sram-replay", "dram-reread", "partial-replay")]
+N, C, x, r, z, y = 64, 4096, 2, 2, 2, 2
+got = {}
+for row in rows:
+    if row["fuse"] == "residual":
+        assert "residual_dropout" in row["infeasible"], row  # the workload has dropout
+        continue
+    t = row["traffic"]
+    f = {"sram-replay": 1.0, "dram-reread": 0.0, "partial-replay": 0.5}[row["path"]]
+    P, S = C * (2 + 2), N * 8  # gamma and beta at their 16-bit formats
+    if row["fuse"] == "none":
+        read, written = N*C*(x + r) + (2 - f)*N*C*z + P, N*C*z + N*C*y + S
+    else:
+        read, written = N*C*(x + r) + (1 - f)*N*C*z + P, N*C*y + S + (1 - f)*N*C*z
+    assert (t["dram_bytes_read"], t["dram_bytes_written"]) == (read, written), (row["fuse"], row["path"], t)
+    assert row["fusion"]["fuse"] == row["fuse"]
+    got[(row["fuse"], row["path"])] = (t["dram_bytes_read"] + t["dram_bytes_written"], row["timing"]["cycles"], row["area"]["fusion_mm2"])
+for p in ("sram-replay", "dram-reread", "partial-replay"):
+    none, fused = got[("none", p)], got[("residual_dropout", p)]
+    f = {"sram-replay": 1.0, "dram-reread": 0.0, "partial-replay": 0.5}[p]
+    assert none[0] - fused[0] == (1 + f) * N * C * z, p  # z's write and read; a re-read of z must write it first
+    assert fused[1] < none[1], p                     # bandwidth-bound: fewer bytes, fewer cycles
+    assert none[2] == 0 < fused[2], p                # the adder and the mask generator are this unit's
+PY
+expect_exit 2 "--fuse: unknown mode 'sideways'" -- compare "$W/postnorm-7b.yaml" --fuse none,sideways -q
+expect_exit 2 "has no residual stream" -- compare "$W/llama2-7b.yaml" --fuse all -q
+expect_exit 2 "key 'fuse.mode'" -- run "$W/llama2-7b.yaml" --set arch.fuse.mode=residual -q
+expect_exit 2 "key 'residual.dropout'" -- run "$W/postnorm-7b.yaml" --set workload.residual.dropout=1.5 -q
 
 echo "$passes passed, $fails failed"
 [ "$fails" = 0 ]

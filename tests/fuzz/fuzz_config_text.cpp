@@ -1,4 +1,4 @@
-// The workload parser (with `input.file` and `{kind: llm}`) and the sweep's
+// The workload parser (with `input.file`, `{kind: llm}` and `residual`) and the sweep's
 // study-file parser, on the same text.
 #include "fuzz_target.hpp"
 #include "sim/config/config_error.hpp"
@@ -10,6 +10,9 @@ std::vector<std::string> fuzz_seeds() {
       "name: t\nnorm: rmsnorm\nrows: 4\nhidden: 64\ninput: {dtype: bf16, distribution: {kind: llm, outlier_channels: 3, massive_every: 2}}\n",
       "norm: layernorm\nbatch: 2\nseq: 3\nhidden: 8\ninput: {dtype: int8, scale: 0.5}\noutput: {dtype: fp16}\nbeta: none\n",
       "norm: rmsnorm\nhidden: 5\ninput: {file: /nonexistent.npy}\n",
+      "norm: layernorm\nrows: 3\nhidden: 16\ninput: {dtype: bf16}\nresidual: {dtype: fp32, distribution: {kind: uniform, low: -2, high: 2}, "
+      "dropout: 0.5, write_sum: true, dataflow: post_norm}\n",
+      "norm: rmsnorm\nrows: 2\nhidden: 8\nresidual: {dataflow: pre_norm, file: /nonexistent.npy}\n",
       "objectives: [cycles, area]\nset: {arch.lanes: 8}\naxes:\n  - grid: {arch.lanes: [4, 16]}\n"
       "  - zip: {arch.asic.rows_in_flight: [2, 8], arch.asic.sram.capacity_bytes: [65536, 262144]}\n"
       "  - grid: {arch.asic.replay_fraction: [0.25]}\n    if: {arch.lanes: [4]}\n",

@@ -3,9 +3,12 @@
 // table -- as the arch configures them, at one SRAM budget (--sram-budget:
 // each path's fastest design that fits), or at one throughput
 // (--target-cycles: each path's smallest SRAM that meets it). A path that
-// cannot be built is a row with its reason, not a failure.
+// cannot be built is a row with its reason, not a failure. With --fuse, each
+// path once per fuse mode: a residual workload fused into the unit against
+// the separate adder's pass (docs/ASIC.md, "Fusion").
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <iostream>
 
 #include "command.hpp"
@@ -14,6 +17,8 @@
 #include "sim/asic/isolated_run.hpp"
 #include "sim/asic/path_fit.hpp"
 #include "sim/config/config_error.hpp"
+#include "sim/config/datapath_config.hpp"
+#include "sim/config/printable.hpp"
 #include "sim/report/asic_report.hpp"
 #include "sim/report/sweep_report.hpp"
 
@@ -28,7 +33,30 @@ struct CompareArgs {
   bool json = false, fail_on_overflow = false;
   int64_t sram_budget = 0;
   double target_cycles = 0;
+  std::string fuse;  ///< "": the arch's own mode; else a list or "all"
 };
+
+// --fuse: "all" or a comma-separated list of modes, each once.
+std::vector<config::FuseMode> fuse_modes(const std::string& flag, config::FuseMode arch_mode) {
+  if (flag.empty()) return {arch_mode};
+  if (flag == "all") return {config::FuseMode::none, config::FuseMode::residual, config::FuseMode::residual_dropout};
+  std::vector<config::FuseMode> modes;
+  size_t start = 0;
+  for (;;) {
+    const size_t comma = flag.find(',', start);
+    const std::string item = flag.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    const auto m = config::parse_fuse_mode(item);
+    if (!m)
+      throw config::ConfigError("--fuse: unknown mode '" + config::printable(item) + "' (allowed: all, or a list of " +
+                                std::string(config::kFuseModeNames) + ")");
+    if (std::find(modes.begin(), modes.end(), *m) != modes.end())
+      throw config::ConfigError("--fuse: mode '" + item + "' given twice (allowed: each mode once)");
+    modes.push_back(*m);
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return modes;
+}
 
 constexpr config::InputPath kPaths[] = {config::InputPath::sram_replay, config::InputPath::dram_reread,
                                         config::InputPath::partial_replay};
@@ -63,13 +91,35 @@ int compare(const CompareArgs& a) {
   struct ChildFailed {
     int rc;
   };
+  const std::vector<config::FuseMode> modes = fuse_modes(a.fuse, arch.fuse.mode);
+  if (!a.fuse.empty() && !w.residual)
+    throw config::ConfigError("--fuse: workload " + w.name + " has no residual stream to fuse (allowed: a workload with a "
+                              "residual: section, e.g. postnorm-7b)");
+  const size_t rows_total = modes.size() * std::size(kPaths);
+  for (const config::FuseMode fuse : modes)
   for (auto path : kPaths) {
     const std::string name(config::to_string(path));
-    ProgressLine::get().phase("path " + name + " (" + std::to_string(all["paths"].size() + 1) + " of 3)");
+    const std::string fuse_name(config::to_string(fuse));
+    ProgressLine::get().phase((a.fuse.empty() ? "" : "fuse " + fuse_name + ", ") + "path " + name + " (" +
+                              std::to_string(all["paths"].size() + 1) + " of " + std::to_string(rows_total) + ")");
+    config::Arch arch_fused = arch;
+    arch_fused.fuse.mode = fuse;
+    const config::Arch& arch = arch_fused;
+    // Rows of a residual workload say where its sum is made.
+    auto labelled = [&](nlohmann::json row) {
+      if (w.residual) row["fuse"] = fuse_name;
+      return row;
+    };
     asic::AsicOptions o = base;
     o.path = path;
     // The design this path is compared at.
     asic::PathFit fit;
+    try {
+      config::check_fusion(w, arch);
+    } catch (const config::ConfigError& e) {
+      all["paths"].push_back(labelled({{"path", name}, {"infeasible", e.what()}}));
+      continue;
+    }
     if (mode == "configured") {
       fit.path = path;
       fit.arch = arch;
@@ -97,7 +147,7 @@ int compare(const CompareArgs& a) {
       spdlog::info("compare: {}: {} candidates", name, fit.candidates_run);
     }
     if (!fit.feasible) {
-      all["paths"].push_back({{"path", name}, {"infeasible", fit.reason}});
+      all["paths"].push_back(labelled({{"path", name}, {"infeasible", fit.reason}}));
       continue;
     }
     nlohmann::json r;
@@ -105,7 +155,7 @@ int compare(const CompareArgs& a) {
     if (mode != "configured")
       r["fit"] = {{"rows_in_flight", fit.rows_in_flight}, {"replay_fraction", fit.replay_fraction},
                   {"sram_required_bytes", fit.sram_bytes}, {"candidates_run", fit.candidates_run}};
-    all["paths"].push_back(r);
+    all["paths"].push_back(labelled(std::move(r)));
     spdlog::info("compare: {} done", name);
   }
   if (!a.out_dir.empty()) {
@@ -140,6 +190,9 @@ Command add_compare(CLI::App& app) {
       ->check(CLI::Range(1.0, 1e18));
   c->add_option("--out", a->out_dir, "directory for compare.json, compare.csv (sweep.csv's columns) and compare.txt");
   c->add_flag("--json", a->json, "print {\"mode\", \"paths\": [report or {path, infeasible}, ...]} on stdout");
+  c->add_option("--fuse", a->fuse,
+                 "a residual workload: each path once per fuse mode -- all, or a list of " +
+                     std::string(config::kFuseModeNames) + " (default: the arch's fuse.mode)");
   c->add_flag("--no-numerics", a->asic.no_numerics, "timing only");
   c->add_flag("--fail-on-overflow", a->fail_on_overflow, "exit 1 when any fixed-point stage of any path saturated or wrapped");
   return {c, [a] { return compare(*a); }};

@@ -1,12 +1,14 @@
 // The frontier kernels (gpu_ref/kernels/fast_norm.cuh, fused_bwd.cuh): the
 // row in registers -- a warp, a block or a two-block cluster per row, two
 // sweeps beyond -- with 128-bit access and exact two-pass statistics;
-// fused_residual adds a residual stream first (Post-Norm), z = x + r.
+// fused_residual adds a residual stream first (Post-Norm), z = x + r;
+// fused_residual_dropout drops elements of x first (sim/core/dropout_mask.hpp).
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
 #include "gpu_ref/host/fast_shape.hpp"
+#include "sim/core/dropout_mask.hpp"
 #include "sim/simt/kernels/emulation_kit.hpp"
 #include "sim/simt/kernels/plan_kit.hpp"
 
@@ -24,7 +26,8 @@ using namespace plan_kit;
 void plan_frontier(const PlanRequest& r, LaunchPlan& plan) {
   const int64_t N = r.rows, C = r.hidden;
   const int eb = r.elem_bytes();
-  const bool bf16 = r.bf16(), rms = r.kernel == KernelId::fast_rms, fused = r.kernel == KernelId::fused_residual;
+  const bool dropout = r.kernel == KernelId::fused_residual_dropout;
+  const bool bf16 = r.bf16(), rms = r.kernel == KernelId::fast_rms, fused = r.kernel == KernelId::fused_residual || dropout;
   const std::string T = element_type(bf16), R = rms ? "true" : "false";
   const Source G = Source::global, REG = Source::registers;
   normref::FastShape sh = normref::fast_norm_shape(C, eb);
@@ -33,7 +36,7 @@ void plan_frontier(const PlanRequest& r, LaunchPlan& plan) {
     sh.threads_per_row = normref::fused_residual_threads(C, eb);
     sh.vecs = normref::fast_max_vecs(eb);
   }
-  SubKernel k = base(fused ? "fused_residual_ln" : "fast_norm", N, C, eb, sh.block());
+  SubKernel k = base(dropout ? "fused_residual_dropout_ln" : fused ? "fused_residual_ln" : "fast_norm", N, C, eb, sh.block());
   k.grid = sh.grid(N, r.gpu->sms);  // the cluster scheme: one cluster of two blocks per SM pair, persistent
   k.threads_per_row = sh.threads_per_row;
   k.rows_per_block = sh.rows_per_block;
@@ -44,7 +47,7 @@ void plan_frontier(const PlanRequest& r, LaunchPlan& plan) {
   Reduction red = sh.threads_per_row == 32 ? Reduction::warp_shuffle : Reduction::block_two_level;
   const std::string th = std::to_string(sh.threads_per_row), v = std::to_string(sh.vecs);
   if (fused) {
-    k.function = "fused_residual_ln<" + T + ", " + th + ", " + v + ">";
+    k.function = k.name + "<" + T + ", " + th + ", " + v + ">";
   } else if (sh.scheme == normref::FastScheme::registers) {
     k.function = "fast_norm<" + T + ", " + T + ", " + R + ", " + th + ", " + v + ", " + std::to_string(sh.rows_per_block) + ">";
   } else if (sh.scheme == normref::FastScheme::cluster) {
@@ -68,7 +71,13 @@ void plan_frontier(const PlanRequest& r, LaunchPlan& plan) {
   // fp32 (least squares over its golden register-scheme cases, within 4%):
   // the evict-last policy is made per load, and the 2-vector threads carry
   // their reductions and parameter set-up over fewer elements each.
-  const double a = fused ? (bf16 ? 19.75 : 15.5) : rms ? (bf16 ? 8.5 : 8.68) : (bf16 ? 17.1 : 13.29);
+  double a = fused ? (bf16 ? 19.75 : 15.5) : rms ? (bf16 ? 8.5 : 8.68) : (bf16 ? 17.1 : 13.29);
+  // The dropout kernel is fused_residual with a Philox evaluation per four
+  // elements, unrolled: its instructions per element scale with its SASS
+  // over fused_residual's at the same shape (about 2.4x in fp32, 2.0x in bf16).
+  if (dropout)
+    a *= static_cast<double>(sass_facts(k.function).instructions) /
+         sass_facts("fused_residual_ln<" + T + ", " + th + ", " + v + ">").instructions;
   k.overhead_instr_per_warp = fused ? (bf16 ? 35 : 40) : rms ? (bf16 ? 83 : 81.3) : (bf16 ? 21 : 115.3);
   const int in_flight = sh.vecs * (fused ? 2 : 1);  // every vector of the row (x and r) loaded before the first use
   if (sh.scheme == normref::FastScheme::two_sweep) {
@@ -99,7 +108,8 @@ class RegisterRows {
  public:
   explicit RegisterRows(EmulationContext& e) : e_(e) {
     const SubKernel& s = e.plan.launches.at(0);
-    if (s.name != "fast_norm" && s.name != "fused_residual_ln" && s.name != "fast_norm_cluster_stream")
+    if (s.name != "fast_norm" && s.name != "fused_residual_ln" && s.name != "fused_residual_dropout_ln" &&
+        s.name != "fast_norm_cluster_stream")
       throw std::invalid_argument("emulate: no emulation of " + s.function + " (only the register-resident kernels)");
     threads_ = s.threads_per_row;
     blocks_ = s.blocks_per_row;
@@ -107,7 +117,8 @@ class RegisterRows {
     block_threads_ = threads_ / blocks_;
     per_block_ = (e.C / kn_ + blocks_ - 1) / blocks_;
     vecs_ = static_cast<int>((per_block_ + block_threads_ - 1) / block_threads_);
-    const bool bf16_params = e.plan.ran != KernelId::fused_residual && e.in.bf16;  // fast_* bf16 reads bf16 gamma/beta
+    const bool fused = e.plan.ran == KernelId::fused_residual || e.plan.ran == KernelId::fused_residual_dropout;
+    const bool bf16_params = !fused && e.in.bf16;  // fast_* bf16 reads bf16 gamma/beta
     params_g_ = bf16_params ? as_bf16(e.in.gamma) : e.in.gamma;
     params_b_ = bf16_params ? as_bf16(e.in.beta) : e.in.beta;
   }
@@ -179,18 +190,25 @@ void emulate_fast_norm(EmulationContext& e) {
   e.for_each_row([&](int64_t r, const emu::Row& row) { rows.row(r, row.x, kRms); });
 }
 
-// z = x + r rounded to the dtype and stored; the row normalised from the stored z.
+// z = x + r (fused_residual_dropout: keep ? x * scale : 0, then + r; each
+// rounded to fp32, the mask regenerated as the kernel does) rounded to the
+// dtype and stored; the row normalised from the stored z.
 void emulate_fused_residual(EmulationContext& e) {
   e.begin_forward(false);
   RegisterRows rows(e);
   if (e.in.residual.size() != e.in.x.size()) throw std::invalid_argument("emulate: fused_residual needs add_residual");
   e.out.z.resize(e.in.x.size());
   const int64_t C = e.C;
+  const bool dropout = e.plan.ran == KernelId::fused_residual_dropout;
+  const uint32_t threshold = rng::dropout_threshold(e.in.dropout_p);
+  const float scale = rng::dropout_scale(e.in.dropout_p);
   std::vector<float> z(static_cast<size_t>(C));
   for (int64_t r = 0; r < e.in.rows; ++r) {
     for (int64_t c = 0; c < C; ++c) {
       const size_t i = static_cast<size_t>(r * C + c);
-      const float sum = e.in.x[i] + e.in.residual[i];
+      float branch = e.in.x[i];
+      if (dropout) branch = rng::dropout_keep(e.in.seed, i, threshold) ? branch * scale : 0.0f;
+      const float sum = branch + e.in.residual[i];
       z[static_cast<size_t>(c)] = e.in.bf16 ? core::bf16_bits_to_fp32(emu::bf16_rne(sum)) : sum;
       e.out.z[i] = z[static_cast<size_t>(c)];
     }
@@ -221,6 +239,7 @@ const KernelEntry kFrontier[] = {
     {KernelId::fast_ln, plan_frontier, emulate_fast_norm<false>, asic_fast_norm<false>},
     {KernelId::fast_rms, plan_frontier, emulate_fast_norm<true>, asic_fast_norm<true>},
     {KernelId::fused_residual, plan_frontier, emulate_fused_residual, asic_fused_residual},
+    {KernelId::fused_residual_dropout, plan_frontier, emulate_fused_residual, asic_fused_residual},
 };
 
 }  // namespace
