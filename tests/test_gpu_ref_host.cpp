@@ -153,6 +153,25 @@ TEST(NormrefArgs, FrontierKernelsPickTheirBlockAndRefuseWhatTheyCannotHold) {
   const auto odd = parse({"--kernel", "fused_residual", "--rows", "8", "--hidden", "772", "--dtype", "bf16"}, d);
   ASSERT_TRUE(odd);
   EXPECT_NE(odd->find("multiple of 8"), std::string::npos) << *odd;
+  // Dropout: the dropout kernel's default p, a given one, and no p for any other kernel.
+  Args e;
+  EXPECT_FALSE(parse({"--kernel", "fused_residual_dropout", "--rows", "8", "--hidden", "768"}, e));
+  EXPECT_EQ(e.dropout(), kDefaultDropoutP);
+  EXPECT_EQ(effective_block(e, *find_kernel("fused_residual_dropout")), fused_residual_threads(768, 4));
+  Args f;
+  EXPECT_FALSE(parse({"--kernel", "fused_residual_dropout", "--rows", "8", "--hidden", "768", "--dropout", "0"}, f));
+  EXPECT_EQ(f.dropout(), 0.0);
+  Args g;
+  EXPECT_FALSE(parse({"--kernel", "fused_residual", "--rows", "8", "--hidden", "768"}, g));
+  EXPECT_EQ(g.dropout(), 0.0);
+  Args h;
+  const auto p1 = parse({"--kernel", "fused_residual_dropout", "--rows", "8", "--hidden", "768", "--dropout", "1"}, h);
+  ASSERT_TRUE(p1);
+  EXPECT_NE(p1->find("[0, 1)"), std::string::npos) << *p1;
+  Args i;
+  const auto nodrop = parse({"--kernel", "fused_residual", "--rows", "8", "--hidden", "768", "--dropout", "0.1"}, i);
+  ASSERT_TRUE(nodrop);
+  EXPECT_NE(nodrop->find("has no dropout"), std::string::npos) << *nodrop;
 }
 
 TEST(NormrefValidate, BackwardPassesTheExactGradientAndCatchesAWrongOne) {

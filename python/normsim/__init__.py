@@ -138,10 +138,15 @@ def run(workload=None, arch=None, *, set=None, path=None, numerics=True, rtl=Fal
 
 
 def compare(workload=None, arch=None, *, set=None, sram_budget=None, target_cycles=None, numerics=True,
-            fail_on_overflow=False):
-    """`normsim compare`: every input path on one workload; {"mode", "paths": [report, ...]}."""
+            fail_on_overflow=False, fuse=None):
+    """`normsim compare`: every input path on one workload; {"mode", "paths": [report, ...]}.
+
+    fuse: a residual workload's fuse modes to compare ("all", or e.g. ["none", "residual_dropout"]);
+    each row then carries its "fuse"."""
+    if fuse is not None and not isinstance(fuse, str):
+        fuse = ",".join(fuse)
     return _command("compare", configs=[(workload, "workload", None), (arch, "arch", "--arch")],
-                    options=[("--sram-budget", sram_budget), ("--target-cycles", target_cycles)],
+                    options=[("--sram-budget", sram_budget), ("--target-cycles", target_cycles), ("--fuse", fuse)],
                     flags=[("--no-numerics", not numerics), ("--fail-on-overflow", fail_on_overflow)], overrides=set)
 
 

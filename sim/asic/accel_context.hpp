@@ -103,6 +103,11 @@ struct AccelContext {
 // more than the model's own work per transaction in timing-only runs.
 inline constexpr double kPsPerCycle = 1000.0;
 inline double now_cycles() { return static_cast<double>(sc_core::sc_time_stamp().value()) / kPsPerCycle; }
+/// Whether cycle `t` has come, at the kernel's picosecond resolution (as
+/// trigger_at rounds it): a unit that waited for t sees it reached.
+inline bool reached(double t) {
+  return std::nearbyint(t * kPsPerCycle) <= static_cast<double>(sc_core::sc_time_stamp().value());
+}
 /// The units are SC_METHODs (a timed re-trigger costs the kernel about half a
 /// thread's timed wait: tools/bench/bench_systemc_wait). Re-triggers the
 /// calling method at cycle `t` and returns true if `t` lies ahead; returns

@@ -18,12 +18,12 @@ SeparateAdderPass::SeparateAdderPass(sc_core::sc_module_name n, AccelContext& ct
 void SeparateAdderPass::step() {
   for (;;) {
     const double now = now_cycles();
-    while (!reads_.empty() && reads_.front().first <= now) {
+    while (!reads_.empty() && reached(reads_.front().first)) {
       in_flight_bytes_ -= reads_.front().second;
       reads_.pop_front();
     }
     // z of a transaction goes out once both its operands are in (requests in time order).
-    while (!writes_.empty() && writes_.front().first <= now) {
+    while (!writes_.empty() && reached(writes_.front().first)) {
       const double bytes = static_cast<double>(writes_.front().second * ctx_.in_bytes);
       last_write_done_ = std::max(last_write_done_, ctx_.dram->write(now, bytes, Traffic::adder_write).done);
       writes_.pop_front();

@@ -263,7 +263,8 @@ std::string compare_table(const json& all) {
                  "cycles", "time_us", "dram_bytes_read", "dram_bytes_written", "dram_gbps", "sram_required_bytes", "sram_mm2",
                  "datapath_mm2")
     << (fused ? strprintf("%11s ", "fusion_mm2") : std::string())
-    << strprintf("%9s %9s %9s %9s %12s\n", "total_mm2", "total_uj", "dram_uj", "sram_uj", "rel_l2_error");
+    << strprintf("%9s %9s %9s %9s ", "total_mm2", "total_uj", "dram_uj", "sram_uj")
+    << (fused ? strprintf("%9s ", "fusion_uj") : std::string()) << strprintf("%12s\n", "rel_l2_error");
   for (const auto& r : reps) {
     if (fused) o << strprintf("%-17s ", r.value("fuse", std::string("-")).c_str());
     if (r.contains("infeasible")) {
@@ -282,9 +283,11 @@ std::string compare_table(const json& all) {
                    r["traffic"]["dram_gbps"].get<double>(), r["area"]["sram_required_bytes"].get<double>(),
                    r["area"]["sram_mm2"].get<double>(), r["area"]["datapath_mm2"].get<double>())
       << (fused ? strprintf("%11.4f ", r["area"].value("fusion_mm2", 0.0)) : std::string())
-      << strprintf("%9.4f %9.1f %9.1f %9.1f %12s\n", r["area"]["total_mm2"].get<double>(), r["energy"]["total_uj"].get<double>(),
-                   r["energy"]["dram_uj"].get<double>(), r["energy"]["sram_uj"].get<double>(),
-                   err < 0 ? "-" : num(err, "%.3g").c_str());
+      << strprintf("%9.4f %9.1f %9.1f %9.1f ", r["area"]["total_mm2"].get<double>(), r["energy"]["total_uj"].get<double>(),
+                   r["energy"]["dram_uj"].get<double>(), r["energy"]["sram_uj"].get<double>())
+      << (fused ? strprintf("%9.1f ", r["energy"].value("residual_add_uj", 0.0) + r["energy"].value("dropout_mask_uj", 0.0))
+                : std::string())
+      << strprintf("%12s\n", err < 0 ? "-" : num(err, "%.3g").c_str());
   }
   return o.str();
 }

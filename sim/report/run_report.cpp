@@ -277,9 +277,11 @@ std::vector<std::string> write_run_outputs(const std::string& dir, const config:
       write_atomic_with(dir + "/mean.npy", [&](const std::string& p) { core::write_npy(p, r.mean, {w.rows}); });
     write_atomic_with(dir + "/rstd.npy", [&](const std::string& p) { core::write_npy(p, r.rstd, {w.rows}); });
   }
+  // The input the norm took: x, or with a residual stream the sum z (in x's type).
+  const char* input_name = w.residual ? "z.npy" : "x.npy";
   if (!r.x.empty()) {
     const std::vector<int64_t> shape = {w.rows, w.hidden};
-    write_atomic_with(dir + "/x.npy", [&](const std::string& p) { write_tensor_npy(p, r.x, w.input, shape); });
+    write_atomic_with(dir + "/" + input_name, [&](const std::string& p) { write_tensor_npy(p, r.x, w.input, shape); });
     write_atomic_with(dir + "/y_ref.npy", [&](const std::string& p) { core::write_npy(p, r.y_ref, shape); });
   }
   write_file_atomic(dir + "/report.csv", run_report_csv(report));
@@ -289,8 +291,9 @@ std::vector<std::string> write_run_outputs(const std::string& dir, const config:
   std::vector<std::string> removed;
   const bool wrote_y = !r.y.empty(), wrote_x = !r.x.empty();
   const bool wrote_mean = wrote_y && w.norm == core::NormKind::layernorm;
-  for (const auto& [name, written] : {std::pair<const char*, bool>{"y.npy", wrote_y}, {"mean.npy", wrote_mean},
-                                      {"rstd.npy", wrote_y}, {"x.npy", wrote_x}, {"y_ref.npy", wrote_x}}) {
+  for (const auto& [name, written] :
+       {std::pair<const char*, bool>{"y.npy", wrote_y}, {"mean.npy", wrote_mean}, {"rstd.npy", wrote_y},
+        {"x.npy", wrote_x && !w.residual}, {"z.npy", wrote_x && w.residual.has_value()}, {"y_ref.npy", wrote_x}}) {
     if (written) continue;
     const std::filesystem::path p = std::filesystem::path(dir) / name;
     if (std::filesystem::is_regular_file(p, ec) && std::filesystem::remove(p, ec)) removed.push_back(name);

@@ -64,6 +64,10 @@ struct SubKernel {
   int vector_bytes = 4;           ///< bytes per global load per thread (16 for 128-bit access)
   std::vector<Pass> passes;
   double overhead_instr_per_warp = 100;  ///< instructions a warp executes per row outside the element loops
+  /// Share of the element loops' instructions in chains independent of the
+  /// row's arithmetic (a dropout mask's Philox rounds, one chain per vector):
+  /// in the dependent-latency bound they cost their issue cycle, not a dependent latency.
+  double independent_instr_share = 0;
   bool streaming_store = true;    ///< __stcs (evict-first) output stores
   bool uncoalesced = false;       ///< neighbouring threads read addresses a row apart (v1)
   /// Scalar global operations every thread issues once at the end (the

@@ -292,8 +292,10 @@ LaunchPrediction predict_launch(const SubKernel& k, const GpuArch& g, const Pert
   // dependent instructions complete: rounds x instructions per warp-row x
   // the average dependent latency.
   if (k.mapping != RowMapping::element) {
-    const double instr_per_warp_row = instr_per_thread_row + k.overhead_instr_per_warp;
-    r.issue_us = std::max(r.issue_us, slots_rounds * instr_per_warp_row * g.dependent_issue_cycles / clk);
+    // Independent chains (independent_instr_share) issue back to back: a cycle each.
+    const double chained = instr_per_thread_row * (1 - k.independent_instr_share) + k.overhead_instr_per_warp;
+    const double independent = instr_per_thread_row * k.independent_instr_share;
+    r.issue_us = std::max(r.issue_us, slots_rounds * (chained * g.dependent_issue_cycles + independent) / clk);
   }
   // Shared memory: one wavefront per cycle per SM.
   double wavefronts_per_row = 0;

@@ -19,6 +19,8 @@ check "on-chip scheme" --kernel welford_block_smem --rows 8 --hidden 65536
 check "no bf16 variant" --kernel v3 --rows 8 --hidden 8 --dtype bf16
 check "multiple of 8" --kernel v6 --rows 8 --hidden 1001
 check "unknown option" --kernel v1 --rows 8 --hidden 8 --frobnicate 1
+check "--dropout: expected a drop probability in \[0, 1)" --kernel fused_residual_dropout --rows 8 --hidden 8 --dropout 1
+check "fast_ln has no dropout" --kernel fast_ln --rows 8 --hidden 8 --dropout 0.1
 # latency_probe checks its arguments before touching the GPU too.
 probe=$(dirname "$bin")/latency_probe
 if [ -x "$probe" ]; then

@@ -17,6 +17,20 @@ def test_compare_is_the_cli_report(cli):
     assert without_invocation(r) == without_invocation(cli("compare", "llama2-7b", "--set", "workload.rows=16"))
 
 
+def test_compare_fuse_modes_of_a_residual_workload():
+    r = normsim.compare("postnorm-7b", set=SMALL, numerics=False, fuse=["none", "residual_dropout"])
+    rows = [(p["fuse"], p["path"]) for p in r["paths"]]
+    assert rows == [(f, p) for f in ("none", "residual_dropout") for p in ("sram-replay", "dram-reread", "partial-replay")]
+    by = {(p["fuse"], p["path"]): p for p in r["paths"]}
+    none, fused = by[("none", "sram-replay")], by[("residual_dropout", "sram-replay")]
+    # The separate adder's pass moves x, r and z; the fused unit only x and r in, y out.
+    assert none["traffic"]["dram_bytes_by_kind"]["adder_write"] == 16 * 4096 * 2
+    assert fused["traffic"]["dram_bytes_by_kind"]["adder_write"] == 0
+    assert fused["area"]["fusion_mm2"] > 0 == none["area"]["fusion_mm2"]
+    with pytest.raises(normsim.NormsimError):
+        normsim.compare("llama2-7b", set=SMALL, fuse="all")
+
+
 def test_configs_as_names_paths_text_and_dicts():
     path = SOURCE_DIR / "workloads" / "gpt2-small.yaml"
     by_name = normsim.run("gpt2-small", "asic-fp32", set=SMALL)
@@ -77,4 +91,4 @@ def test_simt_area_widths_list():
     w = normsim.widths("max_ulp<=8", set=SMALL, stages=["output"])
     assert w["chosen"]
     names = normsim.list()
-    assert len(names["kernels"]) == 16 and any(x["name"] == "asic-fp32" for x in names["archs"])
+    assert len(names["kernels"]) == 17 and any(x["name"] == "asic-fp32" for x in names["archs"])

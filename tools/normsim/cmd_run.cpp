@@ -69,11 +69,11 @@ uint64_t kept_output_bytes(const config::Workload& w, bool inputs) {
   return n * (per_element + stored) + rows * 16;
 }
 
-// ", y.npy, mean.npy, rstd.npy, x.npy, y_ref.npy": the .npy files write_run_outputs wrote.
+// ", y.npy, mean.npy, rstd.npy, x.npy (z.npy), y_ref.npy": the .npy files write_run_outputs wrote.
 std::string saved_npy_names(const config::Workload& w, const core::KeptOutputs& out) {
   std::string s;
   if (!out.y.empty()) s += w.norm == core::NormKind::layernorm ? ", y.npy, mean.npy, rstd.npy" : ", y.npy, rstd.npy";
-  if (!out.x.empty()) s += ", x.npy, y_ref.npy";
+  if (!out.x.empty()) s += w.residual ? ", z.npy, y_ref.npy" : ", x.npy, y_ref.npy";
   return s;
 }
 
@@ -163,7 +163,7 @@ Command add_run(CLI::App& app) {
   c->add_flag("--fail-on-overflow", a->fail_on_overflow,
               "exit 1 when any fixed-point stage saturated or wrapped (each such stage is a warning line either way)");
   c->add_flag("--save-outputs", a->asic.save_outputs, "also write y.npy (in the output's dtype; bf16 as uint16 bits), mean.npy, rstd.npy into --out");
-  c->add_flag("--save-inputs", a->asic.save_inputs, "also write x.npy (in the input's dtype) and y_ref.npy (the fp64 reference) into --out");
+  c->add_flag("--save-inputs", a->asic.save_inputs, "also write x.npy (in the input's dtype; z.npy, the sum the norm takes, for a residual workload) and y_ref.npy (the fp64 reference) into --out");
   add_int_option(c, "--threads", a->asic.threads, 1, 1024, "threads for the numerics, over rows (default: all cores; same bits for any count)");
   c->add_option("--path", a->asic.path, "input path of the ASIC model: sram-replay, dram-reread, partial-replay");
   c->add_flag("--no-numerics", a->asic.no_numerics, "timing only: same cycles and traffic, no arithmetic");
