@@ -77,6 +77,58 @@ int report_of(const config::Workload& w, const config::Arch& arch, const asic::A
   return 0;
 }
 
+// A candidate's child failed: it has said why on stderr; its exit code is ours.
+struct ChildFailed {
+  int rc;
+};
+
+// One row of the table: `arch` (with the fuse mode compared) on `path`, as
+// configured or fitted to the budget / target; {path, infeasible} when it
+// cannot be built.
+nlohmann::json compare_row(const CompareArgs& a, const config::Workload& w, const config::Arch& arch,
+                           config::InputPath path, const std::string& mode, const asic::AsicOptions& base) {
+  const std::string name(config::to_string(path));
+  asic::AsicOptions o = base;
+  o.path = path;
+  try {
+    config::check_fusion(w, arch);
+  } catch (const config::ConfigError& e) {
+    return {{"path", name}, {"infeasible", e.what()}};
+  }
+  // The design this path is compared at.
+  asic::PathFit fit;
+  if (mode == "configured") {
+    fit.path = path;
+    fit.arch = arch;
+    try {
+      (void)asic::resolve_asic_config(w, arch, o);
+      fit.feasible = true;
+    } catch (const config::ConfigError& e) {
+      fit.reason = e.what();
+    }
+  } else {
+    asic::AsicOptions timing = o;
+    timing.numerics = false;
+    timing.keep_outputs = false;
+    const asic::CyclesOf cycles_of = [&](const config::Arch& c) {
+      nlohmann::json r;
+      if (int rc = report_of(w, c, timing, r)) throw ChildFailed{rc};
+      return r["timing"]["cycles"].get<double>();
+    };
+    fit = a.sram_budget ? asic::fit_sram_budget(w, arch, path, static_cast<uint64_t>(a.sram_budget), cycles_of)
+                        : asic::fit_target_cycles(w, arch, path, a.target_cycles, cycles_of);
+    spdlog::info("compare: {}: {} candidates", name, fit.candidates_run);
+  }
+  if (!fit.feasible) return {{"path", name}, {"infeasible", fit.reason}};
+  nlohmann::json r;
+  if (int rc = report_of(w, fit.arch, o, r)) throw ChildFailed{rc};
+  if (mode != "configured")
+    r["fit"] = {{"rows_in_flight", fit.rows_in_flight}, {"replay_fraction", fit.replay_fraction},
+                {"sram_required_bytes", fit.sram_bytes}, {"candidates_run", fit.candidates_run}};
+  spdlog::info("compare: {} done", name);
+  return r;
+}
+
 int compare(const CompareArgs& a) {
   const auto [w, arch] = load_inputs(a.in);
   if (a.sram_budget && a.target_cycles)
@@ -87,76 +139,28 @@ int compare(const CompareArgs& a) {
   nlohmann::json all = {{"mode", mode}, {"paths", nlohmann::json::array()}};
   if (a.sram_budget) all["sram_budget_bytes"] = a.sram_budget;
   if (a.target_cycles) all["target_cycles"] = a.target_cycles;
-  // A candidate's child failed: it has said why on stderr; its exit code is ours.
-  struct ChildFailed {
-    int rc;
-  };
   const std::vector<config::FuseMode> modes = fuse_modes(a.fuse, arch.fuse.mode);
   if (!a.fuse.empty() && !w.residual)
     throw config::ConfigError("--fuse: workload " + w.name + " has no residual stream to fuse (allowed: a workload with a "
                               "residual: section, e.g. postnorm-7b)");
   const size_t rows_total = modes.size() * std::size(kPaths);
-  for (const config::FuseMode fuse : modes)
-  for (auto path : kPaths) {
-    const std::string name(config::to_string(path));
+  for (const config::FuseMode fuse : modes) {
+    config::Arch fused = arch;
+    fused.fuse.mode = fuse;
     const std::string fuse_name(config::to_string(fuse));
-    ProgressLine::get().phase((a.fuse.empty() ? "" : "fuse " + fuse_name + ", ") + "path " + name + " (" +
-                              std::to_string(all["paths"].size() + 1) + " of " + std::to_string(rows_total) + ")");
-    config::Arch arch_fused = arch;
-    arch_fused.fuse.mode = fuse;
-    const config::Arch& arch = arch_fused;
-    // Rows of a residual workload say where its sum is made.
-    auto labelled = [&](nlohmann::json row) {
-      if (w.residual) row["fuse"] = fuse_name;
-      return row;
-    };
-    asic::AsicOptions o = base;
-    o.path = path;
-    // The design this path is compared at.
-    asic::PathFit fit;
-    try {
-      config::check_fusion(w, arch);
-    } catch (const config::ConfigError& e) {
-      all["paths"].push_back(labelled({{"path", name}, {"infeasible", e.what()}}));
-      continue;
-    }
-    if (mode == "configured") {
-      fit.path = path;
-      fit.arch = arch;
+    for (auto path : kPaths) {
+      ProgressLine::get().phase((a.fuse.empty() ? "" : "fuse " + fuse_name + ", ") + "path " +
+                                std::string(config::to_string(path)) + " (" + std::to_string(all["paths"].size() + 1) +
+                                " of " + std::to_string(rows_total) + ")");
+      nlohmann::json row;
       try {
-        (void)asic::resolve_asic_config(w, arch, o);
-        fit.feasible = true;
-      } catch (const config::ConfigError& e) {
-        fit.reason = e.what();
-      }
-    } else {
-      asic::AsicOptions timing = o;
-      timing.numerics = false;
-      timing.keep_outputs = false;
-      const asic::CyclesOf cycles_of = [&](const config::Arch& c) {
-        nlohmann::json r;
-        if (int rc = report_of(w, c, timing, r)) throw ChildFailed{rc};
-        return r["timing"]["cycles"].get<double>();
-      };
-      try {
-        fit = a.sram_budget ? asic::fit_sram_budget(w, arch, path, static_cast<uint64_t>(a.sram_budget), cycles_of)
-                            : asic::fit_target_cycles(w, arch, path, a.target_cycles, cycles_of);
+        row = compare_row(a, w, fused, path, mode, base);
       } catch (const ChildFailed& f) {
         return f.rc;
       }
-      spdlog::info("compare: {}: {} candidates", name, fit.candidates_run);
+      if (w.residual) row["fuse"] = fuse_name;  // a residual workload's rows say where its sum is made
+      all["paths"].push_back(std::move(row));
     }
-    if (!fit.feasible) {
-      all["paths"].push_back(labelled({{"path", name}, {"infeasible", fit.reason}}));
-      continue;
-    }
-    nlohmann::json r;
-    if (int rc = report_of(w, fit.arch, o, r)) return rc;
-    if (mode != "configured")
-      r["fit"] = {{"rows_in_flight", fit.rows_in_flight}, {"replay_fraction", fit.replay_fraction},
-                  {"sram_required_bytes", fit.sram_bytes}, {"candidates_run", fit.candidates_run}};
-    all["paths"].push_back(labelled(std::move(r)));
-    spdlog::info("compare: {} done", name);
   }
   if (!a.out_dir.empty()) {
     write_report_file(a.out_dir, "compare.json", report::report_text(all, 2) + "\n");
