@@ -137,8 +137,39 @@ TEST(ArchConfig, AsicDatapaths) {
 TEST(ArchConfig, ShippedArchesParse) {
   const std::string src = std::getenv("NORMSIM_SOURCE_DIR") ? std::getenv("NORMSIM_SOURCE_DIR") : NORMSIM_TEST_SOURCE_DIR;
   for (const char* f : {"fp32", "fixed16", "int8-fixed", "asic-default", "edge-small-sram", "gpu-warp", "gpu-block"}) EXPECT_NO_THROW(load_arch(src + "/workloads/arch/" + f + ".yaml")) << f;
-  for (const char* f : {"gpt2-small", "bert-large", "llama2-7b", "llama3-70b", "long-row", "cancellation", "int8"})
+  for (const char* f : {"gpt2-small", "bert-large", "llama2-7b", "llama3-70b", "long-row", "cancellation", "int8",
+                        "postnorm-7b", "llama2-7b-prenorm"})
     EXPECT_NO_THROW(load_workload(src + "/workloads/" + f + ".yaml")) << f;
   EXPECT_EQ(default_arch().name, "asic-default");
   EXPECT_EQ(default_workload().name, "llama2-7b");
+}
+
+TEST(WorkloadConfig, ResidualStreamKeys) {
+  const Workload w = parse_workload_text(
+      "norm: layernorm\nrows: 4\nhidden: 64\ninput: {dtype: bf16}\nresidual: {dtype: fp32, dropout: 0.1, write_sum: true}\n",
+      "w.yaml");
+  ASSERT_TRUE(w.residual.has_value());
+  EXPECT_EQ(w.residual->tensor.dtype, normsim::core::ElemType::fp32);
+  EXPECT_EQ(w.residual->dropout_p, 0.1);
+  EXPECT_TRUE(w.residual->sum_written());
+  const Workload pre = parse_workload_text(std::string(kGoodWorkload) + "residual: {dataflow: pre_norm}\n", "w.yaml");
+  EXPECT_EQ(pre.residual->tensor.dtype, normsim::core::ElemType::fp32);  // the input's type
+  EXPECT_TRUE(pre.residual->sum_written());  // the next block's residual stream
+  EXPECT_EQ(workload_echo(pre)["residual"]["dataflow"], "pre_norm");
+  EXPECT_EQ(workload_echo(parse_workload_text(kGoodWorkload, "w.yaml"))["residual"], "none");
+  expect_has(workload_error(std::string(kGoodWorkload) + "residual: {dropout: -0.5}\n"), {"w.yaml", "residual.dropout", "0 <= p < 1"});
+  expect_has(workload_error(std::string(kGoodWorkload) + "residual: {colour: red}\n"), {"w.yaml", "colour"});
+  expect_has(workload_error(std::string(kGoodWorkload) + "residual: {file: a.npy, distribution: {kind: normal}}\n"),
+             {"w.yaml", "residual.file", "not both"});
+}
+
+TEST(ArchConfig, FuseSection) {
+  const Arch a = parse_arch_text("lanes: 4\nfuse: {mode: residual_dropout, add_format: {bits: 20, frac: 10}}\n", "a.yaml");
+  EXPECT_EQ(a.fuse.mode, FuseMode::residual_dropout);
+  ASSERT_TRUE(a.fuse.add.fixed);
+  EXPECT_EQ(a.fuse.add.format.total_bits, 20);
+  EXPECT_EQ(a.fuse.add.format.frac_bits, 10);
+  EXPECT_FALSE(parse_arch_text("lanes: 4\n", "a.yaml").fuse.add.fixed);
+  expect_has(arch_error("lanes: 4\nfuse: {mode: sideways}\n"), {"a.yaml", "fuse.mode", "residual_dropout"});
+  expect_has(arch_error("lanes: 4\nfuse: {add_format: {bits: 8, frac: 9}}\n"), {"a.yaml", "frac"});
 }
