@@ -149,11 +149,8 @@ AreaReport estimate_area(const core::DatapathConfig& dp, double sram_bytes, cons
   }
   if (dp.mask_generator) {
     const int pipelines = (L + 3) / 4;
-    LogicInventory compare;
-    compare.adder_bits = 32;  // keep = word >= threshold
-    add_unit("dropout_mask_generator", pipelines * logic_ge(philox_pipeline_inventory()) + L * logic_ge(compare), 0);
+    add_unit("dropout_mask_generator", pipelines * kGePhiloxPipeline, 0);
     r.units.back().instances = pipelines;
-    r.units.back().per_instance = philox_pipeline_inventory();
   }
   r.sram_bytes = sram_bytes;
   if (sram_bytes > 0) r.sram_um2 = sram_bytes * 8 * nt.bitcell_um2 / sram_array_efficiency(sram_bytes);
@@ -195,20 +192,6 @@ double residual_adder_lane_ge(const core::ResidualAddConfig& add, bool dropout) 
   return logic_ge(lane);
 }
 
-LogicInventory philox_pipeline_inventory() {
-  // Salmon et al. (SC 2011): a round is two 32x32 -> 64-bit products and
-  // xors of the halves with the other words and the round key; the round
-  // keys of a run's seed are constants (registers loaded once), the counter a
-  // 64-bit incrementer.
-  LogicInventory v;
-  constexpr int kRounds = 10;
-  v.multiplier_bit_products = kRounds * 2.0 * 32 * 32;
-  v.mux_bits = kRounds * 64.0;                  // the xors, costed as 2:1 multiplexer bits
-  v.flip_flops = kRounds * 128.0 + kRounds * 64.0;  // the state through the rounds, the round keys
-  v.adder_bits = 64;                            // the counter
-  return v;
-}
-
 double residual_add_pj(const core::ResidualAddConfig& add, bool dropout) {
   if (!add.fixed) return kPjFp32Add + (dropout ? kPjFp32Mul : 0.0);
   const double w = add.format.total_bits;
@@ -216,7 +199,9 @@ double residual_add_pj(const core::ResidualAddConfig& add, bool dropout) {
 }
 
 double dropout_mask_pj_per_element() {
-  // Horowitz's 32-bit multiply (3.1 pJ): 20 a Philox evaluation, which makes four words; a 32-bit compare a word.
+  // Horowitz's 32-bit multiply (3.1 pJ): 20 a Philox evaluation, which makes
+  // four words; a 32-bit compare a word. A general multiplier's energy: an
+  // upper bound for Philox's products by constants.
   return 20 * kPjPerMulBitProduct * 1024 / 4 + kPjPerAdderBit * 32;
 }
 

@@ -86,10 +86,15 @@ EnergyPerOp estimate_op_energy(const core::DatapathConfig& dp);
 /// operators at its arithmetic (fp32 or its fixed format), with the dropout
 /// scale's multiplier when `dropout`.
 double residual_adder_lane_ge(const core::ResidualAddConfig& add, bool dropout);
-/// One Philox4x32-10 pipeline (four mask words a cycle: ten rounds of two
-/// 32x32 multipliers, two 32-bit key adds, the xors and the round registers)
-/// and the threshold compare of each word (sim/core/dropout_mask.hpp).
-LogicInventory philox_pipeline_inventory();
+/// One Philox4x32-10 pipeline, four mask words a cycle
+/// (rtl_models/philox_mask.v: ten rounds of two 32x32 products by constants,
+/// the xors, the key schedule and the round registers, and the four
+/// threshold compares), as yosys 0.23 synthesises it in the flow of the
+/// datapath units (`normsim area --synth`, its cells at sim/rtl's cell_ge; a
+/// test re-synthesises it): gates of 128275 GE and 2186 flip-flops. Products
+/// by constants are shift-and-add trees, far below a general multiplier's
+/// fitted cost.
+inline constexpr double kGePhiloxPipeline = 128275.0 + 2186 * kGePerFlipFlop;
 /// Energy of one sum (and its scale multiply) at the adder's arithmetic.
 double residual_add_pj(const core::ResidualAddConfig& add, bool dropout);
 /// Energy of one mask word: a quarter of a Philox4x32-10 evaluation and its compare.

@@ -56,6 +56,7 @@ const char* module_name(Unit unit) {
     case Unit::chan_merge_seq: return "chan_merge_seq";
     case Unit::rsqrt: return "rsqrt";
     case Unit::normalize_affine: return "normalize_affine";
+    case Unit::philox_mask: return "philox_mask";
   }
   return "?";
 }
@@ -75,6 +76,7 @@ ParameterList merge_seq_parameter_list(const config::Arch& a, int units, bool rm
 }
 
 ParameterList unit_parameter_list(Unit unit, const config::Arch& a, int count_bits) {
+  if (unit == Unit::philox_mask) return {{"ROUNDS", kPhiloxRounds}};  // integer only: no formats
   if (a.arithmetic != core::Arithmetic::fixed)
     throw std::invalid_argument(a.source + ": the RTL units are fixed point (arithmetic: fixed)");
   ParameterList l;
@@ -111,6 +113,7 @@ ParameterList unit_parameter_list(Unit unit, const config::Arch& a, int count_bi
       format_params(l, "B", fmt(a, Stage::beta), false);
       format_params(l, "Y", fmt(a, Stage::output), true);
       break;
+    case Unit::philox_mask: break;
   }
   return l;
 }
@@ -200,7 +203,10 @@ std::string bench_top(const config::Arch& a, int64_t max_count) {
   for (const char* p : {"sa_", "sb_"})
     o << "  output wire " << p << "ready, " << p << "out_valid,\n  output wire " << bus(merge_nw) << p << "n,\n"
       << "  output wire " << bus(w(Stage::mean)) << p << "mean,\n  output wire " << bus(w(Stage::m2)) << p << "root,\n";
-  o << "  output wire sr_ready, sr_out_valid,\n  output wire " << bus(w(Stage::sumsq)) << "sr_root\n);\n"
+  o << "  output wire sr_ready, sr_out_valid,\n  output wire " << bus(w(Stage::sumsq)) << "sr_root,\n"
+    // philox_mask
+    << "  input wire pm_in_valid,\n  input wire [63:0] pm_key, pm_counter,\n  input wire [31:0] pm_stream, pm_threshold,\n"
+    << "  output wire pm_out_valid,\n  output wire [127:0] pm_words,\n  output wire [3:0] pm_keep\n);\n"
     << "  welford_lane " << unit_parameters(Unit::welford_lane, a, nw)
     << " lane (.clk(clk), .start(wl_start), .in_valid(wl_in_valid), .x(wl_x), .count(wl_count), "
        ".mean(wl_mean), .m2(wl_m2), .mean_overflow(wl_mean_overflow), .m2_overflow(wl_m2_overflow));\n"
@@ -227,7 +233,10 @@ std::string bench_top(const config::Arch& a, int64_t max_count) {
   seq("sa_", 1, false);
   seq("sb_", bench_seq_units(a), false);
   seq("sr_", kBenchRmsSeqUnits, true);
-  o << "endmodule\n";
+  o << "  philox_mask " << unit_parameters(Unit::philox_mask, a, nw)
+    << " mask (.clk(clk), .in_valid(pm_in_valid), .key(pm_key), .counter(pm_counter), .stream(pm_stream), "
+       ".threshold(pm_threshold), .out_valid(pm_out_valid), .words(pm_words), .keep(pm_keep));\n"
+    << "endmodule\n";
   return o.str();
 }
 

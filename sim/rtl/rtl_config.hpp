@@ -14,7 +14,10 @@
 
 namespace normsim::rtl {
 
-enum class Unit { welford_lane, welford_update, chan_merge, chan_merge_seq, rsqrt, normalize_affine };
+enum class Unit { welford_lane, welford_update, chan_merge, chan_merge_seq, rsqrt, normalize_affine, philox_mask };
+
+/// The dropout mask generator's rounds (Philox4x32-10; sim/core/dropout_mask.hpp).
+inline constexpr int kPhiloxRounds = 10;
 
 using ParameterList = std::vector<std::pair<std::string, int>>;
 
@@ -39,7 +42,8 @@ std::string unit_parameters(Unit unit, const config::Arch& arch, int count_bits)
 std::string rom_modules(const config::Arch& arch, int64_t max_count);
 
 /// A top module `rtl_bench` that instantiates every unit at the arch's
-/// formats with its ports prefixed (wl_, wu_, cm_, rs_, na_), and three
+/// formats with its ports prefixed (wl_, wu_, cm_, rs_, na_; pm_ the dropout
+/// mask generator, which has no formats), and three
 /// shared-merge sequencers on one set of lane states (sq_): Chan merges on 1
 /// unit (sa_) and on bench_seq_units(arch) units (sb_), square-sum adds on
 /// 2 units (sr_). What the co-simulation tests drive. Needs lanes >= 4.

@@ -2,7 +2,8 @@
 # `normsim area --synth` on the narrow co-simulation arch (outside the
 # calibration sweep), on the dedicated merge tree and on two shared merge
 # units: every synthesised unit within 10% of the analytic model, the
-# report's contract, and exit 2 for a floating-point arch.
+# report's contract, a fused residual unit's dropout mask generator, and
+# exit 2 for a floating-point arch.
 set -u
 N=${NORMSIM:?}; S=${NORMSIM_SOURCE_DIR:?}
 command -v yosys >/dev/null || { echo "yosys not installed"; exit 77; }
@@ -45,6 +46,24 @@ ratio = u["analytic_ge"] / s["ge"]
 print(f"merge_sequencer    analytic {u['analytic_ge']:9.0f} GE  synth {s['ge']:9.0f} GE  ratio {ratio:.3f}")
 if not 0.9 <= ratio <= 1.1:
     sys.exit("analytic area of the merge sequencer off by more than 10%")
+PY
+# A fused residual unit's dropout mask generator: the Philox pipeline
+# (rtl_models/philox_mask.v) synthesised as the model's figure says.
+"$N" area "$S/workloads/postnorm-7b.yaml" --arch "$S/tests/rtl/narrow-wrap.yaml" --set arch.fuse.mode=residual_dropout --synth --json -q > "$out" ||
+  { echo "area --synth of a fused residual unit failed"; exit 1; }
+/usr/bin/python3 - "$out" <<'PY' || exit 1
+import json, sys
+r = json.load(open(sys.argv[1]))
+units = {u["unit"]: u for u in r["units"]}
+u = units["dropout_mask_generator"]
+s = u["synth"]
+assert s["instances"] == 1, s  # 4 lanes: one pipeline of four words a cycle
+# a round's state, key, threshold and valid registers; the last round's key feeds nothing
+assert s["flip_flops_per_instance"] == 10 * (128 + 64 + 32 + 1) - 64, s
+ratio = u["analytic_ge"] / s["ge"]
+print(f"dropout_mask_gen   analytic {u['analytic_ge']:9.0f} GE  synth {s['ge']:9.0f} GE  ratio {ratio:.3f}")
+if not 0.98 <= ratio <= 1.02:
+    sys.exit("the Philox pipeline's gate equivalents moved from the model's figure (sim/area/area_energy.hpp)")
 PY
 "$N" area --arch "$S/workloads/arch/asic-fp32.yaml" --synth -q 2>/dev/null; rc=$?
 [ "$rc" = 2 ] || { echo "area --synth on an fp32 arch: exit $rc, want 2"; exit 1; }
