@@ -16,6 +16,7 @@
 #include "sim/config/arch.hpp"
 #include "sim/core/dropout_mask.hpp"
 #include "sim/core/fixed_units.hpp"
+#include "sim/core/residual_add.hpp"
 #include "sim/core/merge_schedule.hpp"
 #include "sim/rtl/rtl_config.hpp"
 
@@ -95,6 +96,8 @@ struct Bench {
   NORMSIM_PORT(sr_ready) NORMSIM_PORT(sr_out_valid) NORMSIM_PORT(sr_root)
   NORMSIM_PORT(pm_in_valid) NORMSIM_PORT(pm_key) NORMSIM_PORT(pm_counter) NORMSIM_PORT(pm_stream) NORMSIM_PORT(pm_threshold)
   NORMSIM_PORT(pm_out_valid) NORMSIM_PORT(pm_words) NORMSIM_PORT(pm_keep)
+  NORMSIM_PORT(ra_x) NORMSIM_PORT(ra_r) NORMSIM_PORT(ra_z) NORMSIM_PORT(ra_overflow)
+  NORMSIM_PORT(rd_x) NORMSIM_PORT(rd_r) NORMSIM_PORT(rd_scale) NORMSIM_PORT(rd_keep) NORMSIM_PORT(rd_z) NORMSIM_PORT(rd_overflow)
 #undef NORMSIM_PORT
   Bench() { dut.clk(clk); }
   void settle() { sc_core::sc_start(1, sc_core::SC_NS); }
@@ -573,4 +576,40 @@ TEST(RtlCosim, PhiloxMaskMatchesTheDropoutMaskThroughItsPipeline) {
   EXPECT_EQ(checked, kCounters);
   EXPECT_EQ(mismatches, 0);
   EXPECT_EQ(cycles_to_first, normsim::rtl::kPhiloxRounds) << "a round a stage";
+}
+
+// The residual adder (one lane) without and with the dropout multiplier, at
+// the bench's adder format, against residual_add_fixed: random and edge
+// operands, the scales of common drop probabilities and arbitrary ones,
+// kept and dropped elements.
+TEST(RtlCosim, ResidualAdderMatchesCore) {
+  Bench b;
+  Operands op(17);
+  Mismatches mm;
+  const FixedFormat f = normsim::rtl::residual_add_format(arch());
+  const double drop[] = {0.1, 0.25, 0.5, 0.9};
+  for (int64_t i = 0; i < kVectors; ++i) {
+    const Fx x = op(f), r = op(f);
+    QuantFlags sf;
+    const Fx s = (op.next() % 2) ? quantize(static_cast<double>(rng::dropout_scale(drop[op.next() % 4])), f, &sf) : op(f);
+    const bool keep = op.next() % 4 != 0;
+    put(b.ra_x, x, f);
+    put(b.ra_r, r, f);
+    put(b.rd_x, x, f);
+    put(b.rd_r, r, f);
+    put(b.rd_scale, s, f);
+    b.rd_keep.write(keep);
+    b.settle();
+    QuantFlags fa, fd;
+    const Fx za = residual_add_fixed(x, r, nullptr, true, f, &fa), zd = residual_add_fixed(x, r, &s, keep, f, &fd);
+    const Fx ga = get(b.ra_z, f), gd = get(b.rd_z, f);
+    mm.check(ga.raw == za.raw && b.ra_overflow.read() == fa.overflow, [&] {
+      return "q(" + show(x) + " + " + show(r) + "): rtl " + show(ga) + ", core " + show(za);
+    });
+    mm.check(gd.raw == zd.raw && b.rd_overflow.read() == fd.overflow, [&] {
+      return "q(" + std::string(keep ? "" : "dropped ") + show(x) + " * " + show(s) + " + " + show(r) + "): rtl " + show(gd) +
+             ", core " + show(zd);
+    });
+  }
+  mm.finish(2 * kVectors);
 }

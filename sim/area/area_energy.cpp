@@ -146,6 +146,7 @@ AreaReport estimate_area(const core::DatapathConfig& dp, double sram_bytes, cons
   if (dp.residual_adder) {
     add_unit("residual_adder", L * residual_adder_lane_ge(dp.residual_add, dp.mask_generator), 0);
     r.units.back().instances = L;
+    if (dp.residual_add.fixed) r.units.back().per_instance = residual_add_inventory(dp.residual_add.format, dp.mask_generator);
   }
   if (dp.mask_generator) {
     const int pipelines = (L + 3) / 4;
@@ -182,14 +183,7 @@ EnergyPerOp estimate_op_energy(const core::DatapathConfig& dp) {
 
 double residual_adder_lane_ge(const core::ResidualAddConfig& add, bool dropout) {
   if (!add.fixed) return kGeFp32Add + (dropout ? kGeFp32Mul + kGePerMuxBit * 32 : 0.0) + regs(32);
-  const int w = add.format.total_bits;
-  LogicInventory lane;
-  lane.adder_bits = w + 1;
-  lane.requant_bits = dropout ? 3.0 * w : w + 1.0;
-  lane.multiplier_bit_products = dropout ? static_cast<double>(w) * w : 0.0;
-  lane.mux_bits = dropout ? w : 0;  // a dropped element: 0
-  lane.flip_flops = w;
-  return logic_ge(lane);
+  return logic_ge(residual_add_inventory(add.format, dropout));
 }
 
 double residual_add_pj(const core::ResidualAddConfig& add, bool dropout) {

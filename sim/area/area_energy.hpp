@@ -82,9 +82,10 @@ struct EnergyPerOp {
 };
 EnergyPerOp estimate_op_energy(const core::DatapathConfig& dp);
 
-/// The residual adder of a fused unit (sim/core/residual_add.hpp): one lane's
-/// operators at its arithmetic (fp32 or its fixed format), with the dropout
-/// scale's multiplier when `dropout`.
+/// The residual adder of a fused unit (sim/core/residual_add.hpp): one lane
+/// at its arithmetic -- fp32 (Horowitz's adder, multiplier and a register),
+/// or residual_add_inventory at the fitted costs -- with the dropout scale's
+/// multiplier when `dropout`.
 double residual_adder_lane_ge(const core::ResidualAddConfig& add, bool dropout);
 /// One Philox4x32-10 pipeline, four mask words a cycle
 /// (rtl_models/philox_mask.v: ten rounds of two 32x32 products by constants,

@@ -163,4 +163,19 @@ LogicInventory normalize_inventory(const core::StageFormats& f) {
   return v;
 }
 
+LogicInventory residual_add_inventory(const core::FixedFormat& f, bool dropout) {
+  const int w = f.total_bits;
+  LogicInventory v;
+  if (!dropout) {
+    v.adder_bits = w + 2;
+    v.requant_bits = w + 2;
+    return v;
+  }
+  v.multiplier_bit_products = static_cast<double>(w + 1) * (w + 1);
+  v.mux_bits = 2 * w + 2;  // a dropped element's product forced to 0
+  v.adder_bits = 2 * w + 3;
+  v.requant_bits = 2 * w + 3;
+  return v;
+}
+
 }  // namespace normsim::area

@@ -44,5 +44,8 @@ LogicInventory merge_sequencer_inventory(int lanes, int units, int level_cycles,
 LogicInventory rsqrt_inventory(const core::StageFormats& f, const core::RsqrtConfig& r);
 /// One normalise/affine lane.
 LogicInventory normalize_inventory(const core::StageFormats& f);
+/// One lane of a fused unit's residual adder at its format (rtl_models/
+/// residual_add.v): q(x + r), or with dropout q((keep ? x s : 0) + r).
+LogicInventory residual_add_inventory(const core::FixedFormat& f, bool dropout);
 
 }  // namespace normsim::area

@@ -36,29 +36,29 @@ void residual_add_row(const ResidualSpec& spec, const ResidualAddConfig& cfg, ui
     return;
   }
   // Fixed point: operands into F (counted), one exact multiply-add, one rounding.
-  const auto count = [&](const QuantFlags& fl) {
-    ++c.quantizations;
-    c.overflows += fl.overflow;
-  };
   const auto into_format = [&](double v) {
     QuantFlags fl;
     const Fx q = quantize(v, cfg.format, &fl);
-    count(fl);
-    return exact(q);
+    ++c.quantizations;
+    c.overflows += fl.overflow;
+    return q;
   };
-  const Exact s = dropout ? into_format(static_cast<double>(scale)) : Exact{};
+  const Fx s = dropout ? into_format(static_cast<double>(scale)) : Fx{};
   for (size_t i = 0; i < C; ++i) {
-    Exact branch = into_format(x[i]);
-    if (dropout) {
-      const bool keep = rng::dropout_keep(seed, base + i, threshold);
-      c.dropped += !keep;
-      branch = keep ? mul(branch, s) : exact_from_int(0);
-    }
+    const Fx xq = into_format(x[i]), rq = into_format(r[i]);
+    const bool keep = !dropout || rng::dropout_keep(seed, base + i, threshold);
+    c.dropped += !keep;
     QuantFlags fl;
-    const Fx z = quantize(add(branch, into_format(r[i])), cfg.format, &fl);
-    count(fl);
+    const Fx z = residual_add_fixed(xq, rq, dropout ? &s : nullptr, keep, cfg.format, &fl);
+    ++c.quantizations;
+    c.overflows += fl.overflow;
     x[i] = round_to_elem(to_double(z), z_type);
   }
+}
+
+Fx residual_add_fixed(Fx x, Fx r, const Fx* scale, bool keep, const FixedFormat& f, QuantFlags* flags) {
+  const Exact branch = !scale ? exact(x) : keep ? mul(exact(x), exact(*scale)) : exact_from_int(0);
+  return quantize(add(branch, exact(r)), f, flags);
 }
 
 }  // namespace normsim::core

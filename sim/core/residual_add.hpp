@@ -36,6 +36,11 @@ struct ResidualAddCounters {
   void add(const ResidualAddCounters& o);
 };
 
+/// The fixed-point adder on one element, its operands already in format f:
+/// q((keep ? x s : 0) + r), exact before the one rounding; `scale` null (no
+/// dropout: no multiplier) q(x + r). rtl_models/residual_add.v, bit for bit.
+Fx residual_add_fixed(Fx x, Fx r, const Fx* scale, bool keep, const FixedFormat& f, QuantFlags* flags);
+
 /// Row `row` of the sum: x (the branch, as stored) is replaced by z, the
 /// sum as stored in `z_type`; r is the residual row as stored. `tensor_row`
 /// is the row's index in the whole tensor (the mask's counter).

@@ -57,6 +57,7 @@ const char* module_name(Unit unit) {
     case Unit::rsqrt: return "rsqrt";
     case Unit::normalize_affine: return "normalize_affine";
     case Unit::philox_mask: return "philox_mask";
+    case Unit::residual_add: return "residual_add";
   }
   return "?";
 }
@@ -73,6 +74,10 @@ ParameterList merge_seq_parameter_list(const config::Arch& a, int units, bool rm
   format_params(l, "Q", fmt(a, rmsnorm ? Stage::sumsq : Stage::m2), true);
   format_params(l, "R", fmt(a, Stage::recip), false);
   return l;
+}
+
+core::FixedFormat residual_add_format(const config::Arch& a) {
+  return a.fuse.add.fixed ? a.fuse.add.format : fmt(a, Stage::input);
 }
 
 ParameterList unit_parameter_list(Unit unit, const config::Arch& a, int count_bits) {
@@ -114,6 +119,10 @@ ParameterList unit_parameter_list(Unit unit, const config::Arch& a, int count_bi
       format_params(l, "Y", fmt(a, Stage::output), true);
       break;
     case Unit::philox_mask: break;
+    case Unit::residual_add:
+      format_params(l, "", residual_add_format(a), true);
+      l.push_back({"DROPOUT", a.fuse.mode == config::FuseMode::residual_dropout ? 1 : 0});
+      break;
   }
   return l;
 }
@@ -206,7 +215,11 @@ std::string bench_top(const config::Arch& a, int64_t max_count) {
   o << "  output wire sr_ready, sr_out_valid,\n  output wire " << bus(w(Stage::sumsq)) << "sr_root,\n"
     // philox_mask
     << "  input wire pm_in_valid,\n  input wire [63:0] pm_key, pm_counter,\n  input wire [31:0] pm_stream, pm_threshold,\n"
-    << "  output wire pm_out_valid,\n  output wire [127:0] pm_words,\n  output wire [3:0] pm_keep\n);\n"
+    << "  output wire pm_out_valid,\n  output wire [127:0] pm_words,\n  output wire [3:0] pm_keep,\n"
+    // residual_add, without and with the dropout multiplier
+    << "  input wire " << bus(residual_add_format(a).total_bits) << "ra_x, ra_r, rd_x, rd_r, rd_scale,\n"
+    << "  input wire rd_keep,\n  output wire " << bus(residual_add_format(a).total_bits) << "ra_z, rd_z,\n"
+    << "  output wire ra_overflow, rd_overflow\n);\n"
     << "  welford_lane " << unit_parameters(Unit::welford_lane, a, nw)
     << " lane (.clk(clk), .start(wl_start), .in_valid(wl_in_valid), .x(wl_x), .count(wl_count), "
        ".mean(wl_mean), .m2(wl_m2), .mean_overflow(wl_mean_overflow), .m2_overflow(wl_m2_overflow));\n"
@@ -235,8 +248,17 @@ std::string bench_top(const config::Arch& a, int64_t max_count) {
   seq("sr_", kBenchRmsSeqUnits, true);
   o << "  philox_mask " << unit_parameters(Unit::philox_mask, a, nw)
     << " mask (.clk(clk), .in_valid(pm_in_valid), .key(pm_key), .counter(pm_counter), .stream(pm_stream), "
-       ".threshold(pm_threshold), .out_valid(pm_out_valid), .words(pm_words), .keep(pm_keep));\n"
-    << "endmodule\n";
+       ".threshold(pm_threshold), .out_valid(pm_out_valid), .words(pm_words), .keep(pm_keep));\n";
+  for (const bool dropout : {false, true}) {
+    ParameterList l;
+    format_params(l, "", residual_add_format(a), true);
+    l.push_back({"DROPOUT", dropout ? 1 : 0});
+    const std::string p = dropout ? "rd_" : "ra_";
+    o << "  residual_add " << assignments(l) << " " << p << "adder (.x(" << p << "x), .r(" << p << "r), .scale("
+      << (dropout ? "rd_scale" : "ra_x") << "), .keep(" << (dropout ? "rd_keep" : "1'b1") << "), .z(" << p << "z), .overflow("
+      << p << "overflow));\n";
+  }
+  o << "endmodule\n";
   return o.str();
 }
 

@@ -14,7 +14,11 @@
 
 namespace normsim::rtl {
 
-enum class Unit { welford_lane, welford_update, chan_merge, chan_merge_seq, rsqrt, normalize_affine, philox_mask };
+enum class Unit {
+  welford_lane, welford_update, chan_merge, chan_merge_seq, rsqrt, normalize_affine,
+  philox_mask,   ///< a fused residual unit's dropout mask generator (no formats)
+  residual_add,  ///< ... its adder, one lane, at the arch's fuse.add_format (DROPOUT: with the scale's multiplier)
+};
 
 /// The dropout mask generator's rounds (Philox4x32-10; sim/core/dropout_mask.hpp).
 inline constexpr int kPhiloxRounds = 10;
@@ -23,6 +27,11 @@ using ParameterList = std::vector<std::pair<std::string, int>>;
 
 /// The Verilog module of each unit.
 const char* module_name(Unit unit);
+
+/// The format of the residual adder's RTL: the arch's fuse.add_format, or
+/// (an fp32 adder, which has no RTL) the input stage's, so that every bench
+/// co-simulates the unit.
+core::FixedFormat residual_add_format(const config::Arch& arch);
 
 /// The parameters of `unit` at the arch's formats (name, value).
 ParameterList unit_parameter_list(Unit unit, const config::Arch& arch, int count_bits);
@@ -43,7 +52,8 @@ std::string rom_modules(const config::Arch& arch, int64_t max_count);
 
 /// A top module `rtl_bench` that instantiates every unit at the arch's
 /// formats with its ports prefixed (wl_, wu_, cm_, rs_, na_; pm_ the dropout
-/// mask generator, which has no formats), and three
+/// mask generator, which has no formats; ra_ and rd_ the residual adder
+/// without and with dropout, at residual_add_format), and three
 /// shared-merge sequencers on one set of lane states (sq_): Chan merges on 1
 /// unit (sa_) and on bench_seq_units(arch) units (sb_), square-sum adds on
 /// 2 units (sr_). What the co-simulation tests drive. Needs lanes >= 4.

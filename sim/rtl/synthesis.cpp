@@ -87,7 +87,7 @@ SynthesisResult synthesize(Unit unit, const config::Arch& a, int count_bits, con
          << rtl_file(rtl_dir, "fx_add.v") << " " << rtl_file(rtl_dir, "delay_line.v") << " "
          << rtl_file(rtl_dir, "chan_merge_seq.v") << " "
          << rtl_file(rtl_dir, "rsqrt.v") << " " << rtl_file(rtl_dir, "normalize_affine.v") << " "
-         << rtl_file(rtl_dir, "philox_mask.v") << " "
+         << rtl_file(rtl_dir, "philox_mask.v") << " " << rtl_file(rtl_dir, "residual_add.v") << " "
          << (work / "roms.v").string() << "\nchparam";
   for (const auto& [k, v] : unit_parameter_list(unit, a, count_bits)) script << " -set " << k << " " << v;
   // synth's own abc is skipped for `abc -fast`: the same gate library, minutes
@@ -153,7 +153,10 @@ std::vector<DatapathUnitSynthesis> synthesize_datapath(const config::Arch& arch,
   }
   r.push_back({"rsqrt_unit", 1, synthesize(Unit::rsqrt, arch, 1, rtl_dir, yosys, keep_dir)});
   r.push_back({"normalize_affine", L, synthesize(Unit::normalize_affine, arch, 1, rtl_dir, yosys, keep_dir)});
-  // A fused residual unit's mask generator: four words a pipeline a cycle.
+  // A fused residual unit's adder (a fixed-point one: fp32 has no RTL) and
+  // mask generator, four words a pipeline a cycle.
+  if (dp.residual_adder && dp.residual_add.fixed)
+    r.push_back({"residual_adder", L, synthesize(Unit::residual_add, arch, 1, rtl_dir, yosys, keep_dir)});
   if (dp.mask_generator)
     r.push_back({"dropout_mask_generator", (L + 3) / 4, synthesize(Unit::philox_mask, arch, 1, rtl_dir, yosys, keep_dir)});
   return r;

@@ -55,7 +55,7 @@ struct DatapathUnitSynthesis {
 /// the merge tree's nodes or, on shared units, the whole merge sequencer
 /// (LayerNorm with Welford), the RSQRT unit and the
 /// normalise lanes, and a fused residual unit's dropout mask generator.
-/// Units without RTL (sum / square-sum lanes, the residual adder) are absent.
+/// Units without RTL (sum / square-sum lanes, an fp32 residual adder) are absent.
 std::vector<DatapathUnitSynthesis> synthesize_datapath(const config::Arch& arch, const core::DatapathConfig& dp,
                                                        const std::string& rtl_dir, const std::string& yosys,
                                                        const std::string& keep_dir = {});

@@ -48,7 +48,8 @@ if not 0.9 <= ratio <= 1.1:
     sys.exit("analytic area of the merge sequencer off by more than 10%")
 PY
 # A fused residual unit's dropout mask generator: the Philox pipeline
-# (rtl_models/philox_mask.v) synthesised as the model's figure says.
+# (rtl_models/philox_mask.v) synthesised as the model's figure says; its
+# fixed-point adder (rtl_models/residual_add.v) against its inventory.
 "$N" area "$S/workloads/postnorm-7b.yaml" --arch "$S/tests/rtl/narrow-wrap.yaml" --set arch.fuse.mode=residual_dropout --synth --json -q > "$out" ||
   { echo "area --synth of a fused residual unit failed"; exit 1; }
 /usr/bin/python3 - "$out" <<'PY' || exit 1
@@ -64,6 +65,14 @@ ratio = u["analytic_ge"] / s["ge"]
 print(f"dropout_mask_gen   analytic {u['analytic_ge']:9.0f} GE  synth {s['ge']:9.0f} GE  ratio {ratio:.3f}")
 if not 0.98 <= ratio <= 1.02:
     sys.exit("the Philox pipeline's gate equivalents moved from the model's figure (sim/area/area_energy.hpp)")
+# The fixed-point residual adder (narrow-wrap's fuse.add_format), a lane each, with the dropout multiplier.
+u = units["residual_adder"]
+s = u["synth"]
+assert s["instances"] == 4 and s["flip_flops_per_instance"] == 0, s
+ratio = u["analytic_ge"] / s["ge"]
+print(f"residual_adder     analytic {u['analytic_ge']:9.0f} GE  synth {s['ge']:9.0f} GE  ratio {ratio:.3f}")
+if not 0.85 <= ratio <= 1.15:
+    sys.exit("analytic area of the residual adder off by more than 15%")
 PY
 "$N" area --arch "$S/workloads/arch/asic-fp32.yaml" --synth -q 2>/dev/null; rc=$?
 [ "$rc" = 2 ] || { echo "area --synth on an fp32 arch: exit $rc, want 2"; exit 1; }
