@@ -16,6 +16,7 @@
 #include "sim/config/datapath_config.hpp"
 #include "sim/core/dropout_mask.hpp"
 #include "sim/core/functional_run.hpp"
+#include "sim/core/npy.hpp"
 #include "sim/core/residual_add.hpp"
 #include "sim/core/row_inputs.hpp"
 #include "sim/core/row_sample.hpp"
@@ -178,6 +179,36 @@ TEST(ResidualFusion, EveryDataflowNormalisesTheSameSum) {
   }
   EXPECT_NEAR(static_cast<double>(a.numerics.residual_add.dropped) / a.numerics.residual_add.elements, 0.25, 0.02);
   EXPECT_EQ(a.numerics.residual_add.elements, static_cast<uint64_t>(w.elements()));
+}
+
+TEST(ResidualFusion, AResidualFromANpyFileIsTakenAsStored) {
+  // r as a (rows, hidden) fp32 tensor; its values exactly, z = x + r rounded to x's bf16.
+  const std::string dir = ::testing::TempDir();
+  std::vector<float> r(4 * 8);
+  for (size_t i = 0; i < r.size(); ++i) r[i] = 0.125f * static_cast<float>(i) - 1.0f;
+  core::write_npy(dir + "/r.npy", r, {4, 8});
+  const config::Workload w = config::parse_workload_text(
+      "norm: rmsnorm\nrows: 4\nhidden: 8\ninput: {dtype: bf16}\nresidual: {file: r.npy}\n", dir + "/w.yaml");
+  ASSERT_TRUE(w.residual);
+  EXPECT_EQ(w.residual->tensor.dtype, core::ElemType::fp32);  // the file's
+  std::vector<double> x, got, z;
+  for (int64_t row = 0; row < 4; ++row) {
+    core::generate_residual_row(w, row, got);
+    core::generate_input_row(w, row, x, nullptr);
+    core::datapath_input_row(w, core::ResidualAddConfig{}, row, z, nullptr, nullptr);
+    for (size_t c = 0; c < 8; ++c) {
+      EXPECT_EQ(got[c], r[static_cast<size_t>(row) * 8 + c]);
+      EXPECT_EQ(z[c], core::round_to_elem(static_cast<float>(x[c]) + static_cast<float>(got[c]), core::ElemType::bf16));
+    }
+  }
+  // A file of another shape is refused with the numbers.
+  core::write_npy(dir + "/r3.npy", std::vector<float>(3 * 8), {3, 8});
+  try {
+    config::parse_workload_text("norm: rmsnorm\nrows: 4\nhidden: 8\nresidual: {file: r3.npy}\n", dir + "/w.yaml");
+    ADD_FAILURE() << "no error";
+  } catch (const config::ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("holds 24 values, the input 32"), std::string::npos) << e.what();
+  }
 }
 
 TEST(ResidualFusion, ARowSampleTakesTheWholeTensorsRowsMaskAndResidual) {
