@@ -72,12 +72,8 @@ void generate_residual_row(const NormProblem& p, int64_t r, std::vector<double>&
 
 void datapath_input_row(const NormProblem& p, const ResidualAddConfig& add, int64_t r, std::vector<double>& x,
                         uint64_t* saturations, ResidualAddCounters* counters) {
-  if (!p.residual) {
-    generate_input_row(p, r, x, saturations);
-    return;
-  }
-  // A sampled problem's rows are the whole tensor's (its x source maps them already).
   generate_input_row(p, r, x, saturations);
+  if (!p.residual) return;
   thread_local std::vector<double> res;
   generate_residual_row(p, r, res);
   ResidualAddCounters none;
