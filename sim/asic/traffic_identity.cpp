@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "sim/asic/replay_path.hpp"
+#include "sim/config/datapath_config.hpp"
 #include "sim/core/merge_schedule.hpp"
 
 namespace normsim::asic {
@@ -42,7 +43,7 @@ int reread_fifo_transactions(const config::Workload& w, const AsicConfig& c) {
 
 Fusion fusion_of(const config::Workload& w, const config::Arch& a) {
   if (!w.residual) return Fusion::none;
-  return a.fuse.mode == config::FuseMode::none ? Fusion::separate_adder : Fusion::fused;
+  return config::unit_adds_residual(w, a) ? Fusion::fused : Fusion::separate_adder;
 }
 
 TrafficIdentity traffic_identity(const config::Workload& w, const config::Arch& a, const AsicConfig& c) {

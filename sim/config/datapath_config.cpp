@@ -35,7 +35,7 @@ core::DatapathConfig datapath_config(const Workload& w, const Arch& a, std::opti
   // The residual adder: its arithmetic, and whether this unit holds it.
   check_fusion(w, a);
   c.residual_add = a.fuse.add;
-  c.residual_adder = w.residual && a.fuse.mode != FuseMode::none;
+  c.residual_adder = unit_adds_residual(w, a);
   c.mask_generator = w.residual && a.fuse.mode == FuseMode::residual_dropout;
   if (auto why = c.validate(); !why.empty()) throw ConfigError(a.source + ": " + why);
   return c;
