@@ -15,7 +15,7 @@
 using namespace normsim;
 using nlohmann::json;
 
-int sc_main(int, char**) { return 0; }  // libsystemc wants one; gtest's main runs the tests
+extern "C" int sc_main(int, char**) { return 0; }  // libsystemc wants one; gtest's main runs the tests
 
 namespace {
 std::string src() { return std::getenv("NORMSIM_SOURCE_DIR") ? std::getenv("NORMSIM_SOURCE_DIR") : NORMSIM_TEST_SOURCE_DIR; }

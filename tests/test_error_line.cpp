@@ -10,7 +10,7 @@
 #include "sim/asic/error_line.hpp"
 #include "sim/config/config_error.hpp"
 
-int sc_main(int, char**) { return 0; }  // libsystemc wants one; gtest's main runs the tests
+extern "C" int sc_main(int, char**) { return 0; }  // libsystemc wants one; gtest's main runs the tests
 
 namespace {
 

@@ -23,7 +23,7 @@
 
 using namespace normsim;
 
-int sc_main(int, char**) { return 0; }
+extern "C" int sc_main(int, char**) { return 0; }
 
 namespace {
 std::string src() { return std::getenv("NORMSIM_SOURCE_DIR") ? std::getenv("NORMSIM_SOURCE_DIR") : NORMSIM_TEST_SOURCE_DIR; }

@@ -5,6 +5,8 @@
 #include <thread>
 
 #include "sim/asic/norm_accelerator.hpp"
+#include "sim/asic/replay_path.hpp"
+#include "sim/asic/run_geometry.hpp"
 #include "sim/config/config_error.hpp"
 #include "sim/config/datapath_config.hpp"
 #include "sim/core/functional_run.hpp"
@@ -29,7 +31,6 @@ AsicConfig resolve_asic_config(const config::Workload& w, const config::Arch& a,
   if (w.norm == core::NormKind::layernorm && alg == core::VarianceAlgorithm::two_pass)
     throw config::ConfigError(a.source + ": key 'algorithm': two-pass needs a third pass over x, which the ASIC "
                                          "datapath does not have (allowed: welford, single-pass)");
-  const auto path = make_replay_path(c);
   const uint64_t in = static_cast<uint64_t>(core::elem_bytes(w.input.dtype));
   const TrafficIdentity id = traffic_identity(w, a, c);
   const uint64_t need = id.onchip_bytes();
@@ -47,7 +48,7 @@ AsicConfig resolve_asic_config(const config::Workload& w, const config::Arch& a,
         a.source + ": key 'asic.sram.capacity_bytes': " + fmt_bytes(c.sram.capacity_bytes) + " is too small for " +
         std::string(to_string(c.path)) + " of " + w.name + " (hidden " + std::to_string(w.hidden) + ", " +
         std::string(core::to_string(w.input.dtype)) + "): needs at least " + fmt_bytes(need) + " (" +
-        std::to_string(c.rows_in_flight) + " row buffers of " + fmt_bytes(path->sram_row_bytes(w.hidden, static_cast<int>(in), 1)) +
+        std::to_string(c.rows_in_flight) + " row buffers of " + fmt_bytes(replay_row_buffer_bytes(c, w.hidden, static_cast<int>(in), 1)) +
         " + " + fmt_bytes(id.param_bytes) + " of parameters" +
         (id.reread_fifo_bytes ? " + " + fmt_bytes(id.reread_fifo_bytes) + " of re-read FIFO" : std::string()) +
         ") (allowed: --set arch.asic.sram.capacity_bytes=" + std::to_string(need) + " or more" +
@@ -74,29 +75,9 @@ AsicResult run_asic(const config::Workload& w, const config::Arch& a, const Asic
   res.workload = w;
   res.arch = a;
 
-  AccelContext ctx;
-  ctx.workload = &w;
-  ctx.cfg = res.cfg;
-  ctx.rows_done_out = o.rows_done;
-  ctx.lanes = a.lanes * res.cfg.datapaths;  // timing: every datapath's lanes (the arithmetic stays per row)
-  ctx.datapath_lanes = a.lanes;
-  ctx.merge = core::MergeSchedule{a.lanes, a.merge.units};
-  ctx.in_bytes = core::elem_bytes(w.input.dtype);
-  ctx.out_bytes = core::elem_bytes(w.output.dtype);
-  ctx.hidden = w.hidden;
-  ctx.rows = w.rows;
-  ctx.chunk_elems = transaction_elems(w, res.cfg);
-  ctx.chunks = static_cast<int>((w.hidden + ctx.chunk_elems - 1) / ctx.chunk_elems);
-  ctx.param_bytes = param_bytes(w, a);
-  ctx.reread_fifo_transactions = reread_fifo_transactions(w, res.cfg);
-  const auto path = make_replay_path(res.cfg);
-  ctx.path = path.get();
-  ctx.stored_elems = path->stored_elems(w.hidden);
-  ctx.fusion = fusion_of(w, a);
-  if (w.residual) {
-    ctx.residual_bytes = core::elem_bytes(w.residual->tensor.dtype);
-    ctx.sum_written_all = w.residual->sum_written();
-  }
+  const RunGeometry geometry = make_run_geometry(w, a, res.cfg);
+  const core::MergeSchedule merge{a.lanes, a.merge.units};
+  RowArithmetic arith;  // the units' own arithmetic: only with --rtl (else beside the simulation, or none)
 
   const core::DatapathConfig dcfg = config::datapath_config(w, a, o.algorithm);
   std::vector<float> gamma, beta;
@@ -124,9 +105,7 @@ AsicResult run_asic(const config::Workload& w, const config::Arch& a, const Asic
     num.counters.add(dp->parameter_counters());
     if (o.keep_outputs) res.outputs.allocate(w.rows, w.hidden, o.keep_inputs);
     checker = std::make_unique<core::OutputChecker>(w, dp->output_lsb(), gamma, beta, o.keep_outputs ? &res.outputs : nullptr);
-    ctx.datapath = dp.get();
-    ctx.checker = checker.get();
-    ctx.numerics = &num;
+    arith = RowArithmetic{&w, dp.get(), checker.get(), &num, nullptr};
   } else {
     core::init_numerics(num, w, dcfg);
   }
@@ -143,9 +122,9 @@ AsicResult run_asic(const config::Workload& w, const config::Arch& a, const Asic
   if (o.rtl) {
     if (!o.numerics) throw config::ConfigError("--rtl: the RTL computes the numerics (drop --no-numerics)");
     rtl = std::make_unique<RtlPipeline>(a, dcfg, gamma, beta);
-    ctx.rtl = rtl.get();
+    arith.rtl = rtl.get();
   }
-  NormAccelerator top("norm_accelerator", ctx);
+  NormAccelerator top("norm_accelerator", geometry, res.cfg, merge, arith.datapath ? &arith : nullptr, o.rows_done);
   sc_core::sc_trace_file* tf = nullptr;
   if (!o.trace_file.empty()) {
     std::string base = o.trace_file;
@@ -156,8 +135,8 @@ AsicResult run_asic(const config::Workload& w, const config::Arch& a, const Asic
   }
   sc_core::sc_start();
   if (tf) sc_core::sc_close_vcd_trace_file(tf);
-  if (ctx.rows_done != w.rows)
-    throw std::runtime_error("asic model stopped after " + std::to_string(ctx.rows_done) + " of " + std::to_string(w.rows) + " rows");
+  if (top.normalize.rows_done() != w.rows)
+    throw std::runtime_error("asic model stopped after " + std::to_string(top.normalize.rows_done()) + " of " + std::to_string(w.rows) + " rows");
 
   if (rtl) {
     RtlCheck c;
@@ -166,7 +145,7 @@ AsicResult run_asic(const config::Workload& w, const config::Arch& a, const Asic
     c.stats_latency_cycles = rtl->stats_latency_cycles();
     c.normalize_latency_cycles = rtl->normalize_latency_cycles();
     const auto& lat = res.cfg.latency;
-    c.model_stats_latency_cycles = lat.welford_cycles + ctx.merge.latency_cycles(lat.merge_level_cycles) + lat.rsqrt_cycles;
+    c.model_stats_latency_cycles = lat.welford_cycles + merge.latency_cycles(lat.merge_level_cycles) + lat.rsqrt_cycles;
     c.model_normalize_latency_cycles = lat.normalize_cycles;
     c.seconds = rtl->seconds();
     if (c.stats_latency_cycles != c.model_stats_latency_cycles || c.normalize_latency_cycles != c.model_normalize_latency_cycles)
@@ -188,7 +167,7 @@ AsicResult run_asic(const config::Workload& w, const config::Arch& a, const Asic
   // and the re-read FIFO (every re-read byte written and read once).
   const uint64_t fifo = top.normalize.reread_fifo_read_bytes();
   res.sram_bytes_read = top.sram.bytes_read() + top.normalize.param_buffer_read_bytes() + fifo;
-  res.sram_bytes_written = top.sram.bytes_written() + static_cast<uint64_t>(ctx.param_bytes) + fifo;
+  res.sram_bytes_written = top.sram.bytes_written() + static_cast<uint64_t>(geometry.param_bytes) + fifo;
   res.sram_peak_bytes = top.sram.peak_occupancy_bytes();
   res.param_buffer_read_bytes = top.normalize.param_buffer_read_bytes();
   res.expected = traffic_identity(w, a, res.cfg);

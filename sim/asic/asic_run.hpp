@@ -3,15 +3,18 @@
 // process: call run_asic() once (normsim compare runs each path in a child).
 #pragma once
 
+#include <array>
 #include <atomic>
 #include <optional>
 #include <string>
+#include <vector>
 
-#include "sim/asic/accel_context.hpp"
+#include "sim/asic/asic_config.hpp"
 #include "sim/asic/traffic_identity.hpp"
 #include "sim/config/arch.hpp"
 #include "sim/config/workload.hpp"
 #include "sim/core/output_checker.hpp"
+#include "sim/core/stats.hpp"
 
 namespace normsim::asic {
 

@@ -10,6 +10,9 @@
 //    reader on the empty -> non-empty edge, a writer on full -> not full.
 // Both change when, within one simulated instant, a unit runs -- never the
 // simulated time of anything: each unit computes its times from grants.
+// A FIFO that carries an announcement made at the end of a unit's step (a
+// fused row's z in DRAM) wakes its reader in the next delta cycle instead
+// (Wake::next_delta), after the writer's other requests of that instant.
 #pragma once
 
 #include <systemc.h>
@@ -25,7 +28,9 @@ class HandshakeFifo : public sc_core::sc_prim_channel,
                       public sc_core::sc_fifo_in_if<T>,
                       public sc_core::sc_fifo_out_if<T> {
  public:
-  HandshakeFifo(const char* name, int depth) : sc_core::sc_prim_channel(name), depth_(depth) {}
+  enum class Wake { now, next_delta };
+  HandshakeFifo(const char* name, int depth, Wake reader_wake = Wake::now)
+      : sc_core::sc_prim_channel(name), depth_(depth), reader_wake_(reader_wake) {}
 
   // Reader side.
   bool nb_read(T& v) override {
@@ -56,7 +61,12 @@ class HandshakeFifo : public sc_core::sc_prim_channel,
     if (static_cast<int>(q_.size()) == depth_) return false;
     q_.push_back(v);
     ++writes_;
-    if (q_.size() == 1) written_event_.notify();
+    if (q_.size() == 1) {
+      if (reader_wake_ == Wake::now)
+        written_event_.notify();
+      else
+        written_event_.notify(sc_core::SC_ZERO_TIME);
+    }
     return true;
   }
   void write(const T& v) override {
@@ -84,6 +94,7 @@ class HandshakeFifo : public sc_core::sc_prim_channel,
 
  private:
   int depth_;
+  Wake reader_wake_;
   int writers_waiting_ = 0, readers_waiting_ = 0;
   uint64_t writes_ = 0, reads_ = 0;
   std::deque<T> q_;

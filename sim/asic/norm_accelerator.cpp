@@ -1,32 +1,31 @@
 #include "sim/asic/norm_accelerator.hpp"
 
+#include "sim/asic/sim_time.hpp"
+
 namespace normsim::asic {
 
-namespace {
-int fifo_depth(const AccelContext& ctx) { return std::max(2, ctx.cfg.rows_in_flight * ctx.chunks); }
-}  // namespace
-
-NormAccelerator::NormAccelerator(sc_core::sc_module_name n, AccelContext& ctx)
+NormAccelerator::NormAccelerator(sc_core::sc_module_name n, const RunGeometry& g, const AsicConfig& cfg,
+                                 const core::MergeSchedule& merge, RowArithmetic* arith, std::atomic<int64_t>* rows_done_out)
     : sc_module(n),
-      dram("dram", ctx.cfg.dram),
-      sram("sram", ctx.cfg.sram),
-      adder_pass("residual_adder_pass", ctx),
-      input_path("input_path", ctx),
-      merge_tree("chan_merge_tree", ctx),
-      rsqrt("rsqrt", ctx),
-      lanes("welford_lanes", ctx, merge_tree, rsqrt),
-      normalize("normalize", ctx),
-      reread("reread_stream", ctx),
-      free_slots_("free_row_buffers", ctx.cfg.rows_in_flight),
-      stats_to_normalize_("stats_to_normalize", ctx.cfg.rows_in_flight),
-      input_to_lanes_("input_to_lanes", fifo_depth(ctx)),
-      reread_fifo_("reread_fifo", ctx.reread_fifo_transactions),
-      ctx_(ctx) {
-  ctx.dram = &dram;
-  ctx.sram = &sram;
-  ctx.adder_issued = &adder_pass.issued_event;
-  ctx.sum_issued = &sum_issued_;
-  for (int i = 0; i < ctx.cfg.rows_in_flight; ++i) {
+      dram("dram", cfg.dram),
+      sram("sram", cfg.sram),
+      adder_pass("residual_adder_pass", g, dram),
+      input_path("input_path", g, dram, sram, arith),
+      merge_tree("chan_merge_tree", {merge, cfg.latency.merge_level_cycles, cfg.datapaths}, arith),
+      rsqrt("rsqrt", cfg.latency.rsqrt_cycles, arith),
+      lanes("welford_lanes", g, cfg.latency.welford_cycles, dram, sram, merge_tree, rsqrt, arith),
+      normalize("normalize", g, {cfg.latency.normalize_cycles, cfg.write_stats, rows_done_out}, dram, sram, arith),
+      reread("reread_stream", g, dram),
+      free_slots_("free_row_buffers", cfg.rows_in_flight),
+      stats_to_normalize_("stats_to_normalize", cfg.rows_in_flight),
+      input_to_lanes_("input_to_lanes", std::max(2, cfg.rows_in_flight * g.chunks)),
+      reread_fifo_("reread_fifo", g.reread_fifo_transactions),
+      // The re-read stream is at most rows in flight rows behind the lanes (WelfordLaneArray::step).
+      sum_in_dram_("sum_in_dram", cfg.rows_in_flight, HandshakeFifo<double>::Wake::next_delta),
+      params_on_chip_("params_on_chip"),
+      adder_done_("adder_done"),
+      g_(g) {
+  for (int i = 0; i < cfg.rows_in_flight; ++i) {
     slots_.push_back(std::make_unique<RowSlot>());
     slots_.back()->index = i;
     free_slots_.preload(slots_.back().get());
@@ -39,7 +38,14 @@ NormAccelerator::NormAccelerator(sc_core::sc_module_name n, AccelContext& ctx)
   normalize.free_slots(free_slots_);
   normalize.reread(reread_fifo_);
   reread.to_normalize(reread_fifo_);
-  ctx.sram->hold(ctx.param_bytes);  // gamma/beta live on chip for the whole run
+  lanes.sum_in_dram(sum_in_dram_);
+  reread.sum_in_dram(sum_in_dram_);
+  input_path.params_on_chip(params_on_chip_);
+  normalize.params_on_chip(params_on_chip_);
+  adder_pass.done(adder_done_);
+  input_path.adder_done(adder_done_);
+  lanes.adder_done(adder_done_);
+  sram.hold(g.param_bytes);  // gamma/beta live on chip for the whole run
   SC_THREAD(trace_process);
 }
 
@@ -91,10 +97,15 @@ void NormAccelerator::trace(sc_core::sc_trace_file* tf, int64_t rows) {
   input_trace_.reset(new FifoTrace<ChunkToken>{&input_to_lanes_, "input_path", "welford_lanes", {}, {}, {}, 0, 0});
   stats_trace_.reset(new FifoTrace<RowSlot*>{&stats_to_normalize_, "welford_lanes", "normalize", {}, {}, {}, 0, 0});
   reread_trace_.reset(new FifoTrace<Grant>{&reread_fifo_, "reread_stream", "normalize", {}, {}, {}, 0, 0});
+  sum_trace_.reset(new FifoTrace<double>{&sum_in_dram_, "welford_lanes", "reread_stream", {}, {}, {}, 0, 0});
   trace_fifo(tf, *free_slots_trace_);
   trace_fifo(tf, *input_trace_);
   trace_fifo(tf, *stats_trace_);
   trace_fifo(tf, *reread_trace_);
+  trace_fifo(tf, *sum_trace_);
+  // The announced cycles (-1 until announced).
+  sc_core::sc_trace(tf, params_on_chip_.traced(), params_on_chip_.name() + std::string(".cycle"));
+  sc_core::sc_trace(tf, adder_done_.traced(), adder_done_.name() + std::string(".cycle"));
   auto memory_port = [&](MemoryPortWaves& p, const std::string& base) {
     sc_core::sc_trace(tf, p.requests, base + ".request");
     sc_core::sc_trace(tf, p.outstanding, base + ".outstanding");
@@ -115,7 +126,7 @@ void NormAccelerator::trace(sc_core::sc_trace_file* tf, int64_t rows) {
 void NormAccelerator::trace_process() {
   if (!tracing_) return;
   // Sample once a cycle for the first rows (the trace is for looking, not for counting).
-  const int64_t trace_rows = std::min<int64_t>(ctx_.rows, trace_rows_);
+  const int64_t trace_rows = std::min<int64_t>(g_.rows, trace_rows_);
   auto memory_port = [](MemoryPortWaves& p, BandwidthServer& port, double now) {
     const BandwidthServer::Activity a = port.activity(now);
     p.requests = a.requests;
@@ -123,23 +134,24 @@ void NormAccelerator::trace_process() {
     p.grant = a.granted;
   };
   const bool shared_sram_port = &sram.read_port() == &sram.write_port();
-  while (ctx_.rows_done < trace_rows) {
+  while (normalize.rows_done() < trace_rows) {
     const double now = now_cycles();
     sample(*free_slots_trace_);
     sample(*input_trace_);
     sample(*stats_trace_);
     sample(*reread_trace_);
+    sample(*sum_trace_);
     memory_port(dram_port_, dram.port(), now);
     memory_port(sram_read_port_, sram.read_port(), now);
     if (!shared_sram_port) memory_port(sram_write_port_, sram.write_port(), now);
     dram_bytes_read_ = static_cast<double>(dram.bytes_read());
     dram_bytes_written_ = static_cast<double>(dram.bytes_written());
     sram_held_bytes_ = static_cast<double>(sram.held_bytes());
-    rows_done_ = static_cast<int>(ctx_.rows_done);
+    rows_done_ = static_cast<int>(normalize.rows_done());
     wait(sc_core::sc_time(1, sc_core::SC_NS));
   }
   // The last sample, once the traced rows are done; then the model runs on untraced.
-  rows_done_ = static_cast<int>(ctx_.rows_done);
+  rows_done_ = static_cast<int>(normalize.rows_done());
   dram.port().log_grants(false);
   sram.read_port().log_grants(false);
   sram.write_port().log_grants(false);

@@ -1,24 +1,35 @@
 // The top of the ASIC model: input path -> Welford lane array -> Chan merge
 // tree -> RSQRT unit -> normalise/affine unit -> output, with the DRAM and
 // SRAM models, connected by bounded FIFOs (ready/valid: a full FIFO stalls its
-// writer; HandshakeFifo) and a pool of row buffers.
+// writer; HandshakeFifo), cycle announcements (CycleSignal) and a pool of row
+// buffers. Every hand-over between units is one of these channels; the
+// units share nothing else but the run's immutable geometry and the
+// memories they issue requests to.
 #pragma once
 
+#include <atomic>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "sim/asic/chan_merge_tree.hpp"
+#include "sim/asic/cycle_signal.hpp"
 #include "sim/asic/handshake_fifo.hpp"
 #include "sim/asic/input_path_unit.hpp"
 #include "sim/asic/normalize_unit.hpp"
+#include "sim/asic/reread_stream.hpp"
+#include "sim/asic/rsqrt_unit.hpp"
 #include "sim/asic/separate_adder_pass.hpp"
-#include "sim/asic/stats_units.hpp"
+#include "sim/asic/welford_lane_array.hpp"
 
 namespace normsim::asic {
 
 SC_MODULE(NormAccelerator) {
   SC_HAS_PROCESS(NormAccelerator);
-  NormAccelerator(sc_core::sc_module_name n, AccelContext& ctx);
+  /// `g` and `cfg` must outlive the model; `arith` is null when timing only;
+  /// `rows_done_out`, if set, follows the rows finished (a progress line).
+  NormAccelerator(sc_core::sc_module_name n, const RunGeometry& g, const AsicConfig& cfg, const core::MergeSchedule& merge,
+                  RowArithmetic* arith, std::atomic<int64_t>* rows_done_out = nullptr);
 
   DramModel dram;
   SramModel sram;
@@ -69,13 +80,16 @@ SC_MODULE(NormAccelerator) {
   HandshakeFifo<RowSlot*> free_slots_, stats_to_normalize_;
   HandshakeFifo<ChunkToken> input_to_lanes_;
   HandshakeFifo<Grant> reread_fifo_;
+  HandshakeFifo<double> sum_in_dram_;  ///< fused with a re-read: lanes -> re-read stream, a row's z in DRAM
+  CycleSignal params_on_chip_;         ///< input path -> normalise unit
+  CycleSignal adder_done_;             ///< separate adder's pass -> input path and lanes
   std::vector<std::unique_ptr<RowSlot>> slots_;
-  sc_core::sc_event sum_issued_;  ///< a fused unit issued a row's z writes (AccelContext::sum_issued)
-  AccelContext& ctx_;
+  const RunGeometry& g_;
   // Traced values (sampled every cycle by trace_process while tracing).
   std::unique_ptr<FifoTrace<RowSlot*>> free_slots_trace_, stats_trace_;
   std::unique_ptr<FifoTrace<ChunkToken>> input_trace_;
   std::unique_ptr<FifoTrace<Grant>> reread_trace_;
+  std::unique_ptr<FifoTrace<double>> sum_trace_;
   MemoryPortWaves dram_port_, sram_read_port_, sram_write_port_;
   double dram_bytes_read_ = 0, dram_bytes_written_ = 0, sram_held_bytes_ = 0;
   int rows_done_ = 0;

@@ -4,9 +4,16 @@
 // them to DRAM through a write buffer whose fullness back-pressures it.
 #pragma once
 
+#include <atomic>
 #include <deque>
+#include <vector>
 
-#include "sim/asic/accel_context.hpp"
+#include "sim/asic/cycle_signal.hpp"
+#include "sim/asic/memory_models.hpp"
+#include "sim/asic/row_arithmetic.hpp"
+#include "sim/asic/row_slot.hpp"
+#include "sim/asic/run_geometry.hpp"
+#include "sim/asic/stall_counters.hpp"
 
 namespace normsim::asic {
 
@@ -15,9 +22,17 @@ SC_MODULE(NormalizeUnit) {
   sc_core::sc_fifo_in<RowSlot*> from_rsqrt;
   sc_core::sc_fifo_in<Grant> reread;  ///< the DRAM re-read stream (unused for SRAM replay)
   sc_core::sc_fifo_out<RowSlot*> free_slots;
-  NormalizeUnit(sc_core::sc_module_name n, AccelContext& ctx);
+  CycleIn params_on_chip;             ///< gamma/beta in their buffer
+  struct Config {
+    int latency_cycles = 1;   ///< latency.normalize_cycles
+    bool write_stats = false;  ///< write mean/rstd per row
+    std::atomic<int64_t>* rows_done_out = nullptr;  ///< if set, mirrors rows_done() for a progress line
+  };
+  NormalizeUnit(sc_core::sc_module_name n, const RunGeometry& g, const Config& cfg, DramModel& dram, SramModel& sram,
+                RowArithmetic* arith);
   const core::StatGroup& stats() const { return stats_; }
   double last_output_cycle() const { return last_output_cycle_; }  ///< when the last output write completed
+  int64_t rows_done() const { return rows_done_; }                 ///< rows finished (the trace samples the first ones)
   uint64_t param_buffer_read_bytes() const { return param_buffer_read_bytes_; }
   uint64_t reread_fifo_read_bytes() const { return reread_fifo_read_bytes_; }
 
@@ -27,7 +42,11 @@ SC_MODULE(NormalizeUnit) {
   void schedule_chunk();
   void write_chunk();
   void finish_row();
-  AccelContext& ctx_;
+  const RunGeometry& g_;
+  const Config cfg_;
+  DramModel& dram_;
+  SramModel& sram_;
+  RowArithmetic* arith_;
   double free_at_ = 0;
   double replay_issued_ = 0;  ///< cycle the last SRAM replay read was issued
   const double write_buffer_bytes_;  ///< what the DRAM can have in flight (max_outstanding x burst_bytes)
@@ -44,6 +63,7 @@ SC_MODULE(NormalizeUnit) {
   std::vector<Grant> fetch_sram_, fetch_dram_;  ///< per chunk: where its input comes back from
   StallCounters stalls_;
   double busy_cycles_ = 0, last_output_cycle_ = 0;
+  int64_t rows_done_ = 0;
   uint64_t param_buffer_read_bytes_ = 0;  ///< gamma/beta read once per row
   uint64_t reread_fifo_read_bytes_ = 0;   ///< the re-read, through its FIFO
   core::StatGroup stats_{"normalize"};

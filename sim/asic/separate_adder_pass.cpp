@@ -2,16 +2,19 @@
 
 #include <limits>
 
+#include "sim/asic/sim_time.hpp"
+
 namespace normsim::asic {
 
-SeparateAdderPass::SeparateAdderPass(sc_core::sc_module_name n, AccelContext& ctx)
+SeparateAdderPass::SeparateAdderPass(sc_core::sc_module_name n, const RunGeometry& g, DramModel& dram)
     : sc_module(n),
-      ctx_(ctx),
-      window_bytes_(static_cast<double>(ctx.cfg.dram.max_outstanding) * ctx.cfg.dram.burst_bytes) {
+      g_(g),
+      dram_(dram),
+      window_bytes_(static_cast<double>(dram.config().max_outstanding) * dram.config().burst_bytes) {
   stats_.add("pass_cycles", "cycles", "the separate adder's pass: x and r read, z written, before the norm unit starts",
              &pass_cycles_);
-  if (ctx.fusion != Fusion::separate_adder) return;
-  total_ = ctx.rows * ctx.chunks;
+  if (g.fusion != Fusion::separate_adder) return;
+  total_ = g.rows * g.chunks;
   SC_METHOD(step);
 }
 
@@ -24,26 +27,24 @@ void SeparateAdderPass::step() {
     }
     // z of a transaction goes out once both its operands are in (requests in time order).
     while (!writes_.empty() && reached(writes_.front().first)) {
-      const double bytes = static_cast<double>(writes_.front().second * ctx_.in_bytes);
-      last_write_done_ = std::max(last_write_done_, ctx_.dram->write(now, bytes, Traffic::adder_write).done);
+      const double bytes = static_cast<double>(writes_.front().second * g_.in_bytes);
+      last_write_done_ = std::max(last_write_done_, dram_.write(now, bytes, Traffic::adder_write).done);
       writes_.pop_front();
     }
     if (next_ == total_ && writes_.empty()) {
       pass_cycles_ = last_write_done_;
-      ctx_.adder_done_cycle = last_write_done_;
-      issued_event.notify(sc_core::SC_ZERO_TIME);
+      done->announce(last_write_done_);
       return;
     }
     if (next_ < total_) {
-      const int k = static_cast<int>(next_ % ctx_.chunks);
-      const int64_t elems = ctx_.chunk_end(k) - ctx_.chunk_begin(k);
-      const double x_bytes = static_cast<double>(elems * ctx_.in_bytes), r_bytes = static_cast<double>(elems * ctx_.residual_bytes);
+      const int64_t elems = g_.chunk_size(static_cast<int>(next_ % g_.chunks));
+      const double x_bytes = static_cast<double>(elems * g_.in_bytes), r_bytes = static_cast<double>(elems * g_.residual_bytes);
       if (reads_.empty() || in_flight_bytes_ + x_bytes + r_bytes <= window_bytes_) {
-        ctx_.dram->read(now, x_bytes, Traffic::adder_read);
-        const Grant g = ctx_.dram->read(now, r_bytes, Traffic::adder_read);
-        reads_.emplace_back(g.done, x_bytes + r_bytes);
+        dram_.read(now, x_bytes, Traffic::adder_read);
+        const Grant grant = dram_.read(now, r_bytes, Traffic::adder_read);
+        reads_.emplace_back(grant.done, x_bytes + r_bytes);
         in_flight_bytes_ += x_bytes + r_bytes;
-        writes_.emplace_back(g.done, elems);
+        writes_.emplace_back(grant.done, elems);
         ++next_;
         continue;
       }

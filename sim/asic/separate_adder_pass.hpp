@@ -12,21 +12,24 @@
 #include <deque>
 #include <utility>
 
-#include "sim/asic/accel_context.hpp"
+#include "sim/asic/cycle_signal.hpp"
+#include "sim/asic/memory_models.hpp"
+#include "sim/asic/run_geometry.hpp"
 
 namespace normsim::asic {
 
 SC_MODULE(SeparateAdderPass) {
   SC_HAS_PROCESS(SeparateAdderPass);
-  SeparateAdderPass(sc_core::sc_module_name n, AccelContext& ctx);
-
-  /// Notified when the pass has issued its last write (ctx.adder_done_cycle is then set).
-  sc_core::sc_event issued_event;
+  /// Announces the cycle its last z write is in DRAM, once it has issued it.
+  CycleOut done;
+  /// Idle (its counters zero) unless the geometry's fusion is a separate adder.
+  SeparateAdderPass(sc_core::sc_module_name n, const RunGeometry& g, DramModel& dram);
   const core::StatGroup& stats() const { return stats_; }
 
  private:
   void step();
-  AccelContext& ctx_;
+  const RunGeometry& g_;
+  DramModel& dram_;
   double window_bytes_;
   int64_t next_ = 0, total_ = 0;                 ///< transactions over rows x chunks
   std::deque<std::pair<double, double>> reads_;   ///< (done cycle, bytes) of the operands in flight

@@ -9,9 +9,7 @@
 
 namespace normsim::asic {
 
-namespace {
 int stats_bytes_per_row(const config::Workload& w) { return w.norm == core::NormKind::layernorm ? 8 : 4; }
-}  // namespace
 
 int param_elem_bytes(const config::Arch& a, core::Stage stage) {
   if (a.arithmetic != core::Arithmetic::fixed) return 4;
@@ -48,11 +46,10 @@ Fusion fusion_of(const config::Workload& w, const config::Arch& a) {
 
 TrafficIdentity traffic_identity(const config::Workload& w, const config::Arch& a, const AsicConfig& c) {
   TrafficIdentity t;
-  const auto path = make_replay_path(c);
   const uint64_t in = static_cast<uint64_t>(core::elem_bytes(w.input.dtype));
   const uint64_t out = static_cast<uint64_t>(core::elem_bytes(w.output.dtype));
   const uint64_t N = static_cast<uint64_t>(w.rows), C = static_cast<uint64_t>(w.hidden);
-  const uint64_t stored = static_cast<uint64_t>(path->stored_elems(w.hidden));
+  const uint64_t stored = static_cast<uint64_t>(replay_stored_elems(c, w.hidden));
   const uint64_t reread = C - stored;
   t.param_bytes = static_cast<uint64_t>(param_bytes(w, a));
   auto& kind = t.dram_bytes;
@@ -82,7 +79,7 @@ TrafficIdentity traffic_identity(const config::Workload& w, const config::Arch& 
   // re-read passes through its FIFO.
   t.sram_bytes_written = N * stored * in + t.param_bytes + N * reread * in;
   t.sram_bytes_read = N * stored * in + N * t.param_bytes + N * reread * in;
-  t.sram_row_buffer_bytes = path->sram_row_bytes(w.hidden, static_cast<int>(in), c.rows_in_flight);
+  t.sram_row_buffer_bytes = replay_row_buffer_bytes(c, w.hidden, static_cast<int>(in), c.rows_in_flight);
   if (reread > 0) {
     const uint64_t chunk = static_cast<uint64_t>(transaction_elems(w, c)) * in;
     t.reread_fifo_bytes = static_cast<uint64_t>(reread_fifo_transactions(w, c)) * chunk;

@@ -30,6 +30,8 @@ struct TrafficIdentity {
   double lower_bound_cycles = 0;    ///< max(DRAM bytes / sustained bytes per cycle, N max(ceil(C / L), shared merge occupancy) / datapaths)
 };
 
+/// Bytes a row's statistics take when written: mean and rstd (LayerNorm) or rstd (RMSNorm), fp32.
+int stats_bytes_per_row(const config::Workload& w);
 /// Bytes of one gamma (beta) element as the datapath stores it: its stage
 /// format's width in whole bytes for a fixed-point datapath, fp32's 4 else.
 int param_elem_bytes(const config::Arch& a, core::Stage stage);

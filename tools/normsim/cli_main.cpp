@@ -23,7 +23,7 @@
 
 // libsystemc references sc_main; normsim has its own main and calls
 // sc_start() directly (sc_elab_and_sim only stores argc/argv and calls sc_main).
-int sc_main(int, char**) { return 0; }
+extern "C" int sc_main(int, char**) { return 0; }
 
 namespace {
 // %* in the log pattern: the message with control bytes escaped (config::printable).

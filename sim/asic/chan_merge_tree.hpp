@@ -1,0 +1,38 @@
+// log2(L) levels of Chan merges (adders for sums) on the arch's merge units
+// (core::MergeSchedule): a dedicated tree is a pure, pipelined latency; a
+// shared one takes one row at a time, so a row can wait for it. The lane
+// array hands it a finished row as a blocking transport call that annotates
+// the row's time (TLM loosely-timed style), which costs no thread switch.
+#pragma once
+
+#include <systemc.h>
+
+#include "sim/asic/row_arithmetic.hpp"
+#include "sim/asic/row_slot.hpp"
+#include "sim/core/merge_schedule.hpp"
+#include "sim/core/stats.hpp"
+
+namespace normsim::asic {
+
+SC_MODULE(ChanMergeTree) {
+  struct Config {
+    core::MergeSchedule merge;  ///< the tree on the arch's merge units
+    int level_cycles = 1;       ///< latency.merge_level_cycles
+    int datapaths = 1;          ///< rows side by side, each on its own units
+  };
+  ChanMergeTree(sc_core::sc_module_name n, const Config& cfg, RowArithmetic* arith);
+  /// Merges the row's lane states; its time advances by the wait for the
+  /// units and the tree's latency. Returns the wait: the cycles the lanes
+  /// hold the row's states before the tree takes them.
+  double transport(RowSlot& slot);
+  const core::StatGroup& stats() const { return stats_; }
+
+ private:
+  const Config cfg_;
+  RowArithmetic* arith_;
+  double free_at_ = 0;  ///< cycle the units can take the next row
+  double busy_cycles_ = 0;
+  core::StatGroup stats_{"chan_merge_tree"};
+};
+
+}  // namespace normsim::asic

@@ -1,0 +1,35 @@
+// The re-read stream of the DRAM re-read and partial-replay paths: the part
+// of each row not kept in SRAM, read again in row order into a FIFO that
+// the normalise unit drains. It does not wait for the statistics, so DRAM
+// latency overlaps them; the FIFO (sized by Little's law to the port's
+// bandwidth x latency, traffic_identity.hpp) is the path's on-chip storage.
+// A fused unit re-reads z, which the lanes write: the stream then takes,
+// row by row, the cycle the row's z is in DRAM and starts no earlier.
+#pragma once
+
+#include <optional>
+
+#include "sim/asic/memory_models.hpp"
+#include "sim/asic/run_geometry.hpp"
+
+namespace normsim::asic {
+
+SC_MODULE(RereadStream) {
+  SC_HAS_PROCESS(RereadStream);
+  sc_core::sc_fifo_out<Grant> to_normalize;
+  sc_core::sc_fifo_in<double> sum_in_dram;  ///< fused: per row, the cycle its z is in DRAM
+  RereadStream(sc_core::sc_module_name n, const RunGeometry& g, DramModel& dram);
+
+ private:
+  void step();
+  void next_chunk();
+  const RunGeometry& g_;
+  DramModel& dram_;
+  int64_t row_ = 0;
+  int chunk_ = 0;
+  int64_t sum_row_ = -1;       ///< the row whose z cycle the stream holds (fused)
+  double sum_done_ = 0;        ///< ... and that cycle
+  std::optional<Grant> pending_;  ///< issued, waiting for room in the FIFO
+};
+
+}  // namespace normsim::asic

@@ -1,0 +1,14 @@
+#include "sim/asic/rsqrt_unit.hpp"
+
+namespace normsim::asic {
+
+RsqrtUnit::RsqrtUnit(sc_core::sc_module_name n, int latency_cycles, RowArithmetic* arith)
+    : sc_module(n), latency_cycles_(latency_cycles), arith_(arith) {}
+
+void RsqrtUnit::transport(RowSlot& slot) {
+  if (arith_) arith_->datapath->rsqrt(slot.state, arith_->numerics->counters);
+  slot.t_ready += latency_cycles_;
+  if (first_stats_cycle_ < 0) first_stats_cycle_ = slot.t_ready;
+}
+
+}  // namespace normsim::asic

@@ -1,0 +1,57 @@
+// L Welford (or partial-sum) lanes, one element per lane per cycle; element
+// i to lane i mod L. Each finished row goes through the Chan merge tree and
+// the RSQRT unit (blocking transports) and on to the normalise unit with
+// its statistics. The lanes also write the part of the row the replay path
+// keeps into the row buffer, and a fused unit's sum z into DRAM, as they
+// take each transaction.
+#pragma once
+
+#include "sim/asic/chan_merge_tree.hpp"
+#include "sim/asic/cycle_signal.hpp"
+#include "sim/asic/memory_models.hpp"
+#include "sim/asic/row_arithmetic.hpp"
+#include "sim/asic/row_slot.hpp"
+#include "sim/asic/rsqrt_unit.hpp"
+#include "sim/asic/run_geometry.hpp"
+#include "sim/asic/stall_counters.hpp"
+
+namespace normsim::asic {
+
+SC_MODULE(WelfordLaneArray) {
+  SC_HAS_PROCESS(WelfordLaneArray);
+  sc_core::sc_fifo_in<ChunkToken> from_input;
+  sc_core::sc_fifo_out<RowSlot*> to_normalize;  ///< rows with their statistics
+  sc_core::sc_fifo_out<double> sum_in_dram;     ///< fused with a re-read: per row, the cycle its z is in DRAM
+  CycleIn adder_done;                           ///< a separate adder's z is in DRAM (stall attribution)
+  /// `latency_cycles`: latency.welford_cycles.
+  WelfordLaneArray(sc_core::sc_module_name n, const RunGeometry& g, int latency_cycles, DramModel& dram, SramModel& sram,
+                   ChanMergeTree& tree, RsqrtUnit& rsqrt, RowArithmetic* arith);
+  const core::StatGroup& stats() const { return stats_; }
+  double last_row_cycle() const { return last_row_cycle_; }  ///< when the lanes finished the last row
+
+ private:
+  void step();
+  /// The lanes take `tok_`: counters and times; false if they must first
+  /// wait for the cycle its writes (the row buffer's, a fused unit's z) can be issued.
+  bool take_chunk();
+  /// The kept part into the row buffer; a fused unit's sum z into DRAM.
+  void write_row_buffer();
+  const RunGeometry& g_;
+  const int latency_cycles_;
+  DramModel& dram_;
+  SramModel& sram_;
+  ChanMergeTree& tree_;
+  RsqrtUnit& rsqrt_;
+  RowArithmetic* arith_;
+  double free_at_ = 0;  ///< cycle the lanes can take the next element
+  enum class Phase { take, sram_write, hand_over } phase_ = Phase::take;
+  ChunkToken tok_;      ///< the transaction in the lanes
+  double start_ = 0;    ///< cycle the lanes start on it
+  StallCounters stalls_;
+  double merge_wait_ = 0;  ///< cycles the lanes held a finished row for shared merge units
+  double busy_cycles_ = 0, last_row_cycle_ = 0;
+  double row_sum_done_ = 0;  ///< fused: when this row's z writes are in DRAM
+  core::StatGroup stats_{"welford_lanes"};
+};
+
+}  // namespace normsim::asic
