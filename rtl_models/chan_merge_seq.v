@@ -20,8 +20,11 @@ module chan_merge_seq #(
   input  wire            clk,
   input  wire            go,        // lane states valid: captured when ready
   output wire            ready,
+  // counts and means: unread by an adder tree (KIND 1); one port list for both kinds
+  /* verilator lint_off UNUSEDSIGNAL */
   input  wire [L*NW-1:0] lane_n,
   input  wire [L*MW-1:0] lane_mean,
+  /* verilator lint_on UNUSEDSIGNAL */
   input  wire [L*QW-1:0] lane_root,
   input  wire [L*RW-1:0] coef,      // n_b/n of tree node j, level by level (L - 1 used); constants of
                                     // the row length, held while a row is in the sequencer
@@ -91,7 +94,9 @@ module chan_merge_seq #(
           assign cand_b[kk] = 0;
         end
       end
-      wire [RW-1:0] ccand [0:T-1];
+      /* verilator lint_off UNUSEDSIGNAL */
+      wire [RW-1:0] ccand [0:T-1];  // unread by an adder tree (KIND 1)
+      /* verilator lint_on UNUSEDSIGNAL */
       for (kk = 0; kk < T; kk = kk + 1) begin : g_coef
         if (node_at(kk, u) >= 0) begin : g_node
           assign ccand[kk] = coef[node_at(kk, u) * RW +: RW];
@@ -107,7 +112,10 @@ module chan_merge_seq #(
         wire [NW-1:0] rn;
         wire [MW-1:0] rm;
         wire [QW-1:0] rq;
+        // overflow flags: the model counts overflows per stage (sim/core); the benches compare them
+        /* verilator lint_off UNUSEDSIGNAL */
         wire mo, qo;
+        /* verilator lint_on UNUSEDSIGNAL */
         chan_merge #(.NW(NW), .MW(MW), .MF(MF), .MS(MS), .MR(MR), .MO(MO), .QW(QW), .QF(QF), .QS(QS), .QR(QR),
                      .QO(QO), .RW(RW), .RF(RF), .RS(RS))
           node (.n_a(a[SW-1 -: NW]), .n_b(bb[SW-1 -: NW]), .mean_a(a[QW+MW-1 -: MW]), .mean_b(bb[QW+MW-1 -: MW]),
@@ -115,7 +123,9 @@ module chan_merge_seq #(
                 .m2_overflow(qo));
         assign result[u*SW +: SW] = {rn, rm, rq};
       end else begin : g_add
+        /* verilator lint_off UNUSEDSIGNAL */
         wire so;
+        /* verilator lint_on UNUSEDSIGNAL */
         fx_add #(.W(QW), .S(QS), .R(QR), .O(QO)) node (.a(a), .b(bb), .sum(result[u*SW +: SW]), .overflow(so));
       end
     end

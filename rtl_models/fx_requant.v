@@ -54,6 +54,9 @@ module fx_requant #(
   wire signed [CW-1:0] lo = OUT_S != 0 ? -(({{(CW-1){1'b0}}, 1'b1}) <<< (OUT_W-1)) : {CW{1'b0}};
   wire fits = (v <= hi) && (v >= lo);
   assign overflow = ~fits;
+  // saturated at the working width; its low OUT_W bits are the output
+  /* verilator lint_off UNUSEDSIGNAL */
   wire [CW-1:0] clamped = fits ? v : (v < 0 ? lo : hi);
+  /* verilator lint_on UNUSEDSIGNAL */
   assign out = OVF == 0 ? clamped[OUT_W-1:0] : v[OUT_W-1:0];
 endmodule

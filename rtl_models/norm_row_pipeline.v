@@ -37,7 +37,10 @@ module norm_row_pipeline #(
   input  wire            x_valid,
   input  wire [L-1:0]    x_mask,                // lanes that take an element this beat
   input  wire [L*XW-1:0] x,                     // element k L + i on lane i
+  // L - 1 nodes use coef (a uniform L-entry bus); RMSNorm's adder tree none of it
+  /* verilator lint_off UNUSEDSIGNAL */
   input  wire [L*RW-1:0] coef,                  // n_b/n of tree node j (j = 0..L-2, level by level)
+  /* verilator lint_on UNUSEDSIGNAL */
   input  wire [RW-1:0]   recip_c,               // 1/C in the recip format (C not a power of two)
   input  wire            c_pow2,                // C is a power of two: divide by shifting
   input  wire [5:0]      log2c,
@@ -69,14 +72,19 @@ module norm_row_pipeline #(
     for (i = 0; i < L; i = i + 1) begin : g_lane
       if (KIND == 0) begin : g_welford
         wire [NW-1:0] n;
+        // overflow flags: the model counts overflows per stage (sim/core); the benches compare them
+        /* verilator lint_off UNUSEDSIGNAL */
         wire mo, qo;
+        /* verilator lint_on UNUSEDSIGNAL */
         welford_lane #(.NW(NW), .XW(XW), .XF(XF), .XS(XS), .MW(MW), .MF(MF), .MS(MS), .MR(MR), .MO(MO),
                        .QW(QW), .QF(QF), .QS(QS), .QR(QR), .QO(QO), .RW(RW), .RF(RF), .RS(RS))
           lane (.clk(clk), .start(start), .in_valid(x_valid & x_mask[i]), .x(x[i*XW +: XW]), .count(n),
                 .mean(lane_mean[i*MW +: MW]), .m2(lane_root[i*PW +: PW]), .mean_overflow(mo), .m2_overflow(qo));
         assign lane_n[i*MNW +: MNW] = n;
       end else begin : g_sumsq
+        /* verilator lint_off UNUSEDSIGNAL */
         wire so;
+        /* verilator lint_on UNUSEDSIGNAL */
         sumsq_lane #(.XW(XW), .XF(XF), .XS(XS), .SW(UW), .SF(UF), .SS(US), .SR(UR), .SO(UO))
           lane (.clk(clk), .start(start), .in_valid(x_valid & x_mask[i]), .x(x[i*XW +: XW]),
                 .acc(lane_root[i*PW +: PW]), .overflow(so));
@@ -102,7 +110,10 @@ module norm_row_pipeline #(
   wire [PW-1:0]    root;
   generate
     if (MERGE_UNITS == 0) begin : g_tree
+      // counts ride along for RMSNorm too; its adder tree does not read them
+      /* verilator lint_off UNUSEDSIGNAL */
       wire [L*MNW-1:0] t_n [0:LOG2L];
+      /* verilator lint_on UNUSEDSIGNAL */
       wire [L*MW-1:0]  t_mean [0:LOG2L];
       wire [L*PW-1:0]  t_root [0:LOG2L];
       wire             t_valid [0:LOG2L];
@@ -130,7 +141,10 @@ module norm_row_pipeline #(
           wire [L*PW-1:0] root_c;
           for (k = 0; k < NODES; k = k + 1) begin : g_node
             if (KIND == 0) begin : g_chan
+              // overflow flags: the model counts overflows per stage (sim/core); the benches compare them
+              /* verilator lint_off UNUSEDSIGNAL */
               wire mo, qo;
+              /* verilator lint_on UNUSEDSIGNAL */
               chan_merge #(.NW(MNW), .MW(MW), .MF(MF), .MS(MS), .MR(MR), .MO(MO), .QW(QW), .QF(QF), .QS(QS), .QR(QR),
                            .QO(QO), .RW(RW), .RF(RF), .RS(RS))
                 node (.n_a(t_n[lv-1][(2*k)*MNW +: MNW]), .n_b(t_n[lv-1][(2*k+1)*MNW +: MNW]),
@@ -139,7 +153,9 @@ module norm_row_pipeline #(
                       .coef(coef[(BASE+k)*RW +: RW]), .n(n_c[k*MNW +: MNW]), .mean(mean_c[k*MW +: MW]),
                       .m2(root_c[k*PW +: PW]), .mean_overflow(mo), .m2_overflow(qo));
             end else begin : g_add
+              /* verilator lint_off UNUSEDSIGNAL */
               wire so;
+              /* verilator lint_on UNUSEDSIGNAL */
               fx_add #(.W(UW), .S(US), .R(UR), .O(UO))
                 node (.a(t_root[lv-1][(2*k)*PW +: PW]), .b(t_root[lv-1][(2*k+1)*PW +: PW]), .sum(root_c[k*PW +: PW]),
                       .overflow(so));
@@ -164,8 +180,11 @@ module norm_row_pipeline #(
       assign root_mean = t_mean[LOG2L][MW-1:0];
       assign root = t_root[LOG2L][PW-1:0];
     end else begin : g_shared
+      // the pipeline paces rows itself; the shared unit's ready and count are for its bench
+      /* verilator lint_off UNUSEDSIGNAL */
       wire seq_ready;
       wire [MNW-1:0] seq_n;
+      /* verilator lint_on UNUSEDSIGNAL */
       chan_merge_seq #(.L(L), .LOG2L(LOG2L), .U(MERGE_UNITS), .LAT(MERGE_LAT), .KIND(KIND), .NW(MNW), .MW(MW),
                        .MF(MF), .MS(MS), .MR(MR), .MO(MO), .QW(PW), .QF(PF), .QS(PS), .QR(KIND == 0 ? QR : UR),
                        .QO(KIND == 0 ? QO : UO), .RW(RW), .RF(RF), .RS(RS))
@@ -177,7 +196,10 @@ module norm_row_pipeline #(
   // --- variance = root / C, rsqrt_in = q(variance + eps) ------------------------------
   wire signed [PW:0] rs = {PS != 0 ? root[PW-1] : 1'b0, root};
   wire [VW-1:0] var_shift, var_mul;
+  // overflow flags, counted by the model (sim/core) and compared by the benches
+  /* verilator lint_off UNUSEDSIGNAL */
   wire ovf_shift, ovf_mul;
+  /* verilator lint_on UNUSEDSIGNAL */
   // root 2^-log2c, exactly: shifted left by LMAX - log2c at PF + LMAX fraction bits.
   wire signed [PW+LMAX:0] rs_al = rs <<< (LMAX - log2c);
   fx_requant #(.IN_W(PW + LMAX + 1), .SHIFT(PF + LMAX - VF), .OUT_W(VW), .OUT_S(VS), .ROUND(VR), .OVF(VO))
@@ -193,7 +215,9 @@ module norm_row_pipeline #(
   wire signed [IW:0] es = {IS != 0 ? eps[IW-1] : 1'b0, eps};
   wire signed [EW-1:0] ve = (vs <<< (EF - VF)) + (es <<< (EF - IF));
   wire [IW-1:0] rin;
+  /* verilator lint_off UNUSEDSIGNAL */
   wire rin_ovf;
+  /* verilator lint_on UNUSEDSIGNAL */
   fx_requant #(.IN_W(EW), .SHIFT(EF - IF), .OUT_W(IW), .OUT_S(IS), .ROUND(IR), .OVF(IO)) q_rin (.in(ve), .out(rin), .overflow(rin_ovf));
   reg [IW-1:0] rin_r;
   reg [MW-1:0] mean_r;
@@ -207,7 +231,10 @@ module norm_row_pipeline #(
   end
 
   // --- RSQRT, then padding to RSQRT_LAT ------------------------------------------------
-  wire rs_valid, rs_ovf;
+  wire rs_valid;
+  /* verilator lint_off UNUSEDSIGNAL */
+  wire rs_ovf;
+  /* verilator lint_on UNUSEDSIGNAL */
   wire [OW-1:0] rs_out;
   rsqrt #(.IW(IW), .IF(IF), .IS(IS), .OW(OW), .OF(OF), .OS(OS), .OR(OR), .OO(OO), .TB(TB), .ITER(ITER), .NR(NR))
     rsqrt_unit (.clk(clk), .in_valid(rin_valid), .in(rin_r), .out_valid(rs_valid), .out(rs_out), .overflow(rs_ovf));
@@ -225,8 +252,11 @@ module norm_row_pipeline #(
   wire [L*YW-1:0] y_c;
   generate
     for (i = 0; i < L; i = i + 1) begin : g_norm
+      // x-hat and the overflow flags are taps for the benches; the model counts overflows (sim/core)
+      /* verilator lint_off UNUSEDSIGNAL */
       wire [HW-1:0] xhat;
       wire ho, yo;
+      /* verilator lint_on UNUSEDSIGNAL */
       normalize_affine #(.XW(XW), .XF(XF), .XS(XS), .MW(MW), .MF(MF), .MS(MS), .SW(OW), .SF(OF), .SS(OS),
                          .HW(HW), .HF(HF), .HS(HS), .HR(HR), .HO(HO), .GW(GW), .GF(GF), .GS(GS),
                          .BW(BW), .BF(BF), .BS(BS), .YW(YW), .YF(YF), .YS(YS), .YR(YR), .YO(YO))

@@ -8,14 +8,20 @@ module residual_add #(
   parameter integer W = 24, F = 14, S = 1, R = 1, O = 0,  // the adder's format
   parameter integer DROPOUT = 1
 ) (
-  input  wire [W-1:0] x, r, scale,
+  input  wire [W-1:0] x, r,
+  // the dropout operands; unread when DROPOUT = 0 (one port list for both)
+  /* verilator lint_off UNUSEDSIGNAL */
+  input  wire [W-1:0] scale,
   input  wire         keep,
+  /* verilator lint_on UNUSEDSIGNAL */
   output wire [W-1:0] z,
   output wire         overflow
 );
   wire signed [W:0] xs = {S != 0 ? x[W-1] : 1'b0, x};
   wire signed [W:0] rs = {S != 0 ? r[W-1] : 1'b0, r};
+  /* verilator lint_off UNUSEDSIGNAL */
   wire signed [W:0] ss = {S != 0 ? scale[W-1] : 1'b0, scale};
+  /* verilator lint_on UNUSEDSIGNAL */
   generate
     if (DROPOUT != 0) begin : g_dropout
       // x s at 2F fraction bits (a signed product of its own: inside the
