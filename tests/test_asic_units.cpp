@@ -4,7 +4,9 @@
 // timing written out by hand. Every TEST elaborates once, in its own process.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cmath>
+#include <set>
 #include <memory>
 #include <vector>
 
@@ -12,11 +14,13 @@
 #include "sim/asic/cycle_signal.hpp"
 #include "sim/asic/handshake_fifo.hpp"
 #include "sim/asic/input_path_unit.hpp"
+#include "sim/asic/norm_accelerator.hpp"
 #include "sim/asic/normalize_unit.hpp"
 #include "sim/asic/reread_stream.hpp"
 #include "sim/asic/rsqrt_unit.hpp"
 #include "sim/asic/separate_adder_pass.hpp"
 #include "sim/asic/sim_time.hpp"
+#include "sim/asic/unit_registry.hpp"
 #include "sim/asic/welford_lane_array.hpp"
 #include "sim/config/datapath_config.hpp"
 #include "sim/core/row_inputs.hpp"
@@ -377,4 +381,40 @@ TEST(AsicUnits, SeparateAdderPassMovesTheTensorAndAnnouncesItsEnd) {
   // Never faster than its bytes through the port.
   EXPECT_GE(done.cycle(), static_cast<double>(n * (2 * b.g.in_bytes + b.g.residual_bytes)) / b.cfg.dram.sustained_bytes_per_cycle());
   EXPECT_EQ(pass.stats().snapshot().value("pass_cycles"), done.cycle()) << "its counter is the cycle it announced";
+}
+
+// The registry: each DRAM traffic kind is requested by exactly one unit,
+// every fixed-point stage is computed by some unit, names are unique, and a
+// run elaborates exactly the units its geometry enables, in the registry's order.
+TEST(AsicUnits, TheRegistryNamesEveryTrafficKindOnceAndEveryStage) {
+  std::array<int, kTrafficKinds> movers{};
+  std::array<int, core::kStageCount> computers{};
+  std::set<std::string_view> names;
+  for (const AsicUnitEntry& e : asic_units()) {
+    EXPECT_TRUE(names.insert(e.name).second) << e.name;
+    EXPECT_FALSE(e.summary.empty()) << e.name;
+    for (const Traffic t : e.dram_traffic) ++movers[static_cast<size_t>(t)];
+    for (const core::Stage s : e.stages) ++computers[static_cast<size_t>(s)];
+  }
+  for (int k = 0; k < kTrafficKinds; ++k) EXPECT_EQ(movers[k], 1) << to_string(static_cast<Traffic>(k));
+  for (int s = 0; s < core::kStageCount; ++s) EXPECT_GE(computers[s], 1) << core::to_string(static_cast<core::Stage>(s));
+}
+
+TEST(AsicUnits, TheAcceleratorBuildsTheUnitsItsGeometryEnables) {
+  Bench b("postnorm-7b", 8);
+  b.a.fuse.mode = config::FuseMode::none;  // a separate adder's pass; SRAM replay: no re-read stream
+  b.g = make_run_geometry(b.w, b.a, b.cfg);
+  NormAccelerator top("top", b.g, b.cfg, core::MergeSchedule{b.a.lanes, b.a.merge.units}, nullptr);
+  std::vector<std::string> built;
+  for (const sc_core::sc_object* o : top.get_child_objects())
+    if (dynamic_cast<const sc_core::sc_module*>(o)) built.push_back(o->basename());
+  const std::vector<std::string> expected = {"dram", "sram", "residual_adder_pass", "input_path", "chan_merge_tree",
+                                             "rsqrt", "welford_lanes", "normalize"};
+  EXPECT_EQ(built, expected);
+  std::vector<std::string> counted;
+  for (const core::StatSet& s : top.stats()) counted.push_back(s.unit);
+  EXPECT_EQ(counted, (std::vector<std::string>{"residual_adder_pass", "chan_merge_tree", "welford_lanes", "normalize",
+                                               "dram", "sram"}));
+  sc_core::sc_start();
+  EXPECT_EQ(top.normalize().rows_done(), 8);
 }

@@ -135,8 +135,8 @@ AsicResult run_asic(const config::Workload& w, const config::Arch& a, const Asic
   }
   sc_core::sc_start();
   if (tf) sc_core::sc_close_vcd_trace_file(tf);
-  if (top.normalize.rows_done() != w.rows)
-    throw std::runtime_error("asic model stopped after " + std::to_string(top.normalize.rows_done()) + " of " + std::to_string(w.rows) + " rows");
+  if (top.normalize().rows_done() != w.rows)
+    throw std::runtime_error("asic model stopped after " + std::to_string(top.normalize().rows_done()) + " of " + std::to_string(w.rows) + " rows");
 
   if (rtl) {
     RtlCheck c;
@@ -155,9 +155,9 @@ AsicResult run_asic(const config::Workload& w, const config::Arch& a, const Asic
                                std::to_string(c.model_normalize_latency_cycles));
     res.rtl = c;
   }
-  res.cycles = top.normalize.last_output_cycle();
-  res.first_stats_cycle = top.rsqrt.first_stats_cycle();
-  res.last_lanes_cycle = top.lanes.last_row_cycle();
+  res.cycles = top.normalize().last_output_cycle();
+  res.first_stats_cycle = top.rsqrt().first_stats_cycle();
+  res.last_lanes_cycle = top.lanes().last_row_cycle();
   res.unit_stats = top.stats();
   for (int k = 0; k < kTrafficKinds; ++k) res.dram_bytes[k] = top.dram.bytes(static_cast<Traffic>(k));
   res.dram_bytes_read = top.dram.bytes_read();
@@ -165,11 +165,11 @@ AsicResult run_asic(const config::Workload& w, const config::Arch& a, const Asic
   // The parameters are written into their buffer once and read once per row.
   // The SRAM holds the row buffers, gamma/beta (written once, read every row)
   // and the re-read FIFO (every re-read byte written and read once).
-  const uint64_t fifo = top.normalize.reread_fifo_read_bytes();
-  res.sram_bytes_read = top.sram.bytes_read() + top.normalize.param_buffer_read_bytes() + fifo;
+  const uint64_t fifo = top.normalize().reread_fifo_read_bytes();
+  res.sram_bytes_read = top.sram.bytes_read() + top.normalize().param_buffer_read_bytes() + fifo;
   res.sram_bytes_written = top.sram.bytes_written() + static_cast<uint64_t>(geometry.param_bytes) + fifo;
   res.sram_peak_bytes = top.sram.peak_occupancy_bytes();
-  res.param_buffer_read_bytes = top.normalize.param_buffer_read_bytes();
+  res.param_buffer_read_bytes = top.normalize().param_buffer_read_bytes();
   res.expected = traffic_identity(w, a, res.cfg);
   if (numerics_thread.joinable()) numerics_thread.join();
   if (numerics_failure) std::rethrow_exception(numerics_failure);

@@ -9,13 +9,6 @@ NormAccelerator::NormAccelerator(sc_core::sc_module_name n, const RunGeometry& g
     : sc_module(n),
       dram("dram", cfg.dram),
       sram("sram", cfg.sram),
-      adder_pass("residual_adder_pass", g, dram),
-      input_path("input_path", g, dram, sram, arith),
-      merge_tree("chan_merge_tree", {merge, cfg.latency.merge_level_cycles, cfg.datapaths}, arith),
-      rsqrt("rsqrt", cfg.latency.rsqrt_cycles, arith),
-      lanes("welford_lanes", g, cfg.latency.welford_cycles, dram, sram, merge_tree, rsqrt, arith),
-      normalize("normalize", g, {cfg.latency.normalize_cycles, cfg.write_stats, rows_done_out}, dram, sram, arith),
-      reread("reread_stream", g, dram),
       free_slots_("free_row_buffers", cfg.rows_in_flight),
       stats_to_normalize_("stats_to_normalize", cfg.rows_in_flight),
       input_to_lanes_("input_to_lanes", std::max(2, cfg.rows_in_flight * g.chunks)),
@@ -25,33 +18,36 @@ NormAccelerator::NormAccelerator(sc_core::sc_module_name n, const RunGeometry& g
       params_on_chip_("params_on_chip"),
       adder_done_("adder_done"),
       g_(g) {
+  AcceleratorChannels ch{free_slots_, input_to_lanes_, stats_to_normalize_, reread_fifo_,
+                         sum_in_dram_, params_on_chip_, adder_done_};
+  UnitBuild build{g, cfg, merge, dram, sram, arith, rows_done_out};
+  for (const AsicUnitEntry& e : asic_units())
+    if (e.enabled(g)) units_.emplace_back(&e, e.make(build, ch));
   for (int i = 0; i < cfg.rows_in_flight; ++i) {
     slots_.push_back(std::make_unique<RowSlot>());
     slots_.back()->index = i;
     free_slots_.preload(slots_.back().get());
   }
-  input_path.free_slots(free_slots_);
-  input_path.to_lanes(input_to_lanes_);
-  lanes.from_input(input_to_lanes_);
-  lanes.to_normalize(stats_to_normalize_);
-  normalize.from_rsqrt(stats_to_normalize_);
-  normalize.free_slots(free_slots_);
-  normalize.reread(reread_fifo_);
-  reread.to_normalize(reread_fifo_);
-  lanes.sum_in_dram(sum_in_dram_);
-  reread.sum_in_dram(sum_in_dram_);
-  input_path.params_on_chip(params_on_chip_);
-  normalize.params_on_chip(params_on_chip_);
-  adder_pass.done(adder_done_);
-  input_path.adder_done(adder_done_);
-  lanes.adder_done(adder_done_);
   sram.hold(g.param_bytes);  // gamma/beta live on chip for the whole run
   SC_THREAD(trace_process);
 }
 
+const sc_core::sc_module& NormAccelerator::unit(std::string_view name) const {
+  for (const auto& [e, m] : units_)
+    if (e->name == name) return *m;
+  throw std::logic_error("norm_accelerator: no unit " + std::string(name));
+}
+const WelfordLaneArray& NormAccelerator::lanes() const { return static_cast<const WelfordLaneArray&>(unit("welford_lanes")); }
+const RsqrtUnit& NormAccelerator::rsqrt() const { return static_cast<const RsqrtUnit&>(unit("rsqrt")); }
+const NormalizeUnit& NormAccelerator::normalize() const { return static_cast<const NormalizeUnit&>(unit("normalize")); }
+
 std::vector<core::StatSet> NormAccelerator::stats() const {
-  return {lanes.stats().snapshot(),      merge_tree.stats().snapshot(), normalize.stats().snapshot(),
-          adder_pass.stats().snapshot(), dram.stats().snapshot(),       sram.stats().snapshot()};
+  std::vector<core::StatSet> all;
+  for (const auto& [e, m] : units_)
+    if (const core::StatGroup* s = e->stats(*m)) all.push_back(s->snapshot());
+  all.push_back(dram.stats().snapshot());
+  all.push_back(sram.stats().snapshot());
+  return all;
 }
 
 template <class T>
@@ -117,7 +113,7 @@ void NormAccelerator::trace(sc_core::sc_trace_file* tf, int64_t rows) {
   sc_core::sc_trace(tf, dram_bytes_read_, std::string(dram.name()) + ".bytes_read");
   sc_core::sc_trace(tf, dram_bytes_written_, std::string(dram.name()) + ".bytes_written");
   sc_core::sc_trace(tf, sram_held_bytes_, std::string(sram.name()) + ".held_bytes");
-  sc_core::sc_trace(tf, rows_done_, std::string(normalize.name()) + ".rows_done");
+  sc_core::sc_trace(tf, rows_done_, std::string(normalize().name()) + ".rows_done");
   dram.port().log_grants(true);
   sram.read_port().log_grants(true);
   sram.write_port().log_grants(true);
@@ -134,7 +130,7 @@ void NormAccelerator::trace_process() {
     p.grant = a.granted;
   };
   const bool shared_sram_port = &sram.read_port() == &sram.write_port();
-  while (normalize.rows_done() < trace_rows) {
+  while (normalize().rows_done() < trace_rows) {
     const double now = now_cycles();
     sample(*free_slots_trace_);
     sample(*input_trace_);
@@ -147,11 +143,11 @@ void NormAccelerator::trace_process() {
     dram_bytes_read_ = static_cast<double>(dram.bytes_read());
     dram_bytes_written_ = static_cast<double>(dram.bytes_written());
     sram_held_bytes_ = static_cast<double>(sram.held_bytes());
-    rows_done_ = static_cast<int>(normalize.rows_done());
+    rows_done_ = static_cast<int>(normalize().rows_done());
     wait(sc_core::sc_time(1, sc_core::SC_NS));
   }
   // The last sample, once the traced rows are done; then the model runs on untraced.
-  rows_done_ = static_cast<int>(normalize.rows_done());
+  rows_done_ = static_cast<int>(normalize().rows_done());
   dram.port().log_grants(false);
   sram.read_port().log_grants(false);
   sram.write_port().log_grants(false);

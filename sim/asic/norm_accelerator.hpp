@@ -15,11 +15,9 @@
 #include "sim/asic/chan_merge_tree.hpp"
 #include "sim/asic/cycle_signal.hpp"
 #include "sim/asic/handshake_fifo.hpp"
-#include "sim/asic/input_path_unit.hpp"
 #include "sim/asic/normalize_unit.hpp"
-#include "sim/asic/reread_stream.hpp"
 #include "sim/asic/rsqrt_unit.hpp"
-#include "sim/asic/separate_adder_pass.hpp"
+#include "sim/asic/unit_registry.hpp"
 #include "sim/asic/welford_lane_array.hpp"
 
 namespace normsim::asic {
@@ -33,16 +31,12 @@ SC_MODULE(NormAccelerator) {
 
   DramModel dram;
   SramModel sram;
-  SeparateAdderPass adder_pass;  ///< a residual workload's unfused baseline only
-  InputPathUnit input_path;
-  ChanMergeTree merge_tree;
-  RsqrtUnit rsqrt;
-  WelfordLaneArray lanes;
-  NormalizeUnit normalize;
-  RereadStream reread;
+  // The units the run enables (asic_units(), in its order), and the three the results are read from.
+  const WelfordLaneArray& lanes() const;
+  const RsqrtUnit& rsqrt() const;
+  const NormalizeUnit& normalize() const;
 
-  /// Every unit's counters, in data-flow order (lanes, normalise, the
-  /// separate adder's pass, DRAM, SRAM).
+  /// Every built unit's counters, in elaboration order, then DRAM's and SRAM's.
   std::vector<core::StatSet> stats() const;
 
   /// Adds the first `rows` rows to a VCD trace, sampled every cycle: a scope
@@ -77,6 +71,8 @@ SC_MODULE(NormAccelerator) {
   template <class T>
   static void sample(FifoTrace<T>& t);
   void trace_process();
+  /// The built unit named `name` (a unit every run has).
+  const sc_core::sc_module& unit(std::string_view name) const;
   HandshakeFifo<RowSlot*> free_slots_, stats_to_normalize_;
   HandshakeFifo<ChunkToken> input_to_lanes_;
   HandshakeFifo<Grant> reread_fifo_;
@@ -84,6 +80,7 @@ SC_MODULE(NormAccelerator) {
   CycleSignal params_on_chip_;         ///< input path -> normalise unit
   CycleSignal adder_done_;             ///< separate adder's pass -> input path and lanes
   std::vector<std::unique_ptr<RowSlot>> slots_;
+  std::vector<std::pair<const AsicUnitEntry*, std::unique_ptr<sc_core::sc_module>>> units_;
   const RunGeometry& g_;
   // Traced values (sampled every cycle by trace_process while tracing).
   std::unique_ptr<FifoTrace<RowSlot*>> free_slots_trace_, stats_trace_;

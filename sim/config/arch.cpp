@@ -122,7 +122,7 @@ std::shared_ptr<const ParamTable<Arch>> make_arch_params() {
       return;
     }
     auto fm = r.get_map("formats");
-    if (!fm) r.fail("formats", "missing: a fixed-point datapath needs a format per stage", std::string(core::kStageNames));
+    if (!fm) r.fail("formats", "missing: a fixed-point datapath needs a format per stage", core::kStages.joined());
     core::Rounding def_round = core::Rounding::half_even;
     core::Overflow def_ovf = core::Overflow::saturate;
     if (auto d = fm->get_map("defaults")) {

@@ -8,21 +8,9 @@
 
 namespace normsim::config {
 
-std::string_view to_string(InputPath p) {
-  switch (p) {
-    case InputPath::sram_replay: return "sram-replay";
-    case InputPath::dram_reread: return "dram-reread";
-    case InputPath::partial_replay: return "partial-replay";
-  }
-  return "?";
-}
+std::string_view to_string(InputPath p) { return kInputPaths.name(p); }
 
-std::optional<InputPath> parse_input_path(std::string_view s) {
-  if (s == "sram-replay") return InputPath::sram_replay;
-  if (s == "dram-reread") return InputPath::dram_reread;
-  if (s == "partial-replay") return InputPath::partial_replay;
-  return std::nullopt;
-}
+std::optional<InputPath> parse_input_path(std::string_view s) { return kInputPaths.parse(s); }
 
 namespace {
 struct InterfaceRow {
@@ -182,7 +170,7 @@ std::shared_ptr<const ParamTable<AsicConfig>> make_asic_params() {
     return std::nullopt;
   };
   t->add(std::move(clock));
-  t->add(choice_param<AsicConfig>("input_path", NORMSIM_MEMBER(path), {"sram-replay", "dram-reread", "partial-replay"},
+  t->add(choice_param<AsicConfig>("input_path", NORMSIM_MEMBER(path), kInputPaths.list(),
                                   [](const std::string& v) { return parse_input_path(v); },
                                   [](InputPath p) { return to_string(p); },
                                   "how the normalise pass gets the row back (`--path` overrides)"));

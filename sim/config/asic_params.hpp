@@ -10,6 +10,7 @@
 #include <string_view>
 
 #include "sim/config/param_table.hpp"
+#include "sim/core/enum_names.hpp"
 #include "sim/core/reuse_curve.hpp"
 
 namespace normsim::config {
@@ -43,9 +44,9 @@ struct L1Config {
 /// How the normalise pass gets the row back once its statistics are known:
 /// replayed from on-chip SRAM, re-read from DRAM, or a fraction of each.
 enum class InputPath { sram_replay, dram_reread, partial_replay };
+inline constexpr core::EnumNames<InputPath, 3> kInputPaths{{"sram-replay", "dram-reread", "partial-replay"}};
 std::string_view to_string(InputPath p);
 std::optional<InputPath> parse_input_path(std::string_view s);
-inline constexpr std::string_view kInputPathNames = "sram-replay, dram-reread, partial-replay";
 
 /// DRAM interfaces with a sourced access energy (sim/area/SOURCES.md).
 enum class DramInterface { hbm2, hbm2e, hbm3e, gddr5, gddr6, gddr6x, lpddr4, ddr3 };

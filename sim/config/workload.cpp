@@ -163,12 +163,12 @@ std::shared_ptr<const ParamTable<Workload>> make_workload_params() {
   t->add(std::move(name));
 
   Param<Workload> norm = choice_param<Workload>(
-      "norm", NORMSIM_MEMBER(norm), {"layernorm", "rmsnorm"}, [](const std::string& v) { return core::parse_norm_kind(v); },
+      "norm", NORMSIM_MEMBER(norm), core::kNormKinds.list(), [](const std::string& v) { return core::parse_norm_kind(v); },
       [](core::NormKind k) { return core::to_string(k); }, "which normalisation");
   norm.doc[0].default_value = "required";
   norm.read = [](YamlReader& r, Workload& w) {
-    const auto v = r.get_choice("norm", {"layernorm", "rmsnorm"});
-    if (!v) r.fail("norm", "missing", std::string(core::kNormKindNames));
+    const auto v = r.get_choice("norm", core::kNormKinds.list());
+    if (!v) r.fail("norm", "missing", core::kNormKinds.joined());
     w.norm = *core::parse_norm_kind(*v);
   };
   t->add(std::move(norm));

@@ -1,5 +1,7 @@
 #include "sim/config/yaml_reader.hpp"
 
+#include "sim/config/bounded_file.hpp"
+
 #include "sim/config/printable.hpp"
 
 #include <yaml-cpp/eventhandler.h>
@@ -151,29 +153,7 @@ YamlReader YamlReader::from_text(const std::string& text, const std::string& fil
 }
 
 std::string read_config_file(const std::string& path) {
-  std::error_code ec;
-  const auto st = std::filesystem::status(path, ec);
-  if (!std::filesystem::exists(st)) throw ConfigError(format_config_error(path, 0, "", "no such file"));
-  if (std::filesystem::is_directory(st))
-    throw ConfigError(format_config_error(path, 0, "", "is a directory, expected a YAML file"));
-  if (!std::filesystem::is_regular_file(st))
-    throw ConfigError(format_config_error(path, 0, "", "is not a regular file (a device, FIFO or socket)",
-                                          "a YAML file of at most " + std::to_string(kMaxConfigFileBytes) + " bytes"));
-  const uintmax_t size = std::filesystem::file_size(path, ec);
-  if (!ec && size > kMaxConfigFileBytes)
-    throw ConfigError(format_config_error(path, 0, "", "is " + std::to_string(size) + " bytes",
-                                          "a YAML file of at most " + std::to_string(kMaxConfigFileBytes) + " bytes"));
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw ConfigError(format_config_error(path, 0, "", "cannot open file"));
-  // Read at most one byte past the limit: the file may have grown since stat.
-  std::string text(kMaxConfigFileBytes + 1, '\0');
-  in.read(text.data(), static_cast<std::streamsize>(text.size()));
-  text.resize(static_cast<size_t>(in.gcount()));
-  if (in.bad()) throw ConfigError(format_config_error(path, 0, "", "cannot read file"));
-  if (text.size() > kMaxConfigFileBytes)
-    throw ConfigError(format_config_error(path, 0, "", "grew past " + std::to_string(kMaxConfigFileBytes) + " bytes while read",
-                                          "a YAML file of at most " + std::to_string(kMaxConfigFileBytes) + " bytes"));
-  return text;
+  return read_bounded_file(path, {kMaxConfigFileBytes, "a YAML file"});
 }
 
 YamlReader YamlReader::from_file(const std::string& path) { return from_text(read_config_file(path), path); }

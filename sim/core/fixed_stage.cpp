@@ -2,19 +2,9 @@
 
 namespace normsim::core {
 
-namespace {
-constexpr std::array<std::string_view, kStageCount> kNames = {
-    "input", "sum", "sumsq", "mean", "m2", "recip", "variance", "rsqrt_in", "rsqrt_out", "xhat", "gamma", "beta",
-    "output"};
-}
+std::string_view to_string(Stage s) { return kStages.name(s); }
 
-std::string_view to_string(Stage s) { return kNames[static_cast<int>(s)]; }
-
-std::optional<Stage> parse_stage(std::string_view s) {
-  for (int i = 0; i < kStageCount; ++i)
-    if (kNames[i] == s) return static_cast<Stage>(i);
-  return std::nullopt;
-}
+std::optional<Stage> parse_stage(std::string_view s) { return kStages.parse(s); }
 
 void StageCounters::add(const StageCounters& o) {
   for (int i = 0; i < kStageCount; ++i) {

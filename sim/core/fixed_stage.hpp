@@ -3,6 +3,8 @@
 // chooses (DESIGN "Numbers and formats").
 #pragma once
 
+#include "sim/core/enum_names.hpp"
+
 #include <array>
 #include <cstdint>
 #include <optional>
@@ -30,10 +32,11 @@ enum class Stage : uint8_t {
 };
 inline constexpr int kStageCount = static_cast<int>(Stage::count_);
 
+/// The stages' names, in the order of Stage (an arch's `formats.<name>`, a report's overflow keys).
+inline constexpr EnumNames<Stage, kStageCount> kStages{{"input", "sum", "sumsq", "mean", "m2", "recip", "variance",
+                                                          "rsqrt_in", "rsqrt_out", "xhat", "gamma", "beta", "output"}};
 std::string_view to_string(Stage s);
 std::optional<Stage> parse_stage(std::string_view s);
-inline constexpr std::string_view kStageNames =
-    "input, sum, sumsq, mean, m2, recip, variance, rsqrt_in, rsqrt_out, xhat, gamma, beta, output";
 
 using StageFormats = std::array<FixedFormat, kStageCount>;
 

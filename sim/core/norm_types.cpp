@@ -2,7 +2,7 @@
 
 namespace normsim::core {
 
-std::string_view to_string(NormKind k) { return k == NormKind::layernorm ? "layernorm" : "rmsnorm"; }
+std::string_view to_string(NormKind k) { return kNormKinds.name(k); }
 
 std::string_view to_string(VarianceAlgorithm a) {
   switch (a) {
@@ -13,11 +13,7 @@ std::string_view to_string(VarianceAlgorithm a) {
   return "?";
 }
 
-std::optional<NormKind> parse_norm_kind(std::string_view s) {
-  if (s == "layernorm") return NormKind::layernorm;
-  if (s == "rmsnorm") return NormKind::rmsnorm;
-  return std::nullopt;
-}
+std::optional<NormKind> parse_norm_kind(std::string_view s) { return kNormKinds.parse(s); }
 
 std::optional<VarianceAlgorithm> parse_variance_algorithm(std::string_view s) {
   if (s == "two-pass") return VarianceAlgorithm::two_pass;

@@ -1,6 +1,8 @@
 // Vocabulary shared by every normalisation algorithm.
 #pragma once
 
+#include "sim/core/enum_names.hpp"
+
 #include <optional>
 #include <string_view>
 
@@ -19,7 +21,7 @@ std::string_view to_string(NormKind k);
 std::string_view to_string(VarianceAlgorithm a);
 std::optional<NormKind> parse_norm_kind(std::string_view s);
 std::optional<VarianceAlgorithm> parse_variance_algorithm(std::string_view s);
-inline constexpr std::string_view kNormKindNames = "layernorm, rmsnorm";
+inline constexpr EnumNames<NormKind, 2> kNormKinds{{"layernorm", "rmsnorm"}};
 inline constexpr std::string_view kAlgorithmNames = "welford, two-pass, single-pass";
 
 /// Per-row statistics as the datapath holds them (rstd = 1/sqrt(var + eps)).

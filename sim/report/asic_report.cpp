@@ -6,7 +6,7 @@
 #include <cstdio>
 #include <sstream>
 
-#include "sim/area/area_energy.hpp"
+#include "sim/area/run_costs.hpp"
 #include "sim/config/datapath_config.hpp"
 #include "sim/report/run_report.hpp"
 
@@ -57,21 +57,21 @@ std::string num(double v, const char* f = "%.4g") {
   std::snprintf(b, sizeof b, f, v);
   return b;
 }
-}  // namespace
-
-json area_json(const core::DatapathConfig& dp, const config::AsicConfig& c, double sram_bytes, SramCosting costing) {
-  const double costed = costing == SramCosting::configured ? static_cast<double>(c.sram.capacity_bytes) : sram_bytes;
-  const area::AreaReport ar = area::estimate_area(dp, costed, c.node, c.latency.merge_level_cycles);
+// The design's area at the arch's node, as the run report shows it.
+json area_json(const area::RunCosts& rc, const config::AsicConfig& c) {
+  const area::AreaReport& ar = rc.area;
   json units = json::object();
   for (const auto& u : ar.units) units[u.unit] = {{"um2", u.um2}, {"gate_equivalents", u.ge}, {"table_bits", u.table_bits}};
   const auto nt = *area::node_table(c.node);
   return {{"node", c.node}, {"total_mm2", ar.total_mm2()}, {"sram_mm2", ar.sram_um2 * 1e-6},
-          {"datapath_mm2", ar.datapath_um2 * 1e-6}, {"sram_required_bytes", sram_bytes},
-          {"sram_costed", costing == SramCosting::required ? "required" : "configured"},
+          {"datapath_mm2", ar.datapath_um2 * 1e-6}, {"sram_required_bytes", rc.sram_required_bytes},
+          {"sram_costed", rc.sram_at_capacity ? "configured" : "required"},
           {"sram_capacity_bytes", c.sram.capacity_bytes},
           {"units", units}, {"nand2_um2", nt.nand2_um2}, {"bitcell_um2", nt.bitcell_um2},
           {"sources", {nt.nand2_source, nt.bitcell_source, "sim/area/SOURCES.md"}}};
 }
+
+}  // namespace
 
 json asic_report_json(const asic::AsicResult& r) {
   json j = run_report_json(r.workload, r.arch, r.numerics);
@@ -125,49 +125,34 @@ json asic_report_json(const asic::AsicResult& r) {
                   {"sram_row_buffer_bytes", r.expected.sram_row_buffer_bytes},
                   {"expected_dram_bytes_read", r.expected.dram_bytes_read},
                   {"expected_dram_bytes_written", r.expected.dram_bytes_written}};
-  // Area and energy at the arch's node, of the design this run needs.
+  // Area and energy at the arch's node, of the design this run needs (composed in sim/area).
   const core::DatapathConfig dcfg = config::datapath_config(r.workload, r.arch, r.numerics.algorithm);
-  const double sram_bytes = static_cast<double>(r.expected.onchip_bytes());
-  j["area"] = area_json(dcfg, c, sram_bytes, c.sram.area_at_capacity ? SramCosting::configured : SramCosting::required);
-  // This unit's share of a fused residual workload: its adder and mask generator.
-  double fusion_um2 = 0;
-  for (const char* u : {"residual_adder", "dropout_mask_generator"})
-    if (j["area"]["units"].contains(u)) fusion_um2 += j["area"]["units"][u]["um2"].get<double>();
-  j["area"]["fusion_mm2"] = fusion_um2 * 1e-6;
+  area::RunActivity run;
+  run.dram_bytes_read = r.dram_bytes_read;
+  run.dram_bytes_written = r.dram_bytes_written;
+  run.sram_bytes_read = r.sram_bytes_read;
+  run.sram_bytes_written = r.sram_bytes_written;
+  run.sram_required_bytes = static_cast<double>(r.expected.onchip_bytes());
+  run.elements = r.workload.elements();
+  run.rows = r.workload.rows;
+  run.residual = r.workload.residual.has_value();
+  run.dropout = r.workload.residual && r.workload.residual->dropout_p > 0;
+  const area::RunCosts rc = area::run_costs(dcfg, c, run);
+  j["area"] = area_json(rc, c);
+  j["area"]["fusion_mm2"] = rc.fusion_um2 * 1e-6;
   j["area"]["sram_required"] = {{"row_buffers", r.expected.sram_row_buffer_bytes},
                                 {"reread_fifo", r.expected.reread_fifo_bytes},
                                 {"parameters", r.expected.param_bytes}};
-  area::ActivityCounts act;
-  act.dram_bytes = static_cast<double>(r.dram_bytes_read + r.dram_bytes_written);
-  act.dram_pj_per_bit = c.dram.pj_per_bit();
-  act.sram_read_bytes = static_cast<double>(r.sram_bytes_read);
-  act.sram_write_bytes = static_cast<double>(r.sram_bytes_written);
-  // An access reads or writes one bank of the SRAM the area counts.
-  act.sram_bank_bytes = (c.sram.area_at_capacity ? static_cast<double>(c.sram.capacity_bytes) : sram_bytes) / c.sram.banks;
-  act.elements = static_cast<double>(r.workload.elements());
-  act.rows = static_cast<double>(r.workload.rows);
-  if (r.workload.residual) {
-    act.residual_sums = act.elements;
-    if (r.workload.residual->dropout_p > 0) act.masked_elements = act.elements;
-  }
-  act.node = c.node;
-  act.supply_v = c.supply_v;
-  const area::EnergyReport er = area::estimate_energy(dcfg, act);
-  char basis[320];
-  std::snprintf(basis, sizeof basis,
-                "arithmetic and SRAM: Horowitz 2014 (45 nm, 0.9 V) x %.4g for %s at %.2f V (Stillmaker & Baas 2017); SRAM per "
-                "access to a %.0f-byte bank; DRAM %s, %.3g pJ/bit",
-                er.node_factor, c.node.c_str(), c.supply_v, act.sram_bank_bytes,
-                c.dram.energy_pj_per_bit ? "as given" : std::string(config::to_string(c.dram.interface)).c_str(),
-                act.dram_pj_per_bit);
+  const area::EnergyReport& er = rc.energy;
+  const area::ActivityCounts& act = rc.activity;
   j["energy"] = {{"total_uj", er.total_uj()}, {"dram_uj", er.dram_pj * 1e-6}, {"sram_uj", er.sram_pj() * 1e-6},
                  {"sram_read_uj", er.sram_read_pj * 1e-6}, {"sram_write_uj", er.sram_write_pj * 1e-6},
                  {"datapath_uj", er.datapath_pj * 1e-6}, {"residual_add_uj", er.residual_add_pj * 1e-6},
-                 {"dropout_mask_uj", er.dropout_mask_pj * 1e-6}, {"pj_per_element", er.total_pj() / act.elements},
+                 {"dropout_mask_uj", er.dropout_mask_pj * 1e-6}, {"pj_per_element", rc.pj_per_element()},
                  {"node", c.node}, {"supply_v", c.supply_v}, {"node_energy_factor", er.node_factor},
                  {"dram_pj_per_bit", act.dram_pj_per_bit}, {"sram_bank_bytes", act.sram_bank_bytes},
                  {"sram_read_pj_per_byte", er.sram_read_pj_per_byte}, {"sram_write_pj_per_byte", er.sram_write_pj_per_byte},
-                 {"basis", basis}};
+                 {"basis", rc.energy_basis}};
   return j;
 }
 

@@ -12,12 +12,6 @@
 
 namespace normsim::report {
 
-/// The design's area at the arch's node: the datapath at its widths and
-/// `sram_bytes` of SRAM (sim/area's one area function; `run`, `compare`,
-/// `sweep` and `area` all report it).
-nlohmann::json area_json(const core::DatapathConfig& dp, const config::AsicConfig& c, double sram_bytes,
-                         SramCosting costing);
-
 nlohmann::json asic_report_json(const asic::AsicResult& r);
 std::string asic_summary_table(const asic::AsicResult& r, const nlohmann::json& report);
 /// One row per path from `compare`'s JSON ({"mode", "paths": [report or

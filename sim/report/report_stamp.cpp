@@ -42,17 +42,44 @@ std::vector<ConfigDigest> study_configs(const nlohmann::json& sweep) {
   return configs_from_json(study["inputs"]["configs"]);
 }
 
+namespace {
+// `j` node by node as an ordered_json, its objects' keys in j's (sorted) order.
+nlohmann::ordered_json ordered(const nlohmann::json& j) {
+  using T = nlohmann::json::value_t;
+  switch (j.type()) {
+    case T::object: {
+      nlohmann::ordered_json o = nlohmann::ordered_json::object();
+      for (const auto& [k, v] : j.items()) o[k] = ordered(v);
+      return o;
+    }
+    case T::array: {
+      nlohmann::ordered_json a = nlohmann::ordered_json::array();
+      for (const auto& v : j) a.push_back(ordered(v));
+      return a;
+    }
+    case T::string: return j.get<std::string>();
+    case T::boolean: return j.get<bool>();
+    case T::number_integer: return j.get<int64_t>();
+    case T::number_unsigned: return j.get<uint64_t>();
+    case T::number_float: return j.get<double>();
+    case T::binary: return nlohmann::ordered_json::binary(j.get_binary());
+    case T::null:
+    case T::discarded: break;
+  }
+  return nullptr;
+}
+}  // namespace
+
 nlohmann::ordered_json stamped(const nlohmann::json& report, const ReportStamp& stamp) {
   nlohmann::ordered_json out;
   out["normsim_version"] = stamp.normsim_version;
   out["schema_version"] = kReportSchemaVersion;
   out["report"] = stamp.report;
   out["command"] = stamp.command;
-  out["configs"] = nlohmann::ordered_json::parse(configs_json(stamp.configs).dump());
+  out["configs"] = ordered(configs_json(stamp.configs));
   // The report's own keys after the stamp's; a report never carries them itself.
-  const nlohmann::ordered_json body = nlohmann::ordered_json::parse(report.dump());
-  for (const auto& [k, v] : body.items())
-    if (!out.contains(k)) out[k] = v;
+  for (const auto& [k, v] : report.items())
+    if (!out.contains(k)) out[k] = ordered(v);
   return out;
 }
 

@@ -198,11 +198,19 @@ const config::ParamTable<GpuArch>& gpu_arch_params() {
   return *t;
 }
 
-GpuArch parse_gpu_arch_text(const std::string& text, const std::string& file, const std::vector<config::Override>& overrides) {
+namespace {
+// The arch in `text` (read as `file`) with the gpu.* overrides applied; its messages name `source`.
+GpuArch parse_overridden(const std::string& text, const std::string& file, const std::string& source,
+                         const std::vector<config::Override>& overrides) {
   auto r = config::YamlReader::from_text(text, file);
   for (const auto& o : overrides)
     if (o.target == "gpu") r.apply(o);
-  return parse(r, file, overrides);
+  return parse(r, source, overrides);
+}
+}  // namespace
+
+GpuArch parse_gpu_arch_text(const std::string& text, const std::string& file, const std::vector<config::Override>& overrides) {
+  return parse_overridden(text, file, file, overrides);
 }
 
 GpuArch load_gpu_arch(const std::string& path, const std::vector<config::Override>& overrides) {
@@ -210,19 +218,14 @@ GpuArch load_gpu_arch(const std::string& path, const std::vector<config::Overrid
 }
 
 GpuArch default_gpu_arch(const std::vector<config::Override>& overrides) {
-  auto r = config::YamlReader::from_text(config::embedded::kDefaultGpuYaml, config::embedded::kDefaultGpuPath);
-  for (const auto& o : overrides)
-    if (o.target == "gpu") r.apply(o);
-  return parse(r, std::string("<embedded default: ") + config::embedded::kDefaultGpuPath + ">", overrides);
+  return parse_overridden(config::embedded::kDefaultGpuYaml, config::embedded::kDefaultGpuPath,
+                          std::string("<embedded default: ") + config::embedded::kDefaultGpuPath + ">", overrides);
 }
 
 GpuArch gpu_arch_by_name_or_path(const std::string& name_or_path, const std::vector<config::Override>& overrides) {
   if (name_or_path.empty()) return default_gpu_arch(overrides);
   const config::ResolvedConfig c = config::resolve_config(config::ShippedKind::gpu, name_or_path, "--gpu");
-  auto r = config::YamlReader::from_text(c.text, c.file);
-  for (const auto& o : overrides)
-    if (o.target == "gpu") r.apply(o);
-  return parse(r, c.source, overrides);
+  return parse_overridden(c.text, c.file, c.source, overrides);
 }
 
 }  // namespace normsim::simt

@@ -140,11 +140,15 @@ struct Perturbation {
   double distance_scale = 1.0, phase_scale = 1.0, dirty_shift_bytes = 0.0;
 };
 
-LaunchPrediction predict_launch(const SubKernel& k, const GpuArch& g, const Perturbation& pert = {}) {
+// A warp instruction of the epilogue touches this many 32-byte sectors: bf16's
+// lanes, 32 B apart, a sector each; fp32's, 16 B apart, two to a sector.
+double epilogue_sectors_per_instr(const SubKernel& k, const GpuArch& g) {
+  return std::clamp(g.warp_size * k.epilogue_lane_stride_bytes / 32.0, 1.0, static_cast<double>(g.warp_size));
+}
+
+// The L1's and the L2's hit fractions of the re-read passes (r.l1_hit, r.l2_hit, r.x_in_flight_bytes).
+void predict_reuse(const SubKernel& k, const GpuArch& g, const Perturbation& pert, LaunchPrediction& r) {
   const double distance_scale = pert.distance_scale;
-  LaunchPrediction r;
-  r.name = k.name;
-  r.occ = occupancy(k, g);
   const Occupancy& o = r.occ;
   const double in = static_cast<double>(k.input_bytes);
   const double row_bytes = static_cast<double>(k.hidden * k.elem_bytes);
@@ -232,6 +236,12 @@ LaunchPrediction predict_launch(const SubKernel& k, const GpuArch& g, const Pert
   } else {
     r.l2_hit = 1.0;
   }
+}
+
+// DRAM bytes read and written and L2 bytes, from the hit fractions.
+void predict_bytes(const SubKernel& k, const GpuArch& g, const Perturbation& pert, LaunchPrediction& r) {
+  const double in = static_cast<double>(k.input_bytes);
+  const int gp = k.global_passes();
 
   // --- bytes --------------------------------------------------------------------
   const double miss_later = (1 - r.l1_hit) * (1 - r.l2_hit);
@@ -253,6 +263,20 @@ LaunchPrediction predict_launch(const SubKernel& k, const GpuArch& g, const Pert
                static_cast<double>(k.param_bytes) * std::min<double>(g.sms, static_cast<double>(k.grid)) +
                r.dram_bytes_read -
                (1 - g.l2.reread_fill_weight) * (r.reread_dram_bytes + (k.input_read_before && gp > 0 ? in : 0.0));
+
+  // The epilogue's sectors go through the L2 too: a store's once, a reduction's read and written.
+  const double threads = static_cast<double>(k.grid) * k.block;
+  r.l2_bytes += threads * (epilogue_sectors_per_instr(k, g) / g.warp_size) *
+                (k.epilogue_atomics_per_thread * g.l2.atomic_l2_bytes_per_sector + k.epilogue_stores_per_thread * 32.0);
+}
+
+// The duration's bounds (DRAM, latency, issue, shared memory, requests,
+// dispatch), how they combine, and what is added once per launch.
+void predict_duration(const SubKernel& k, const GpuArch& g, LaunchPrediction& r) {
+  const Occupancy& o = r.occ;
+  const double in = static_cast<double>(k.input_bytes);
+  const double row_bytes = static_cast<double>(k.hidden * k.elem_bytes);
+  const int gp = k.global_passes();
 
   // --- duration bounds ----------------------------------------------------------
   const double clk = g.cycles_per_us();  // cycles per microsecond
@@ -340,11 +364,7 @@ LaunchPrediction predict_launch(const SubKernel& k, const GpuArch& g, const Pert
   // rate of sectors written (bf16's lanes, 32 B apart, a sector each;
   // fp32's, 16 B apart, two to a sector).
   const double threads = static_cast<double>(k.grid) * k.block;
-  const double sectors_per_instr = std::clamp(g.warp_size * k.epilogue_lane_stride_bytes / 32.0, 1.0,
-                                              static_cast<double>(g.warp_size));
-  // Their sectors go through the L2 too: a store's once, a reduction's read and written.
-  r.l2_bytes += threads * (sectors_per_instr / g.warp_size) *
-                (k.epilogue_atomics_per_thread * g.l2.atomic_l2_bytes_per_sector + k.epilogue_stores_per_thread * 32.0);
+  const double sectors_per_instr = epilogue_sectors_per_instr(k, g);
   r.epilogue_us = (k.epilogue_atomics_per_thread > 0
                        ? static_cast<double>(k.grid) * sectors_per_instr * g.l2.atomic_ns_per_sector
                        : 0.0) * 1e-3 +
@@ -357,6 +377,15 @@ LaunchPrediction predict_launch(const SubKernel& k, const GpuArch& g, const Pert
   const double first_pass_bytes = gp > 0 ? std::min(in, static_cast<double>(o.rows_in_flight) * row_bytes * tensors) : 0.0;
   r.fill_us = g.dram.fill_weight * first_pass_bytes / g.dram.bytes_per_s * 1e6;
   r.duration_us = g.launch_overhead_us + g.kernel_tail_cycles / clk + r.fill_us + worst + r.epilogue_us;
+}
+
+LaunchPrediction predict_launch(const SubKernel& k, const GpuArch& g, const Perturbation& pert = {}) {
+  LaunchPrediction r;
+  r.name = k.name;
+  r.occ = occupancy(k, g);
+  predict_reuse(k, g, pert, r);
+  predict_bytes(k, g, pert, r);
+  predict_duration(k, g, r);
   return r;
 }
 

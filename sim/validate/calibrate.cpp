@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "sim/config/bounded_file.hpp"
 #include "sim/config/config_error.hpp"
 #include "sim/core/reuse_curve.hpp"
 #include "sim/validate/fit.hpp"
@@ -27,17 +28,8 @@ constexpr uint64_t kMaxRecordBytes = 64ull << 20;
 std::string path_in(const std::string& dir, const std::string& name) { return (fs::path(dir) / name).string(); }
 
 std::string read_record(const std::string& file) {
-  std::error_code ec;
-  if (!fs::is_regular_file(file, ec))
-    throw config::ConfigError(file + ": missing (gpu_ref/scripts/calibrate_gpu.sh writes it)");
-  const uintmax_t size = fs::file_size(file, ec);
-  if (ec || size > kMaxRecordBytes)
-    throw config::ConfigError(config::format_config_error(file, 0, "", "is " + std::to_string(size) + " bytes",
-                                                          "at most " + std::to_string(kMaxRecordBytes) + " bytes"));
-  std::ifstream in(file, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
+  return config::read_bounded_file(file, {kMaxRecordBytes, "a record file calibrate_gpu.sh writes",
+                                          "missing (gpu_ref/scripts/calibrate_gpu.sh writes it)"});
 }
 
 // One JSON object per line (blank lines skipped), each with its line number.
@@ -340,12 +332,7 @@ Calibration calibrate(const std::string& dir, const simt::GpuArch& start, const 
   const std::vector<bool> held = held_out_mask(cases);
   const size_t training = static_cast<size_t>(std::count(held.begin(), held.end(), false));
   const std::string fit_why = "fit on the " + std::to_string(training) + " training cases of index.json";
-  std::istringstream fitted(fitted_parameters(g));
-  for (std::string line; std::getline(fitted, line);) {
-    const size_t colon = line.find(':');
-    const size_t first = line.find_first_not_of(' ');
-    if (colon != std::string::npos) cal.sources[line.substr(first, colon - first)] = {ValueSource::fit, fit_why};
-  }
+  for (const auto& [key, value] : fitted_values(g)) cal.sources[key] = {ValueSource::fit, fit_why};
   const auto problem = simt::gpu_arch_params().check(g);
   if (problem)
     throw config::CheckFailure("calibrate: " + dir + ": key '" + problem->key_path + "': " + problem->problem.problem +

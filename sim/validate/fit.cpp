@@ -246,14 +246,10 @@ simt::RangeConfig fit_ranges(const std::vector<GoldenCase>& cases, const simt::G
   return best;
 }
 
-std::string fitted_parameters(const simt::GpuArch& g) {
-  std::string out;
-  char line[160];
+std::vector<std::pair<std::string, double>> fitted_values(const simt::GpuArch& g) {
+  std::vector<std::pair<std::string, double>> out;
   simt::GpuArch copy = g;
-  for (const Param& p : fit_params()) {
-    std::snprintf(line, sizeof line, "  %s: %.9g\n", p.name, param_ref(copy, p));
-    out += line;
-  }
+  for (const Param& p : fit_params()) out.emplace_back(p.name, param_ref(copy, p));
   const simt::RangeConfig& r = g.range;
   for (auto [name, v] : {std::pair{"range.in_flight_spread", r.in_flight_spread},
                          std::pair{"range.dirty_spread_bytes", r.dirty_spread_bytes},
@@ -263,8 +259,16 @@ std::string fitted_parameters(const simt::GpuArch& g) {
                          std::pair{"range.scattered_store_fill", r.scattered_store_fill},
                          std::pair{"range.dram_write_floor", r.dram_write_floor}, std::pair{"range.l2_floor", r.l2_floor},
                          std::pair{"range.duration_floor_memory", r.duration_floor_memory},
-                         std::pair{"range.duration_floor_latency", r.duration_floor_latency}}) {
-    std::snprintf(line, sizeof line, "  %s: %.9g\n", name, v);
+                         std::pair{"range.duration_floor_latency", r.duration_floor_latency}})
+    out.emplace_back(name, v);
+  return out;
+}
+
+std::string fitted_parameters(const simt::GpuArch& g) {
+  std::string out;
+  char line[160];
+  for (const auto& [name, v] : fitted_values(g)) {
+    std::snprintf(line, sizeof line, "  %s: %.9g\n", name.c_str(), v);
     out += line;
   }
   return out;

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "sim/simt/gpu_arch.hpp"
@@ -22,7 +23,9 @@ simt::GpuArch fit_arch(const std::vector<GoldenCase>& cases, const simt::GpuArch
 /// training cases. fit_arch ends with it.
 simt::RangeConfig fit_ranges(const std::vector<GoldenCase>& cases, const simt::GpuArch& arch, std::string* log = nullptr);
 
-/// The fitted parameters' values, one "  key: value" line each (arch-file names).
+/// The fitted parameters and their values, by their arch-file keys.
+std::vector<std::pair<std::string, double>> fitted_values(const simt::GpuArch& g);
+/// The same as text, one "  key: value" line each.
 std::string fitted_parameters(const simt::GpuArch& g);
 
 }  // namespace normsim::validate

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
+#include "sim/config/bounded_file.hpp"
 #include "sim/config/config_error.hpp"
 #include "sim/core/npy.hpp"
 
@@ -116,17 +117,7 @@ namespace {
 
 // A regular file of at most kMaxGoldenIndexBytes, whole; ConfigError naming it otherwise.
 std::string read_golden_file(const std::string& file, const std::string& what) {
-  std::error_code ec;
-  const auto st = std::filesystem::status(file, ec);
-  if (!std::filesystem::is_regular_file(st)) throw config::ConfigError(file + ": cannot read " + what);
-  const uintmax_t size = std::filesystem::file_size(file, ec);
-  if (ec || size > kMaxGoldenIndexBytes)
-    throw config::ConfigError(config::format_config_error(file, 0, "", "is " + std::to_string(size) + " bytes",
-                                                          "at most " + std::to_string(kMaxGoldenIndexBytes) + " bytes"));
-  std::ifstream in(file, std::ios::binary);
-  std::string text(static_cast<size_t>(size), '\0');
-  if (!in.read(text.data(), static_cast<std::streamsize>(text.size()))) throw config::ConfigError(file + ": cannot read " + what);
-  return text;
+  return config::read_bounded_file(file, {kMaxGoldenIndexBytes, "a JSON file", "cannot read " + what});
 }
 
 }  // namespace

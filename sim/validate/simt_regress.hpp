@@ -91,15 +91,17 @@ double rel_error(double predicted, double measured);
 /// (fixed by the ids alone, so no one can choose them after seeing errors).
 std::vector<bool> held_out_mask(const std::vector<GoldenCase>& cases);
 
-/// The four counters' names in reports, baselines and JSON, with the error each case holds.
+/// The four counters (named once, kBaselineCounters) in reports, baselines
+/// and JSON, with the error each case holds.
 struct CounterField {
   const char* name;
   double CaseResult::*err;
 };
-inline constexpr CounterField kCounterFields[] = {{"dram_bytes_read", &CaseResult::dram_read_err},
-                                                  {"dram_bytes_written", &CaseResult::dram_write_err},
-                                                  {"l2_bytes", &CaseResult::l2_err},
-                                                  {"duration_us", &CaseResult::duration_err}};
+inline constexpr CounterField kCounterFields[] = {{kBaselineCounters[0], &CaseResult::dram_read_err},
+                                                  {kBaselineCounters[1], &CaseResult::dram_write_err},
+                                                  {kBaselineCounters[2], &CaseResult::l2_err},
+                                                  {kBaselineCounters[3], &CaseResult::duration_err}};
+static_assert(std::size(kCounterFields) == kBaselineCounters.size());
 
 /// Every case predicted on `gpu`; outputs compared where recorded (`golden_dir`
 /// holds the .npy files), the kernels' rsqrtf replayed from `rsqrt`.

@@ -67,13 +67,11 @@ Command add_area(CLI::App& app) {
   auto a = std::make_shared<AreaArgs>();
   auto* c = app.add_subcommand("area", "area of the datapath units: the analytic model and, with --synth, yosys");
   c->fallthrough();
-  c->add_option("workload", a->in.workload, name_or_path_help(config::ShippedKind::workload, "workload", "default: llama2-7b; its hidden size sizes the 1/n table"));
-  c->add_option("--arch", a->in.arch, name_or_path_help(config::ShippedKind::arch, "arch", "default: asic-default"));
-  c->add_option("--set", a->in.sets, "override a key: arch.formats.mean.bits=28 (repeatable)");
+  add_input_options(c, a->in, {"arch", "; its hidden size sizes the 1/n table", ": arch.formats.mean.bits=28", ""});
   c->add_flag("--synth", a->synth, "also synthesise each unit's RTL with yosys (a minute or two)");
   c->add_option("--synth-dir", a->synth_dir, "keep each unit's yosys script, ROM stubs and log in DIR/<unit>/");
   c->add_option("--rtl-dir", a->rtl_dir, "directory of the Verilog units (default: this checkout's rtl_models)");
-  c->add_option("--path", a->path, "input path whose SRAM is costed: sram-replay, dram-reread, partial-replay (default: the arch's)");
+  c->add_option("--path", a->path, "input path whose SRAM is costed: " + config::kInputPaths.joined() + " (default: the arch's)");
   c->add_option("--sram", a->sram, "SRAM costed: required (what the path needs, as `run` costs it) or configured (asic.sram.capacity_bytes)")
       ->check(CLI::IsMember({"required", "configured"}));
   c->add_flag("--json", a->json, "print the report as one JSON object on stdout");

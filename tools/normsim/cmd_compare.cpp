@@ -183,9 +183,7 @@ Command add_compare(CLI::App& app) {
   auto a = std::make_shared<CompareArgs>();
   auto* c = app.add_subcommand("compare", "run every input path of the ASIC model on one workload, one table");
   c->fallthrough();
-  c->add_option("workload", a->in.workload, name_or_path_help(config::ShippedKind::workload, "workload", "default: llama2-7b"));
-  c->add_option("--arch", a->in.arch, name_or_path_help(config::ShippedKind::arch, "arch with an asic section", "default: asic-default"));
-  c->add_option("--set", a->in.sets, "override a key (repeatable)");
+  add_input_options(c, a->in, {"arch with an asic section", "", "", ""});
   add_int_option(c, "--sram-budget", a->sram_budget, 1, int64_t(1) << 40,
                  "compare at this SRAM (bytes): each path with the rows in flight (and replay fraction) that fit it in the "
                  "fewest cycles");

@@ -6,6 +6,7 @@
 #include <iostream>
 
 #include "command.hpp"
+#include "sim/config/bounded_file.hpp"
 #include "sim/config/config_error.hpp"
 #include "sim/report/report_stamp.hpp"
 #include "sim/report/sweep_shards.hpp"
@@ -33,13 +34,7 @@ int merge(const MergeArgs& a) {
   if (files.empty()) throw config::ConfigError("merge: no sweep-shard-*.json in " + a.dirs.front() + " (allowed: the --out of sweep --shard)");
   std::vector<report::SweepShard> shards;
   for (const auto& f : files) {
-    std::error_code ec;
-    if (!std::filesystem::is_regular_file(f, ec)) throw config::ConfigError(f.string() + ": not a regular file (allowed: a file sweep --shard writes)");
-    const uintmax_t size = std::filesystem::file_size(f, ec);
-    if (ec || size > report::kMaxShardFileBytes) throw config::ConfigError(f.string() + ": larger than 1 GiB (allowed: a file sweep --shard writes)");
-    std::ifstream in(f, std::ios::binary);
-    std::string text(static_cast<size_t>(size), '\0');
-    in.read(text.data(), static_cast<std::streamsize>(text.size()));
+    const std::string text = config::read_bounded_file(f.string(), {report::kMaxShardFileBytes, "a file sweep --shard writes"});
     shards.push_back(report::parse_sweep_shard(text, f.string()));
   }
   const nlohmann::json all = report::merge_sweep_shards(shards);

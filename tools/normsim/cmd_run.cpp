@@ -154,18 +154,16 @@ Command add_run(CLI::App& app) {
   auto a = std::make_shared<RunArgs>();
   auto* c = app.add_subcommand("run", "run a workload through the datapath and report its numerics");
   c->fallthrough();  // -v/-q after the subcommand too
-  c->add_option("workload", a->in.workload, name_or_path_help(config::ShippedKind::workload, "workload", "default: llama2-7b"));
-  c->add_option("--arch", a->in.arch, name_or_path_help(config::ShippedKind::arch, "arch", "default: asic-default"));
+  add_input_options(c, a->in, {"arch", "", ": workload.rows=64, arch.formats.sumsq.bits=24", ""});
   c->add_option("--algorithm", a->algorithm, "LayerNorm variance algorithm: welford, two-pass, single-pass");
   c->add_option("--out", a->out_dir, "directory for report.json, report.csv (and .npy outputs)");
-  c->add_option("--set", a->in.sets, "override a key: workload.rows=64, arch.formats.sumsq.bits=24 (repeatable)");
   c->add_flag("--json", a->json, "print the report as one JSON object on stdout");
   c->add_flag("--fail-on-overflow", a->fail_on_overflow,
               "exit 1 when any fixed-point stage saturated or wrapped (each such stage is a warning line either way)");
   c->add_flag("--save-outputs", a->asic.save_outputs, "also write y.npy (in the output's dtype; bf16 as uint16 bits), mean.npy, rstd.npy into --out");
   c->add_flag("--save-inputs", a->asic.save_inputs, "also write x.npy (in the input's dtype; z.npy, the sum the norm takes, for a residual workload) and y_ref.npy (the fp64 reference) into --out");
   add_int_option(c, "--threads", a->asic.threads, 1, 1024, "threads for the numerics, over rows (default: all cores; same bits for any count)");
-  c->add_option("--path", a->asic.path, "input path of the ASIC model: sram-replay, dram-reread, partial-replay");
+  c->add_option("--path", a->asic.path, "input path of the ASIC model: " + config::kInputPaths.joined());
   c->add_flag("--no-numerics", a->asic.no_numerics, "timing only: same cycles and traffic, no arithmetic");
   c->add_flag("--rtl", a->asic.rtl, "lock-step the verilated RTL pipeline: statistics, y and latencies checked bit for bit");
   c->add_option("--trace", a->asic.trace,

@@ -308,8 +308,7 @@ Command add_sweep(CLI::App& app) {
   auto a = std::make_shared<SweepArgs>();
   auto* c = app.add_subcommand("sweep", "run the ASIC model over a design space (timing only unless --numerics)");
   c->fallthrough();
-  c->add_option("workload", a->in.workload, name_or_path_help(config::ShippedKind::workload, "workload", "default: the study's, else llama2-7b"));
-  c->add_option("--arch", a->in.arch, name_or_path_help(config::ShippedKind::arch, "arch with an asic section", "default: the study's, else asic-default"));
+  add_input_options(c, a->in, {"arch with an asic section", "", " for every point", "the study's, else "});
   // Each occurrence is an axis, in command-line order (--grid and --zip interleaved).
   c->add_option_function<std::string>("--grid", [a](const std::string& v) { a->axes.push_back({false, v}); },
                                       "KEY=V1,V2,... [if KEY2=A,B]: an axis (repeatable; the points are the product of the axes)")
@@ -320,8 +319,7 @@ Command add_sweep(CLI::App& app) {
       ->trigger_on_parse()
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   c->add_option("--study", a->study, name_or_path_help(config::ShippedKind::study, "study: workload, arch, set, objectives and axes (docs/EXPLORE.md)", "relative workload/arch paths are the study file's"));
-  c->add_option("--set", a->in.sets, "override a key for every point (repeatable)");
-  c->add_option("--path", a->asic.path, "input path: sram-replay, dram-reread, partial-replay");
+  c->add_option("--path", a->asic.path, "input path: " + config::kInputPaths.joined());
   c->add_flag("--numerics", a->numerics, "bit-accurate points (default: timing only)");
   c->add_option("--objectives", a->objectives,
                 "mark the Pareto front over these figures, all minimised: cycles,area,energy[,error] or any column name");

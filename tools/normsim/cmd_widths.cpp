@@ -104,9 +104,7 @@ Command add_widths(CLI::App& app) {
   auto a = std::make_shared<WidthsArgs>();
   auto* c = app.add_subcommand("widths", "search per-stage fixed-point formats for the least area that meets accuracy targets");
   c->fallthrough();
-  c->add_option("workload", a->in.workload, name_or_path_help(config::ShippedKind::workload, "workload", "default: llama2-7b"));
-  c->add_option("--arch", a->in.arch, name_or_path_help(config::ShippedKind::arch, "fixed-point arch to start from", "default: asic-default"));
-  c->add_option("--set", a->in.sets, "override a key before the search (repeatable)");
+  add_input_options(c, a->in, {"fixed-point arch to start from", "", " before the search", ""});
   c->add_option("--target", a->targets, "METRIC<=V (max_ulp, rel_l2, max_abs, rms) or frac_within_1ulp>=V (repeatable)")->required();
   c->add_option("--stages", a->stages, "stages to search, comma-separated (default: every stage the datapath uses)");
   add_int_option(c, "--sample-rows", a->sample_rows, 1, int64_t(1) << 32,

@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "sim/config/config_error.hpp"
+#include "sim/config/embedded_configs.hpp"
 #include "sim/config/printable.hpp"
 #include "sim/report/atomic_file.hpp"
 #include "sim/report/report_check.hpp"
@@ -47,6 +48,18 @@ std::string name_or_path_help(config::ShippedKind k, const std::string& what, co
   return what + ": a shipped name (" + config::shipped_names(k) + ") or a YAML path (" + rest + ")";
 }
 
+void add_input_options(CLI::App* c, InputArgs& in, const InputHelp& help) {
+  namespace emb = config::embedded;
+  c->add_option("workload", in.workload,
+                name_or_path_help(config::ShippedKind::workload, "workload",
+                                  "default: " + help.default_from + emb::kDefaultWorkloadName + help.workload_note));
+  c->add_option("--arch", in.arch,
+                name_or_path_help(config::ShippedKind::arch, help.arch_what,
+                                  "default: " + help.default_from + emb::kDefaultArchName));
+  c->add_option("--set", in.sets,
+                "override a key" + help.set_note + " (repeatable)");
+}
+
 Inputs load_inputs(const InputArgs& a) {
   std::vector<config::Override> ov;
   for (const auto& s : a.sets) {
@@ -67,7 +80,7 @@ std::optional<config::InputPath> parse_path_flag(const std::string& p) {
   if (p.empty()) return std::nullopt;
   auto ip = config::parse_input_path(p);
   if (!ip)
-    throw config::ConfigError("--path: unknown value '" + p + "' (allowed: " + std::string(config::kInputPathNames) + ")");
+    throw config::ConfigError("--path: unknown value '" + p + "' (allowed: " + config::kInputPaths.joined() + ")");
   return ip;
 }
 

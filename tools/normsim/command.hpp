@@ -62,6 +62,19 @@ struct Inputs {
   config::Arch arch;
 };
 
+/// What a command's workload positional, --arch and --set say in its help:
+/// `arch_what` (what the arch must be), `workload_note` (after the default),
+/// `set_note` (after "override a key"), and `default_from` ("the study's,
+/// else ") before each default.
+struct InputHelp {
+  std::string arch_what = "arch";
+  std::string workload_note;
+  std::string set_note;
+  std::string default_from;
+};
+/// Adds the workload positional, --arch and --set that fill `in`.
+void add_input_options(CLI::App* c, InputArgs& in, const InputHelp& help);
+
 /// The workload and arch of `a` (or the embedded defaults), --set applied;
 /// ConfigError for gpu keys (they belong to `normsim simt`).
 Inputs load_inputs(const InputArgs& a);

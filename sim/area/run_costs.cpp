@@ -1,0 +1,47 @@
+#include "sim/area/run_costs.hpp"
+
+#include <cstdio>
+
+namespace normsim::area {
+
+RunCosts run_costs(const core::DatapathConfig& dp, const config::AsicConfig& c, const RunActivity& run) {
+  RunCosts rc;
+  rc.sram_at_capacity = c.sram.area_at_capacity;
+  rc.sram_required_bytes = run.sram_required_bytes;
+  const double costed = rc.sram_at_capacity ? static_cast<double>(c.sram.capacity_bytes) : run.sram_required_bytes;
+  rc.area = estimate_area(dp, costed, c.node, c.latency.merge_level_cycles);
+  // This unit's share of a fused residual workload: its adder and mask generator.
+  for (const char* fused : {"residual_adder", "dropout_mask_generator"})
+    for (const UnitArea& u : rc.area.units)
+      if (u.unit == fused) {
+        rc.fusion_um2 += u.um2;
+        break;
+      }
+  ActivityCounts& act = rc.activity;
+  act.dram_bytes = static_cast<double>(run.dram_bytes_read + run.dram_bytes_written);
+  act.dram_pj_per_bit = c.dram.pj_per_bit();
+  act.sram_read_bytes = static_cast<double>(run.sram_bytes_read);
+  act.sram_write_bytes = static_cast<double>(run.sram_bytes_written);
+  // An access reads or writes one bank of the SRAM the area counts.
+  act.sram_bank_bytes = costed / c.sram.banks;
+  act.elements = static_cast<double>(run.elements);
+  act.rows = static_cast<double>(run.rows);
+  if (run.residual) {
+    act.residual_sums = act.elements;
+    if (run.dropout) act.masked_elements = act.elements;
+  }
+  act.node = c.node;
+  act.supply_v = c.supply_v;
+  rc.energy = estimate_energy(dp, act);
+  char basis[320];
+  std::snprintf(basis, sizeof basis,
+                "arithmetic and SRAM: Horowitz 2014 (45 nm, 0.9 V) x %.4g for %s at %.2f V (Stillmaker & Baas 2017); SRAM per "
+                "access to a %.0f-byte bank; DRAM %s, %.3g pJ/bit",
+                rc.energy.node_factor, c.node.c_str(), c.supply_v, act.sram_bank_bytes,
+                c.dram.energy_pj_per_bit ? "as given" : std::string(config::to_string(c.dram.interface)).c_str(),
+                act.dram_pj_per_bit);
+  rc.energy_basis = basis;
+  return rc;
+}
+
+}  // namespace normsim::area

@@ -1,0 +1,105 @@
+#include "sim/asic/unit_registry.hpp"
+
+#include "sim/asic/chan_merge_tree.hpp"
+#include "sim/asic/input_path_unit.hpp"
+#include "sim/asic/normalize_unit.hpp"
+#include "sim/asic/reread_stream.hpp"
+#include "sim/asic/rsqrt_unit.hpp"
+#include "sim/asic/separate_adder_pass.hpp"
+#include "sim/asic/welford_lane_array.hpp"
+
+namespace normsim::asic {
+
+namespace {
+using core::Stage;
+using Module = std::unique_ptr<sc_core::sc_module>;
+
+bool always(const RunGeometry&) { return true; }
+const core::StatGroup* no_stats(const sc_core::sc_module&) { return nullptr; }
+template <class Unit>
+const core::StatGroup* stats_of(const sc_core::sc_module& m) {
+  return &static_cast<const Unit&>(m).stats();
+}
+
+Module make_adder_pass(UnitBuild& b, AcceleratorChannels& ch) {
+  auto u = std::make_unique<SeparateAdderPass>("residual_adder_pass", b.geometry, b.dram);
+  u->done(ch.adder_done);
+  return u;
+}
+
+Module make_input_path(UnitBuild& b, AcceleratorChannels& ch) {
+  auto u = std::make_unique<InputPathUnit>("input_path", b.geometry, b.dram, b.sram, b.arith);
+  u->free_slots(ch.free_slots);
+  u->to_lanes(ch.input_to_lanes);
+  u->params_on_chip(ch.params_on_chip);
+  u->adder_done(ch.adder_done);
+  return u;
+}
+
+Module make_merge_tree(UnitBuild& b, AcceleratorChannels&) {
+  auto u = std::make_unique<ChanMergeTree>(
+      "chan_merge_tree", ChanMergeTree::Config{b.merge, b.cfg.latency.merge_level_cycles, b.cfg.datapaths}, b.arith);
+  b.merge_tree = u.get();
+  return u;
+}
+
+Module make_rsqrt(UnitBuild& b, AcceleratorChannels&) {
+  auto u = std::make_unique<RsqrtUnit>("rsqrt", b.cfg.latency.rsqrt_cycles, b.arith);
+  b.rsqrt = u.get();
+  return u;
+}
+
+Module make_lanes(UnitBuild& b, AcceleratorChannels& ch) {
+  auto u = std::make_unique<WelfordLaneArray>("welford_lanes", b.geometry, b.cfg.latency.welford_cycles, b.dram, b.sram,
+                                              *b.merge_tree, *b.rsqrt, b.arith);
+  u->from_input(ch.input_to_lanes);
+  u->to_normalize(ch.stats_to_normalize);
+  u->sum_in_dram(ch.sum_in_dram);
+  u->adder_done(ch.adder_done);
+  return u;
+}
+
+Module make_normalize(UnitBuild& b, AcceleratorChannels& ch) {
+  auto u = std::make_unique<NormalizeUnit>(
+      "normalize", b.geometry, NormalizeUnit::Config{b.cfg.latency.normalize_cycles, b.cfg.write_stats, b.rows_done_out},
+      b.dram, b.sram, b.arith);
+  u->from_rsqrt(ch.stats_to_normalize);
+  u->free_slots(ch.free_slots);
+  u->reread(ch.reread_fifo);
+  u->params_on_chip(ch.params_on_chip);
+  return u;
+}
+
+Module make_reread(UnitBuild& b, AcceleratorChannels& ch) {
+  auto u = std::make_unique<RereadStream>("reread_stream", b.geometry, b.dram);
+  u->to_normalize(ch.reread_fifo);
+  u->sum_in_dram(ch.sum_in_dram);
+  return u;
+}
+
+const std::vector<AsicUnitEntry> kUnits = {
+    {"residual_adder_pass",
+     "the unfused baseline's separate adder: x and r in, z = dropout(x) + r out, over the whole tensor first",
+     [](const RunGeometry& g) { return g.fusion == Fusion::separate_adder; }, make_adder_pass, stats_of<SeparateAdderPass>,
+     {Traffic::adder_read, Traffic::adder_write},
+     {}},
+    {"input_path", "gamma/beta once, then each row's transactions (x, and r when fused) into a free row buffer", always,
+     make_input_path, no_stats, {Traffic::params, Traffic::input, Traffic::residual}, {}},
+    {"chan_merge_tree", "log2 L levels of Chan merges (adders for sums), dedicated or on shared merge units", always,
+     make_merge_tree, stats_of<ChanMergeTree>, {}, {Stage::sum, Stage::sumsq, Stage::mean, Stage::m2, Stage::variance}},
+    {"rsqrt", "variance + eps -> rstd: leading-zero normalise, table seed, Newton steps", always, make_rsqrt, no_stats, {},
+     {Stage::rsqrt_in, Stage::rsqrt_out}},
+    {"welford_lanes", "L lanes, an element a lane a cycle; the kept part into the row buffer, a fused unit's z to DRAM",
+     always, make_lanes, stats_of<WelfordLaneArray>, {Traffic::sum},
+     {Stage::input, Stage::sum, Stage::sumsq, Stage::mean, Stage::m2, Stage::recip}},
+    {"normalize", "the row back from the row buffer and the re-read FIFO, L outputs a cycle, written through a write buffer",
+     always, make_normalize, stats_of<NormalizeUnit>, {Traffic::output, Traffic::stats},
+     {Stage::xhat, Stage::gamma, Stage::beta, Stage::output}},
+    {"reread_stream", "the part of each row not kept, re-read from DRAM in row order into the re-read FIFO",
+     [](const RunGeometry& g) { return g.rereads(); }, make_reread, no_stats, {Traffic::input_reread}, {}},
+};
+}  // namespace
+
+std::span<const AsicUnitEntry> asic_units() { return kUnits; }
+
+}  // namespace normsim::asic

@@ -1,0 +1,70 @@
+// The ASIC model's units, one entry each, in elaboration order: what the unit
+// is, when a run has it, how it is built and bound to the accelerator's
+// channels, the DRAM traffic it moves and the fixed-point stages it
+// computes. NormAccelerator builds the units a run enables from this list
+// and nothing else; adding a unit is its module, its entry here, and its
+// channels in AcceleratorChannels (docs/ARCHITECTURE.md, "Where a change goes").
+#pragma once
+
+#include <atomic>
+#include <memory>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "sim/asic/cycle_signal.hpp"
+#include "sim/asic/handshake_fifo.hpp"
+#include "sim/asic/memory_models.hpp"
+#include "sim/asic/row_arithmetic.hpp"
+#include "sim/asic/row_slot.hpp"
+#include "sim/asic/run_geometry.hpp"
+#include "sim/core/fixed_stage.hpp"
+#include "sim/core/merge_schedule.hpp"
+#include "sim/core/stats.hpp"
+
+namespace normsim::asic {
+
+class ChanMergeTree;
+class RsqrtUnit;
+
+/// Every channel between the units (docs/ASIC.md, "Processes and hand-overs").
+struct AcceleratorChannels {
+  HandshakeFifo<RowSlot*>& free_slots;          ///< normalize -> input_path
+  HandshakeFifo<ChunkToken>& input_to_lanes;    ///< input_path -> welford_lanes
+  HandshakeFifo<RowSlot*>& stats_to_normalize;  ///< welford_lanes -> normalize
+  HandshakeFifo<Grant>& reread_fifo;            ///< reread_stream -> normalize
+  HandshakeFifo<double>& sum_in_dram;           ///< welford_lanes -> reread_stream
+  CycleSignal& params_on_chip;                  ///< input_path -> normalize
+  CycleSignal& adder_done;                      ///< residual_adder_pass -> input_path, welford_lanes
+};
+
+/// What a unit is built from; the units built before it are in `built`.
+struct UnitBuild {
+  const RunGeometry& geometry;
+  const AsicConfig& cfg;
+  const core::MergeSchedule& merge;
+  DramModel& dram;
+  SramModel& sram;
+  RowArithmetic* arith;                   ///< null when timing only
+  std::atomic<int64_t>* rows_done_out;    ///< a progress line's counter, or null
+  ChanMergeTree* merge_tree = nullptr;    ///< built: the lanes' transports
+  RsqrtUnit* rsqrt = nullptr;
+};
+
+struct AsicUnitEntry {
+  std::string_view name;     ///< its SystemC instance name and counter group
+  std::string_view summary;  ///< one line, for docs and listings
+  /// Whether a run of this geometry has the unit.
+  bool (*enabled)(const RunGeometry& g);
+  /// Builds it (named `name`) and binds its ports to `ch`.
+  std::unique_ptr<sc_core::sc_module> (*make)(UnitBuild& b, AcceleratorChannels& ch);
+  /// Its counters (busy and stall cycles by cause), if it keeps any.
+  const core::StatGroup* (*stats)(const sc_core::sc_module& unit);
+  std::vector<Traffic> dram_traffic;  ///< the DRAM traffic kinds it requests
+  std::vector<core::Stage> stages;    ///< the fixed-point stages it computes (core::NormDatapath)
+};
+
+/// The units, in elaboration order (their processes' order in the kernel).
+std::span<const AsicUnitEntry> asic_units();
+
+}  // namespace normsim::asic
