@@ -19,6 +19,9 @@
 #include <tuple>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
+#include "sim/report/run_report.hpp"
 #include "tools/normsim/cli_main.hpp"
 
 namespace py = pybind11;
@@ -99,5 +102,15 @@ PYBIND11_MODULE(_normsim, m) {
   m.doc() = "normsim's command line, each call in a child process (see the normsim package)";
   m.def("invoke", &invoke, py::arg("args"),
         "Runs `normsim ARGS...` in a child process; returns (exit code, stdout, stderr).");
+  m.def(
+      "report_leaves",
+      [](const std::string& report_json) {
+        nlohmann::json leaves = nlohmann::json::array();
+        for (auto& [path, leaf] : normsim::report::report_leaves(nlohmann::json::parse(report_json)))
+          leaves.push_back({path, leaf});
+        return leaves.dump();
+      },
+      py::arg("report_json"),
+      "A report's leaves as JSON [[dotted path, leaf], ...]: the columns of its CSV (sim/report/run_report.hpp).");
   m.attr("version") = NORMSIM_VERSION;
 }

@@ -73,11 +73,17 @@ std::string unit_of(const std::string& path) {
   return "";
 }
 
-void flatten(const json& j, const std::string& prefix, std::vector<std::pair<std::string, std::string>>& out) {
+void collect_leaves(const json& j, const std::string& prefix, std::vector<std::pair<std::string, json>>& out) {
   if (j.is_object()) {
-    for (auto it = j.begin(); it != j.end(); ++it) flatten(it.value(), prefix.empty() ? it.key() : prefix + "." + it.key(), out);
+    for (auto it = j.begin(); it != j.end(); ++it)
+      collect_leaves(it.value(), prefix.empty() ? it.key() : prefix + "." + it.key(), out);
     return;
   }
+  out.emplace_back(prefix, j);
+}
+
+// A leaf as a CSV cell: a list's items joined by "; ", non-finite numbers by name.
+std::string leaf_text(const json& j) {
   std::string v;
   if (j.is_array()) {
     for (const auto& e : j) v += (v.empty() ? "" : "; ") + (e.is_string() ? e.get<std::string>() : e.dump());
@@ -85,7 +91,7 @@ void flatten(const json& j, const std::string& prefix, std::vector<std::pair<std
   else if (j.is_null()) v = "";
   else if (j.is_number_float() && !std::isfinite(j.get<double>())) v = std::isnan(j.get<double>()) ? "nan" : j.get<double>() > 0 ? "inf" : "-inf";
   else v = j.dump();
-  out.emplace_back(prefix, v);
+  return v;
 }
 
 std::string fmt_g(double v, const char* f = "%.4g") {
@@ -180,14 +186,19 @@ json run_report_json(const config::Workload& w, const config::Arch& a, const cor
   return {{"workload", wj}, {"arch", aj}, {"numerics", nj}};
 }
 
+std::vector<std::pair<std::string, json>> report_leaves(const json& report) {
+  std::vector<std::pair<std::string, json>> leaves;
+  collect_leaves(report, "", leaves);
+  return leaves;
+}
+
 std::string run_report_csv(const json& report) {
-  std::vector<std::pair<std::string, std::string>> cols;
-  flatten(report, "", cols);
+  const auto cols = report_leaves(report);
   std::ostringstream h, v;
   for (size_t i = 0; i < cols.size(); ++i) {
     const std::string u = unit_of(cols[i].first);
     h << (i ? "," : "") << csv_escape(u.empty() ? cols[i].first : cols[i].first + " [" + u + "]");
-    v << (i ? "," : "") << csv_escape(cols[i].second);
+    v << (i ? "," : "") << csv_escape(leaf_text(cols[i].second));
   }
   return h.str() + "\n" + v.str() + "\n";
 }

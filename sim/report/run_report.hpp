@@ -14,6 +14,9 @@ namespace normsim::report {
 
 nlohmann::json run_report_json(const config::Workload& w, const config::Arch& a, const core::NumericsResult& n);
 /// Header + one row; columns are the JSON leaves, each with its unit in brackets.
+/// A report's leaves in order, by their dotted paths ("timing.cycles"); a
+/// list is one leaf. The CSV's columns and the Python package's rows.
+std::vector<std::pair<std::string, nlohmann::json>> report_leaves(const nlohmann::json& report);
 std::string run_report_csv(const nlohmann::json& report);
 std::string run_summary_table(const config::Workload& w, const config::Arch& a, const core::NumericsResult& n);
 

@@ -1,10 +1,12 @@
 """The Python API returns what the CLI's --json prints, and fails as the CLI does."""
 import importlib.util
+import json
+import subprocess
 
 import pytest
 
 import normsim
-from conftest import SOURCE_DIR, without_invocation
+from conftest import NORMSIM, SOURCE_DIR, without_invocation
 
 SMALL = {"workload.rows": 16}
 
@@ -81,6 +83,18 @@ def test_sweep_rows_are_a_table():
         import pandas
 
         assert pandas.DataFrame(rows).shape[0] == 6
+
+
+def test_rows_name_their_columns_as_the_csv_does(tmp_path):
+    out = tmp_path / "run"
+    subprocess.run([NORMSIM, "run", "--set", "workload.rows=8", "--no-numerics", "-q", "--out", str(out)], check=True)
+    report = json.loads((out / "report.json").read_text())
+    for stamp in ("normsim_version", "schema_version", "report", "command", "configs"):  # the CSV has no stamp
+        report.pop(stamp)
+    header = (out / "report.csv").read_text().splitlines()[0].split(",")
+    row = {}
+    normsim._flatten(report, row)
+    assert list(row) == [h.split(" [")[0] for h in header]
 
 
 def test_simt_area_widths_list():
