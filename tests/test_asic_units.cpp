@@ -4,6 +4,7 @@
 // timing written out by hand. Every TEST elaborates once, in its own process.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <set>
@@ -22,6 +23,7 @@
 #include "sim/asic/sim_time.hpp"
 #include "sim/asic/unit_registry.hpp"
 #include "sim/asic/welford_lane_array.hpp"
+#include "sim/area/area_energy.hpp"
 #include "sim/config/datapath_config.hpp"
 #include "sim/core/row_inputs.hpp"
 
@@ -417,4 +419,42 @@ TEST(AsicUnits, TheAcceleratorBuildsTheUnitsItsGeometryEnables) {
                                                "dram", "sram"}));
   sc_core::sc_start();
   EXPECT_EQ(top.normalize().rows_done(), 8);
+}
+
+// Every unit sim/area costs is one registry entry's, on each arithmetic
+// (fixed, fp32), norm (LayerNorm, RMSNorm), variance algorithm (Welford,
+// single pass), merge (dedicated, shared) and a fused residual with dropout.
+TEST(AsicUnits, EveryAreaUnitBelongsToExactlyOneRegistryEntry) {
+  struct Design {
+    std::string workload, arch;
+    int merge_units = 0;
+    config::FuseMode fuse = config::FuseMode::none;
+    core::VarianceAlgorithm algorithm = core::VarianceAlgorithm::welford;
+  };
+  const std::vector<Design> designs = {{"bert-large", "asic-default"}, {"llama2-7b", "asic-default"},
+                                       {"bert-large", "asic-fp32"},    {"llama2-7b", "asic-fp32"},
+                                       {"bert-large", "asic-default", 1}, {"bert-large", "asic-fp32", 1},
+                                       {"postnorm-7b", "asic-default", 0, config::FuseMode::residual_dropout},
+                                       {"postnorm-7b", "asic-fp32", 0, config::FuseMode::residual_dropout},
+                                       {"bert-large", "asic-default", 0, config::FuseMode::none, core::VarianceAlgorithm::single_pass},
+                                       {"bert-large", "asic-fp32", 0, config::FuseMode::none, core::VarianceAlgorithm::single_pass}};
+  std::set<std::string> seen;
+  for (const Design& d : designs) {
+    Bench b(d.workload, 4, d.arch);
+    b.a.merge.units = d.merge_units;
+    b.a.fuse.mode = d.fuse;
+    b.a.algorithm = d.algorithm;
+    const area::AreaReport ar =
+        area::estimate_area(config::datapath_config(b.w, b.a), 0, b.cfg.node, b.cfg.latency.merge_level_cycles);
+    for (const area::UnitArea& u : ar.units) {
+      int owners = 0;
+      for (const AsicUnitEntry& e : asic_units())
+        owners += static_cast<int>(std::count(e.area_units.begin(), e.area_units.end(), u.unit));
+      EXPECT_EQ(owners, 1) << u.unit << " on " << d.workload << " / " << d.arch;
+      seen.insert(u.unit);
+    }
+  }
+  // ... and every area unit an entry names is built by one of those designs.
+  for (const AsicUnitEntry& e : asic_units())
+    for (const std::string_view u : e.area_units) EXPECT_TRUE(seen.count(std::string(u))) << e.name << ": " << u;
 }

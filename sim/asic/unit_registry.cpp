@@ -82,21 +82,28 @@ const std::vector<AsicUnitEntry> kUnits = {
      "the unfused baseline's separate adder: x and r in, z = dropout(x) + r out, over the whole tensor first",
      [](const RunGeometry& g) { return g.fusion == Fusion::separate_adder; }, make_adder_pass, stats_of<SeparateAdderPass>,
      {Traffic::adder_read, Traffic::adder_write},
-     {}},
+     {},
+     {}},  // another unit's (or a GPU kernel's) cost, not this design's
     {"input_path", "gamma/beta once, then each row's transactions (x, and r when fused) into a free row buffer", always,
-     make_input_path, no_stats, {Traffic::params, Traffic::input, Traffic::residual}, {}},
+     make_input_path, no_stats, {Traffic::params, Traffic::input, Traffic::residual}, {},
+     {"residual_adder", "dropout_mask_generator"}},  // a fused unit's adder sits on the input path, in front of the lanes
     {"chan_merge_tree", "log2 L levels of Chan merges (adders for sums), dedicated or on shared merge units", always,
-     make_merge_tree, stats_of<ChanMergeTree>, {}, {Stage::sum, Stage::sumsq, Stage::mean, Stage::m2, Stage::variance}},
+     make_merge_tree, stats_of<ChanMergeTree>, {}, {Stage::sum, Stage::sumsq, Stage::mean, Stage::m2, Stage::variance},
+     {"chan_merge_tree", "adder_tree", "merge_tree_registers", "merge_sequencer"}},
     {"rsqrt", "variance + eps -> rstd: leading-zero normalise, table seed, Newton steps", always, make_rsqrt, no_stats, {},
-     {Stage::rsqrt_in, Stage::rsqrt_out}},
+     {Stage::rsqrt_in, Stage::rsqrt_out},
+     {"variance_scale", "rsqrt_unit"}},
     {"welford_lanes", "L lanes, an element a lane a cycle; the kept part into the row buffer, a fused unit's z to DRAM",
      always, make_lanes, stats_of<WelfordLaneArray>, {Traffic::sum},
-     {Stage::input, Stage::sum, Stage::sumsq, Stage::mean, Stage::m2, Stage::recip}},
+     {Stage::input, Stage::sum, Stage::sumsq, Stage::mean, Stage::m2, Stage::recip},
+     {"welford_lanes", "sum_lanes", "square_sum_lanes"}},
     {"normalize", "the row back from the row buffer and the re-read FIFO, L outputs a cycle, written through a write buffer",
      always, make_normalize, stats_of<NormalizeUnit>, {Traffic::output, Traffic::stats},
-     {Stage::xhat, Stage::gamma, Stage::beta, Stage::output}},
+     {Stage::xhat, Stage::gamma, Stage::beta, Stage::output},
+     {"normalize_affine"}},
     {"reread_stream", "the part of each row not kept, re-read from DRAM in row order into the re-read FIFO",
-     [](const RunGeometry& g) { return g.rereads(); }, make_reread, no_stats, {Traffic::input_reread}, {}},
+     [](const RunGeometry& g) { return g.rereads(); }, make_reread, no_stats, {Traffic::input_reread}, {},
+     {}},  // an address generator: its FIFO is SRAM, costed with it
 };
 }  // namespace
 

@@ -62,6 +62,8 @@ struct AsicUnitEntry {
   const core::StatGroup* (*stats)(const sc_core::sc_module& unit);
   std::vector<Traffic> dram_traffic;  ///< the DRAM traffic kinds it requests
   std::vector<core::Stage> stages;    ///< the fixed-point stages it computes (core::NormDatapath)
+  /// The sim/area units that cost its logic (area::estimate_area's names, whichever the arch's arithmetic builds).
+  std::vector<std::string_view> area_units;
 };
 
 /// The units, in elaboration order (their processes' order in the kernel).
