@@ -78,6 +78,11 @@ void expect_same_stats(const core::RowStats& got, const core::RowStats& want) {
   EXPECT_EQ(got.rstd, want.rstd);
 }
 
+// Waits (a testbench thread) until cycle `t`, if it lies ahead.
+void wait_until(double t) {
+  if (t > now_cycles()) sc_core::wait(sc_core::sc_time((t - now_cycles()) * kPsPerCycle, sc_core::SC_PS));
+}
+
 // Writes `tokens` into its port in order, each not before its cycle.
 template <class T>
 SC_MODULE(TimedSource) {
@@ -87,7 +92,7 @@ SC_MODULE(TimedSource) {
   explicit TimedSource(sc_core::sc_module_name n) : sc_module(n) { SC_THREAD(run); }
   void run() {
     for (const auto& [t, v] : tokens) {
-      if (t > now_cycles()) wait(sc_core::sc_time((t - now_cycles()) * kPsPerCycle, sc_core::SC_PS));
+      wait_until(t);
       out.write(v);
     }
   }
@@ -236,9 +241,7 @@ TEST(AsicUnits, InputPathUnitStreamsRowsAndAnnouncesTheParameters) {
         got.push_back(t);
         if (t.chunk + 1 == t.chunks) {
           rows_x.push_back(t.slot->x);
-          wait(sc_core::sc_time(t.dram.done * kPsPerCycle, sc_core::SC_PS) > sc_core::sc_time_stamp()
-                   ? sc_core::sc_time(t.dram.done * kPsPerCycle, sc_core::SC_PS) - sc_core::sc_time_stamp()
-                   : sc_core::SC_ZERO_TIME);
+          wait_until(t.dram.done);
           sram->hold(-row_buffer_bytes);
           back.write(t.slot);
         }
