@@ -56,6 +56,12 @@ expect 2 "fifo.yaml: is not a regular file" -- run "$T/fifo.yaml" -q
 expect 2 "fifo.yaml: is not a regular file" -- simt --gpu "$T/fifo.yaml" --kernel v1 --rows 8 --hidden 64 -q
 truncate -s 17M "$T/big.yaml"
 expect 2 "big.yaml: is 17825792 bytes (allowed: a YAML file of at most 16777216 bytes)" -- run "$T/big.yaml" -q
+# The same reader serves a sweep's shards, the golden index and calibrate's records.
+mkdir -p "$T/shards_bad" "$T/golden_dir/index.json" "$T/records"
+mkfifo "$T/shards_bad/sweep-shard-0-of-1.json"
+expect 2 "sweep-shard-0-of-1.json: is not a regular file (a device, FIFO or socket) (allowed: a file sweep --shard writes of at most 1073741824 bytes)" -- merge "$T/shards_bad" --out "$T/merged" -q
+expect 2 "index.json: is a directory, expected a JSON file" -- regress "$T/golden_dir" -q
+expect 2 "records/env.json: missing (gpu_ref/scripts/calibrate_gpu.sh writes it)" -- calibrate "$T/records" -o "$T/gpu.yaml" -q
 
 # --- one printable line for every error -------------------------------------
 expect 2 "key 'input.distribution.value': value 1e+39 is not finite in bf16" -- run --set 'workload.input.distribution={kind: constant, value: 1e39}' -q
