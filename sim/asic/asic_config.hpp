@@ -10,7 +10,6 @@ namespace normsim::asic {
 using config::AsicConfig;
 using config::DramConfig;
 using config::InputPath;
-using config::kInputPaths;
 using config::L1Config;
 using config::L2Config;
 using config::L2Priority;

@@ -3,7 +3,6 @@
 #include <filesystem>
 #include <cmath>
 #include <cstdio>
-#include <fstream>
 #include <map>
 #include <optional>
 #include <set>

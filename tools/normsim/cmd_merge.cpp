@@ -2,7 +2,6 @@
 // --out DIR) into exactly what the sweep run whole writes. Every shard of one
 // study must be there once; anything else is exit 2 naming the file.
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 
 #include "command.hpp"
