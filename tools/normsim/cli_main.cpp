@@ -80,7 +80,7 @@ int cli_main(int argc, char** argv) {
   auto& stamp = normsim::report::current_stamp();
   stamp.normsim_version = NORMSIM_VERSION;
   stamp.command.assign(argv, argv + argc);
-  // The progress line (sweep and widths draw their own, by points and evaluations).
+  // The progress line (sweep and widths put their points and evaluations on it).
   struct StopProgress {
     ~StopProgress() { ProgressLine::get().stop(); }
   } stop_progress;
@@ -92,7 +92,7 @@ int cli_main(int argc, char** argv) {
         what = c.app->get_name().c_str();
         stamp.report = what;
         const std::string name = what;
-        if (name != "sweep" && name != "widths" && name != "list")
+        if (name != "list")
           ProgressLine::get().start("normsim " + name, ProgressLine::wanted(progress, quiet, json));
         const int rc = c.run();
         ProgressLine::get().stop();

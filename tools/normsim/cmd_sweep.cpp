@@ -5,7 +5,6 @@
 // exit 2); a point the design cannot build is a row with its reason; each run
 // is a forked child. `normsim merge` shares the output writer.
 #include <spdlog/spdlog.h>
-#include <unistd.h>
 
 #include <chrono>
 #include <cstdio>
@@ -14,6 +13,7 @@
 #include <thread>
 
 #include "command.hpp"
+#include "progress.hpp"
 #include "sim/report/report_stamp.hpp"
 #include "sim/asic/isolated_run.hpp"
 #include "sim/config/config_error.hpp"
@@ -137,30 +137,6 @@ std::pair<size_t, size_t> parse_shard(const std::string& s) {
   throw config::ConfigError("sweep: --shard '" + s + "': expected i/n with 0 <= i < n <= 100000 (allowed: 0/4, 1/4, 2/4, 3/4 for four shards)");
 }
 
-// Points done / total, rate and ETA on stderr, at most twice a second.
-class Progress {
- public:
-  Progress(size_t total, bool on) : total_(total), on_(on), t0_(Clock::now()) {}
-  void tick(size_t done) {
-    if (!on_) return;
-    const auto now = Clock::now();
-    if (done < total_ && now - last_ < std::chrono::milliseconds(500)) return;
-    last_ = now;
-    const double s = std::chrono::duration<double>(now - t0_).count();
-    const double rate = s > 0 ? done / s : 0;
-    std::fprintf(stderr, "\rsweep: %zu/%zu points, %.1f points/s, ETA %.0f s   ", done, total_, rate,
-                 rate > 0 ? (total_ - done) / rate : 0.0);
-    if (done == total_) std::fprintf(stderr, "\n");
-    std::fflush(stderr);
-  }
-
- private:
-  using Clock = std::chrono::steady_clock;
-  size_t total_;
-  bool on_;
-  Clock::time_point t0_, last_{};
-};
-
 int sweep(const SweepArgs& a) {
   // The study: a file, the flags on top of it.
   config::Grid grid;
@@ -231,10 +207,20 @@ int sweep(const SweepArgs& a) {
   if (a.slurm) return write_slurm_job(a, points.size());
 
   const int jobs = a.jobs > 0 ? a.jobs : std::max(1u, std::thread::hardware_concurrency());
-  Progress progress(feasible.size(), a.progress || (spdlog::get_level() <= spdlog::level::info && !a.json && isatty(2)));
+  // Points done / total, rate and ETA on the progress line.
+  ProgressLine& progress = ProgressLine::get();
+  if (a.progress && !progress.on()) progress.start("normsim sweep", true);
   size_t done = 0;
   int failed = 0;
   const auto t0 = std::chrono::steady_clock::now();
+  auto tick = [&] {
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const double rate = s > 0 ? static_cast<double>(done) / s : 0;
+    char text[128];
+    std::snprintf(text, sizeof text, "%zu/%zu points, %.1f points/s, ETA %.0f s", done, feasible.size(), rate,
+                  rate > 0 ? static_cast<double>(feasible.size() - done) / rate : 0.0);
+    progress.status(text);
+  };
   asic::run_isolated_pool(
       feasible.size(), jobs,
       [&](size_t k) {
@@ -250,8 +236,10 @@ int sweep(const SweepArgs& a) {
         } else {
           rows[feasible[k]]["report"] = nlohmann::json::parse(text);
         }
-        progress.tick(++done);
+        ++done;
+        tick();
       });
+  progress.finish();
   if (failed) return failed;
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   spdlog::info("sweep: {} points ({} infeasible) in {:.2f} s on {} jobs{}", rows.size(), rows.size() - feasible.size(), seconds,

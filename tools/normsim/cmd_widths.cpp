@@ -2,15 +2,14 @@
 // accuracy targets on a workload's data (sim/explore/width_search.hpp), the
 // area saved, and an arch YAML with them that `run` accepts.
 #include <spdlog/spdlog.h>
-#include <unistd.h>
 
-#include <chrono>
 #include <cstdio>
-#include <memory>
 
 #include <iostream>
+#include <memory>
 
 #include "command.hpp"
+#include "progress.hpp"
 #include "sim/report/report_stamp.hpp"
 #include "sim/config/config_error.hpp"
 #include "sim/explore/width_search.hpp"
@@ -48,21 +47,19 @@ int widths(const WidthsArgs& a) {
   }
   o.sample_rows = a.sample_rows;
   o.threads = thread_count(a.threads);
-  // Progress on stderr (a terminal, or --progress), at most twice a second.
-  if (a.progress || (spdlog::get_level() <= spdlog::level::info && !a.json && isatty(2))) {
-    auto last = std::make_shared<std::chrono::steady_clock::time_point>();
-    o.on_evaluation = [last](const explore::WidthEvaluation& e) {
-      const auto now = std::chrono::steady_clock::now();
-      if (now - *last < std::chrono::milliseconds(500) && e.phase != "confirm") return;
-      *last = now;
-      std::fprintf(stderr, "\rwidths: %d evaluations, round %d, %-9s on %lld rows   ", e.index + 1, e.round, e.phase.c_str(),
-                   static_cast<long long>(e.rows));
-      std::fflush(stderr);
+  // Evaluations, round and phase on the progress line.
+  ProgressLine& progress = ProgressLine::get();
+  if (a.progress && !progress.on()) progress.start("normsim widths", true);
+  if (progress.on())
+    o.on_evaluation = [&progress](const explore::WidthEvaluation& e) {
+      char text[128];
+      std::snprintf(text, sizeof text, "%d evaluations, round %d, %s on %lld rows", e.index + 1, e.round, e.phase.c_str(),
+                    static_cast<long long>(e.rows));
+      progress.status(text, e.phase == "confirm");
     };
-  }
   spdlog::info("widths: workload {} ({}), arch {} ({})", w.name, w.source, arch.name, arch.source);
   const explore::WidthSearchResult r = explore::search_widths(w, arch, o);
-  if (o.on_evaluation) std::fprintf(stderr, "\n");
+  progress.finish();
   nlohmann::json j = report::widths_json(r, o.targets);
   // Rejected candidates may have infinite errors (a saturating format); the choice may not.
   check_report({{"chosen", j["chosen"]}}, "widths");
