@@ -10,7 +10,7 @@ using namespace normsim;
 
 TEST(AsicL2, MeasuredReplacementFollowsTheCurvesAndTheHints) {
   asic::L2Config l2;
-  l2.capacity_bytes = 62914560;
+  l2.capacity_bytes = core::Bytes(62914560);
   l2.replacement = asic::L2Replacement::measured;
   l2.reuse.sweep = {46.6e6, 19.4};
   l2.reuse.steady = {45e6, 6.0};
@@ -52,7 +52,7 @@ TEST(AsicL2, MeasuredReplacementFollowsTheCurvesAndTheHints) {
 
 TEST(AsicL2, LruReuseCliffAndDirtyLinesLeft) {
   asic::L2Config l2;
-  l2.capacity_bytes = 60e6;
+  l2.capacity_bytes = core::Bytes(60e6);
   // DRAM re-read, 100 rows of 100 KB in flight, y as large as x: D = 100 x 300 KB = 30 MB < 60 MB: hits.
   auto t = asic::l2_traffic(l2, true, 1000, 25000, 4, 4, 100, 0, 0);
   EXPECT_EQ(t.reread_hit, 1.0);

@@ -115,7 +115,7 @@ TEST_P(AsicTrafficIdentity, DramBytesEqualTheClosedFormExactly) {
   EXPECT_EQ(r.sram_bytes_read, r.expected.sram_bytes_read);
   EXPECT_GE(r.cycles, r.expected.lower_bound_cycles);
   // Phases: the first statistics need at least a DRAM latency and a row of lanes.
-  EXPECT_GT(r.first_stats_cycle, r.cfg.dram.latency_cycles + C / 16.0);
+  EXPECT_GT(r.first_stats_cycle, r.cfg.dram.latency_cycles.value() + C / 16.0);
   EXPECT_LT(r.first_stats_cycle, r.last_lanes_cycle);
   EXPECT_LT(r.last_lanes_cycle, r.cycles);
 }
@@ -222,7 +222,7 @@ config::Workload c64(int64_t rows) {
 config::Arch c64_arch(double peak_bytes_per_cycle, int rows_in_flight) {
   auto a = arch();
   a.lanes = 4;
-  a.asic->dram.peak_bytes_per_cycle = peak_bytes_per_cycle;
+  a.asic->dram.peak_bytes_per_cycle = core::BytesPerCycle(peak_bytes_per_cycle);
   a.asic->rows_in_flight = rows_in_flight;
   return a;
 }

@@ -384,7 +384,7 @@ TEST(AsicUnits, SeparateAdderPassMovesTheTensorAndAnnouncesItsEnd) {
   EXPECT_EQ(dram.bytes(Traffic::adder_write), n * static_cast<uint64_t>(b.g.in_bytes));
   ASSERT_TRUE(done.announced());
   // Never faster than its bytes through the port.
-  EXPECT_GE(done.cycle(), static_cast<double>(n * (2 * b.g.in_bytes + b.g.residual_bytes)) / b.cfg.dram.sustained_bytes_per_cycle());
+  EXPECT_GE(done.cycle(), static_cast<double>(n * (2 * b.g.in_bytes + b.g.residual_bytes)) / b.cfg.dram.sustained_bytes_per_cycle().value());
   EXPECT_EQ(pass.stats().snapshot().value("pass_cycles"), done.cycle()) << "its counter is the cycle it announced";
 }
 

@@ -176,3 +176,36 @@ TEST(ParamTable, MutatedShippedFilesAreReadOrRefusedWithOneLine) {
   EXPECT_GT(refused, 100);
   EXPECT_GT(read, 100);
 }
+
+// Quantities carry their unit: the memory configs of both models use them,
+// mixing two units does not compile, and the one conversion is exact.
+template <class A, class B>
+concept Addable = requires(A a, B b) { a + b; };
+template <class A, class B>
+concept Assignable = requires(A a, B b) { a = b; };
+static_assert(Addable<core::Bytes, core::Bytes>);
+static_assert(!Addable<core::Bytes, core::Cycles>);
+static_assert(!Addable<core::BytesPerCycle, core::BytesPerSecond>);
+static_assert(!Assignable<core::Bytes&, double>);
+static_assert(!Assignable<simt::DramConfig&, config::DramConfig>);
+static_assert(std::is_same_v<decltype(config::DramConfig{}.peak_bytes_per_cycle), core::BytesPerCycle>);
+static_assert(std::is_same_v<decltype(simt::DramConfig{}.bytes_per_s), core::BytesPerSecond>);
+static_assert(std::is_same_v<decltype(config::L2Config{}.capacity_bytes), decltype(simt::L2Config{}.bytes)>);
+
+TEST(Units, ConversionsAndTheKeyTablesUnitsComeFromTheType) {
+  // The H200's DRAM at its SM clock, per cycle and back.
+  const core::BytesPerSecond bw(3.976e12);
+  const core::BytesPerCycle per = core::per_cycle(bw, core::mhz(1980));
+  EXPECT_EQ(per.value(), 3.976e12 / (1980 * 1e6));
+  EXPECT_DOUBLE_EQ(core::per_second(per, core::mhz(1980)).value(), 3.976e12);
+  EXPECT_EQ((core::BytesPerCycle(64) * core::Cycles(200)).value(), 12800.0);
+  EXPECT_EQ((core::Bytes(12800) / core::BytesPerCycle(64)).value(), 200.0);
+  EXPECT_EQ(core::Bytes(6) / core::Bytes(4), 1.5);
+  EXPECT_EQ(core::ghz(1.5).value(), 1.5e9);
+  // A key's unit in the tables and CSV headers is its member type's.
+  EXPECT_EQ(arch_params().unit_of("asic.dram.latency_cycles"), core::CycleCount::unit());
+  EXPECT_EQ(arch_params().unit_of("asic.l2.capacity_bytes"), core::Bytes::unit());
+  EXPECT_EQ(simt::gpu_arch_params().unit_of("dram.bytes_per_s"), core::BytesPerSecond::unit());
+  EXPECT_EQ(simt::gpu_arch_params().unit_of("dram.latency_cycles"), "cycles");
+  EXPECT_EQ(simt::gpu_arch_params().unit_of("l1.smem_carveout_bytes"), "bytes");
+}

@@ -69,7 +69,7 @@ TEST(Simt, ArchFileIsTheEmbeddedDefault) {
   EXPECT_EQ(e.l2.bytes, h200().l2.bytes);
   EXPECT_EQ(e.dram.bytes_per_s, h200().dram.bytes_per_s);
   EXPECT_EQ(e.sms, 132);
-  EXPECT_EQ(e.l2.bytes, 62914560.0);
+  EXPECT_EQ(e.l2.bytes, core::Bytes(62914560.0));
 }
 
 TEST(Simt, LaunchPlansFollowNormref) {
@@ -136,7 +136,7 @@ TEST(Simt, OccupancyMatchesTheKernelsLimits) {
 // What every launch reads besides its data: its code and constants.
 double launch_bytes(const LaunchPlan& p) {
   double b = 0;
-  for (const SubKernel& k : p.launches) b += static_cast<double>(k.code_bytes) + h200().dram.launch_read_bytes;
+  for (const SubKernel& k : p.launches) b += static_cast<double>(k.code_bytes) + h200().dram.launch_read_bytes.value();
   return b;
 }
 
@@ -487,6 +487,6 @@ TEST(Simt, ReuseCurvesScaleWithAWhatIfL2Size) {
   EXPECT_GT(full_gpu.l2_hit, 0.05);
   EXPECT_LT(full_gpu.l2_hit, 0.95);
   GpuArch absolute = half;
-  absolute.l2.reuse_measured_bytes = 0;
+  absolute.l2.reuse_measured_bytes = core::Bytes(0);
   EXPECT_GT(launch(absolute, 512).l2_hit, half_gpu.l2_hit + 0.04);
 }

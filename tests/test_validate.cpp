@@ -249,7 +249,7 @@ TEST(AsicL2, NearCachesServeTheRereadTheSimtModelsL1Serves) {
   EXPECT_NEAR(hit, p.l1_hit, 1e-12);
   // Its hits never reach the L2: the DRAM re-reads the rest of what the L2 misses.
   asic::L2Config l2;
-  l2.capacity_bytes = 62914560;
+  l2.capacity_bytes = core::Bytes(62914560);
   l2.replacement = asic::L2Replacement::measured;
   const auto without = asic::l2_traffic(l2, true, 8192, 1000, 4, 4, 8192, 0, 0);
   const auto with = asic::l2_traffic(l2, true, 8192, 1000, 4, 4, 8192, 0, 0, hit);

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <deque>
 #include <ostream>
+#include "sim/core/units.hpp"
 
 namespace normsim::asic {
 
@@ -23,8 +24,8 @@ inline std::ostream& operator<<(std::ostream& os, const Grant& g) {
 
 class BandwidthServer {
  public:
-  BandwidthServer(double bytes_per_cycle, double latency_cycles)
-      : bytes_per_cycle_(bytes_per_cycle), latency_(latency_cycles) {}
+  BandwidthServer(core::BytesPerCycle bandwidth, core::Cycles latency)
+      : bytes_per_cycle_(bandwidth.value()), latency_(latency.value()) {}
 
   /// Callers issue in non-decreasing `now` (SystemC time); `not_before`
   /// holds a request back until its data exists (e.g. a replay read of a row

@@ -31,9 +31,9 @@ namespace normsim::asic {
 /// The share of a re-read the near caches serve: R rows in flight over
 /// K / datapaths_per_cache caches, rows of row_bytes.
 inline double l1_reread_hit(const L1Config& l1, double rows_in_flight, int datapaths, double row_bytes) {
-  if (!(l1.capacity_bytes > 0)) return 0.0;
+  if (!(l1.capacity_bytes > core::Bytes(0))) return 0.0;
   const double caches = std::max(1.0, static_cast<double>(datapaths) / l1.datapaths_per_cache);
-  return core::reuse_hit_fraction(rows_in_flight / caches * row_bytes, {l1.capacity_bytes, l1.reuse_steepness});
+  return core::reuse_hit_fraction(rows_in_flight / caches * row_bytes, {l1.capacity_bytes.value(), l1.reuse_steepness});
 }
 
 struct L2Traffic {
@@ -56,7 +56,7 @@ inline L2Traffic l2_traffic(const L2Config& l2, bool reread, double rows, double
     t.l1_hit = l1_hit;
     if (l2.replacement == L2Replacement::lru) {
       t.reuse_distance_bytes = rows_in_flight >= rows ? rows * row_in : rows_in_flight * (2 * row_in + row_out);
-      t.reread_hit = t.reuse_distance_bytes < l2.capacity_bytes ? 1.0 : 0.0;
+      t.reread_hit = core::Bytes(t.reuse_distance_bytes) < l2.capacity_bytes ? 1.0 : 0.0;
     } else {
       // Per byte of x: the first pass inserts x at normal priority; the
       // re-read and y's writes at their own priorities.
@@ -80,7 +80,7 @@ inline L2Traffic l2_traffic(const L2Config& l2, bool reread, double rows, double
   // The last `capacity` bytes of distinct lines touched: per row, the x lines
   // (inserted, or re-touched by a hit) and the y lines (dirty).
   const double x_per_row = reread ? 2 * row_in : row_in;
-  const double dirty = std::min(y + stats_bytes, l2.capacity_bytes * (row_out / (x_per_row + row_out)));
+  const double dirty = std::min(y + stats_bytes, l2.capacity_bytes.value() * (row_out / (x_per_row + row_out)));
   t.dirty_resident_bytes = std::max(0.0, dirty);
   t.dram_bytes_written = y + stats_bytes - t.dirty_resident_bytes;
   return t;

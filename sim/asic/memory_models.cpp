@@ -19,7 +19,7 @@ const char* to_string(Traffic t) {
 }
 
 DramModel::DramModel(sc_core::sc_module_name n, const DramConfig& cfg)
-    : sc_module(n), cfg_(cfg), port_(cfg.sustained_bytes_per_cycle(), cfg.latency_cycles) {
+    : sc_module(n), cfg_(cfg), port_(cfg.sustained_bytes_per_cycle(), core::Cycles(cfg.latency_cycles.value())) {
   for (int k = 0; k < kTrafficKinds; ++k)
     stats_.add(std::string("bytes.") + to_string(static_cast<Traffic>(k)), "bytes", "bytes moved, by what they carry", &bytes_[k]);
   stats_.add("busy_cycles", "cycles", "cycles the port moved bytes", [this] { return busy_cycles(); });
@@ -43,8 +43,8 @@ uint64_t DramModel::bytes_written() const { return write_bytes_; }
 SramModel::SramModel(sc_core::sc_module_name n, const SramConfig& cfg)
     : sc_module(n),
       cfg_(cfg),
-      read_port_(static_cast<double>(cfg.banks) * cfg.access_bytes, cfg.latency_cycles),
-      write_port_(static_cast<double>(cfg.banks) * cfg.access_bytes, cfg.latency_cycles),
+      read_port_(core::BytesPerCycle(static_cast<double>(cfg.banks) * cfg.access_bytes), core::Cycles(cfg.latency_cycles)),
+      write_port_(core::BytesPerCycle(static_cast<double>(cfg.banks) * cfg.access_bytes), core::Cycles(cfg.latency_cycles)),
       shared_(cfg.ports == 1) {
   stats_.add("bytes_read", "bytes", "bytes read by the row buffers' replay", &read_bytes_);
   stats_.add("bytes_written", "bytes", "bytes written into the row buffers", &write_bytes_);

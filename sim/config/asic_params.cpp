@@ -43,8 +43,9 @@ double dram_interface_pj_per_bit(DramInterface i) {
   return 0;
 }
 
-double DramConfig::sustained_bytes_per_cycle() const {
-  return std::min(peak_bytes_per_cycle, static_cast<double>(max_outstanding) * burst_bytes / latency_cycles);
+core::BytesPerCycle DramConfig::sustained_bytes_per_cycle() const {
+  return std::min(peak_bytes_per_cycle,
+                  core::BytesPerCycle(static_cast<double>(max_outstanding) * burst_bytes / latency_cycles.value()));
 }
 
 namespace {
@@ -53,10 +54,9 @@ constexpr int64_t kMaxBytes = INT64_MAX;
 
 std::shared_ptr<const ParamTable<DramConfig>> dram_params() {
   auto t = std::make_shared<ParamTable<DramConfig>>();
-  t->add(real_param<DramConfig>("peak_bytes_per_cycle", NORMSIM_MEMBER(peak_bytes_per_cycle), positive(), "bytes/cycle",
-                                "peak bandwidth, reads and writes together"));
-  t->add(integer_param<DramConfig>("latency_cycles", NORMSIM_MEMBER(latency_cycles), 1, 1000000, "cycles",
-                                   "request to first byte"));
+  t->add(quantity_param<DramConfig>("peak_bytes_per_cycle", NORMSIM_MEMBER(peak_bytes_per_cycle), positive(),
+                                    "peak bandwidth, reads and writes together"));
+  t->add(quantity_param<DramConfig>("latency_cycles", NORMSIM_MEMBER(latency_cycles), 1, 1000000, "request to first byte"));
   t->add(integer_param<DramConfig>("max_outstanding", NORMSIM_MEMBER(max_outstanding), 1, 1 << 20, "bursts",
                                    "bursts in flight; sustained = min(peak, outstanding x burst / latency)"));
   t->add(integer_param<DramConfig>("burst_bytes", NORMSIM_MEMBER(burst_bytes), 1, 1 << 20, "bytes", "burst size"));
@@ -116,8 +116,8 @@ std::shared_ptr<const ParamTable<UnitLatencies>> latency_params() {
 
 std::shared_ptr<const ParamTable<L2Config>> l2_params() {
   auto t = std::make_shared<ParamTable<L2Config>>();
-  Param<L2Config> cap = integer_param<L2Config>("capacity_bytes", NORMSIM_MEMBER(capacity_bytes), 1, int64_t(1) << 40, "bytes",
-                                                "an L2 in front of the DRAM (write-back; recounts DRAM bytes, docs/ASIC.md)",
+  Param<L2Config> cap = quantity_param<L2Config>("capacity_bytes", NORMSIM_MEMBER(capacity_bytes), 1, int64_t(1) << 40,
+                                                 "an L2 in front of the DRAM (write-back; recounts DRAM bytes, docs/ASIC.md)",
                                                 "int 1..2^40");
   cap.doc[0].default_value = "none";
   cap.check_when_given_only = true;  // 0: no L2
@@ -136,14 +136,14 @@ std::shared_ptr<const ParamTable<L2Config>> l2_params() {
   };
   t->add(priority("reread_priority", NORMSIM_MEMBER(reread_priority), "the re-read's requests (a kernel's `__ldcs`)"));
   t->add(priority("store_priority", NORMSIM_MEMBER(store_priority), "y's writes (a kernel's `__stcs`)"));
-  add_l2_reuse_params(*t, [](auto& l2) -> auto& { return l2.reuse; }, [](const L2Config& l2) { return l2.capacity_bytes; });
+  add_l2_reuse_params(*t, [](auto& l2) -> auto& { return l2.reuse; }, [](const L2Config& l2) { return l2.capacity_bytes.value(); });
   return t;
 }
 
 std::shared_ptr<const ParamTable<L1Config>> l1_params() {
   auto t = std::make_shared<ParamTable<L1Config>>();
-  Param<L1Config> cap = integer_param<L1Config>(
-      "capacity_bytes", NORMSIM_MEMBER(capacity_bytes), 1, int64_t(1) << 40, "bytes",
+  Param<L1Config> cap = quantity_param<L1Config>(
+      "capacity_bytes", NORMSIM_MEMBER(capacity_bytes), 1, int64_t(1) << 40,
       "a near cache per `l1.datapaths_per_cache` datapaths in front of the L2 (a GPU's per-SM L1; its hits leave a "
       "re-read's bytes out of the L2 and the DRAM, docs/ASIC.md)",
       "int 1..2^40");

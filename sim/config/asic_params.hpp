@@ -12,6 +12,7 @@
 #include "sim/config/param_table.hpp"
 #include "sim/core/enum_names.hpp"
 #include "sim/core/reuse_curve.hpp"
+#include "sim/core/units.hpp"
 
 namespace normsim::config {
 
@@ -19,7 +20,7 @@ enum class L2Replacement { lru, measured };
 enum class L2Priority { normal, evict_first };
 
 struct L2Config {
-  double capacity_bytes = 0;  ///< 0: no L2
+  core::Bytes capacity_bytes{0};  ///< 0: no L2
   int line_bytes = 128;
   L2Replacement replacement = L2Replacement::lru;
   /// measured: the curves, pool and store weight (the same keys and
@@ -36,7 +37,7 @@ struct L2Config {
 /// datapaths hold at once (the SIMT model's L1, docs/SIMT.md). Its hits
 /// never reach the L2. capacity 0: none.
 struct L1Config {
-  double capacity_bytes = 0;    ///< per cache
+  core::Bytes capacity_bytes{0};  ///< per cache
   int datapaths_per_cache = 1;  ///< datapaths sharing one (a GPU's warps or blocks on an SM)
   double reuse_steepness = 6.0;
 };
@@ -60,8 +61,8 @@ double dram_interface_pj_per_bit(DramInterface i);
 /// are in flight, so sustained bandwidth is
 /// min(peak, max_outstanding * burst_bytes / latency) (Little's law).
 struct DramConfig {
-  double peak_bytes_per_cycle = 64.0;
-  int latency_cycles = 200;
+  core::BytesPerCycle peak_bytes_per_cycle{64.0};
+  core::CycleCount latency_cycles{200};
   int max_outstanding = 64;
   int burst_bytes = 64;
   uint64_t capacity_bytes = uint64_t(16) << 30;
@@ -69,7 +70,7 @@ struct DramConfig {
   /// Access energy; nullopt: the interface's published figure.
   std::optional<double> energy_pj_per_bit;
   double pj_per_bit() const { return energy_pj_per_bit.value_or(dram_interface_pj_per_bit(interface)); }
-  double sustained_bytes_per_cycle() const;
+  core::BytesPerCycle sustained_bytes_per_cycle() const;
 };
 
 /// On-chip SRAM of the replay buffer: banks x ports x access_bytes per cycle.

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "sim/config/yaml_reader.hpp"
+#include "sim/core/units.hpp"
 
 namespace normsim::config {
 
@@ -198,17 +199,17 @@ Param<S> integer_param(const std::string& key, Get get, int64_t lo, int64_t hi, 
   p.unit = unit;
   S d{};
   if (type.empty()) type = "int " + std::to_string(lo) + ".." + power_text(hi);
-  p.doc = {{key, type, std::to_string(static_cast<int64_t>(get(d))), unit, description}};
+  p.doc = {{key, type, std::to_string(static_cast<int64_t>(core::raw(get(d)))), unit, description}};
   p.read = [key, get, lo, hi](YamlReader& m, S& s) {
-    if (auto v = m.get_int(key, lo, hi)) get(s) = static_cast<T>(*v);
+    if (auto v = m.get_int(key, lo, hi)) get(s) = T(static_cast<decltype(core::raw(get(s)))>(*v));
   };
   p.check = [get, lo, hi](const S& s) -> std::optional<ParamError> {
-    const auto v = static_cast<int64_t>(get(s));
+    const auto v = static_cast<int64_t>(core::raw(get(s)));
     if (v < lo || v > hi)
       return ParamError{"", {"value " + std::to_string(v) + " out of range", std::to_string(lo) + ".." + std::to_string(hi)}};
     return std::nullopt;
   };
-  p.echo = [get](const S& s) { return nlohmann::json(get(s)); };
+  p.echo = [get](const S& s) { return nlohmann::json(core::raw(get(s))); };
   return p;
 }
 
@@ -220,16 +221,34 @@ Param<S> real_param(const std::string& key, Get get, RealRange range, const std:
   p.keys = {key};
   p.unit = unit;
   S d{};
-  p.doc = {{key, range.describe(), default_text(get(d)), unit, description}};
+  using T = std::remove_reference_t<decltype(get(std::declval<S&>()))>;
+  p.doc = {{key, range.describe(), default_text(core::raw(get(d))), unit, description}};
   p.read = [key, get](YamlReader& m, S& s) {
-    if (auto v = m.get_double(key)) get(s) = *v;
+    if (auto v = m.get_double(key)) get(s) = T(*v);
   };
   p.check = [get, range](const S& s) -> std::optional<ParamError> {
-    if (auto e = range.check(get(s))) return ParamError{"", *e};
+    if (auto e = range.check(core::raw(get(s)))) return ParamError{"", *e};
     return std::nullopt;
   };
-  p.echo = [get](const S& s) { return json_value(get(s)); };
+  p.echo = [get](const S& s) { return json_value(core::raw(get(s))); };
   return p;
+}
+
+// A member whose type carries its unit (core::Bytes, core::Cycles, ...):
+// the row's unit is the type's, never written beside it. With integer
+// bounds, the file must give a whole number.
+template <class S, class Get>
+Param<S> quantity_param(const std::string& key, Get get, RealRange range, const std::string& description) {
+  using T = std::remove_cvref_t<decltype(get(std::declval<S&>()))>;
+  static_assert(core::is_quantity_v<T>, "quantity_param: the member must be a core::Quantity");
+  return real_param<S>(key, get, range, T::unit(), description);
+}
+template <class S, class Get>
+Param<S> quantity_param(const std::string& key, Get get, int64_t lo, int64_t hi, const std::string& description,
+                        std::string type = "") {
+  using T = std::remove_cvref_t<decltype(get(std::declval<S&>()))>;
+  static_assert(core::is_quantity_v<T>, "quantity_param: the member must be a core::Quantity");
+  return integer_param<S>(key, get, lo, hi, T::unit(), description, std::move(type));
 }
 
 template <class S, class Get>

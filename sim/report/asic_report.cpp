@@ -95,7 +95,7 @@ json asic_report_json(const asic::AsicResult& r) {
   // The timing model as simulated (the --path given, if any): every key of
   // the asic section, and the DRAM's sustained rate it implies.
   j["arch"]["asic"] = config::asic_params().echo(c);
-  j["arch"]["asic"]["dram"]["sustained_bytes_per_cycle"] = c.dram.sustained_bytes_per_cycle();
+  j["arch"]["asic"]["dram"]["sustained_bytes_per_cycle"] = c.dram.sustained_bytes_per_cycle().value();
   const double cyc = r.cycles;
   const UnitTiming timing = unit_timing(r.unit_stats, cyc);
   j["timing"] = {{"cycles", cyc},

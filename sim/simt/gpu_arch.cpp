@@ -27,25 +27,25 @@ using config::within;
 
 std::shared_ptr<const ParamTable<L2Config>> l2_params() {
   auto t = std::make_shared<ParamTable<L2Config>>();
-  t->add(real_param<L2Config>("bytes", NORMSIM_MEMBER(bytes), positive(), "bytes", "L2 size"));
+  t->add(quantity_param<L2Config>("bytes", NORMSIM_MEMBER(bytes), positive(), "L2 size"));
   t->add(integer_param<L2Config>("line_bytes", NORMSIM_MEMBER(line_bytes), 1, 4096, "bytes", "L2 line"));
   t->add(real_param<L2Config>("near_hit_latency_cycles", NORMSIM_MEMBER(near_hit_latency_cycles), positive(), "cycles",
                               "hit latency in the near partition"));
   t->add(real_param<L2Config>("far_hit_latency_cycles", NORMSIM_MEMBER(far_hit_latency_cycles), positive(), "cycles",
                               "hit latency in the far partition"));
-  config::add_l2_reuse_params(*t, [](auto& l2) -> auto& { return l2.reuse; }, [](const L2Config& l2) { return l2.bytes; });
+  config::add_l2_reuse_params(*t, [](auto& l2) -> auto& { return l2.reuse; }, [](const L2Config& l2) { return l2.bytes.value(); });
   t->add(real_param<L2Config>("reread_fill_weight", NORMSIM_MEMBER(reread_fill_weight), within(0, 1), "",
                               "share of a re-read pass's DRAM fill the L2's byte count sees, against a first read's"));
   t->add(real_param<L2Config>("atomic_l2_bytes_per_sector", NORMSIM_MEMBER(atomic_l2_bytes_per_sector), within(0, 1024), "bytes",
                               "L2 bytes counted per 32-byte sector an atomic reduction touches"));
-  t->add(real_param<L2Config>("reuse_measured_bytes", NORMSIM_MEMBER(reuse_measured_bytes), within(0, 1e12), "bytes",
+  t->add(quantity_param<L2Config>("reuse_measured_bytes", NORMSIM_MEMBER(reuse_measured_bytes), within(0, 1e12),
                               "the L2 size the reuse curves were measured on: another `bytes` scales their halves and pool (0: absolute)"));
   config::Param<L2Config> dirty = real_param<L2Config>(
       "dirty_resident_bytes", NORMSIM_MEMBER(dirty_resident_bytes), config::RealRange{}, "bytes",
       "written bytes still dirty in the L2 when a kernel ends (not counted as DRAM writes)");
   dirty.doc[0].type = "[0, bytes]";
   dirty.check = [](const L2Config& l2) -> std::optional<config::ParamError> {
-    if (auto e = within(0, l2.bytes).check(l2.dirty_resident_bytes)) return config::ParamError{"", *e};
+    if (auto e = within(0, l2.bytes.value()).check(l2.dirty_resident_bytes)) return config::ParamError{"", *e};
     return std::nullopt;
   };
   t->add(std::move(dirty));
@@ -83,16 +83,16 @@ std::shared_ptr<const ParamTable<RangeConfig>> range_params() {
 
 std::shared_ptr<const ParamTable<L1Config>> l1_params() {
   auto t = std::make_shared<ParamTable<L1Config>>();
-  t->add(real_param<L1Config>("bytes", NORMSIM_MEMBER(bytes), positive(), "bytes", "L1 and shared memory per SM"));
+  t->add(quantity_param<L1Config>("bytes", NORMSIM_MEMBER(bytes), positive(), "L1 and shared memory per SM"));
   t->add(real_param<L1Config>("hit_latency_cycles", NORMSIM_MEMBER(hit_latency_cycles), positive(), "cycles", "L1 hit latency"));
   t->add(real_param<L1Config>("miss_requests_per_cycle", NORMSIM_MEMBER(miss_requests_per_cycle), positive(), "requests/cycle",
                               "sector requests an SM sends to the L2 per cycle"));
-  config::Param<L1Config> carve = real_param<L1Config>(
-      "smem_carveout_bytes", NORMSIM_MEMBER(smem_carveout_bytes), config::RealRange{}, "bytes",
+  config::Param<L1Config> carve = config::quantity_param<L1Config>(
+      "smem_carveout_bytes", NORMSIM_MEMBER(smem_carveout_bytes), config::RealRange{},
       "shared memory the driver reserves out of the L1 at least");
   carve.doc[0].type = "[0, bytes]";
   carve.check = [](const L1Config& l1) -> std::optional<config::ParamError> {
-    if (auto e = within(0, l1.bytes).check(l1.smem_carveout_bytes)) return config::ParamError{"", *e};
+    if (auto e = within(0, l1.bytes.value()).check(l1.smem_carveout_bytes.value())) return config::ParamError{"", *e};
     return std::nullopt;
   };
   t->add(std::move(carve));
@@ -104,10 +104,10 @@ std::shared_ptr<const ParamTable<L1Config>> l1_params() {
 std::shared_ptr<const ParamTable<DramConfig>> dram_params() {
   auto t = std::make_shared<ParamTable<DramConfig>>();
   // 1 GB/s .. 100 TB/s: every GPU memory made spans a small part of it.
-  t->add(real_param<DramConfig>("bytes_per_s", NORMSIM_MEMBER(bytes_per_s), in_range(1e9, 1e14), "bytes/s",
+  t->add(quantity_param<DramConfig>("bytes_per_s", NORMSIM_MEMBER(bytes_per_s), in_range(1e9, 1e14),
                                 "sustained bandwidth, reads and writes together (a copy kernel's)"));
-  t->add(real_param<DramConfig>("latency_cycles", NORMSIM_MEMBER(latency_cycles), positive(), "cycles", "unloaded latency"));
-  t->add(real_param<DramConfig>("launch_read_bytes", NORMSIM_MEMBER(launch_read_bytes), within(0, 1 << 30), "bytes",
+  t->add(quantity_param<DramConfig>("latency_cycles", NORMSIM_MEMBER(latency_cycles), positive(), "unloaded latency"));
+  t->add(quantity_param<DramConfig>("launch_read_bytes", NORMSIM_MEMBER(launch_read_bytes), within(0, 1 << 30),
                                 "bytes every launch reads besides its code and data (constant bank, parameters)"));
   t->add(real_param<DramConfig>("fill_weight", NORMSIM_MEMBER(fill_weight), within(0, 1), "",
                                 "share of the first round's bytes in flight whose queueing delays the launch once"));

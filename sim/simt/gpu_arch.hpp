@@ -12,11 +12,12 @@
 #include "sim/config/param_table.hpp"
 #include "sim/config/yaml_reader.hpp"
 #include "sim/core/reuse_curve.hpp"
+#include "sim/core/units.hpp"
 
 namespace normsim::simt {
 
 struct L2Config {
-  double bytes = 62914560;
+  core::Bytes bytes{62914560};
   int line_bytes = 128;
   double near_hit_latency_cycles = 283;
   double far_hit_latency_cycles = 515;
@@ -28,11 +29,11 @@ struct L2Config {
   /// curves' half distances and the evict-first pool by the ratio, since
   /// they sit at fixed shares of the L2 (the H200's halves at 0.72-0.74 of
   /// it). 0: the curves are absolute bytes.
-  double reuse_measured_bytes = 0;
+  core::Bytes reuse_measured_bytes{0};
   /// The reuse curves at this L2's size (see reuse_measured_bytes).
   core::L2Reuse scaled_reuse() const {
     core::L2Reuse r = reuse;
-    if (reuse_measured_bytes > 0 && bytes != reuse_measured_bytes) {
+    if (reuse_measured_bytes > core::Bytes(0) && bytes != reuse_measured_bytes) {
       const double k = bytes / reuse_measured_bytes;
       r.sweep.half_bytes *= k;
       r.steady.half_bytes *= k;
@@ -61,19 +62,19 @@ struct L2Config {
 };
 
 struct L1Config {
-  double bytes = 262144;
+  core::Bytes bytes{262144};
   double hit_latency_cycles = 43;
   double miss_requests_per_cycle = 0.6;  ///< sector requests an SM sends to the L2 per cycle
-  double smem_carveout_bytes = 32768;    ///< shared memory the driver reserves out of L1 at least
+  core::Bytes smem_carveout_bytes{32768};    ///< shared memory the driver reserves out of L1 at least
   /// How sharply a re-read's L1 hits fall off as the rows one SM works on
   /// outgrow the L1 left beside shared memory (its half-hit point).
   double reuse_steepness = 6.0;
 };
 
 struct DramConfig {
-  double bytes_per_s = 3.976e12;  ///< sustained read + write bandwidth (a copy kernel's)
-  double latency_cycles = 650;    ///< unloaded
-  double launch_read_bytes = 2560;  ///< read by every launch besides its code and data (constant bank, parameters)
+  core::BytesPerSecond bytes_per_s{3.976e12};  ///< sustained read + write bandwidth (a copy kernel's)
+  core::Cycles latency_cycles{650};  ///< unloaded
+  core::Bytes launch_read_bytes{2560};  ///< read by every launch besides its code and data (constant bank, parameters)
   /// The share of the first round's bytes in flight whose queueing at the
   /// DRAM delays the whole launch once (pipeline fill; 0 turns it off).
   double fill_weight = 1.0;

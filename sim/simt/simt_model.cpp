@@ -50,13 +50,14 @@ double memory_overlap_exponent(const Occupancy& o, const GpuArch& g) {
   return 1.0 + (g.memory_overlap_exponent - 1.0) * (1.0 - 1.0 / rows_on_sm);
 }
 
-double l1_free_bytes(const SubKernel& k, const Occupancy& o, const GpuArch& g) {
+core::Bytes l1_free_bytes(const SubKernel& k, const Occupancy& o, const GpuArch& g) {
   const double smem_per_sm = static_cast<double>(o.blocks_per_sm) *
                              static_cast<double>(k.static_smem_bytes + k.dynamic_smem_bytes);
   // The driver carves at least smem_carveout_bytes out of L1 for shared
   // memory (ncu: 32 KiB for kernels that use little), and gamma/beta, read
   // with every element, stay resident beside the rows.
-  return std::max(0.0, g.l1.bytes - std::max(smem_per_sm, g.l1.smem_carveout_bytes) - static_cast<double>(k.param_bytes));
+  return core::Bytes(
+      std::max(0.0, g.l1.bytes.value() - std::max(smem_per_sm, g.l1.smem_carveout_bytes.value()) - static_cast<double>(k.param_bytes)));
 }
 
 namespace {
@@ -97,7 +98,7 @@ std::vector<double> pass_cycles(const SubKernel& k, const GpuArch& g, double l2_
   const double loads_per_thread =
       std::ceil(static_cast<double>(k.hidden * k.elem_bytes) / (k.threads_per_row * k.vector_bytes));
   const double l2_lat = g.l2.far_hit_latency_cycles;
-  const double reread_lat = l2_hit * l2_lat + (1 - l2_hit) * g.dram.latency_cycles;
+  const double reread_lat = l2_hit * l2_lat + (1 - l2_hit) * g.dram.latency_cycles.value();
   std::vector<double> cycles;
   bool first_global = true;
   for (const Pass& p : k.passes) {
@@ -114,7 +115,7 @@ std::vector<double> pass_cycles(const SubKernel& k, const GpuArch& g, double l2_
       const double param_loads = std::ceil(static_cast<double>(k.param_bytes) / (k.block * 16.0));
       mem = std::ceil(param_loads / std::max(1, p.loads_in_flight)) * l2_lat;
     } else if (is_global(p.source)) {
-      double lat = first_global ? g.dram.latency_cycles : reread_lat;
+      double lat = first_global ? g.dram.latency_cycles.value() : reread_lat;
       if (k.uncoalesced) lat = g.l2.far_hit_latency_cycles;  // scattered lines: every load an L1 miss
       mem = batches * lat;
       first_global = false;
@@ -158,7 +159,7 @@ void predict_reuse(const SubKernel& k, const GpuArch& g, const Perturbation& per
   // L1: the rows one SM works on at once against the L1 left beside shared
   // memory (this decides the L2 traffic; the latency of a re-read is taken
   // as the L2's, below).
-  const double l1_free = l1_free_bytes(k, o, g);
+  const double l1_free = l1_free_bytes(k, o, g).value();
   const double rows_per_sm = static_cast<double>(o.rows_in_flight) / g.sms;
   r.l1_hit = gp > 1 && !k.uncoalesced && l1_free > 0
                  ? core::reuse_hit_fraction(distance_scale * rows_per_sm * row_bytes, {l1_free, g.l1.reuse_steepness})
@@ -211,7 +212,7 @@ void predict_reuse(const SubKernel& k, const GpuArch& g, const Perturbation& per
       // bandwidth (combined as the duration's memory p-norm). Iterated: a
       // re-read's misses lengthen its pass. More rows in flight, more spread
       // phases: a softer curve (measured at 1056 and 6336 rows).
-      const double bytes_per_cycle = g.dram.bytes_per_s / (g.sm_clock_mhz * 1e6);
+      const double bytes_per_cycle = core::per_cycle(g.dram.bytes_per_s, core::mhz(g.sm_clock_mhz)).value();
       const double out_row = static_cast<double>(k.output_bytes) / rows;
       const double in_row = in / rows;
       for (int iter = 0; iter < 4; ++iter) {
@@ -247,7 +248,7 @@ void predict_bytes(const SubKernel& k, const GpuArch& g, const Perturbation& per
   const double miss_later = (1 - r.l1_hit) * (1 - r.l2_hit);
   // Besides x: gamma/beta and earlier launches' statistics once, and the
   // launch's own code and constants (cold caches, as ncu profiles).
-  const double launch_bytes = static_cast<double>(k.code_bytes) + g.dram.launch_read_bytes;
+  const double launch_bytes = static_cast<double>(k.code_bytes) + g.dram.launch_read_bytes.value();
   r.reread_dram_bytes = in * (gp > 1 ? (gp - 1) * miss_later : 0);
   r.dram_bytes_read = in * (gp > 0 ? 1 + (gp - 1) * miss_later : 0) + static_cast<double>(k.param_bytes) +
                       static_cast<double>(k.extra_read_bytes) + launch_bytes;
@@ -280,7 +281,7 @@ void predict_duration(const SubKernel& k, const GpuArch& g, LaunchPrediction& r)
 
   // --- duration bounds ----------------------------------------------------------
   const double clk = g.cycles_per_us();  // cycles per microsecond
-  r.dram_us = (r.dram_bytes_read + r.dram_bytes_written) / g.dram.bytes_per_s * 1e6;
+  r.dram_us = (r.dram_bytes_read + r.dram_bytes_written) / g.dram.bytes_per_s.value() * 1e6;
   const double elems_per_thread = std::ceil(static_cast<double>(k.hidden) / k.threads_per_row);
   // One row slot (warp, block or thread) walks its rows one after another.
   double row_cycles = 0;
@@ -288,7 +289,7 @@ void predict_duration(const SubKernel& k, const GpuArch& g, LaunchPrediction& r)
   double slots_rounds;
   if (k.mapping == RowMapping::element) {
     slots_rounds = std::ceil(o.waves);
-    row_cycles = g.dram.latency_cycles;  // each thread: one element, its loads in parallel
+    row_cycles = g.dram.latency_cycles.value();  // each thread: one element, its loads in parallel
   } else {
     slots_rounds = std::ceil(static_cast<double>(k.rows) / std::max<int64_t>(1, o.rows_in_flight));
   }
@@ -375,7 +376,7 @@ void predict_duration(const SubKernel& k, const GpuArch& g, LaunchPrediction& r)
   // in flight over the bandwidth (Little's law at the start) add once.
   const double tensors = in / std::max(1.0, static_cast<double>(k.rows) * row_bytes);  // x (and r, or dy)
   const double first_pass_bytes = gp > 0 ? std::min(in, static_cast<double>(o.rows_in_flight) * row_bytes * tensors) : 0.0;
-  r.fill_us = g.dram.fill_weight * first_pass_bytes / g.dram.bytes_per_s * 1e6;
+  r.fill_us = g.dram.fill_weight * first_pass_bytes / g.dram.bytes_per_s.value() * 1e6;
   r.duration_us = g.launch_overhead_us + g.kernel_tail_cycles / clk + r.fill_us + worst + r.epilogue_us;
 }
 

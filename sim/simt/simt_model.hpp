@@ -33,7 +33,7 @@ double memory_overlap_exponent(const Occupancy& o, const GpuArch& g);
 
 /// The L1 a kernel's re-reads can use on one SM: what its shared memory (at
 /// least the driver's carve-out) and gamma/beta leave.
-double l1_free_bytes(const SubKernel& k, const Occupancy& o, const GpuArch& g);
+core::Bytes l1_free_bytes(const SubKernel& k, const Occupancy& o, const GpuArch& g);
 
 /// The breakdown of one launch.
 struct LaunchPrediction {

@@ -20,7 +20,7 @@ AsicTime asic_time_cases(const std::vector<GoldenCase>& cases, const simt::GpuAr
     const auto m = asic_datapath(g.kernel, g);
     if (!m || m->path != simt::AsicInputPath::sram_replay) continue;  // x read once
     const double streamed = (g.dram_bytes_read + g.dram_bytes_written) / (g.duration_us * 1e-6);
-    if (streamed < (2.0 / 3.0) * gpu.dram.bytes_per_s) continue;  // not bandwidth-bound
+    if (streamed < (2.0 / 3.0) * gpu.dram.bytes_per_s.value()) continue;  // not bandwidth-bound
     const std::string dtype(normref::to_string(g.dtype));
     const std::string wl = "name: " + g.id + "\nnorm: " + (m->rms ? "rmsnorm\nbeta: none" : "layernorm") +
                            "\nrows: " + std::to_string(g.rows) + "\nhidden: " + std::to_string(g.hidden) +

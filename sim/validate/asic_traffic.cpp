@@ -89,7 +89,7 @@ std::vector<AsicTrafficCase> asic_traffic_cases(const std::vector<GoldenCase>& c
     // The near caches (the SMs' L1) hold what the kernel's shared memory and
     // gamma/beta leave of them.
     asic::L1Config l1 = arch.asic->l1;
-    if (l1.capacity_bytes > 0) l1.capacity_bytes = simt::l1_free_bytes(launch, occ, gpu);
+    if (l1.capacity_bytes > core::Bytes(0)) l1.capacity_bytes = simt::l1_free_bytes(launch, occ, gpu);
     const double l1_hit =
         reread && !launch.uncoalesced ? asic::l1_reread_hit(l1, t.rows_in_flight, arch.asic->datapaths, g.hidden * eb) : 0.0;
     const asic::L2Traffic lt = asic::l2_traffic(l2, reread, static_cast<double>(g.rows), static_cast<double>(g.hidden),
@@ -100,7 +100,7 @@ std::vector<AsicTrafficCase> asic_traffic_cases(const std::vector<GoldenCase>& c
     // constant bank come from DRAM once (cold caches under ncu; the SIMT
     // model's launch bytes). The ASIC has none; the comparison adds them.
     for (const simt::SubKernel& k : plan.launches)
-      t.code_bytes += static_cast<double>(k.code_bytes) + gpu.dram.launch_read_bytes;
+      t.code_bytes += static_cast<double>(k.code_bytes) + gpu.dram.launch_read_bytes.value();
     t.l2_read = lt.dram_bytes_read + t.code_bytes;
     t.l2_written = lt.dram_bytes_written;
     t.l2_read_error = (t.l2_read - t.measured_read) / t.measured_read;

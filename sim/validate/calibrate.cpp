@@ -186,7 +186,7 @@ void fit_reuse(const std::string& dir, core::L2Reuse& reuse, Calibration& cal) {
   const std::string st = "l2_steady_probe.jsonl: least squares on the re-read's missed fraction, " +
                          std::to_string(steady.size()) + " records";
   const auto share = [&](double bytes) {
-    std::snprintf(line, sizeof line, " (%.3f of the L2)", bytes / cal.arch.l2.bytes);
+    std::snprintf(line, sizeof line, " (%.3f of the L2)", bytes / cal.arch.l2.bytes.value());
     return std::string(line);
   };
   cal.sources["l2.sweep_half_bytes"] = {ValueSource::probe_fit, sw + share(reuse.sweep.half_bytes)};
@@ -221,7 +221,7 @@ Calibration calibrate(const std::string& dir, const simt::GpuArch& start, const 
     auto dev = [&](const std::string& key, double lo, double hi) { return number(device_file, 0, d, key, lo, hi); };
     g.sms = static_cast<int>(dev("sms", 1, 4096));
     g.sm_clock_mhz = dev("sm_clock_khz", 1, 1e8) / 1000;
-    g.l2.bytes = dev("l2_bytes", 1, 1e12);
+    g.l2.bytes = core::Bytes(dev("l2_bytes", 1, 1e12));
     g.warp_size = static_cast<int>(dev("warp_size", 1, 1024));
     g.max_threads_per_sm = static_cast<int>(dev("max_threads_per_sm", 1, 65536));
     g.max_blocks_per_sm = static_cast<int>(dev("max_blocks_per_sm", 1, 1024));
@@ -238,7 +238,7 @@ Calibration calibrate(const std::string& dir, const simt::GpuArch& start, const 
     if (e.is_discarded() || !e.is_object()) throw config::ConfigError(env_file + ": not a JSON object");
     g.sms = static_cast<int>(number(env_file, 0, e, "sms", 1, 4096));
     g.sm_clock_mhz = number(env_file, 0, e, "sm_clock_khz", 1, 1e8) / 1000;
-    g.l2.bytes = number(env_file, 0, e, "l2_bytes", 1, 1e12);
+    g.l2.bytes = core::Bytes(number(env_file, 0, e, "l2_bytes", 1, 1e12));
     for (const char* k : {"sms", "sm_clock_mhz", "l2.bytes"}) measured(k, "env.json (cudaDeviceProp)");
   }
 
@@ -250,8 +250,8 @@ Calibration calibrate(const std::string& dir, const simt::GpuArch& start, const 
       const double kib = number(file, n, r, "footprint_kib", 1, 1e10), cyc = number(file, n, r, "cycles_per_load", 1, 1e6);
       const double bytes = kib * 1024;
       if (bytes <= 128 * 1024) l1.push_back(cyc);
-      else if (bytes >= 1 << 20 && bytes <= 0.45 * g.l2.bytes) near.push_back(cyc);
-      else if (bytes >= 0.6 * g.l2.bytes && bytes <= 0.85 * g.l2.bytes) far.push_back(cyc);
+      else if (bytes >= 1 << 20 && bytes <= 0.45 * g.l2.bytes.value()) near.push_back(cyc);
+      else if (bytes >= 0.6 * g.l2.bytes.value() && bytes <= 0.85 * g.l2.bytes.value()) far.push_back(cyc);
     }
     if (l1.empty() || near.empty() || far.empty())
       throw config::ConfigError(file + ": needs footprints within 128 KiB, within 1 MiB..0.45x the L2 and within 0.6..0.85x the L2");
@@ -268,7 +268,7 @@ Calibration calibrate(const std::string& dir, const simt::GpuArch& start, const 
     bool found = false;
     for (const auto& [n, r] : read_jsonl(file))
       if (number(file, n, r, "warps_per_sm", 0, 1e6) == 1 && number(file, n, r, "loads_in_flight", 0, 1e6) == 1) {
-        g.dram.latency_cycles = std::round(number(file, n, r, "cycles_per_step", 1, 1e6));
+        g.dram.latency_cycles = core::Cycles(std::round(number(file, n, r, "cycles_per_step", 1, 1e6)));
         found = true;
       }
     if (!found) throw config::ConfigError(file + ": no record with warps_per_sm 1 and loads_in_flight 1");
@@ -316,7 +316,7 @@ Calibration calibrate(const std::string& dir, const simt::GpuArch& start, const 
     for (const auto& [n, r] : read_jsonl(file))
       if (text_field(r, "kernel", "") == "copy") gbps.push_back(number(file, n, r, "gbps", 1, 1e5));
     if (gbps.empty()) throw config::ConfigError(file + ": no \"copy\" record");
-    g.dram.bytes_per_s = round_to(median(gbps), 1) * 1e9;
+    g.dram.bytes_per_s = core::BytesPerSecond(round_to(median(gbps), 1) * 1e9);
     measured("dram.bytes_per_s", "copy.jsonl: the flat 16-byte-per-thread copy, read + written bytes over its time (median of " +
                                      std::to_string(gbps.size()) + " calls)");
   }

@@ -28,8 +28,8 @@ int calibrate_command(const CalibrateArgs& a) {
   (void)simt::parse_gpu_arch_text(text, a.out);
   report::write_file_atomic(a.out, text);
   spdlog::debug("calibrate: {}", c.log);
-  spdlog::info("calibrate: wrote {} ({}, {} SMs, L2 {:.0f} MiB, {:.0f} GB/s)", a.out, name, c.arch.sms, c.arch.l2.bytes / 1048576,
-               c.arch.dram.bytes_per_s / 1e9);
+  spdlog::info("calibrate: wrote {} ({}, {} SMs, L2 {:.0f} MiB, {:.0f} GB/s)", a.out, name, c.arch.sms, c.arch.l2.bytes.value() / 1048576,
+               c.arch.dram.bytes_per_s.value() / 1e9);
   return kExitOk;
 }
 
