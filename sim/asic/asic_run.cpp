@@ -1,6 +1,7 @@
 #include "sim/asic/asic_run.hpp"
 
 #include <bit>
+#include <cstdio>
 #include <exception>
 #include <thread>
 
@@ -16,6 +17,18 @@ namespace normsim::asic {
 
 namespace {
 std::string fmt_bytes(uint64_t b) { return std::to_string(b) + " B"; }
+
+// SystemC displays its info and warning reports on stdout, where they would
+// break a --json report: warnings go to stderr, infos (such as the VCD's
+// timescale note) nowhere; errors keep SystemC's own actions (they throw).
+void systemc_reports_off_stdout(const sc_core::sc_report& r, const sc_core::sc_actions& actions) {
+  if (r.get_severity() == sc_core::SC_INFO) return;
+  if (r.get_severity() == sc_core::SC_WARNING) {
+    std::fprintf(stderr, "normsim: SystemC warning: %s\n", r.what());
+    return;
+  }
+  sc_core::sc_report_handler::default_handler(r, actions);
+}
 }  // namespace
 
 AsicConfig resolve_asic_config(const config::Workload& w, const config::Arch& a, const AsicOptions& o) {
@@ -45,7 +58,7 @@ AsicConfig resolve_asic_config(const config::Workload& w, const config::Arch& a,
         fits += std::string(fits.empty() ? "" : ", ") + "--path " + std::string(to_string(p)) + " (needs " + fmt_bytes(n) + ")";
     }
     throw config::ConfigError(
-        a.source + ": key 'asic.sram.capacity_bytes': " + fmt_bytes(c.sram.capacity_bytes) + " is too small for " +
+        a.origin_of("asic.sram.capacity_bytes") + ": key 'asic.sram.capacity_bytes': " + fmt_bytes(c.sram.capacity_bytes) + " is too small for " +
         std::string(to_string(c.path)) + " of " + w.name + " (hidden " + std::to_string(w.hidden) + ", " +
         std::string(core::to_string(w.input.dtype)) + "): needs at least " + fmt_bytes(need) + " (" +
         std::to_string(c.rows_in_flight) + " row buffers of " + fmt_bytes(replay_row_buffer_bytes(c, w.hidden, static_cast<int>(in), 1)) +
@@ -62,7 +75,7 @@ AsicConfig resolve_asic_config(const config::Workload& w, const config::Arch& a,
                                   residual_elem_bytes) +
                              static_cast<uint64_t>(param_bytes(w, a)) + static_cast<uint64_t>(w.rows) * 8;
   if (footprint > c.dram.capacity_bytes)
-    throw config::ConfigError(w.source + ": key 'rows': the workload needs " + fmt_bytes(footprint) + " of DRAM (input, " +
+    throw config::ConfigError(w.origin_of("rows") + ": key 'rows': the workload needs " + fmt_bytes(footprint) + " of DRAM (input, " +
                               (w.residual ? "residual, sum, " : "") + "output, parameters, statistics), more than " + a.source +
                               "'s asic.dram.capacity_bytes = " + fmt_bytes(c.dram.capacity_bytes));
   return c;
@@ -117,6 +130,7 @@ AsicResult run_asic(const config::Workload& w, const config::Arch& a, const Asic
     }
   } join{numerics_thread};
 
+  sc_core::sc_report_handler::set_handler(systemc_reports_off_stdout);
   sc_core::sc_set_time_resolution(1, sc_core::SC_PS);
   std::unique_ptr<RtlPipeline> rtl;
   if (o.rtl) {

@@ -21,7 +21,7 @@ core::FixedFormat parse_format(YamlReader m, core::Rounding def_round, core::Ove
   const auto frac = m.get_int("frac", INT64_MIN, INT64_MAX);
   if (!frac) m.fail("frac", "missing", "0..bits");
   if (*frac < 0 || *frac > f.total_bits)
-    m.fail("frac", "fraction bits " + std::to_string(*frac) + " impossible with " + std::to_string(f.total_bits) +
+    m.fail_rule("frac", {"bits"}, "fraction bits " + std::to_string(*frac) + " impossible with " + std::to_string(f.total_bits) +
                        " total bits", "0.." + std::to_string(f.total_bits));
   f.frac_bits = static_cast<int>(*frac);
   f.is_signed = m.get_bool("signed").value_or(true);
@@ -307,6 +307,7 @@ Arch parse_arch_text(const std::string& text, const std::string& file, const std
   Arch a;
   a.source = file;
   a.sha256 = core::sha256_hex(r.emit());
+  a.set_by = r.set_by();
   arch_params().read(r, a);
   return a;
 }

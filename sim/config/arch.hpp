@@ -41,6 +41,9 @@ struct Arch {
   std::string name;
   std::string source;
   std::string sha256;  ///< of the resolved config: its YAML with every --set applied, comments dropped
+  std::map<std::string, std::string> set_by;  ///< key path -> the --set that gave it
+  /// "--set TEXT" where a --set gave `key`, else the file: a message's blame.
+  std::string origin_of(const std::string& key) const { return config::origin_of(source, set_by, key); }
   int lanes = 16;
   core::VarianceAlgorithm algorithm = core::VarianceAlgorithm::welford;
   bool variance_clamp = true;

@@ -471,6 +471,7 @@ Workload parse_workload_text(const std::string& text, const std::string& file, c
   Workload w;
   w.source = file;
   w.sha256 = core::sha256_hex(r.emit());
+  w.set_by = r.set_by();
   workload_params().read(r, w);
   return w;
 }

@@ -21,6 +21,9 @@ struct Workload : core::NormProblem {
   std::string name;
   std::string source;  ///< file it came from ("<embedded default: ...>" for the built-in one)
   std::string sha256;  ///< of the resolved config: its YAML with every --set applied, comments dropped
+  std::map<std::string, std::string> set_by;  ///< key path -> the --set that gave it
+  /// "--set TEXT" where a --set gave `key`, else the file: a message's blame.
+  std::string origin_of(const std::string& key) const { return config::origin_of(source, set_by, key); }
 };
 
 inline constexpr int64_t kMaxHidden = int64_t(1) << 24;

@@ -226,6 +226,15 @@ std::string YamlReader::override_of(const std::string& full_key) const {
   }
 }
 
+std::string origin_of(const std::string& source, const std::map<std::string, std::string>& set_by, const std::string& key) {
+  for (std::string k = key;;) {
+    if (auto it = set_by.find(k); it != set_by.end()) return "--set " + it->second;
+    const auto dot = k.rfind('.');
+    if (dot == std::string::npos) return source;
+    k.resize(dot);
+  }
+}
+
 bool YamlReader::has(const std::string& key) const { return static_cast<bool>(node_[key]); }
 
 int YamlReader::line_of(const std::string& key) const {
@@ -239,6 +248,15 @@ void YamlReader::fail(const std::string& key, const std::string& problem, const 
   if (const std::string set = override_of(full); !set.empty())
     throw ConfigError(format_config_error("--set " + set, 0, full, problem, allowed));
   throw ConfigError(format_config_error(file_, line_of(key), full, problem, allowed));
+}
+
+void YamlReader::fail_rule(const std::string& key, const std::vector<std::string>& involved, const std::string& problem,
+                           const std::string& allowed) const {
+  if (override_of(key_path(key)).empty())
+    for (const auto& k : involved)
+      if (const std::string set = override_of(key_path(k)); !set.empty())
+        throw ConfigError(format_config_error("--set " + set, 0, key_path(key), problem, allowed));
+  fail(key, problem, allowed);
 }
 
 void YamlReader::fail_path(const std::vector<std::string>& path, const std::string& problem,

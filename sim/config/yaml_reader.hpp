@@ -41,6 +41,11 @@ std::string read_config_file(const std::string& path);
 /// `file` names the source in messages ("--set" for an override's value).
 YAML::Node load_yaml_strict(const std::string& text, const std::string& file);
 
+/// Where a key of a loaded config got its value, for a message about a rule
+/// that spans files (the SRAM against the workload's row): "--set TEXT" when
+/// a --set gave it (or a mapping above it), else `source`.
+std::string origin_of(const std::string& source, const std::map<std::string, std::string>& set_by, const std::string& key);
+
 class YamlReader {
  public:
   YamlReader(YAML::Node node, std::string file, std::string path);
@@ -75,10 +80,17 @@ class YamlReader {
   /// the deepest line that exists, the full key path.
   [[noreturn]] void fail_path(const std::vector<std::string>& path, const std::string& problem,
                               const std::string& allowed = {}) const;
+  /// fail() for a rule over several keys of this mapping (frac within
+  /// bits): at `key`, but naming the --set of any key in `involved` when
+  /// `key` itself was not set, since that --set broke the rule.
+  [[noreturn]] void fail_rule(const std::string& key, const std::vector<std::string>& involved, const std::string& problem,
+                              const std::string& allowed = {}) const;
   /// Rejects unread keys, naming `allowed_keys`.
   void finish(const std::vector<std::string>& allowed_keys) const;
 
   const std::string& file() const { return file_; }
+  /// Full key path -> the --set that wrote it, for every --set applied.
+  const std::map<std::string, std::string>& set_by() const { return *set_by_; }
   std::string key_path(const std::string& key) const { return path_.empty() ? key : path_ + "." + key; }
 
  private:

@@ -173,6 +173,24 @@ expect 2 "key 'asic.clock_ghz': must be in (0, 100\] (allowed: (0, 100\])" -- ru
 expect 2 "key 'formats.sum.frac': fraction bits 2000 impossible with [0-9]* total bits (allowed: 0\.\.[0-9]*)" -- run --arch "$A/fixed16.yaml" --set arch.formats.sum.frac=2000 -q
 expect 2 "needs at least 1310720 B.*allowed: --set arch.asic.sram.capacity_bytes=1310720 or more, or with this SRAM --path dram-reread" -- run "$W/long-row.yaml" -q
 
+# --- output a script can trust: the error line comes first and alone (no
+# log line before it, so no -q here), it blames the --set that broke a rule,
+# outputs and flags are checked before the work, SystemC keeps off stdout ---
+expect 2 "^normsim: --path: unknown value 'bogus'" -- run --path bogus --set workload.rows=4
+expect 2 "^normsim: --set arch.asic.sram.capacity_bytes=16: key 'asic.sram.capacity_bytes': 16 B is too small" -- run --set arch.asic.sram.capacity_bytes=16
+expect 2 "^normsim: --set workload.rows=4294967296: key 'rows': the workload needs" -- run --set workload.rows=4294967296
+expect 2 "^normsim: --set arch.formats.output.bits=8: key 'formats.output.frac'" -- run --set arch.formats.output.bits=8
+: >"$T/plainfile"
+expect 2 "^normsim: --out: '$T/plainfile/x': '$T/plainfile' is not a directory" -- run --out "$T/plainfile/x" --set workload.rows=4
+expect 2 "^normsim: --out: '/proc/normsim-no/x': cannot write in '/proc'" -- compare --out /proc/normsim-no/x --set workload.rows=4
+expect 2 "^normsim: --out: '/proc/normsim-no'" -- widths --out /proc/normsim-no --target 'max_ulp<=1'
+expect 2 "^normsim: --plot: '$T/nodir/p.png': no such directory" -- sweep --grid arch.lanes=4,8 --objectives cycles,area --plot "$T/nodir/p.png" --out "$T/plotless"
+[ ! -e "$T/plotless" ] && ok || bad "sweep with a bad --plot wrote $T/plotless"
+expect 2 "^normsim: --verbose excludes --quiet" -- -q -v run
+expect 2 "^normsim: --baseline excludes --no-baseline" -- regress "$S/gpu_ref/golden/h200" --baseline x --no-baseline
+"$N" run --trace "$T/t.vcd" --json --set workload.rows=4 2>/dev/null | python3 -c 'import json, sys; json.load(sys.stdin)' &&
+  ok || bad "run --trace --json: stdout is not one JSON object"
+
 # --- determinism: every subcommand twice, byte for byte ---------------------
 twice() {
   local name=$1; shift

@@ -53,8 +53,8 @@ int cli_main(int argc, char** argv) {
   CLI::App app{"normsim: cycle-approximate simulator of LayerNorm/RMSNorm hardware"};
   app.set_version_flag("--version", std::string("normsim ") + NORMSIM_VERSION);
   bool verbose = false, quiet = false, progress = false;
-  app.add_flag("-v,--verbose", verbose, "debug logging on stderr");
-  app.add_flag("-q,--quiet", quiet, "only errors on stderr");
+  auto* verbose_flag = app.add_flag("-v,--verbose", verbose, "debug logging on stderr");
+  app.add_flag("-q,--quiet", quiet, "only errors on stderr")->excludes(verbose_flag);
   app.add_flag("--progress", progress,
                "a progress line on stderr for commands past 2 s even when stderr is not a terminal (default: on a terminal, "
                "without -q or --json)");

@@ -131,6 +131,7 @@ nlohmann::json compare_row(const CompareArgs& a, const config::Workload& w, cons
 
 int compare(const CompareArgs& a) {
   const auto [w, arch] = load_inputs(a.in);
+  check_out_dir(a.out_dir);
   if (a.sram_budget && a.target_cycles)
     throw config::ConfigError("compare: --sram-budget and --target-cycles ask different questions (allowed: one of them)");
   const asic::AsicOptions base = asic_options(a.asic);

@@ -63,8 +63,9 @@ Command add_regress(CLI::App& app) {
   c->add_option("golden", a->golden, "golden directory with index.json (default gpu_ref/golden/h200)");
   c->add_option("--gpu", a->gpu, "GPU arch: a shipped name (" + config::shipped_names(config::ShippedKind::gpu) + ") or a YAML path (default h200)");
   c->add_option("--set", a->sets, "override a GPU key: gpu.l2.reuse_half_bytes=54e6 (repeatable)");
-  c->add_option("--baseline", a->baseline, "per-case errors no case may exceed by more than 1 point (default: GOLDEN/regress_baseline.json when present)");
-  c->add_flag("--no-baseline", a->no_baseline, "skip the per-case baseline check");
+  auto* baseline = c->add_option("--baseline", a->baseline,
+                                 "per-case errors no case may exceed by more than 1 point (default: GOLDEN/regress_baseline.json when present)");
+  c->add_flag("--no-baseline", a->no_baseline, "skip the per-case baseline check")->excludes(baseline);
   c->add_option("--write-baseline", a->write_baseline, "write this run's per-case errors as a baseline file (no baseline is checked)");
   c->add_flag("--json", a->json, "print cases, summaries and pass/fail as one JSON object");
   c->add_flag("--fit", a->fit, "first fit the arch's fitted parameters on the training cases (printed on stderr)");

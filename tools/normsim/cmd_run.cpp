@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <fstream>
 #include <iostream>
+#include <optional>
 
 #include "command.hpp"
 #include "progress.hpp"
@@ -81,8 +82,7 @@ void log_removed(const std::string& dir, const std::vector<std::string>& removed
   for (const auto& f : removed) spdlog::info("run: removed {}/{}: an earlier run's output, not written by this one", dir, f);
 }
 
-int run_asic_model(const RunArgs& a, const config::Workload& w, const config::Arch& arch) {
-  asic::AsicOptions o = asic_options(a.asic);
+int run_asic_model(const RunArgs& a, const config::Workload& w, const config::Arch& arch, asic::AsicOptions o) {
   o.rows_done = ProgressLine::get().done_counter();
   ProgressLine::get().phase(a.asic.rtl ? "simulating with the RTL in lock step" : "simulating", w.rows, "rows");
   const asic::AsicResult r = asic::run_asic(w, arch, o);
@@ -124,12 +124,19 @@ int run(RunArgs a) {
                                 ", more than the " + std::to_string(limit >> 20) +
                                 " MiB this machine has available (allowed: run without " + flag + ", or fewer rows)");
   }
-  spdlog::info("run: workload {} ({}), arch {} ({})", w.name, w.source, arch.name, arch.source);
-
-  if (arch.asic) return run_asic_model(a, w, arch);
-  if (!a.asic.path.empty() || a.asic.no_numerics || !a.asic.trace.empty() || a.asic.rtl)
+  // Every input and output checked before the first log line and the work.
+  check_out_dir(a.out_dir);
+  std::optional<asic::AsicOptions> o;
+  if (arch.asic) {
+    o = asic_options(a.asic);
+    (void)asic::resolve_asic_config(w, arch, *o);
+  } else if (!a.asic.path.empty() || a.asic.no_numerics || !a.asic.trace.empty() || a.asic.rtl) {
     throw config::ConfigError(arch.source + ": key 'asic': missing: --path, --no-numerics, --trace and --rtl need the timing "
                                             "model (allowed: an arch with an 'asic' section, e.g. workloads/arch/asic-default.yaml)");
+  }
+  spdlog::info("run: workload {} ({}), arch {} ({})", w.name, w.source, arch.name, arch.source);
+
+  if (o) return run_asic_model(a, w, arch, *o);
   ProgressLine::get().phase("numerics");
   const core::FunctionalResult r = core::run_functional(
       w, config::datapath_config(w, arch, a.asic.algorithm),

@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <thread>
 
@@ -17,6 +18,7 @@
 #include "sim/report/report_stamp.hpp"
 #include "sim/asic/isolated_run.hpp"
 #include "sim/config/config_error.hpp"
+#include "sim/config/printable.hpp"
 #include "sim/config/sweep_grid.hpp"
 #include "sim/report/asic_report.hpp"
 #include "sim/report/sweep_report.hpp"
@@ -156,6 +158,8 @@ int sweep(const SweepArgs& a) {
   for (const auto& o : objectives) (void)report::objective_column(o, a.numerics);
   if (!a.plot.empty() && objectives.size() < 2)
     throw config::ConfigError("sweep: --plot needs two or more --objectives (allowed: e.g. --objectives cycles,area,energy)");
+  check_out_dir(a.out_dir);
+  if (!a.plot.empty()) check_output_file("--plot", a.plot, ".png", "pareto.png");
 
   const std::vector<config::GridPoint> points = grid.points();
   const std::vector<std::string> keys = grid.keys();
@@ -263,6 +267,29 @@ int sweep(const SweepArgs& a) {
   return write_sweep_outputs(all, a.out_dir, a.json, a.plot);
 }
 
+// The Pareto front drawn from the JSON by tools/sweep/pareto_plot.py
+// (matplotlib); the script's error, if any, becomes the one line.
+void draw_pareto_plot(const nlohmann::json& all, const std::string& plot) {
+  namespace fs = std::filesystem;
+  const std::string tmp = plot + ".sweep.json.tmp", err = plot + ".stderr.tmp";
+  write_report_file(fs::path(tmp).parent_path().empty() ? "." : fs::path(tmp).parent_path().string(),
+                    fs::path(tmp).filename().string(), all.dump() + "\n");
+  const std::string cmd = "/usr/bin/python3 " + shell_quote(data_path("tools/sweep/pareto_plot.py")) + " " + shell_quote(tmp) +
+                          " " + shell_quote(plot) + " 2>" + shell_quote(err);
+  const int rc = std::system(cmd.c_str());
+  std::string last;
+  if (std::ifstream in(err); in)
+    for (std::string line; std::getline(in, line);)
+      if (!line.empty()) last = line;
+  std::error_code ec;
+  fs::remove(tmp, ec);
+  fs::remove(err, ec);
+  if (rc != 0)
+    throw config::ConfigError("sweep: --plot '" + config::printable(plot) + "': the plot script failed" +
+                              (last.empty() ? std::string() : ": " + config::printable(last)) +
+                              " (allowed: a writable .png path, with python3-matplotlib from tools/bootstrap.sh)");
+}
+
 }  // namespace
 
 int write_sweep_outputs(const nlohmann::json& all, const std::string& out_dir, bool json, const std::string& plot) {
@@ -272,20 +299,11 @@ int write_sweep_outputs(const nlohmann::json& all, const std::string& out_dir, b
     const auto& p = all["points"].at(0);
     throw config::ConfigError("sweep: no point could be built; point " + p["point"].dump() + ": " + p["reason"].get<std::string>());
   }
+  // The plot first: a failing plot leaves no report behind.
+  if (!plot.empty()) draw_pareto_plot(all, plot);
   if (!out_dir.empty()) {
     write_report_file(out_dir, "sweep.json", report::report_text(all, 2) + "\n");
     write_report_file(out_dir, "sweep.csv", report::sweep_csv(all));
-  }
-  if (!plot.empty()) {
-    // The plot is drawn from the JSON by tools/sweep/pareto_plot.py (matplotlib).
-    const std::string tmp = plot + ".sweep.json.tmp";
-    write_report_file(std::filesystem::path(tmp).parent_path().empty() ? "." : std::filesystem::path(tmp).parent_path().string(),
-                      std::filesystem::path(tmp).filename().string(), all.dump() + "\n");
-    const std::string cmd = "/usr/bin/python3 '" + data_path("tools/sweep/pareto_plot.py") + "' '" + tmp + "' '" +
-                            plot + "'";
-    const int rc = std::system(cmd.c_str());
-    std::filesystem::remove(tmp);
-    if (rc != 0) throw config::ConfigError("sweep: --plot '" + plot + "': the plot script failed (python3-matplotlib: tools/bootstrap.sh)");
   }
   if (json) std::cout << report::report_text(all) << "\n";
   else std::cout << report::sweep_table(all);

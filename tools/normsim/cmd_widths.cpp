@@ -30,6 +30,7 @@ struct WidthsArgs {
 
 int widths(const WidthsArgs& a) {
   const auto [w, arch] = load_inputs(a.in);
+  check_out_dir(a.out_dir);
   explore::WidthSearchOptions o;
   for (const auto& t : a.targets) o.targets.push_back(explore::parse_width_target(t));
   if (!a.stages.empty()) {

@@ -5,9 +5,11 @@
 #include <dlfcn.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <charconv>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <thread>
 
@@ -84,26 +86,47 @@ std::optional<config::InputPath> parse_path_flag(const std::string& p) {
   return ip;
 }
 
-namespace {
 // SystemC adds ".vcd" to the name it is given and prints its own warning
-// when it cannot open the file: both are settled here, before the run.
-void check_trace_path(const std::string& trace) {
+// when it cannot open the file; a plot's script fails late: both are
+// settled here, before the run.
+void check_output_file(const std::string& flag, const std::string& file, const std::string& ext, const std::string& example) {
   namespace fs = std::filesystem;
-  const std::string t = config::printable(trace);
+  const std::string t = config::printable(file);
   std::error_code ec;
-  if (fs::is_directory(trace, ec))
-    throw config::ConfigError("--trace: '" + t + "' is a directory (allowed: a file path ending in .vcd, e.g. " + t + "/trace.vcd)");
-  if (trace.size() < 5 || trace.compare(trace.size() - 4, 4, ".vcd") != 0)
-    throw config::ConfigError("--trace: '" + t + "' does not end in .vcd (allowed: a file path ending in .vcd)");
-  const fs::path parent = fs::path(trace).parent_path().empty() ? fs::path(".") : fs::path(trace).parent_path();
+  if (fs::is_directory(file, ec))
+    throw config::ConfigError(flag + ": '" + t + "' is a directory (allowed: a file path ending in " + ext + ", e.g. " + t + "/" +
+                              example + ")");
+  if (file.size() <= ext.size() || file.compare(file.size() - ext.size(), ext.size(), ext) != 0)
+    throw config::ConfigError(flag + ": '" + t + "' does not end in " + ext + " (allowed: a file path ending in " + ext + ")");
+  const fs::path parent = fs::path(file).parent_path().empty() ? fs::path(".") : fs::path(file).parent_path();
   if (!fs::is_directory(parent, ec))
-    throw config::ConfigError("--trace: '" + t + "': no such directory '" + config::printable(parent.string()) +
+    throw config::ConfigError(flag + ": '" + t + "': no such directory '" + config::printable(parent.string()) +
                               "' (allowed: a file in an existing directory)");
   if (access(parent.c_str(), W_OK) != 0)
-    throw config::ConfigError("--trace: '" + t + "': directory '" + config::printable(parent.string()) +
+    throw config::ConfigError(flag + ": '" + t + "': directory '" + config::printable(parent.string()) +
                               "' is not writable (allowed: a file in a writable directory)");
 }
-}  // namespace
+
+void check_out_dir(const std::string& dir) {
+  if (dir.empty()) return;
+  namespace fs = std::filesystem;
+  const std::string d = config::printable(dir);
+  std::error_code ec;
+  // The directory, or the nearest part of its path that exists (the rest is created on writing).
+  fs::path p = fs::absolute(dir, ec);
+  while (!p.empty() && !fs::exists(p, ec) && p != p.parent_path()) p = p.parent_path();
+  if (!fs::is_directory(p, ec))
+    throw config::ConfigError("--out: '" + d + "': '" + config::printable(p.string()) +
+                              "' is not a directory (allowed: a directory, or a path one can be created at)");
+  // A file made and removed there: access() would pass every path for root.
+  std::string probe = (p / ".normsim-write-check-XXXXXX").string();
+  const int fd = mkstemp(probe.data());
+  if (fd < 0)
+    throw config::ConfigError("--out: '" + d + "': cannot write in '" + config::printable(p.string()) + "': " +
+                              std::strerror(errno) + " (allowed: a directory this user can write)");
+  close(fd);
+  fs::remove(probe, ec);
+}
 
 asic::AsicOptions asic_options(const AsicFlags& f) {
   asic::AsicOptions o;
@@ -114,7 +137,7 @@ asic::AsicOptions asic_options(const AsicFlags& f) {
   o.keep_inputs = f.save_inputs;
   o.threads = thread_count(f.threads);
   o.trace_file = f.trace;
-  if (!f.trace.empty()) check_trace_path(f.trace);
+  if (!f.trace.empty()) check_output_file("--trace", f.trace, ".vcd", "trace.vcd");
   if (f.trace_rows && f.trace.empty())
     throw config::ConfigError("--trace-rows: there is no trace without --trace FILE.vcd (allowed: both, or neither)");
   if (f.trace_rows) o.trace_rows = f.trace_rows;

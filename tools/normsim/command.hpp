@@ -92,6 +92,13 @@ struct AsicFlags {
   std::optional<core::VarianceAlgorithm> algorithm;
 };
 asic::AsicOptions asic_options(const AsicFlags& f);
+/// Refuses an --out DIR no report could be written into (exit 2, with the
+/// OS's reason), before any work: it must be a writable directory, or be
+/// creatable under the nearest existing part of its path.
+void check_out_dir(const std::string& dir);
+/// Refuses an output file (--trace, --plot) that is a directory, lacks the
+/// extension `ext`, or lies in a directory that is missing or not writable.
+void check_output_file(const std::string& flag, const std::string& file, const std::string& ext, const std::string& example);
 /// --threads N, or every core for 0.
 int thread_count(int threads);
 
