@@ -187,10 +187,10 @@ static_assert(Addable<core::Bytes, core::Bytes>);
 static_assert(!Addable<core::Bytes, core::Cycles>);
 static_assert(!Addable<core::BytesPerCycle, core::BytesPerSecond>);
 static_assert(!Assignable<core::Bytes&, double>);
-static_assert(!Assignable<simt::DramConfig&, config::DramConfig>);
+static_assert(!Assignable<simt::GpuDramConfig&, config::DramConfig>);
 static_assert(std::is_same_v<decltype(config::DramConfig{}.peak_bytes_per_cycle), core::BytesPerCycle>);
-static_assert(std::is_same_v<decltype(simt::DramConfig{}.bytes_per_s), core::BytesPerSecond>);
-static_assert(std::is_same_v<decltype(config::L2Config{}.capacity_bytes), decltype(simt::L2Config{}.bytes)>);
+static_assert(std::is_same_v<decltype(simt::GpuDramConfig{}.bytes_per_s), core::BytesPerSecond>);
+static_assert(std::is_same_v<decltype(config::L2Config{}.capacity_bytes), decltype(simt::GpuL2Config{}.bytes)>);
 
 TEST(Units, ConversionsAndTheKeyTablesUnitsComeFromTheType) {
   // The H200's DRAM at its SM clock, per cycle and back.

@@ -25,33 +25,33 @@ using config::positive;
 using config::real_param;
 using config::within;
 
-std::shared_ptr<const ParamTable<L2Config>> l2_params() {
-  auto t = std::make_shared<ParamTable<L2Config>>();
-  t->add(quantity_param<L2Config>("bytes", NORMSIM_MEMBER(bytes), positive(), "L2 size"));
-  t->add(integer_param<L2Config>("line_bytes", NORMSIM_MEMBER(line_bytes), 1, 4096, "bytes", "L2 line"));
-  t->add(real_param<L2Config>("near_hit_latency_cycles", NORMSIM_MEMBER(near_hit_latency_cycles), positive(), "cycles",
+std::shared_ptr<const ParamTable<GpuL2Config>> l2_params() {
+  auto t = std::make_shared<ParamTable<GpuL2Config>>();
+  t->add(quantity_param<GpuL2Config>("bytes", NORMSIM_MEMBER(bytes), positive(), "L2 size"));
+  t->add(integer_param<GpuL2Config>("line_bytes", NORMSIM_MEMBER(line_bytes), 1, 4096, "bytes", "L2 line"));
+  t->add(real_param<GpuL2Config>("near_hit_latency_cycles", NORMSIM_MEMBER(near_hit_latency_cycles), positive(), "cycles",
                               "hit latency in the near partition"));
-  t->add(real_param<L2Config>("far_hit_latency_cycles", NORMSIM_MEMBER(far_hit_latency_cycles), positive(), "cycles",
+  t->add(real_param<GpuL2Config>("far_hit_latency_cycles", NORMSIM_MEMBER(far_hit_latency_cycles), positive(), "cycles",
                               "hit latency in the far partition"));
-  config::add_l2_reuse_params(*t, [](auto& l2) -> auto& { return l2.reuse; }, [](const L2Config& l2) { return l2.bytes.value(); });
-  t->add(real_param<L2Config>("reread_fill_weight", NORMSIM_MEMBER(reread_fill_weight), within(0, 1), "",
+  config::add_l2_reuse_params(*t, [](auto& l2) -> auto& { return l2.reuse; }, [](const GpuL2Config& l2) { return l2.bytes.value(); });
+  t->add(real_param<GpuL2Config>("reread_fill_weight", NORMSIM_MEMBER(reread_fill_weight), within(0, 1), "",
                               "share of a re-read pass's DRAM fill the L2's byte count sees, against a first read's"));
-  t->add(real_param<L2Config>("atomic_l2_bytes_per_sector", NORMSIM_MEMBER(atomic_l2_bytes_per_sector), within(0, 1024), "bytes",
+  t->add(real_param<GpuL2Config>("atomic_l2_bytes_per_sector", NORMSIM_MEMBER(atomic_l2_bytes_per_sector), within(0, 1024), "bytes",
                               "L2 bytes counted per 32-byte sector an atomic reduction touches"));
-  t->add(quantity_param<L2Config>("reuse_measured_bytes", NORMSIM_MEMBER(reuse_measured_bytes), within(0, 1e12),
+  t->add(quantity_param<GpuL2Config>("reuse_measured_bytes", NORMSIM_MEMBER(reuse_measured_bytes), within(0, 1e12),
                               "the L2 size the reuse curves were measured on: another `bytes` scales their halves and pool (0: absolute)"));
-  config::Param<L2Config> dirty = real_param<L2Config>(
+  config::Param<GpuL2Config> dirty = real_param<GpuL2Config>(
       "dirty_resident_bytes", NORMSIM_MEMBER(dirty_resident_bytes), config::RealRange{}, "bytes",
       "written bytes still dirty in the L2 when a kernel ends (not counted as DRAM writes)");
   dirty.doc[0].type = "[0, bytes]";
-  dirty.check = [](const L2Config& l2) -> std::optional<config::ParamError> {
+  dirty.check = [](const GpuL2Config& l2) -> std::optional<config::ParamError> {
     if (auto e = within(0, l2.bytes.value()).check(l2.dirty_resident_bytes)) return config::ParamError{"", *e};
     return std::nullopt;
   };
   t->add(std::move(dirty));
-  t->add(real_param<L2Config>("atomic_ns_per_sector", NORMSIM_MEMBER(atomic_ns_per_sector), positive(), "ns",
+  t->add(real_param<GpuL2Config>("atomic_ns_per_sector", NORMSIM_MEMBER(atomic_ns_per_sector), positive(), "ns",
                               "a reduction into one address, a warp instruction's 32-byte sectors at a time"));
-  t->add(real_param<L2Config>("scattered_store_sectors_per_ns", NORMSIM_MEMBER(scattered_store_sectors_per_ns), positive(),
+  t->add(real_param<GpuL2Config>("scattered_store_sectors_per_ns", NORMSIM_MEMBER(scattered_store_sectors_per_ns), positive(),
                               "sectors/ns", "sectors the L2 writes per ns for scalar stores, each block to its own addresses"));
   return t;
 }
@@ -81,35 +81,35 @@ std::shared_ptr<const ParamTable<RangeConfig>> range_params() {
   return t;
 }
 
-std::shared_ptr<const ParamTable<L1Config>> l1_params() {
-  auto t = std::make_shared<ParamTable<L1Config>>();
-  t->add(quantity_param<L1Config>("bytes", NORMSIM_MEMBER(bytes), positive(), "L1 and shared memory per SM"));
-  t->add(real_param<L1Config>("hit_latency_cycles", NORMSIM_MEMBER(hit_latency_cycles), positive(), "cycles", "L1 hit latency"));
-  t->add(real_param<L1Config>("miss_requests_per_cycle", NORMSIM_MEMBER(miss_requests_per_cycle), positive(), "requests/cycle",
+std::shared_ptr<const ParamTable<GpuL1Config>> l1_params() {
+  auto t = std::make_shared<ParamTable<GpuL1Config>>();
+  t->add(quantity_param<GpuL1Config>("bytes", NORMSIM_MEMBER(bytes), positive(), "L1 and shared memory per SM"));
+  t->add(real_param<GpuL1Config>("hit_latency_cycles", NORMSIM_MEMBER(hit_latency_cycles), positive(), "cycles", "L1 hit latency"));
+  t->add(real_param<GpuL1Config>("miss_requests_per_cycle", NORMSIM_MEMBER(miss_requests_per_cycle), positive(), "requests/cycle",
                               "sector requests an SM sends to the L2 per cycle"));
-  config::Param<L1Config> carve = config::quantity_param<L1Config>(
+  config::Param<GpuL1Config> carve = config::quantity_param<GpuL1Config>(
       "smem_carveout_bytes", NORMSIM_MEMBER(smem_carveout_bytes), config::RealRange{},
       "shared memory the driver reserves out of the L1 at least");
   carve.doc[0].type = "[0, bytes]";
-  carve.check = [](const L1Config& l1) -> std::optional<config::ParamError> {
+  carve.check = [](const GpuL1Config& l1) -> std::optional<config::ParamError> {
     if (auto e = within(0, l1.bytes.value()).check(l1.smem_carveout_bytes.value())) return config::ParamError{"", *e};
     return std::nullopt;
   };
   t->add(std::move(carve));
-  t->add(real_param<L1Config>("reuse_steepness", NORMSIM_MEMBER(reuse_steepness), positive(), "",
+  t->add(real_param<GpuL1Config>("reuse_steepness", NORMSIM_MEMBER(reuse_steepness), positive(), "",
                               "how sharply re-read L1 hits fall off past the free L1"));
   return t;
 }
 
-std::shared_ptr<const ParamTable<DramConfig>> dram_params() {
-  auto t = std::make_shared<ParamTable<DramConfig>>();
+std::shared_ptr<const ParamTable<GpuDramConfig>> dram_params() {
+  auto t = std::make_shared<ParamTable<GpuDramConfig>>();
   // 1 GB/s .. 100 TB/s: every GPU memory made spans a small part of it.
-  t->add(quantity_param<DramConfig>("bytes_per_s", NORMSIM_MEMBER(bytes_per_s), in_range(1e9, 1e14),
+  t->add(quantity_param<GpuDramConfig>("bytes_per_s", NORMSIM_MEMBER(bytes_per_s), in_range(1e9, 1e14),
                                 "sustained bandwidth, reads and writes together (a copy kernel's)"));
-  t->add(quantity_param<DramConfig>("latency_cycles", NORMSIM_MEMBER(latency_cycles), positive(), "unloaded latency"));
-  t->add(quantity_param<DramConfig>("launch_read_bytes", NORMSIM_MEMBER(launch_read_bytes), within(0, 1 << 30),
+  t->add(quantity_param<GpuDramConfig>("latency_cycles", NORMSIM_MEMBER(latency_cycles), positive(), "unloaded latency"));
+  t->add(quantity_param<GpuDramConfig>("launch_read_bytes", NORMSIM_MEMBER(launch_read_bytes), within(0, 1 << 30),
                                 "bytes every launch reads besides its code and data (constant bank, parameters)"));
-  t->add(real_param<DramConfig>("fill_weight", NORMSIM_MEMBER(fill_weight), within(0, 1), "",
+  t->add(real_param<GpuDramConfig>("fill_weight", NORMSIM_MEMBER(fill_weight), within(0, 1), "",
                                 "share of the first round's bytes in flight whose queueing delays the launch once"));
   return t;
 }

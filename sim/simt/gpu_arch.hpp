@@ -16,7 +16,7 @@
 
 namespace normsim::simt {
 
-struct L2Config {
+struct GpuL2Config {
   core::Bytes bytes{62914560};
   int line_bytes = 128;
   double near_hit_latency_cycles = 283;
@@ -61,7 +61,7 @@ struct L2Config {
   double atomic_l2_bytes_per_sector = 32;
 };
 
-struct L1Config {
+struct GpuL1Config {
   core::Bytes bytes{262144};
   double hit_latency_cycles = 43;
   double miss_requests_per_cycle = 0.6;  ///< sector requests an SM sends to the L2 per cycle
@@ -71,7 +71,7 @@ struct L1Config {
   double reuse_steepness = 6.0;
 };
 
-struct DramConfig {
+struct GpuDramConfig {
   core::BytesPerSecond bytes_per_s{3.976e12};  ///< sustained read + write bandwidth (a copy kernel's)
   core::Cycles latency_cycles{650};  ///< unloaded
   core::Bytes launch_read_bytes{2560};  ///< read by every launch besides its code and data (constant bank, parameters)
@@ -124,9 +124,9 @@ struct GpuArch {
   double shuffle_latency_cycles = 30;  ///< one __shfl_xor_sync round trip
   double barrier_latency_cycles = 40;  ///< one __syncthreads with the block's warps arriving together
   double smem_latency_cycles = 30;     ///< a shared-memory load
-  L2Config l2;
-  L1Config l1;
-  DramConfig dram;
+  GpuL2Config l2;
+  GpuL1Config l1;
+  GpuDramConfig dram;
   RangeConfig range;
   double memory_overlap_exponent = 2;
   double bound_overlap_exponent = 8;  ///< the duration bounds combine as their p-norm  ///< latency chain and DRAM time combine as their p-norm

@@ -12,27 +12,27 @@ namespace {
 struct Param {
   const char* name;
   double simt::GpuArch::*top;
-  double simt::L2Config::*l2;
-  double simt::DramConfig::*dram;
+  double simt::GpuL2Config::*l2;
+  double simt::GpuDramConfig::*dram;
   double lo, hi;
-  double simt::L1Config::*l1 = nullptr;
+  double simt::GpuL1Config::*l1 = nullptr;
 };
 const std::vector<Param>& fit_params() {
   static const std::vector<Param> params = {
       {"fdiv_latency_cycles", &simt::GpuArch::fdiv_latency_cycles, nullptr, nullptr, 10, 2000},
-      {"l2.dirty_resident_bytes", nullptr, &simt::L2Config::dirty_resident_bytes, nullptr, 1e6, 62.9e6},
-      {"l2.atomic_ns_per_sector", nullptr, &simt::L2Config::atomic_ns_per_sector, nullptr, 0.05, 100},
-      {"l2.scattered_store_sectors_per_ns", nullptr, &simt::L2Config::scattered_store_sectors_per_ns, nullptr, 1, 1000},
+      {"l2.dirty_resident_bytes", nullptr, &simt::GpuL2Config::dirty_resident_bytes, nullptr, 1e6, 62.9e6},
+      {"l2.atomic_ns_per_sector", nullptr, &simt::GpuL2Config::atomic_ns_per_sector, nullptr, 0.05, 100},
+      {"l2.scattered_store_sectors_per_ns", nullptr, &simt::GpuL2Config::scattered_store_sectors_per_ns, nullptr, 1, 1000},
       {"shuffle_latency_cycles", &simt::GpuArch::shuffle_latency_cycles, nullptr, nullptr, 10, 200},
       {"barrier_latency_cycles", &simt::GpuArch::barrier_latency_cycles, nullptr, nullptr, 10, 2000},
       {"kernel_tail_cycles", &simt::GpuArch::kernel_tail_cycles, nullptr, nullptr, 0, 20000},
-      {"dram.fill_weight", nullptr, nullptr, &simt::DramConfig::fill_weight, 0.01, 1},
+      {"dram.fill_weight", nullptr, nullptr, &simt::GpuDramConfig::fill_weight, 0.01, 1},
       {"round_overhead_cycles", &simt::GpuArch::round_overhead_cycles, nullptr, nullptr, 0, 20000},
       {"dependent_issue_cycles", &simt::GpuArch::dependent_issue_cycles, nullptr, nullptr, 1, 64},
       {"memory_overlap_exponent", &simt::GpuArch::memory_overlap_exponent, nullptr, nullptr, 1, 64},
       {"bound_overlap_exponent", &simt::GpuArch::bound_overlap_exponent, nullptr, nullptr, 1, 64},
-      {"l1.miss_requests_per_cycle", nullptr, nullptr, nullptr, 0.05, 4, &simt::L1Config::miss_requests_per_cycle},
-      {"l1.reuse_steepness", nullptr, nullptr, nullptr, 1, 20, &simt::L1Config::reuse_steepness},
+      {"l1.miss_requests_per_cycle", nullptr, nullptr, nullptr, 0.05, 4, &simt::GpuL1Config::miss_requests_per_cycle},
+      {"l1.reuse_steepness", nullptr, nullptr, nullptr, 1, 20, &simt::GpuL1Config::reuse_steepness},
   };
   return params;
 }
