@@ -190,6 +190,13 @@ expect 2 "^normsim: --verbose excludes --quiet" -- -q -v run
 expect 2 "^normsim: --baseline excludes --no-baseline" -- regress "$S/gpu_ref/golden/h200" --baseline x --no-baseline
 "$N" run --trace "$T/t.vcd" --json --set workload.rows=4 2>/dev/null | python3 -c 'import json, sys; json.load(sys.stdin)' &&
   ok || bad "run --trace --json: stdout is not one JSON object"
+# -v says what exactly runs: the configs' hashes, each --set, the design and the simulation's rate.
+"$N" -v run --set workload.rows=4 --no-numerics >/dev/null 2>"$T/v.txt"
+{ grep -q "\[debug\] run: arch sha256 [0-9a-f]\{64\}" "$T/v.txt" && grep -q "\[debug\] run: --set workload.rows=4" "$T/v.txt" &&
+  grep -q "\[debug\] run: sram-replay at 1 GHz, 4 rows in flight" "$T/v.txt" && grep -q "\[debug\] run: simulated 4 rows in" "$T/v.txt"; } &&
+  ok || bad "-v run: $(cat "$T/v.txt")"
+"$N" run --set workload.rows=4 --no-numerics >/dev/null 2>"$T/nv.txt"
+! grep -q "debug" "$T/nv.txt" && ok || bad "run without -v printed debug lines: $(cat "$T/nv.txt")"
 
 # --- determinism: every subcommand twice, byte for byte ---------------------
 twice() {

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <fstream>
 #include <iostream>
 #include <optional>
@@ -85,7 +86,11 @@ void log_removed(const std::string& dir, const std::vector<std::string>& removed
 int run_asic_model(const RunArgs& a, const config::Workload& w, const config::Arch& arch, asic::AsicOptions o) {
   o.rows_done = ProgressLine::get().done_counter();
   ProgressLine::get().phase(a.asic.rtl ? "simulating with the RTL in lock step" : "simulating", w.rows, "rows");
+  const auto t0 = std::chrono::steady_clock::now();
   const asic::AsicResult r = asic::run_asic(w, arch, o);
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  spdlog::debug("run: simulated {} rows in {:.3f} s ({:.0f} rows/s{}), {:.0f} cycles", w.rows, s, s > 0 ? w.rows / s : 0.0,
+                o.numerics ? ", bit-accurate" : ", timing only", r.cycles);
   const nlohmann::json report = report::asic_report_json(r);
   log_warnings(report, "run");
   check_report(report, "run");
@@ -135,6 +140,17 @@ int run(RunArgs a) {
                                             "model (allowed: an arch with an 'asic' section, e.g. workloads/arch/asic-default.yaml)");
   }
   spdlog::info("run: workload {} ({}), arch {} ({})", w.name, w.source, arch.name, arch.source);
+  // -v: what exactly runs (the resolved configs by hash, each --set, the design).
+  spdlog::debug("run: workload sha256 {}: {} rows x {} elements, {} in, {} out", w.sha256, w.rows, w.hidden,
+                core::to_string(w.input.dtype), core::to_string(w.output.dtype));
+  spdlog::debug("run: arch sha256 {}", arch.sha256);
+  for (const auto& s : a.in.sets) spdlog::debug("run: --set {}", s);
+  if (o) {
+    const asic::AsicConfig c = asic::resolve_asic_config(w, arch, *o);
+    spdlog::debug("run: {} at {} GHz, {} rows in flight, {} datapaths x {} lanes, SRAM {} B, DRAM {} bytes/cycle sustained",
+                  config::to_string(c.path), c.clock_ghz, c.rows_in_flight, c.datapaths, arch.lanes, c.sram.capacity_bytes,
+                  c.dram.sustained_bytes_per_cycle().value());
+  }
 
   if (o) return run_asic_model(a, w, arch, *o);
   ProgressLine::get().phase("numerics");
