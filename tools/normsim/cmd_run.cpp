@@ -132,9 +132,10 @@ int run(RunArgs a) {
   // Every input and output checked before the first log line and the work.
   check_out_dir(a.out_dir);
   std::optional<asic::AsicOptions> o;
+  std::optional<asic::AsicConfig> design;
   if (arch.asic) {
     o = asic_options(a.asic);
-    (void)asic::resolve_asic_config(w, arch, *o);
+    design = asic::resolve_asic_config(w, arch, *o);
   } else if (!a.asic.path.empty() || a.asic.no_numerics || !a.asic.trace.empty() || a.asic.rtl) {
     throw config::ConfigError(arch.source + ": key 'asic': missing: --path, --no-numerics, --trace and --rtl need the timing "
                                             "model (allowed: an arch with an 'asic' section, e.g. workloads/arch/asic-default.yaml)");
@@ -145,8 +146,8 @@ int run(RunArgs a) {
                 core::to_string(w.input.dtype), core::to_string(w.output.dtype));
   spdlog::debug("run: arch sha256 {}", arch.sha256);
   for (const auto& s : a.in.sets) spdlog::debug("run: --set {}", s);
-  if (o) {
-    const asic::AsicConfig c = asic::resolve_asic_config(w, arch, *o);
+  if (design) {
+    const asic::AsicConfig& c = *design;
     spdlog::debug("run: {} at {} GHz, {} rows in flight, {} datapaths x {} lanes, SRAM {} B, DRAM {} bytes/cycle sustained",
                   config::to_string(c.path), c.clock_ghz, c.rows_in_flight, c.datapaths, arch.lanes, c.sram.capacity_bytes,
                   c.dram.sustained_bytes_per_cycle().value());
