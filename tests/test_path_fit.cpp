@@ -1,17 +1,24 @@
-// compare's design search (sim/asic/path_fit.hpp) against a synthetic cycles
-// model whose optimum is known: the bytes it picks fit, the rows it picks are
-// the most (budget) or the fewest (target), and what cannot be built says why.
+// compare's design search (sim/asic/path_fit.hpp): against a synthetic cost
+// model whose optimum is known and is not at the most rows, and against an
+// exhaustive evaluation of the same candidates with the model itself on every
+// shipped workload, input path and search mode.
 #include <gtest/gtest.h>
 
 #include <systemc.h>
 
 #include <cmath>
+#include <filesystem>
+#include <map>
+#include <tuple>
 
+#include "sim/asic/asic_run.hpp"
+#include "sim/asic/isolated_run.hpp"
 #include "sim/asic/path_fit.hpp"
 #include "sim/asic/traffic_identity.hpp"
 #include "sim/config/workload.hpp"
+#include "sim/report/asic_report.hpp"
 
-int sc_main(int, char**) { return 0; }  // libsystemc wants one; gtest's main runs the tests
+extern "C" int sc_main(int, char**) { return 0; }  // libsystemc wants one; gtest's main runs the tests
 
 using namespace normsim;
 using asic::InputPath;
@@ -25,97 +32,267 @@ const config::Arch& ar() {
   static const config::Arch a = config::load_arch(NORMSIM_TEST_SOURCE_DIR "/workloads/arch/asic-default.yaml");
   return a;
 }
-// Fewer rows in flight: more latency exposed; less SRAM replay: more DRAM bytes.
-double model_cycles(const config::Arch& c) {
-  const auto& a = *c.asic;
-  const double replay = a.path == InputPath::sram_replay ? 1 : a.path == InputPath::dram_reread ? 0 : a.replay_fraction;
-  return 1e6 * (2 - replay) + 4e5 / a.rows_in_flight;
+double replay_of(const config::AsicConfig& a) {
+  return a.path == InputPath::sram_replay ? 1 : a.path == InputPath::dram_reread ? 0 : a.replay_fraction;
 }
+// Less replay: more DRAM bytes; the rows in flight have a sweet spot at 5
+// (not at the most), and the area grows with the SRAM.
+asic::CandidateCost model_cost(const config::Arch& c) {
+  const auto& a = *c.asic;
+  const double r = a.rows_in_flight;
+  return {1e6 * (2 - replay_of(a)) + 1e3 * (r - 5) * (r - 5), 0.05 + 1e-6 * c.asic->sram.capacity_bytes, 1.0};
+}
+asic::CostsOf batch(asic::CandidateCost (*f)(const config::Arch&), int* runs = nullptr) {
+  return [f, runs](const std::vector<config::Arch>& archs) {
+    std::vector<asic::CandidateCost> out;
+    for (const auto& a : archs) out.push_back(f(a));
+    if (runs) *runs += static_cast<int>(archs.size());
+    return out;
+  };
+}
+uint64_t bytes_at(InputPath p, int rows, double f) { return asic::path_onchip_bytes(wl(), ar(), p, rows, f); }
 }  // namespace
 
-TEST(PathFit, BudgetTakesTheMostRowsThatFit) {
-  const uint64_t one = asic::path_onchip_bytes(wl(), ar(), InputPath::sram_replay, 1, 1);
-  const uint64_t per_row = asic::path_onchip_bytes(wl(), ar(), InputPath::sram_replay, 2, 1) - one;
+TEST(PathFit, RowsInFlightCandidates) {
+  EXPECT_EQ(asic::rows_in_flight_candidates(0), std::vector<int>{});
+  EXPECT_EQ(asic::rows_in_flight_candidates(3), (std::vector<int>{1, 2, 3}));
+  EXPECT_EQ(asic::rows_in_flight_candidates(16).size(), 16u);
+  EXPECT_EQ(asic::rows_in_flight_candidates(17).back(), 17);
+  EXPECT_EQ(asic::rows_in_flight_candidates(100),
+            (std::vector<int>{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 32, 64, 100}));
+  EXPECT_EQ(asic::rows_in_flight_candidates(128).back(), 128);
+  EXPECT_EQ(asic::rows_in_flight_candidates(128).size(), 16u + 3u);  // 32, 64, 128
+}
+
+TEST(PathFit, BudgetTakesTheFastestRowsNotTheMost) {
+  const uint64_t one = bytes_at(InputPath::sram_replay, 1, 1);
+  const uint64_t per_row = bytes_at(InputPath::sram_replay, 2, 1) - one;
   EXPECT_EQ(per_row, 4096u * 2);  // one bf16 row of 4096
-  const uint64_t budget = one + 6 * per_row + per_row / 2;
+  const uint64_t budget = one + 6 * per_row + per_row / 2;  // 7 rows fit
   int runs = 0;
-  const auto fit = asic::fit_sram_budget(wl(), ar(), InputPath::sram_replay, budget, [&](const config::Arch& c) {
-    ++runs;
-    EXPECT_EQ(c.asic->sram.capacity_bytes, budget);
-    return model_cycles(c);
-  });
+  const auto fit = asic::fit_sram_budget(wl(), ar(), InputPath::sram_replay, budget, batch(model_cost, &runs));
   ASSERT_TRUE(fit.feasible) << fit.reason;
-  EXPECT_EQ(fit.rows_in_flight, 7);
-  EXPECT_EQ(fit.sram_bytes, one + 6 * per_row);
-  EXPECT_LE(fit.sram_bytes, budget);
-  EXPECT_EQ(fit.cycles, model_cycles(fit.arch));
-  EXPECT_EQ(runs, 1);
-  EXPECT_EQ(fit.candidates_run, 1);
+  EXPECT_EQ(fit.rows_in_flight, 5);
+  EXPECT_EQ(fit.sram_bytes, one + 4 * per_row);
+  EXPECT_EQ(fit.arch.asic->sram.capacity_bytes, fit.sram_bytes);
+  EXPECT_EQ(fit.cost.cycles, 1e6);
+  EXPECT_EQ(runs, 7);
+  EXPECT_EQ(fit.candidates_run, 7);
+}
+
+TEST(PathFit, EqualCyclesGoToTheSmallerArea) {
+  // Cycles flat in the rows: the area (growing with the SRAM) decides: one row.
+  const auto flat = [](const config::Arch& c) {
+    return asic::CandidateCost{1e6, 1e-6 * c.asic->sram.capacity_bytes, 0};
+  };
+  const auto fit = asic::fit_sram_budget(wl(), ar(), InputPath::sram_replay, 1 << 20, batch(+flat));
+  ASSERT_TRUE(fit.feasible);
+  EXPECT_EQ(fit.rows_in_flight, 1);
+  // Equal cycles and area: the energy decides.
+  const auto by_energy = [](const config::Arch& c) {
+    return asic::CandidateCost{1e6, 1.0, std::abs(c.asic->rows_in_flight - 9.0)};
+  };
+  EXPECT_EQ(asic::fit_sram_budget(wl(), ar(), InputPath::sram_replay, 1 << 20, batch(+by_energy)).rows_in_flight, 9);
 }
 
 TEST(PathFit, BudgetPicksThePartialReplayFractionWithTheFewestCycles) {
   const uint64_t budget = 64 * 1024;
-  const auto fit = asic::fit_sram_budget(wl(), ar(), InputPath::partial_replay, budget, model_cycles);
+  const auto fit = asic::fit_sram_budget(wl(), ar(), InputPath::partial_replay, budget, batch(model_cost));
   ASSERT_TRUE(fit.feasible) << fit.reason;
-  EXPECT_EQ(fit.candidates_run, 15);
-  // The best of every fraction at its most rows, by the same model.
-  double best = 1e30;
+  // By hand: every fraction, every row count that fits.
+  std::tuple<double, double> best{1e30, 1e30};
+  int candidates = 0;
   for (double f : asic::partial_replay_fractions()) {
-    int rows = 0;
-    while (asic::path_onchip_bytes(wl(), ar(), InputPath::partial_replay, rows + 1, f) <= budget) ++rows;
-    if (rows == 0) continue;
-    config::Arch c = ar();
-    c.asic->path = InputPath::partial_replay;
-    c.asic->replay_fraction = f;
-    c.asic->rows_in_flight = rows;
-    best = std::min(best, model_cycles(c));
+    int most = 0;
+    while (bytes_at(InputPath::partial_replay, most + 1, f) <= budget) ++most;
+    for (int rows = 1; rows <= most; ++rows) {
+      config::Arch c = ar();
+      c.asic->path = InputPath::partial_replay;
+      c.asic->replay_fraction = f;
+      c.asic->rows_in_flight = rows;
+      c.asic->sram.capacity_bytes = bytes_at(InputPath::partial_replay, rows, f);
+      const auto k = model_cost(c);
+      best = std::min(best, std::tuple{k.cycles, k.area_mm2});
+      // The search runs every count to 16, the powers of two and the most.
+      candidates += rows <= 16 || (rows & (rows - 1)) == 0 || rows == most;
+    }
   }
-  EXPECT_EQ(fit.cycles, best);
+  EXPECT_EQ(fit.cost.cycles, std::get<0>(best));
+  EXPECT_EQ(fit.cost.area_mm2, std::get<1>(best));
+  EXPECT_EQ(fit.replay_fraction, 15 / 16.0);
+  EXPECT_EQ(fit.rows_in_flight, 5);
   EXPECT_LE(fit.sram_bytes, budget);
+  EXPECT_EQ(fit.candidates_run, candidates);
 }
 
 TEST(PathFit, TooSmallABudgetIsInfeasibleWithTheBytesNeeded) {
-  const uint64_t one = asic::path_onchip_bytes(wl(), ar(), InputPath::sram_replay, 1, 1);
-  const auto fit = asic::fit_sram_budget(wl(), ar(), InputPath::sram_replay, one - 1, model_cycles);
+  const uint64_t one = bytes_at(InputPath::sram_replay, 1, 1);
+  const auto fit = asic::fit_sram_budget(wl(), ar(), InputPath::sram_replay, one - 1, batch(model_cost));
   EXPECT_FALSE(fit.feasible);
   EXPECT_NE(fit.reason.find(std::to_string(one) + " B"), std::string::npos) << fit.reason;
-  const auto rr = asic::fit_sram_budget(wl(), ar(), InputPath::dram_reread, 1024, model_cycles);
+  const auto rr = asic::fit_sram_budget(wl(), ar(), InputPath::dram_reread, 1024, batch(model_cost));
   EXPECT_FALSE(rr.feasible);
   EXPECT_NE(rr.reason.find("re-read FIFO"), std::string::npos) << rr.reason;
 }
 
-TEST(PathFit, TargetTakesTheFewestRowsThatMeetIt) {
-  // sram-replay: 1e6 + 4e5 / r <= 1.05e6 first at r = 8.
-  const auto fit = asic::fit_target_cycles(wl(), ar(), InputPath::sram_replay, 1.05e6, model_cycles);
+TEST(PathFit, TargetTakesTheFewestBytesThatMeetIt) {
+  // sram-replay: 1e6 + 1e3 (r - 5)^2 <= 1.0045e6 at r = 3..7: the fewest bytes is 3.
+  const auto fit = asic::fit_target_cycles(wl(), ar(), InputPath::sram_replay, 1.0045e6, batch(model_cost));
   ASSERT_TRUE(fit.feasible) << fit.reason;
-  EXPECT_EQ(fit.rows_in_flight, 8);
-  EXPECT_EQ(fit.cycles, 1.05e6);
+  EXPECT_EQ(fit.rows_in_flight, 3);
+  EXPECT_EQ(fit.cost.cycles, 1.004e6);
   EXPECT_EQ(fit.arch.asic->sram.capacity_bytes, fit.sram_bytes);
-  EXPECT_EQ(fit.sram_bytes, asic::path_onchip_bytes(wl(), ar(), InputPath::sram_replay, 8, 1));
-  EXPECT_LE(fit.candidates_run, 1 + 13);  // the most rows, then a binary search over 1..4096
-  // Unreachable: even the most rows leave 1e6 + 4e5/4096 > 1.00001e6.
-  const auto no = asic::fit_target_cycles(wl(), ar(), InputPath::sram_replay, 1e6, model_cycles);
+  EXPECT_EQ(fit.sram_bytes, bytes_at(InputPath::sram_replay, 3, 1));
+  EXPECT_EQ(fit.candidates_run, 16 + 7 + 1);  // 1..16, 32..2048, 4096
+  // Unreachable: the fastest is 1e6 at 5 rows.
+  const auto no = asic::fit_target_cycles(wl(), ar(), InputPath::sram_replay, 0.9e6, batch(model_cost));
   EXPECT_FALSE(no.feasible);
-  EXPECT_NE(no.reason.find("fastest design takes 1000098 cycles (4096 rows in flight)"), std::string::npos) << no.reason;
-  // DRAM re-read: 2e6 + 1e5 at the arch's 4 rows, met or not.
-  EXPECT_TRUE(asic::fit_target_cycles(wl(), ar(), InputPath::dram_reread, 2.2e6, model_cycles).feasible);
-  EXPECT_FALSE(asic::fit_target_cycles(wl(), ar(), InputPath::dram_reread, 2.0e6, model_cycles).feasible);
+  EXPECT_NE(no.reason.find("fastest design takes 1000000 cycles (5 rows in flight)"), std::string::npos) << no.reason;
+  // DRAM re-read: 2e6 + 1e3 at the arch's 4 rows, met or not.
+  EXPECT_TRUE(asic::fit_target_cycles(wl(), ar(), InputPath::dram_reread, 2.1e6, batch(model_cost)).feasible);
+  const auto rr = asic::fit_target_cycles(wl(), ar(), InputPath::dram_reread, 2.0e6, batch(model_cost));
+  EXPECT_FALSE(rr.feasible);
+  EXPECT_NE(rr.reason.find("takes 2001000 cycles at 4 rows in flight"), std::string::npos) << rr.reason;
 }
 
-TEST(PathFit, TargetPicksTheSmallestSramOverTheFractions) {
-  const double target = 1.3e6;
-  const auto fit = asic::fit_target_cycles(wl(), ar(), InputPath::partial_replay, target, model_cycles);
-  ASSERT_TRUE(fit.feasible) << fit.reason;
-  EXPECT_LE(fit.cycles, target);
-  // No fraction and row count with fewer bytes meets the target.
-  for (double f : asic::partial_replay_fractions())
-    for (int r = 1; r <= 64; ++r) {
-      const uint64_t b = asic::path_onchip_bytes(wl(), ar(), InputPath::partial_replay, r, f);
-      if (b >= fit.sram_bytes) break;
-      config::Arch c = ar();
-      c.asic->path = InputPath::partial_replay;
-      c.asic->replay_fraction = f;
-      c.asic->rows_in_flight = r;
-      EXPECT_GT(model_cycles(c), target) << "f " << f << " rows " << r << " (" << b << " B) meets it with less SRAM";
-    }
+// ---- Against an exhaustive evaluation with the model itself ----
+
+namespace {
+// Timing-only costs by the model, each candidate once, in forked children.
+class ModelCosts {
+ public:
+  explicit ModelCosts(const config::Workload& w) : w_(w) {}
+  std::vector<asic::CandidateCost> operator()(const std::vector<config::Arch>& archs) {
+    std::vector<config::Arch> todo;
+    for (const auto& a : archs)
+      if (!cache_.count(key(a))) todo.push_back(a);
+    asic::run_isolated_pool(
+        todo.size(), 2,
+        [&](size_t i) {
+          asic::AsicOptions o;
+          o.numerics = false;
+          const auto r = report::asic_report_json(asic::run_asic(w_, todo[i], o));
+          return nlohmann::json{r["timing"]["cycles"], r["area"]["total_mm2"], r["energy"]["total_uj"]}.dump();
+        },
+        [](size_t) { return std::string("candidate"); },
+        [&](size_t i, int rc, std::string&& text) {
+          ASSERT_EQ(rc, 0);
+          const auto k = nlohmann::json::parse(text);
+          cache_[key(todo[i])] = {k[0].get<double>(), k[1].get<double>(), k[2].get<double>()};
+        });
+    std::vector<asic::CandidateCost> out;
+    for (const auto& a : archs) out.push_back(cache_.at(key(a)));
+    return out;
+  }
+
+ private:
+  using Key = std::tuple<int, int, double, uint64_t>;
+  static Key key(const config::Arch& a) {
+    return {static_cast<int>(a.asic->path), a.asic->rows_in_flight, a.asic->replay_fraction, a.asic->sram.capacity_bytes};
+  }
+  const config::Workload& w_;
+  std::map<Key, asic::CandidateCost> cache_;
+};
+
+// The documented candidate rows, written out again: every count to 16, the
+// powers of two, and the most.
+bool documented_rows(int r, int most) { return r <= 16 || (r & (r - 1)) == 0 || r == most; }
+
+config::Arch design(const config::Workload& w, const config::Arch& a, InputPath p, int rows, double f) {
+  config::Arch c = a;
+  c.asic->path = p;
+  c.asic->rows_in_flight = rows;
+  if (p == InputPath::partial_replay) c.asic->replay_fraction = f;
+  c.asic->sram.capacity_bytes = asic::path_onchip_bytes(w, a, p, rows, f);
+  return c;
 }
+
+std::vector<std::string> timing_workloads() {
+  std::vector<std::string> names;
+  for (const auto& e : std::filesystem::directory_iterator(NORMSIM_TEST_SOURCE_DIR "/workloads"))
+    if (e.path().extension() == ".yaml") names.push_back(e.path().stem().string());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+}  // namespace
+
+class PathFitExhaustive : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(PathFitExhaustive, BothSearchesReturnTheBestOfEveryCandidate) {
+  const config::Workload w = config::load_workload(NORMSIM_TEST_SOURCE_DIR "/workloads/" + GetParam() + ".yaml");
+  const config::Arch& a = ar();
+  ModelCosts costs(w);
+  const asic::CostsOf costs_of = [&](const std::vector<config::Arch>& archs) { return costs(archs); };
+  const int useful = static_cast<int>(std::min<int64_t>(w.rows, 65536));
+  // A budget that holds 6.5 SRAM-replay row buffers; a target 2% above the
+  // configured SRAM-replay design's cycles.
+  const uint64_t one = asic::path_onchip_bytes(w, a, InputPath::sram_replay, 1, 1);
+  const uint64_t per_row = asic::path_onchip_bytes(w, a, InputPath::sram_replay, 2, 1) - one;
+  const uint64_t budget = one + 5 * per_row + per_row / 2;
+  const double target = 1.02 * costs({design(w, a, InputPath::sram_replay, a.asic->rows_in_flight, 1)})[0].cycles;
+  for (InputPath p : {InputPath::sram_replay, InputPath::dram_reread, InputPath::partial_replay}) {
+    SCOPED_TRACE(std::string(config::to_string(p)));
+    std::vector<double> fractions = p == InputPath::partial_replay ? asic::partial_replay_fractions() : std::vector<double>{1};
+    // The searches first (they run their candidates two at a time), then
+    // every candidate again by hand, its cost from the same evaluations.
+    const auto fit = asic::fit_sram_budget(w, a, p, budget, costs_of);
+    const auto hit = asic::fit_target_cycles(w, a, p, target, costs_of);
+    struct Row {
+      int rows;
+      double f;
+      uint64_t bytes;
+      asic::CandidateCost k;
+    };
+    std::vector<Row> within_budget, all;
+    for (double f : fractions) {
+      if (p == InputPath::dram_reread) {
+        const int r = a.asic->rows_in_flight;
+        const uint64_t b = asic::path_onchip_bytes(w, a, p, r, 0);
+        const auto k = costs({design(w, a, p, r, 0)})[0];
+        all.push_back({r, 0, b, k});
+        if (b <= budget) within_budget.push_back({r, 0, b, k});
+        continue;
+      }
+      int most = 0;
+      while (most < useful && asic::path_onchip_bytes(w, a, p, most + 1, f) <= budget) ++most;
+      for (int r = 1; r <= useful; ++r) {
+        if (!documented_rows(r, useful) && !documented_rows(r, most)) continue;
+        const double ff = p == InputPath::partial_replay ? f : 0;
+        const uint64_t b = asic::path_onchip_bytes(w, a, p, r, f);
+        const auto k = costs({design(w, a, p, r, f)})[0];
+        if (documented_rows(r, useful)) all.push_back({r, ff, b, k});
+        if (r <= most && documented_rows(r, most)) within_budget.push_back({r, ff, b, k});
+      }
+    }
+    // Budget: fewest cycles, then area, then energy.
+    ASSERT_EQ(fit.feasible, !within_budget.empty()) << fit.reason;
+    EXPECT_EQ(fit.candidates_run, static_cast<int>(within_budget.size()));
+    if (fit.feasible) {
+      EXPECT_LE(fit.sram_bytes, budget);
+      for (const Row& r : within_budget)
+        EXPECT_LE(std::tuple(fit.cost.cycles, fit.cost.area_mm2, fit.cost.energy_uj),
+                  std::tuple(r.k.cycles, r.k.area_mm2, r.k.energy_uj))
+            << "budget: rows " << r.rows << " f " << r.f << " is better";
+    }
+    // Target: fewest bytes among those that meet it, then cycles.
+    EXPECT_EQ(hit.candidates_run, static_cast<int>(all.size()));
+    bool any = false;
+    for (const Row& r : all) {
+      if (r.k.cycles > target) continue;
+      any = true;
+      ASSERT_TRUE(hit.feasible);
+      EXPECT_LE(std::tuple(hit.sram_bytes, hit.cost.cycles), std::tuple(r.bytes, r.k.cycles))
+          << "target: rows " << r.rows << " f " << r.f << " is better";
+    }
+    EXPECT_EQ(hit.feasible, any) << hit.reason;
+    if (hit.feasible) EXPECT_LE(hit.cost.cycles, target);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(ShippedWorkloads, PathFitExhaustive, ::testing::ValuesIn(timing_workloads()),
+                         [](const auto& info) {
+                           std::string n = info.param;
+                           for (char& c : n)
+                             if (c == '-') c = '_';
+                           return n;
+                         });

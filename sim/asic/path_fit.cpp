@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <tuple>
 
 #include "sim/asic/traffic_identity.hpp"
 
@@ -10,7 +11,7 @@ namespace normsim::asic {
 namespace {
 constexpr int kMaxRowsInFlight = 65536;  // the key's range
 
-config::Arch candidate(const config::Arch& a, InputPath path, int rows, double f, uint64_t capacity) {
+config::Arch candidate_arch(const config::Arch& a, InputPath path, int rows, double f, uint64_t capacity) {
   config::Arch c = a;
   c.asic->path = path;
   c.asic->rows_in_flight = rows;
@@ -19,30 +20,27 @@ config::Arch candidate(const config::Arch& a, InputPath path, int rows, double f
   return c;
 }
 
+PathCandidate make_candidate(const config::Workload& w, const config::Arch& a, InputPath path, int rows, double f) {
+  const uint64_t need = path_onchip_bytes(w, a, path, rows, f);
+  return {candidate_arch(a, path, rows, f, need), rows, path == InputPath::partial_replay ? f : 0, need};
+}
+
+std::vector<double> fractions_of(InputPath path) {
+  return path == InputPath::partial_replay ? partial_replay_fractions() : std::vector<double>{1.0};
+}
+
+int useful_rows(const config::Workload& w) { return static_cast<int>(std::min<int64_t>(w.rows, kMaxRowsInFlight)); }
+
 // Row buffers are all the SRAM that grows with the rows in flight.
 int most_rows(const config::Workload& w, const config::Arch& a, InputPath path, double f, uint64_t budget) {
   const uint64_t one = path_onchip_bytes(w, a, path, 1, f);
   if (one > budget) return 0;
   const uint64_t per_row = path_onchip_bytes(w, a, path, 2, f) - one;
-  const int64_t useful = std::min<int64_t>(w.rows, kMaxRowsInFlight);
-  if (per_row == 0) return static_cast<int>(useful);
-  return static_cast<int>(std::min<int64_t>(useful, 1 + static_cast<int64_t>((budget - one) / per_row)));
+  if (per_row == 0) return useful_rows(w);
+  return static_cast<int>(std::min<int64_t>(useful_rows(w), 1 + static_cast<int64_t>((budget - one) / per_row)));
 }
 
 std::string bytes(uint64_t b) { return std::to_string(b) + " B"; }
-
-PathFit chosen(InputPath path, const config::Arch& a, int rows, double f, uint64_t need, double cycles, int runs) {
-  PathFit p;
-  p.path = path;
-  p.feasible = true;
-  p.arch = a;
-  p.rows_in_flight = rows;
-  p.replay_fraction = path == InputPath::partial_replay ? f : 0;
-  p.sram_bytes = need;
-  p.cycles = cycles;
-  p.candidates_run = runs;
-  return p;
-}
 
 PathFit infeasible(InputPath path, std::string why, int runs) {
   PathFit p;
@@ -50,6 +48,30 @@ PathFit infeasible(InputPath path, std::string why, int runs) {
   p.reason = std::move(why);
   p.candidates_run = runs;
   return p;
+}
+
+// Evaluates every candidate and keeps the first that no other beats by `key`.
+template <class Admit, class Key>
+PathFit best_of(InputPath path, const std::vector<PathCandidate>& cands, const CostsOf& costs_of,
+                std::vector<CandidateCost>& costs, const Admit& admit, const Key& key) {
+  std::vector<config::Arch> archs;
+  archs.reserve(cands.size());
+  for (const auto& c : cands) archs.push_back(c.arch);
+  costs = costs_of(archs);
+  size_t best = cands.size();
+  for (size_t i = 0; i < cands.size(); ++i)
+    if (admit(costs[i]) && (best == cands.size() || key(cands[i], costs[i]) < key(cands[best], costs[best]))) best = i;
+  PathFit fit;
+  fit.path = path;
+  fit.candidates_run = static_cast<int>(cands.size());
+  if (best == cands.size()) return fit;
+  fit.feasible = true;
+  fit.arch = cands[best].arch;
+  fit.rows_in_flight = cands[best].rows_in_flight;
+  fit.replay_fraction = cands[best].replay_fraction;
+  fit.sram_bytes = cands[best].sram_bytes;
+  fit.cost = costs[best];
+  return fit;
 }
 }  // namespace
 
@@ -59,96 +81,88 @@ std::vector<double> partial_replay_fractions() {
   return f;
 }
 
+std::vector<int> rows_in_flight_candidates(int most) {
+  std::vector<int> rows;
+  for (int r = 1; r <= std::min(most, 16); ++r) rows.push_back(r);
+  for (int r = 32; r < most; r *= 2) rows.push_back(r);
+  if (most > 16) rows.push_back(most);
+  return rows;
+}
+
 uint64_t path_onchip_bytes(const config::Workload& w, const config::Arch& a, InputPath path, int rows, double f) {
-  const config::Arch c = candidate(a, path, rows, f, a.asic->sram.capacity_bytes);
+  const config::Arch c = candidate_arch(a, path, rows, f, a.asic->sram.capacity_bytes);
   return traffic_identity(w, c, *c.asic).onchip_bytes();
 }
 
-PathFit fit_sram_budget(const config::Workload& w, const config::Arch& a, InputPath path, uint64_t budget,
-                        const CyclesOf& cycles_of) {
+std::vector<PathCandidate> sram_budget_candidates(const config::Workload& w, const config::Arch& a, InputPath path,
+                                                  uint64_t budget) {
+  std::vector<PathCandidate> out;
   if (path == InputPath::dram_reread) {
-    const int rows = a.asic->rows_in_flight;
-    const uint64_t need = path_onchip_bytes(w, a, path, rows, 0);
-    if (need > budget)
-      return infeasible(path, "needs " + bytes(need) + " (re-read FIFO and parameters), the budget is " + bytes(budget), 0);
-    const config::Arch c = candidate(a, path, rows, 0, budget);
-    return chosen(path, c, rows, 0, need, cycles_of(c), 1);
+    PathCandidate c = make_candidate(w, a, path, a.asic->rows_in_flight, 0);
+    if (c.sram_bytes <= budget) out.push_back(std::move(c));
+    return out;
   }
-  const std::vector<double> fractions = path == InputPath::partial_replay ? partial_replay_fractions() : std::vector<double>{1.0};
-  PathFit best;
-  int runs = 0;
-  for (double f : fractions) {
-    const int rows = most_rows(w, a, path, f, budget);
-    if (rows < 1) continue;
-    const config::Arch c = candidate(a, path, rows, f, budget);
-    const double cycles = cycles_of(c);
-    ++runs;
-    const uint64_t need = path_onchip_bytes(w, a, path, rows, f);
-    if (!best.feasible || cycles < best.cycles || (cycles == best.cycles && need < best.sram_bytes))
-      best = chosen(path, c, rows, f, need, cycles, 0);
-  }
-  if (!best.feasible) {
-    const double f = fractions.front();
+  for (double f : fractions_of(path))
+    for (int rows : rows_in_flight_candidates(most_rows(w, a, path, f, budget)))
+      out.push_back(make_candidate(w, a, path, rows, f));
+  return out;
+}
+
+std::vector<PathCandidate> target_cycles_candidates(const config::Workload& w, const config::Arch& a, InputPath path) {
+  if (path == InputPath::dram_reread) return {make_candidate(w, a, path, a.asic->rows_in_flight, 0)};
+  std::vector<PathCandidate> out;
+  for (double f : fractions_of(path))
+    for (int rows : rows_in_flight_candidates(useful_rows(w))) out.push_back(make_candidate(w, a, path, rows, f));
+  return out;
+}
+
+PathFit fit_sram_budget(const config::Workload& w, const config::Arch& a, InputPath path, uint64_t budget,
+                        const CostsOf& costs_of) {
+  const std::vector<PathCandidate> cands = sram_budget_candidates(w, a, path, budget);
+  if (cands.empty()) {
+    if (path == InputPath::dram_reread)
+      return infeasible(path,
+                        "needs " + bytes(path_onchip_bytes(w, a, path, a.asic->rows_in_flight, 0)) +
+                            " (re-read FIFO and parameters), the budget is " + bytes(budget),
+                        0);
     return infeasible(path,
                       "one row buffer" + std::string(path == InputPath::partial_replay ? " at the smallest fraction 1/16" : "") +
-                          " and the parameters need " + bytes(path_onchip_bytes(w, a, path, 1, f)) + ", the budget is " +
-                          bytes(budget),
+                          " and the parameters need " + bytes(path_onchip_bytes(w, a, path, 1, fractions_of(path).front())) +
+                          ", the budget is " + bytes(budget),
                       0);
   }
-  best.candidates_run = runs;
-  return best;
+  std::vector<CandidateCost> costs;
+  return best_of(
+      path, cands, costs_of, costs, [](const CandidateCost&) { return true; },
+      [](const PathCandidate& c, const CandidateCost& k) {
+        return std::tuple{k.cycles, k.area_mm2, k.energy_uj, c.sram_bytes, c.rows_in_flight, c.replay_fraction};
+      });
 }
 
 PathFit fit_target_cycles(const config::Workload& w, const config::Arch& a, InputPath path, double target,
-                          const CyclesOf& cycles_of) {
-  auto at = [&](int rows, double f) {
-    const uint64_t need = path_onchip_bytes(w, a, path, rows, f);
-    return std::pair{candidate(a, path, rows, f, need), need};
-  };
-  if (path == InputPath::dram_reread) {
-    const int rows = a.asic->rows_in_flight;
-    const auto [c, need] = at(rows, 0);
-    const double cycles = cycles_of(c);
-    if (cycles > target)
-      return infeasible(path, "takes " + std::to_string(std::llround(cycles)) + " cycles at " + std::to_string(rows) +
-                                  " rows in flight (the target is " + std::to_string(std::llround(target)) + ")", 1);
-    return chosen(path, c, rows, 0, need, cycles, 1);
-  }
-  const std::vector<double> fractions = path == InputPath::partial_replay ? partial_replay_fractions() : std::vector<double>{1.0};
-  const int hi_rows = static_cast<int>(std::min<int64_t>(w.rows, kMaxRowsInFlight));
-  PathFit best;
-  int runs = 0;
-  double fastest = 0;
-  for (double f : fractions) {
-    // The fewest rows in flight that meet the target, if the most do.
-    const double most = cycles_of(at(hi_rows, f).first);
-    ++runs;
-    if (fastest == 0 || most < fastest) fastest = most;
-    if (most > target) continue;
-    int lo = 1, hi = hi_rows;
-    double hi_cycles = most;
-    while (lo < hi) {
-      const int mid = lo + (hi - lo) / 2;
-      const double c = cycles_of(at(mid, f).first);
-      ++runs;
-      if (c <= target) {
-        hi = mid;
-        hi_cycles = c;
-      } else {
-        lo = mid + 1;
-      }
-    }
-    const auto [c, need] = at(hi, f);
-    if (!best.feasible || need < best.sram_bytes || (need == best.sram_bytes && hi_cycles < best.cycles))
-      best = chosen(path, c, hi, f, need, hi_cycles, 0);
-  }
-  if (!best.feasible)
-    return infeasible(path, "its fastest design takes " + std::to_string(std::llround(fastest)) + " cycles (" +
-                                std::to_string(hi_rows) + " rows in flight), the target is " +
-                                std::to_string(std::llround(target)),
-                      runs);
-  best.candidates_run = runs;
-  return best;
+                          const CostsOf& costs_of) {
+  const std::vector<PathCandidate> cands = target_cycles_candidates(w, a, path);
+  std::vector<CandidateCost> costs;
+  PathFit best = best_of(
+      path, cands, costs_of, costs, [&](const CandidateCost& k) { return k.cycles <= target; },
+      [](const PathCandidate& c, const CandidateCost& k) {
+        return std::tuple{c.sram_bytes, k.cycles, k.area_mm2, k.energy_uj, c.rows_in_flight, c.replay_fraction};
+      });
+  if (best.feasible) return best;
+  size_t fastest = 0;
+  for (size_t i = 1; i < cands.size(); ++i)
+    if (costs[i].cycles < costs[fastest].cycles) fastest = i;
+  const PathCandidate& f = cands[fastest];
+  const std::string cycles = std::to_string(std::llround(costs[fastest].cycles));
+  const std::string goal = std::to_string(std::llround(target));
+  if (path == InputPath::dram_reread)
+    return infeasible(path, "takes " + cycles + " cycles at " + std::to_string(f.rows_in_flight) +
+                                " rows in flight (the target is " + goal + ")",
+                      best.candidates_run);
+  std::string at = std::to_string(f.rows_in_flight) + " rows in flight";
+  if (path == InputPath::partial_replay) at += ", replay fraction " + std::to_string(f.replay_fraction).substr(0, 6);
+  return infeasible(path, "its fastest design takes " + cycles + " cycles (" + at + "), the target is " + goal,
+                    best.candidates_run);
 }
 
 }  // namespace normsim::asic

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <iostream>
+#include <thread>
 
 #include "command.hpp"
 #include "progress.hpp"
@@ -34,7 +35,10 @@ struct CompareArgs {
   int64_t sram_budget = 0;
   double target_cycles = 0;
   std::string fuse;  ///< "": the arch's own mode; else a list or "all"
+  int jobs = 0;      ///< candidates run at once (0: all cores)
 };
+
+int jobs(int flag) { return flag > 0 ? flag : static_cast<int>(std::max(1u, std::thread::hardware_concurrency())); }
 
 // --fuse: "all" or a comma-separated list of modes, each once.
 std::vector<config::FuseMode> fuse_modes(const std::string& flag, config::FuseMode arch_mode) {
@@ -110,13 +114,29 @@ nlohmann::json compare_row(const CompareArgs& a, const config::Workload& w, cons
     asic::AsicOptions timing = o;
     timing.numerics = false;
     timing.keep_outputs = false;
-    const asic::CyclesOf cycles_of = [&](const config::Arch& c) {
-      nlohmann::json r;
-      if (int rc = report_of(w, c, timing, r)) throw ChildFailed{rc};
-      return r["timing"]["cycles"].get<double>();
+    const asic::CostsOf costs_of = [&](const std::vector<config::Arch>& archs) {
+      std::vector<asic::CandidateCost> costs(archs.size());
+      int failed = 0;
+      asic::run_isolated_pool(
+          archs.size(), jobs(a.jobs),
+          [&](size_t i) {
+            const nlohmann::json r = report::asic_report_json(asic::run_asic(w, archs[i], timing));
+            return nlohmann::json{r["timing"]["cycles"], r["area"]["total_mm2"], r["energy"]["total_uj"]}.dump();
+          },
+          [&](size_t) { return "compare (" + name + ")"; },
+          [&](size_t i, int rc, std::string&& text) {
+            if (rc) {
+              if (!failed) failed = rc;
+              return;
+            }
+            const auto k = nlohmann::json::parse(text);
+            costs[i] = {k[0].get<double>(), k[1].get<double>(), k[2].get<double>()};
+          });
+      if (failed) throw ChildFailed{failed};
+      return costs;
     };
-    fit = a.sram_budget ? asic::fit_sram_budget(w, arch, path, static_cast<uint64_t>(a.sram_budget), cycles_of)
-                        : asic::fit_target_cycles(w, arch, path, a.target_cycles, cycles_of);
+    fit = a.sram_budget ? asic::fit_sram_budget(w, arch, path, static_cast<uint64_t>(a.sram_budget), costs_of)
+                        : asic::fit_target_cycles(w, arch, path, a.target_cycles, costs_of);
     spdlog::info("compare: {}: {} candidates", name, fit.candidates_run);
   }
   if (!fit.feasible) return {{"path", name}, {"infeasible", fit.reason}};
@@ -186,10 +206,11 @@ Command add_compare(CLI::App& app) {
   c->fallthrough();
   add_input_options(c, a->in, {"arch with an asic section", "", "", ""});
   add_int_option(c, "--sram-budget", a->sram_budget, 1, int64_t(1) << 40,
-                 "compare at this SRAM (bytes): each path with the rows in flight (and replay fraction) that fit it in the "
-                 "fewest cycles");
+                 "compare at this SRAM (bytes): each path's design (rows in flight, replay fraction) that fits it in the "
+                 "fewest cycles, then least area and energy (every candidate run: docs/ASIC.md)");
   c->add_option("--target-cycles", a->target_cycles,
-                "compare at this throughput: each path with the smallest SRAM that finishes in at most this many cycles")
+                "compare at this throughput: each path's design with the smallest SRAM that finishes in at most this many "
+                "cycles, then the fewest cycles (every candidate run: docs/ASIC.md)")
       ->check(CLI::Range(1.0, 1e18));
   c->add_option("--out", a->out_dir, "directory for compare.json, compare.csv (sweep.csv's columns) and compare.txt");
   c->add_flag("--json", a->json, "print {\"mode\", \"paths\": [report or {path, infeasible}, ...]} on stdout");
@@ -197,6 +218,7 @@ Command add_compare(CLI::App& app) {
                  "a residual workload: each path once per fuse mode -- all, or a list of " +
                      std::string(config::kFuseModeNames) + " (default: the arch's fuse.mode)");
   c->add_flag("--no-numerics", a->asic.no_numerics, "timing only");
+  add_int_option(c, "-j,--jobs", a->jobs, 1, 4096, "--sram-budget / --target-cycles: candidates run at once (default: all cores)");
   c->add_flag("--fail-on-overflow", a->fail_on_overflow, "exit 1 when any fixed-point stage of any path saturated or wrapped");
   return {c, [a] { return compare(*a); }};
 }
