@@ -115,7 +115,7 @@ TEST_P(AsicTrafficIdentity, DramBytesEqualTheClosedFormExactly) {
   EXPECT_EQ(r.sram_bytes_read, r.expected.sram_bytes_read);
   EXPECT_GE(r.cycles, r.expected.lower_bound_cycles);
   // Phases: the first statistics need at least a DRAM latency and a row of lanes.
-  EXPECT_GT(r.first_stats_cycle, r.cfg.dram.latency_cycles.value() + C / 16.0);
+  EXPECT_GT(r.first_stats_cycle, r.cfg.dram_port().latency_cycles.value() + C / 16.0);
   EXPECT_LT(r.first_stats_cycle, r.last_lanes_cycle);
   EXPECT_LT(r.last_lanes_cycle, r.cycles);
 }
@@ -171,9 +171,9 @@ TEST(AsicModel, HalvingDramBandwidthDoublesCyclesWhenBandwidthBound) {
   // 64 lanes outrun a 32 B/cycle port: DRAM-bound.
   const std::string args = "run " + src() + "/workloads/llama2-7b.yaml --arch " + src() +
                            "/workloads/arch/asic-default.yaml --set workload.seq=512 --set arch.lanes=64 "
-                           "--set arch.asic.rows_in_flight=8 --no-numerics --set arch.asic.dram.peak_bytes_per_cycle=";
-  const double full = cli(args + "32")["timing"]["cycles"];
-  const double half = cli(args + "16")["timing"]["cycles"];
+                           "--set arch.asic.rows_in_flight=8 --no-numerics --set arch.asic.dram.peak_bytes_per_s=";
+  const double full = cli(args + "32e9")["timing"]["cycles"];
+  const double half = cli(args + "16e9")["timing"]["cycles"];
   EXPECT_NEAR(half / full, 2.0, 0.1);
 }
 
@@ -222,7 +222,7 @@ config::Workload c64(int64_t rows) {
 config::Arch c64_arch(double peak_bytes_per_cycle, int rows_in_flight) {
   auto a = arch();
   a.lanes = 4;
-  a.asic->dram.peak_bytes_per_cycle = core::BytesPerCycle(peak_bytes_per_cycle);
+  a.asic->dram.peak_bytes_per_s = core::per_second(core::BytesPerCycle(peak_bytes_per_cycle), core::ghz(a.asic->clock_ghz));
   a.asic->rows_in_flight = rows_in_flight;
   return a;
 }

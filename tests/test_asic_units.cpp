@@ -163,7 +163,7 @@ TEST(AsicUnits, ChanMergeTreeAndRsqrtUnitAgainstTheCoreAndTheirLatencies) {
 TEST(AsicUnits, WelfordLaneArrayTakesTheStreamAndMatchesTheCore) {
   Bench b("gpt2-small", 4);
   RowArithmetic arith{&b.w, b.dp.get(), nullptr, &b.num, nullptr};
-  DramModel dram("dram", b.cfg.dram);
+  DramModel dram("dram", b.cfg.dram, b.cfg.clock_ghz);
   SramModel sram("sram", b.cfg.sram);
   ChanMergeTree tree("tree", {core::MergeSchedule{b.a.lanes, 0}, 1, 1}, &arith);
   RsqrtUnit rsqrt("rsqrt", 3, &arith);
@@ -215,7 +215,7 @@ TEST(AsicUnits, WelfordLaneArrayTakesTheStreamAndMatchesTheCore) {
 TEST(AsicUnits, InputPathUnitStreamsRowsAndAnnouncesTheParameters) {
   Bench b("bert-large", 5, "asic-default", InputPath::partial_replay);
   RowArithmetic arith{&b.w, b.dp.get(), nullptr, &b.num, nullptr};
-  DramModel dram("dram", b.cfg.dram);
+  DramModel dram("dram", b.cfg.dram, b.cfg.clock_ghz);
   SramModel sram("sram", b.cfg.sram);
   InputPathUnit input("input", b.g, dram, sram, &arith);
   HandshakeFifo<RowSlot*> free_slots("free", 2);
@@ -279,7 +279,7 @@ TEST(AsicUnits, RereadStreamWaitsForEachRowsSumInDram) {
   b.g = make_run_geometry(b.w, b.a, b.cfg);
   ASSERT_EQ(b.g.fusion, Fusion::fused);
   ASSERT_TRUE(b.g.rereads());
-  DramModel dram("dram", b.cfg.dram);
+  DramModel dram("dram", b.cfg.dram, b.cfg.clock_ghz);
   RereadStream reread("reread", b.g, dram);
   HandshakeFifo<Grant> to_normalize("to_normalize", 1024);
   HandshakeFifo<double> sums("sums", 4, HandshakeFifo<double>::Wake::next_delta);
@@ -315,7 +315,7 @@ TEST(AsicUnits, NormalizeUnitReplaysTheRowAndMatchesTheCore) {
   core::init_numerics(b.num, b.w, b.dp->config());
   core::OutputChecker checker(b.w, b.dp->output_lsb(), b.gamma, b.beta, &kept);
   RowArithmetic arith{&b.w, b.dp.get(), &checker, &b.num, nullptr};
-  DramModel dram("dram", b.cfg.dram);
+  DramModel dram("dram", b.cfg.dram, b.cfg.clock_ghz);
   SramModel sram("sram", b.cfg.sram);
   NormalizeUnit norm("normalize", b.g, {4, true, nullptr}, dram, sram, &arith);
   HandshakeFifo<RowSlot*> from_rsqrt("from_rsqrt", 4), free_slots("free", 4);
@@ -374,7 +374,7 @@ TEST(AsicUnits, SeparateAdderPassMovesTheTensorAndAnnouncesItsEnd) {
   b.a.fuse.mode = config::FuseMode::none;
   b.g = make_run_geometry(b.w, b.a, b.cfg);
   ASSERT_EQ(b.g.fusion, Fusion::separate_adder);
-  DramModel dram("dram", b.cfg.dram);
+  DramModel dram("dram", b.cfg.dram, b.cfg.clock_ghz);
   SeparateAdderPass pass("pass", b.g, dram);
   CycleSignal done("done");
   pass.done(done);
@@ -384,7 +384,7 @@ TEST(AsicUnits, SeparateAdderPassMovesTheTensorAndAnnouncesItsEnd) {
   EXPECT_EQ(dram.bytes(Traffic::adder_write), n * static_cast<uint64_t>(b.g.in_bytes));
   ASSERT_TRUE(done.announced());
   // Never faster than its bytes through the port.
-  EXPECT_GE(done.cycle(), static_cast<double>(n * (2 * b.g.in_bytes + b.g.residual_bytes)) / b.cfg.dram.sustained_bytes_per_cycle().value());
+  EXPECT_GE(done.cycle(), static_cast<double>(n * (2 * b.g.in_bytes + b.g.residual_bytes)) / b.cfg.dram_port().sustained_bytes_per_cycle.value());
   EXPECT_EQ(pass.stats().snapshot().value("pass_cycles"), done.cycle()) << "its counter is the cycle it announced";
 }
 

@@ -67,9 +67,9 @@ TEST(ParamTable, ReadsTypesRangesAndUnknownKeysWithOneLine) {
   EXPECT_EQ(b.inner.bytes, 128);
   EXPECT_EQ(read_error("n: 9\n"), "b.yaml:1: key 'n': value 9 out of range (allowed: 1..8)");
   EXPECT_EQ(read_error("n: two\n"), "b.yaml:1: key 'n': expected an integer, got 'two' (allowed: 1..8)");
-  EXPECT_EQ(read_error("x: 1\n"), "b.yaml:1: key 'x': must be strictly between 0 and 1 (allowed: (0, 1))");
+  EXPECT_EQ(read_error("x: 1\n"), "b.yaml:1: key 'x': value 1 must be strictly between 0 and 1 (allowed: (0, 1))");
   EXPECT_EQ(read_error("on: yes\n"), "b.yaml:1: key 'on': expected a boolean, got 'yes' (allowed: true, false)");
-  EXPECT_EQ(read_error("n: 2\ninner:\n  bytes: 0\n"), "b.yaml:3: key 'inner.bytes': must be > 0 (allowed: > 0)");
+  EXPECT_EQ(read_error("n: 2\ninner:\n  bytes: 0\n"), "b.yaml:3: key 'inner.bytes': value 0 must be > 0 (allowed: > 0)");
   EXPECT_EQ(read_error("n: 2\nm: 3\n"), "b.yaml:2: key 'm': unknown key (allowed: n, x, on, inner)");
   EXPECT_EQ(read_error("inner: {size: 3}\n"), "b.yaml:1: key 'inner.size': unknown key (allowed: bytes)");
 }
@@ -81,7 +81,7 @@ TEST(ParamTable, ChecksAStructBuiltInCodeWithTheSameRanges) {
   const auto e = box_params().check(b);
   ASSERT_TRUE(e);
   EXPECT_EQ(e->key_path, "inner.bytes");
-  EXPECT_EQ(e->problem.problem, "must be > 0");
+  EXPECT_EQ(e->problem.problem, "value -1 must be > 0");
   b.inner.bytes = 1;
   b.n = 0;
   EXPECT_EQ(box_params().check(b)->key_path, "n");
@@ -118,7 +118,7 @@ TEST(ParamTable, ShippedArchsEchoEveryKeyTheyRead) {
     EXPECT_FALSE(v.is_null()) << row.key;
   }
   EXPECT_FALSE(asic_params().check(*a.asic));
-  EXPECT_EQ(arch_params().unit_of("asic.dram.peak_bytes_per_cycle"), "bytes/cycle");
+  EXPECT_EQ(arch_params().unit_of("asic.dram.peak_bytes_per_s"), "bytes/s");
   EXPECT_EQ(arch_params().unit_of("formats.sum.bits"), "bits");
   EXPECT_EQ(workload_params().unit_of("hidden"), "elements");
   EXPECT_EQ(simt::gpu_arch_params().unit_of("l2.bytes"), "bytes");
@@ -188,7 +188,8 @@ static_assert(!Addable<core::Bytes, core::Cycles>);
 static_assert(!Addable<core::BytesPerCycle, core::BytesPerSecond>);
 static_assert(!Assignable<core::Bytes&, double>);
 static_assert(!Assignable<simt::GpuDramConfig&, config::DramConfig>);
-static_assert(std::is_same_v<decltype(config::DramConfig{}.peak_bytes_per_cycle), core::BytesPerCycle>);
+static_assert(std::is_same_v<decltype(config::DramConfig{}.peak_bytes_per_s), core::BytesPerSecond>);
+static_assert(std::is_same_v<decltype(config::DramConfig{}.latency_ns), core::Nanoseconds>);
 static_assert(std::is_same_v<decltype(simt::GpuDramConfig{}.bytes_per_s), core::BytesPerSecond>);
 static_assert(std::is_same_v<decltype(config::L2Config{}.capacity_bytes), decltype(simt::GpuL2Config{}.bytes)>);
 
@@ -203,7 +204,7 @@ TEST(Units, ConversionsAndTheKeyTablesUnitsComeFromTheType) {
   EXPECT_EQ(core::Bytes(6) / core::Bytes(4), 1.5);
   EXPECT_EQ(core::ghz(1.5).value(), 1.5e9);
   // A key's unit in the tables and CSV headers is its member type's.
-  EXPECT_EQ(arch_params().unit_of("asic.dram.latency_cycles"), core::CycleCount::unit());
+  EXPECT_EQ(arch_params().unit_of("asic.dram.latency_ns"), core::Nanoseconds::unit());
   EXPECT_EQ(arch_params().unit_of("asic.l2.capacity_bytes"), core::Bytes::unit());
   EXPECT_EQ(simt::gpu_arch_params().unit_of("dram.bytes_per_s"), core::BytesPerSecond::unit());
   EXPECT_EQ(simt::gpu_arch_params().unit_of("dram.latency_cycles"), "cycles");

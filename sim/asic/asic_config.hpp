@@ -9,6 +9,7 @@ namespace normsim::asic {
 
 using config::AsicConfig;
 using config::DramConfig;
+using config::DramPort;
 using config::InputPath;
 using config::L1Config;
 using config::L2Config;

@@ -20,7 +20,7 @@ namespace normsim::asic {
 
 
 SC_MODULE(DramModel) {
-  explicit DramModel(sc_core::sc_module_name n, const DramConfig& cfg);
+  DramModel(sc_core::sc_module_name n, const DramConfig& cfg, double clock_ghz);
   Grant read(double now, double bytes, Traffic kind);
   Grant write(double now, double bytes, Traffic kind);
 

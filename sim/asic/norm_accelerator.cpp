@@ -7,7 +7,7 @@ namespace normsim::asic {
 NormAccelerator::NormAccelerator(sc_core::sc_module_name n, const RunGeometry& g, const AsicConfig& cfg,
                                  const core::MergeSchedule& merge, RowArithmetic* arith, std::atomic<int64_t>* rows_done_out)
     : sc_module(n),
-      dram("dram", cfg.dram),
+      dram("dram", cfg.dram, cfg.clock_ghz),
       sram("sram", cfg.sram),
       free_slots_("free_row_buffers", cfg.rows_in_flight),
       stats_to_normalize_("stats_to_normalize", cfg.rows_in_flight),

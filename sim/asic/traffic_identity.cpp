@@ -29,7 +29,8 @@ int64_t transaction_elems(const config::Workload& w, const AsicConfig& c) {
 
 uint64_t reread_fifo_target_bytes(const AsicConfig& c) {
   if (c.reread_fifo_bytes > 0) return c.reread_fifo_bytes;
-  const double bytes = (c.dram.sustained_bytes_per_cycle() * core::Cycles(c.dram.latency_cycles.value())).value();
+  const DramPort port = c.dram_port();
+  const double bytes = (port.sustained_bytes_per_cycle * core::Cycles(port.latency_cycles.value())).value();
   const double bursts = std::ceil(bytes / c.dram.burst_bytes);
   return static_cast<uint64_t>(std::max(1.0, bursts)) * static_cast<uint64_t>(c.dram.burst_bytes);
 }
@@ -84,7 +85,7 @@ TrafficIdentity traffic_identity(const config::Workload& w, const config::Arch& 
     const uint64_t chunk = static_cast<uint64_t>(transaction_elems(w, c)) * in;
     t.reread_fifo_bytes = static_cast<uint64_t>(reread_fifo_transactions(w, c)) * chunk;
   }
-  const double dram_cycles = (core::Bytes(static_cast<double>(t.dram_bytes_read + t.dram_bytes_written)) / c.dram.sustained_bytes_per_cycle()).value();
+  const double dram_cycles = (core::Bytes(static_cast<double>(t.dram_bytes_read + t.dram_bytes_written)) / c.dram_port().sustained_bytes_per_cycle).value();
   // A row holds the lanes ceil(C/L) cycles and shared merge units their
   // occupancy; the slower of the two sets the rate.
   const core::MergeSchedule merge{a.lanes, a.merge.units};

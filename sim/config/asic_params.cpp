@@ -43,9 +43,15 @@ double dram_interface_pj_per_bit(DramInterface i) {
   return 0;
 }
 
-core::BytesPerCycle DramConfig::sustained_bytes_per_cycle() const {
-  return std::min(peak_bytes_per_cycle,
-                  core::BytesPerCycle(static_cast<double>(max_outstanding) * burst_bytes / latency_cycles.value()));
+DramPort DramConfig::port(double clock_ghz) const {
+  const core::Hertz clock = core::ghz(clock_ghz);
+  DramPort p;
+  p.peak_bytes_per_cycle = core::per_cycle(peak_bytes_per_s, clock);
+  p.latency_cycles = core::cycles_at(latency_ns, clock);
+  p.sustained_bytes_per_cycle =
+      std::min(p.peak_bytes_per_cycle,
+               core::BytesPerCycle(static_cast<double>(max_outstanding) * burst_bytes / p.latency_cycles.value()));
+  return p;
 }
 
 namespace {
@@ -54,9 +60,10 @@ constexpr int64_t kMaxBytes = INT64_MAX;
 
 std::shared_ptr<const ParamTable<DramConfig>> dram_params() {
   auto t = std::make_shared<ParamTable<DramConfig>>();
-  t->add(quantity_param<DramConfig>("peak_bytes_per_cycle", NORMSIM_MEMBER(peak_bytes_per_cycle), positive(),
-                                    "peak bandwidth, reads and writes together"));
-  t->add(quantity_param<DramConfig>("latency_cycles", NORMSIM_MEMBER(latency_cycles), 1, 1000000, "request to first byte"));
+  t->add(quantity_param<DramConfig>("peak_bytes_per_s", NORMSIM_MEMBER(peak_bytes_per_s), positive(),
+                                    "peak bandwidth, reads and writes together (per cycle: over asic.clock_ghz)"));
+  t->add(quantity_param<DramConfig>("latency_ns", NORMSIM_MEMBER(latency_ns), in_range(0.001, 1e6),
+                                    "request to first byte (in cycles: x asic.clock_ghz, rounded, at least 1)"));
   t->add(integer_param<DramConfig>("max_outstanding", NORMSIM_MEMBER(max_outstanding), 1, 1 << 20, "bursts",
                                    "bursts in flight; sustained = min(peak, outstanding x burst / latency)"));
   t->add(integer_param<DramConfig>("burst_bytes", NORMSIM_MEMBER(burst_bytes), 1, 1 << 20, "bytes", "burst size"));
@@ -166,7 +173,7 @@ std::shared_ptr<const ParamTable<AsicConfig>> make_asic_params() {
   clock.doc[0].type = "(0, 100]";
   clock.check = [](const AsicConfig& c) -> std::optional<ParamError> {
     if (auto e = positive().check(c.clock_ghz)) return ParamError{"", *e};
-    if (c.clock_ghz > 100) return ParamError{"", {"must be in (0, 100]", "(0, 100]"}};
+    if (c.clock_ghz > 100) return ParamError{"", {"value " + format_number(c.clock_ghz) + " must be in (0, 100]", "(0, 100]"}};
     return std::nullopt;
   };
   t->add(std::move(clock));

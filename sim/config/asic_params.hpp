@@ -56,13 +56,22 @@ std::optional<DramInterface> parse_dram_interface(std::string_view s);
 /// pJ per bit moved, as published for the interface.
 double dram_interface_pj_per_bit(DramInterface i);
 
+/// The DRAM port as the unit's clock sees it (DramConfig::port).
+struct DramPort {
+  core::BytesPerCycle peak_bytes_per_cycle;
+  core::CycleCount latency_cycles;
+  core::BytesPerCycle sustained_bytes_per_cycle;  ///< min(peak, max_outstanding x burst_bytes / latency)
+};
+
 /// DRAM: reads and writes share one peak bandwidth. A transfer sees
-/// `latency_cycles` before its first byte; at most `max_outstanding` bursts
+/// `latency_ns` before its first byte; at most `max_outstanding` bursts
 /// are in flight, so sustained bandwidth is
-/// min(peak, max_outstanding * burst_bytes / latency) (Little's law).
+/// min(peak, max_outstanding * burst_bytes / latency) (Little's law). Both
+/// are the DRAM's own, in seconds: the unit's clock changes what they are in
+/// its cycles, not what they are.
 struct DramConfig {
-  core::BytesPerCycle peak_bytes_per_cycle{64.0};
-  core::CycleCount latency_cycles{200};
+  core::BytesPerSecond peak_bytes_per_s{64e9};
+  core::Nanoseconds latency_ns{200};
   int max_outstanding = 64;
   int burst_bytes = 64;
   uint64_t capacity_bytes = uint64_t(16) << 30;
@@ -70,7 +79,8 @@ struct DramConfig {
   /// Access energy; nullopt: the interface's published figure.
   std::optional<double> energy_pj_per_bit;
   double pj_per_bit() const { return energy_pj_per_bit.value_or(dram_interface_pj_per_bit(interface)); }
-  core::BytesPerCycle sustained_bytes_per_cycle() const;
+  /// Bandwidth and latency in cycles of a unit clocked at `clock_ghz`.
+  DramPort port(double clock_ghz) const;
 };
 
 /// On-chip SRAM of the replay buffer: banks x ports x access_bytes per cycle.
@@ -114,6 +124,7 @@ struct AsicConfig {
   L2Config l2;  ///< an optional L2 in front of the DRAM (asic/l2_model.hpp); capacity 0 means none
   L1Config l1;  ///< optional near caches in front of the L2 (asic/l2_model.hpp), a GPU mapping's per-SM L1; capacity 0 means none
   UnitLatencies latency;
+  DramPort dram_port() const { return dram.port(clock_ghz); }
 };
 
 /// The `asic` section's keys (workloads/README.md's table is generated from

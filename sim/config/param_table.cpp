@@ -29,26 +29,27 @@ std::string power_text(int64_t v) {
 nlohmann::json json_value(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); }
 
 std::optional<Problem> RealRange::check(double v) const {
+  const std::string value = "value " + format_number(v) + " ";
   switch (kind) {
     case Kind::any:
       return std::nullopt;
     case Kind::positive:
-      if (!(v > 0)) return Problem{"must be > 0", "> 0"};
+      if (!(v > 0)) return Problem{value + "must be > 0", "> 0"};
       return std::nullopt;
     case Kind::non_negative:
-      if (!(v >= 0)) return Problem{"must be >= 0", ""};
+      if (!(v >= 0)) return Problem{value + "must be >= 0", ""};
       return std::nullopt;
     case Kind::within:
       if (!(v >= lo && v <= hi)) {
         const std::string range = std::isinf(hi) ? ">= " + format_number(lo) : "[" + format_number(lo) + ", " + format_number(hi) + "]";
-        return Problem{"must be " + (std::isinf(hi) ? range : "within " + range), range};
+        return Problem{value + "must be " + (std::isinf(hi) ? range : "within " + range), range};
       }
       return std::nullopt;
     case Kind::out_of_range:
-      if (!(v >= lo && v <= hi)) return Problem{"out of range", "[" + format_number(lo) + ", " + format_number(hi) + "]"};
+      if (!(v >= lo && v <= hi)) return Problem{value + "out of range", "[" + format_number(lo) + ", " + format_number(hi) + "]"};
       return std::nullopt;
     case Kind::open_unit:
-      if (!(v > 0 && v < 1)) return Problem{"must be strictly between 0 and 1", "(0, 1)"};
+      if (!(v > 0 && v < 1)) return Problem{value + "must be strictly between 0 and 1", "(0, 1)"};
       return std::nullopt;
   }
   return std::nullopt;

@@ -43,6 +43,7 @@ struct BytesPerCycleUnit { static constexpr const char* name = "bytes/cycle"; };
 struct BytesPerSecondUnit { static constexpr const char* name = "bytes/s"; };
 struct CyclesUnit { static constexpr const char* name = "cycles"; };
 struct HertzUnit { static constexpr const char* name = "Hz"; };
+struct NanosecondsUnit { static constexpr const char* name = "ns"; };
 
 using Bytes = Quantity<BytesUnit>;
 using BytesPerCycle = Quantity<BytesPerCycleUnit>;
@@ -50,6 +51,7 @@ using BytesPerSecond = Quantity<BytesPerSecondUnit>;
 using Cycles = Quantity<CyclesUnit>;            ///< a latency that may be fractional (a GPU's measured one)
 using CycleCount = Quantity<CyclesUnit, int>;  ///< a whole number of cycles (an ASIC unit's pipeline)
 using Hertz = Quantity<HertzUnit>;
+using Nanoseconds = Quantity<NanosecondsUnit>;
 
 constexpr Hertz ghz(double v) { return Hertz(v * 1e9); }
 constexpr Hertz mhz(double v) { return Hertz(v * 1e6); }
@@ -58,6 +60,11 @@ constexpr Hertz mhz(double v) { return Hertz(v * 1e6); }
 /// A bandwidth at a clock: bytes a second over cycles a second.
 constexpr BytesPerCycle per_cycle(BytesPerSecond b, Hertz clock) { return BytesPerCycle(b.value() / clock.value()); }
 constexpr BytesPerSecond per_second(BytesPerCycle b, Hertz clock) { return BytesPerSecond(b.value() * clock.value()); }
+/// A time at a clock, in whole cycles (rounded to the nearest, at least one).
+inline CycleCount cycles_at(Nanoseconds t, Hertz clock) {
+  const double c = t.value() * 1e-9 * clock.value();
+  return CycleCount(c < 1.5 ? 1 : static_cast<int>(c + 0.5));
+}
 /// Bytes a port moves in a number of cycles, and the cycles it takes to move them.
 constexpr Bytes operator*(BytesPerCycle b, Cycles c) { return Bytes(b.value() * c.value()); }
 constexpr Cycles operator/(Bytes n, BytesPerCycle b) { return Cycles(n.value() / b.value()); }

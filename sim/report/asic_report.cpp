@@ -93,9 +93,12 @@ json asic_report_json(const asic::AsicResult& r) {
                    {"dataflow", r.workload.residual->dataflow == core::Dataflow::pre_norm ? "pre_norm" : "post_norm"},
                    {"sum_written", r.workload.residual->sum_written()}};
   // The timing model as simulated (the --path given, if any): every key of
-  // the asic section, and the DRAM's sustained rate it implies.
+  // the asic section, and the DRAM port it implies at the clock.
   j["arch"]["asic"] = config::asic_params().echo(c);
-  j["arch"]["asic"]["dram"]["sustained_bytes_per_cycle"] = c.dram.sustained_bytes_per_cycle().value();
+  const config::DramPort port = c.dram_port();
+  j["arch"]["asic"]["dram"]["peak_bytes_per_cycle"] = port.peak_bytes_per_cycle.value();
+  j["arch"]["asic"]["dram"]["latency_cycles"] = port.latency_cycles.value();
+  j["arch"]["asic"]["dram"]["sustained_bytes_per_cycle"] = port.sustained_bytes_per_cycle.value();
   const double cyc = r.cycles;
   const UnitTiming timing = unit_timing(r.unit_stats, cyc);
   j["timing"] = {{"cycles", cyc},

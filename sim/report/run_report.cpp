@@ -31,6 +31,7 @@ std::string unit_of(const std::string& path) {
     if (std::string u = config::arch_params().unit_of(k); !u.empty()) return u;
   static const std::map<std::string, std::string> units = {
       {"workload.elements", "elements"}, {"arch.asic.dram.sustained_bytes_per_cycle", "bytes/cycle"},
+      {"arch.asic.dram.peak_bytes_per_cycle", "bytes/cycle"}, {"arch.asic.dram.latency_cycles", "cycles"},
       {"numerics.rel_l2_error", "1"}, {"numerics.max_abs_error", "output units"},
       {"numerics.rms_error", "output units"}, {"numerics.max_ulp_error", "ulp"},
       {"numerics.frac_within_1ulp", "fraction"}, {"numerics.negative_variance_clamps", "rows"},

@@ -46,8 +46,8 @@ expect_exit 2 "must start with workload., arch. or gpu." -- run --set rows=3 -q
 # The ASIC model's own bad inputs.
 AD=$A/asic-default.yaml
 expect_exit 2 "asic.sram.capacity_bytes.*needs at least 24576 B" -- run "$W/llama2-7b.yaml" --arch "$AD" --set arch.asic.rows_in_flight=2 --set arch.asic.sram.capacity_bytes=4096 -q
-expect_exit 2 "asic.dram.peak_bytes_per_cycle': must be > 0" -- run --arch "$AD" --set arch.asic.dram.peak_bytes_per_cycle=0 -q
-expect_exit 2 "asic.dram.latency_cycles': value 0 out of range" -- run --arch "$AD" --set arch.asic.dram.latency_cycles=0 -q
+expect_exit 2 "asic.dram.peak_bytes_per_s': value 0 must be > 0" -- run --arch "$AD" --set arch.asic.dram.peak_bytes_per_s=0 -q
+expect_exit 2 "asic.dram.latency_ns': value 0 out of range" -- run --arch "$AD" --set arch.asic.dram.latency_ns=0 -q
 expect_exit 2 "lanes'.*power of two" -- run --arch "$AD" --set arch.lanes=12 -q
 expect_exit 2 "allowed: sram-replay, dram-reread, partial-replay" -- run --arch "$AD" --path sideways -q
 expect_exit 2 "two-pass needs a third pass" -- run "$W/gpt2-small.yaml" --arch "$AD" --algorithm two-pass -q
@@ -192,14 +192,14 @@ bad_l2 l2repl "replacement: fifo" "replacement': .*(allowed: lru, measured)"
 bad_l2 l2prio "store_priority: last" "store_priority': .*(allowed: normal, evict_first)"
 bad_l2 l2rp "reread_priority: high" "reread_priority': .*(allowed: normal, evict_first)"
 bad_l2 l2pool "evict_first_pool_bytes: 2000" "evict_first_pool_bytes': must lie within the capacity"
-bad_l2 l2sw "store_weight: 2" "store_weight': out of range (allowed: \\[0, 1\\])"
-bad_l2 l2st "sweep_steepness: 0" "sweep_steepness': must be > 0"
-bad_l2 l2pd "reuse_steepness_per_doubling: 20" "reuse_steepness_per_doubling': out of range (allowed: \\[-16, 16\\])"
+bad_l2 l2sw "store_weight: 2" "store_weight': value 2 out of range (allowed: \\[0, 1\\])"
+bad_l2 l2st "sweep_steepness: 0" "sweep_steepness': value 0 must be > 0"
+bad_l2 l2pd "reuse_steepness_per_doubling: 20" "reuse_steepness_per_doubling': value 20 out of range (allowed: \\[-16, 16\\])"
 # asic.l1, likewise: its datapaths_per_cache cannot exceed the datapaths.
 printf 'lanes: 32\nasic: {datapaths: 4, l1: {capacity_bytes: 4096, datapaths_per_cache: 8}}\n' >"$T/l1dp.yaml"
 expect_exit 2 "l1dp.yaml:2: key 'asic.l1.datapaths_per_cache': value 8 out of range" -- run --arch "$T/l1dp.yaml" -q
 printf 'lanes: 32\nasic: {l1: {capacity_bytes: 4096, reuse_steepness: -1}}\n' >"$T/l1st.yaml"
-expect_exit 2 "l1st.yaml:2: key 'asic.l1.reuse_steepness': must be > 0" -- run --arch "$T/l1st.yaml" -q
+expect_exit 2 "l1st.yaml:2: key 'asic.l1.reuse_steepness': value -1 must be > 0" -- run --arch "$T/l1st.yaml" -q
 printf 'lanes: 32\nasic: {l1: {ways: 4}}\n' >"$T/l1key.yaml"
 expect_exit 2 "l1key.yaml:2: key 'asic.l1.ways': unknown key" -- run --arch "$T/l1key.yaml" -q
 expect_exit 2 "give --workload W or both --rows N and --hidden C" -- simt --kernel v5 --rows 8 -q
@@ -210,19 +210,19 @@ printf 'l2: {store_weight: 2}\n' >"$T/gpuw.yaml"
 printf 'kernel_tail_cycles: -1\n' >"$T/gputail.yaml"
 printf 'issue_per_scheduler: 1.5\n' >"$T/gpuissue.yaml"
 # The L2's reuse keys read as asic.l2's are (config/l2_reuse_keys): the same messages.
-expect_exit 2 "gpuw.yaml:1: key 'l2.store_weight': out of range (allowed: \[0, 1\])" -- simt --kernel v5 --rows 8 --hidden 64 --gpu "$T/gpuw.yaml" -q
+expect_exit 2 "gpuw.yaml:1: key 'l2.store_weight': value 2 out of range (allowed: \[0, 1\])" -- simt --kernel v5 --rows 8 --hidden 64 --gpu "$T/gpuw.yaml" -q
 printf 'l2: {evict_first_pool_bytes: -1}\n' >"$T/gpupool.yaml"
 expect_exit 2 "gpupool.yaml:1: key 'l2.evict_first_pool_bytes': must lie within the capacity" -- simt --kernel v5 --rows 8 --hidden 64 --gpu "$T/gpupool.yaml" -q
 printf 'l1: {reuse_steepness: 0}\n' >"$T/gpul1.yaml"
-expect_exit 2 "gpul1.yaml:1: key 'l1.reuse_steepness': must be > 0" -- simt --kernel v5 --rows 8 --hidden 64 --gpu "$T/gpul1.yaml" -q
+expect_exit 2 "gpul1.yaml:1: key 'l1.reuse_steepness': value 0 must be > 0" -- simt --kernel v5 --rows 8 --hidden 64 --gpu "$T/gpul1.yaml" -q
 # The epilogue's L2 rates: a bad value, and the per-operation key the sector rate replaced.
 printf 'l2: {atomic_ns_per_sector: 0}\n' >"$T/gpuat.yaml"
-expect_exit 2 "gpuat.yaml:1: key 'l2.atomic_ns_per_sector': must be > 0" -- simt --kernel v5 --rows 8 --hidden 64 --gpu "$T/gpuat.yaml" -q
+expect_exit 2 "gpuat.yaml:1: key 'l2.atomic_ns_per_sector': value 0 must be > 0" -- simt --kernel v5 --rows 8 --hidden 64 --gpu "$T/gpuat.yaml" -q
 printf 'l2: {scattered_store_ops_per_ns: 100}\n' >"$T/gpuold.yaml"
 expect_exit 2 "gpuold.yaml:1: key 'l2.scattered_store_ops_per_ns': unknown key .*scattered_store_sectors_per_ns" -- simt --kernel v5 --rows 8 --hidden 64 --gpu "$T/gpuold.yaml" -q
 # rows_in_flight: 1..65536.
 expect_exit 2 "key 'asic.rows_in_flight': value 70000 out of range" -- run --arch "$A/asic-default.yaml" --set arch.asic.rows_in_flight=70000 --no-numerics -q
-expect_exit 2 "gputail.yaml:1: key 'kernel_tail_cycles': must be >= 0" -- simt --kernel v5 --rows 8 --hidden 64 --gpu "$T/gputail.yaml" -q
+expect_exit 2 "gputail.yaml:1: key 'kernel_tail_cycles': value -1 must be >= 0" -- simt --kernel v5 --rows 8 --hidden 64 --gpu "$T/gputail.yaml" -q
 expect_exit 2 "gpuissue.yaml:1: key 'issue_per_scheduler'.*allowed: (0, 1\]" -- simt --kernel v5 --rows 8 --hidden 64 --gpu "$T/gpuissue.yaml" -q
 expect_exit 2 "simt takes GPU keys only" -- simt --kernel v5 --rows 8 --hidden 64 --set arch.lanes=4 -q
 expect_exit 2 "gpu keys belong to .normsim simt." -- run --set gpu.sms=4 -q

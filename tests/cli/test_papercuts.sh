@@ -43,7 +43,7 @@ done
 # report.csv: each column's unit is the figure's (bytes per cycle, not cycles).
 "$N" run --set workload.rows=8 --out "$T/csv" -q >/dev/null || bad "run --out"
 head -1 "$T/csv/report.csv" | tr ',' '\n' >"$T/cols"
-grep -qx "arch.asic.dram.peak_bytes_per_cycle \[bytes/cycle\]" "$T/cols" && grep -qx "arch.asic.dram.sustained_bytes_per_cycle \[bytes/cycle\]" "$T/cols" &&
+grep -qx "arch.asic.dram.peak_bytes_per_s \[bytes/s\]" "$T/cols" && grep -qx "arch.asic.dram.peak_bytes_per_cycle \[bytes/cycle\]" "$T/cols" && grep -qx "arch.asic.dram.sustained_bytes_per_cycle \[bytes/cycle\]" "$T/cols" &&
   ! grep -q "bytes_per_cycle \[cycles\]" "$T/cols" && ok || bad "report.csv: bytes_per_cycle columns not labelled [bytes/cycle]: $(grep bytes_per_cycle "$T/cols")"
 
 # --save-outputs: RMSNorm has no mean, so no mean.npy (not a file of zeros); LayerNorm's is its means.

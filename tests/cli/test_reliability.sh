@@ -169,7 +169,7 @@ expect 2 "--block: value '0' out of range (allowed: 32..1024)" -- simt --kernel 
 expect 2 "--rows: value '99999999999999999999' out of range" -- simt --kernel v1 --rows 99999999999999999999 --hidden 768 -q
 expect 2 "--rows: expected an integer, got '12abc'" -- simt --kernel v1 --rows 12abc --hidden 768 -q
 expect 2 "key 'arch.lanes' is in an earlier axis too" -- sweep --grid arch.lanes=4,8 --grid arch.lanes=16 -q
-expect 2 "key 'asic.clock_ghz': must be in (0, 100\] (allowed: (0, 100\])" -- run --set arch.asic.clock_ghz=200 -q
+expect 2 "key 'asic.clock_ghz': value 200 must be in (0, 100\] (allowed: (0, 100\])" -- run --set arch.asic.clock_ghz=200 -q
 expect 2 "key 'formats.sum.frac': fraction bits 2000 impossible with [0-9]* total bits (allowed: 0\.\.[0-9]*)" -- run --arch "$A/fixed16.yaml" --set arch.formats.sum.frac=2000 -q
 expect 2 "needs at least 1310720 B.*allowed: --set arch.asic.sram.capacity_bytes=1310720 or more, or with this SRAM --path dram-reread" -- run "$W/long-row.yaml" -q
 

@@ -150,7 +150,7 @@ int run(RunArgs a) {
     const asic::AsicConfig& c = *design;
     spdlog::debug("run: {} at {} GHz, {} rows in flight, {} datapaths x {} lanes, SRAM {} B, DRAM {} bytes/cycle sustained",
                   config::to_string(c.path), c.clock_ghz, c.rows_in_flight, c.datapaths, arch.lanes, c.sram.capacity_bytes,
-                  c.dram.sustained_bytes_per_cycle().value());
+                  c.dram_port().sustained_bytes_per_cycle.value());
   }
 
   if (o) return run_asic_model(a, w, arch, *o);
