@@ -6,7 +6,9 @@
 #include <stdexcept>
 
 #include "sim/area/area_energy.hpp"
+#include "sim/area/run_costs.hpp"
 #include "sim/config/asic_params.hpp"
+#include "sim/config/datapath_config.hpp"
 
 using namespace normsim;
 
@@ -97,4 +99,58 @@ TEST(DramInterface, EveryNameRoundTripsWithItsSourcedEnergy) {
   EXPECT_EQ(d.pj_per_bit(), 8.0);
   d.energy_pj_per_bit = 5.5;
   EXPECT_EQ(d.pj_per_bit(), 5.5);
+}
+
+// The variance is (M2 or the square sum) x 1/C: a multiplier by a constant,
+// or a fixed shift (wiring) where C is a power of two.
+TEST(EstimateArea, TheVarianceScaleIsAShiftAtAPowerOfTwoRowLength) {
+  const config::Arch a = config::load_arch(NORMSIM_TEST_SOURCE_DIR "/workloads/arch/asic-default.yaml");
+  config::Workload w = config::load_workload(NORMSIM_TEST_SOURCE_DIR "/workloads/bert-large.yaml");
+  auto scale_of = [&](int64_t hidden) {
+    w.hidden = hidden;
+    const core::DatapathConfig dp = config::datapath_config(w, a);
+    for (const auto& u : area::estimate_area(dp, {}, "7nm", 3).units)
+      if (u.unit == "variance_scale") return std::pair{u.ge, area::estimate_op_energy(dp).row_pj};
+    ADD_FAILURE() << "no variance_scale unit";
+    return std::pair{0.0, 0.0};
+  };
+  const auto [ge_pow2, row_pow2] = scale_of(1024);
+  const auto [ge_other, row_other] = scale_of(1000);
+  const core::DatapathConfig dp = config::datapath_config(w, a);
+  const int m2 = dp.formats[static_cast<int>(core::Stage::m2)].total_bits;
+  const int rc = dp.formats[static_cast<int>(core::Stage::recip)].total_bits;
+  // What the multiplier adds, at the fitted cost of a bit product and Horowitz's energy of one.
+  EXPECT_NEAR(ge_other - ge_pow2, area::kFittedLogicCosts.multiplier_bit_product * m2 * rc, 1e-9);
+  EXPECT_GT(row_other, row_pow2);
+  EXPECT_NEAR(row_other - row_pow2, 3.1 / 1024 * m2 * rc, 1e-12);
+}
+
+// An SRAM is its macros: one bank is the bit cells over the array efficiency
+// of its size; more banks are smaller macros with more periphery each; a
+// second port takes 8T cells and a second periphery.
+TEST(SramArea, BanksAndPortsCostWhatTheirMacrosCost) {
+  const area::NodeTable nt = *area::node_table("7nm");
+  const double bytes = 64 * 1024;
+  const double cell = 8 * nt.bitcell_um2;
+  EXPECT_DOUBLE_EQ(area::sram_area_um2({bytes, 1, 1}, nt), bytes * cell / area::sram_array_efficiency(bytes));
+  const double bank = bytes / 8;
+  const double eff = area::sram_array_efficiency(bank);
+  EXPECT_DOUBLE_EQ(area::sram_area_um2({bytes, 8, 1}, nt), 8 * bank * cell / eff);
+  EXPECT_GT(area::sram_area_um2({bytes, 8, 1}, nt), area::sram_area_um2({bytes, 2, 1}, nt));
+  EXPECT_DOUBLE_EQ(area::sram_area_um2({bytes, 8, 2}, nt),
+                   8 * (bank * cell * 8.0 / 6.0 + 2 * bank * cell * (1 / eff - 1)));
+  EXPECT_EQ(area::sram_area_um2({0, 8, 2}, nt), 0.0);
+  // In a run's report: the configured banks and ports cost area.
+  const config::Arch a = config::load_arch(NORMSIM_TEST_SOURCE_DIR "/workloads/arch/asic-default.yaml");
+  const config::Workload w = config::load_workload(NORMSIM_TEST_SOURCE_DIR "/workloads/llama2-7b.yaml");
+  config::AsicConfig c = *a.asic;
+  area::RunActivity run;
+  run.sram_required_bytes = bytes;
+  const auto dp = config::datapath_config(w, a);
+  c.sram.banks = 2;
+  const double two = area::run_costs(dp, c, run).area.sram_um2;
+  c.sram.banks = 8;
+  const double eight = area::run_costs(dp, c, run).area.sram_um2;
+  EXPECT_DOUBLE_EQ(two, area::sram_area_um2({bytes, 2, 1}, nt));
+  EXPECT_DOUBLE_EQ(eight, area::sram_area_um2({bytes, 8, 1}, nt));
 }

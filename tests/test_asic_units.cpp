@@ -448,7 +448,7 @@ TEST(AsicUnits, EveryAreaUnitBelongsToExactlyOneRegistryEntry) {
     b.a.fuse.mode = d.fuse;
     b.a.algorithm = d.algorithm;
     const area::AreaReport ar =
-        area::estimate_area(config::datapath_config(b.w, b.a), 0, b.cfg.node, b.cfg.latency.merge_level_cycles);
+        area::estimate_area(config::datapath_config(b.w, b.a), {}, b.cfg.node, b.cfg.latency.merge_level_cycles);
     for (const area::UnitArea& u : ar.units) {
       int owners = 0;
       for (const AsicUnitEntry& e : asic_units())

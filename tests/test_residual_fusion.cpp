@@ -312,7 +312,7 @@ TEST(ResidualFusion, TheFusedUnitsAreaHoldsTheAdderAndTheMaskGenerator) {
   auto units = [&](config::FuseMode m) {
     const core::DatapathConfig dp = config::datapath_config(w, arch_with(m, asic::InputPath::sram_replay));
     std::map<std::string, area::UnitArea> u;
-    for (const auto& x : area::estimate_area(dp, 0, "7nm", 1).units) u[x.unit] = x;
+    for (const auto& x : area::estimate_area(dp, {}, "7nm", 1).units) u[x.unit] = x;
     return u;
   };
   const auto none = units(config::FuseMode::none), fused = units(config::FuseMode::residual_dropout);

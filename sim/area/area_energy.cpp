@@ -57,7 +57,17 @@ double sram_array_efficiency(double bytes) {
   return 0.15 + t * (0.70 - 0.15);
 }
 
-AreaReport estimate_area(const core::DatapathConfig& dp, double sram_bytes, const std::string& node, int merge_level_cycles) {
+double sram_area_um2(const SramMacros& s, const NodeTable& nt) {
+  if (s.bytes <= 0) return 0;
+  const double bank_bytes = s.bytes / s.banks;
+  const double cells_um2 = bank_bytes * 8 * nt.bitcell_um2;  // single-port cells
+  const double periphery_um2 = cells_um2 * (1 / sram_array_efficiency(bank_bytes) - 1);
+  const double cell_factor = s.ports >= 2 ? kDualPortCellOverSinglePort : 1.0;
+  return s.banks * (cells_um2 * cell_factor + periphery_um2 * s.ports);
+}
+
+AreaReport estimate_area(const core::DatapathConfig& dp, const SramMacros& sram, const std::string& node,
+                         int merge_level_cycles) {
   const std::optional<NodeTable> table = node_table(node);
   if (!table) throw std::invalid_argument("area: no sourced table for node '" + node + "' (allowed: 45nm, 28nm, 16nm, 7nm)");
   const NodeTable nt = *table;
@@ -114,9 +124,12 @@ AreaReport estimate_area(const core::DatapathConfig& dp, double sram_bytes, cons
       if (!rms) node += adder_node_inventory(sum);
       add_merge("adder_tree", node, (rms ? 0 : sum) + sq, 0);
     }
-    // variance = (M2 or the square sum) x 1/C, into the rsqrt_in format with eps.
+    // variance = (M2 or the square sum) x 1/C, into the rsqrt_in format with
+    // eps: a multiplier by the constant 1/C, or wiring (a fixed shift) where
+    // C is a power of two.
     LogicInventory scale;
-    scale.multiplier_bit_products = static_cast<double>(welford ? bits(dp, Stage::m2) : sq) * rc;
+    if (!std::has_single_bit(static_cast<uint64_t>(dp.hidden)))
+      scale.multiplier_bit_products = static_cast<double>(welford ? bits(dp, Stage::m2) : sq) * rc;
     scale.adder_bits = var;
     scale.requant_bits = 2.0 * var;
     add_unit("variance_scale", logic_ge(scale), 0);
@@ -153,8 +166,8 @@ AreaReport estimate_area(const core::DatapathConfig& dp, double sram_bytes, cons
     add_unit("dropout_mask_generator", pipelines * kGePhiloxPipeline, 0);
     r.units.back().instances = pipelines;
   }
-  r.sram_bytes = sram_bytes;
-  if (sram_bytes > 0) r.sram_um2 = sram_bytes * 8 * nt.bitcell_um2 / sram_array_efficiency(sram_bytes);
+  r.sram_bytes = sram.bytes;
+  r.sram_um2 = sram_area_um2(sram, nt);
   return r;
 }
 
@@ -171,8 +184,11 @@ EnergyPerOp estimate_op_energy(const core::DatapathConfig& dp) {
     const int xh = bits(dp, Stage::xhat), out = bits(dp, Stage::output), g = bits(dp, Stage::gamma);
     e.normalize_op_pj = kPjPerAdderBit * (dw + out) + kPjPerMulBitProduct * (dw * bits(dp, Stage::rsqrt_out) + xh * g);
     const int nr = dp.rsqrt.nr_frac_bits + 3;
+    // The variance scale: (M2 or the square sum) x 1/C, a shift where C is a power of two.
+    const double scale_pj =
+        std::has_single_bit(static_cast<uint64_t>(dp.hidden)) ? 0.0 : kPjPerMulBitProduct * (welford ? m2 : sq) * rc;
     e.row_pj = (dp.lanes - 1) * (welford ? 2 * kPjPerMulBitProduct * dw * dw + 3 * kPjPerAdderBit * m2 : kPjPerAdderBit * (sum + sq)) +
-               dp.rsqrt.iterations * (3 * kPjPerMulBitProduct * nr * nr + kPjPerAdderBit * nr);
+               dp.rsqrt.iterations * (3 * kPjPerMulBitProduct * nr * nr + kPjPerAdderBit * nr) + scale_pj;
   } else {
     e.lane_op_pj = welford ? 4 * kPjFp32Add + 2 * kPjFp32Mul : (rms ? 1 : 2) * kPjFp32Add + kPjFp32Mul;
     e.normalize_op_pj = 2 * kPjFp32Add + 2 * kPjFp32Mul;

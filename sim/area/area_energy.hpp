@@ -70,10 +70,29 @@ struct AreaReport {
   double total_mm2() const { return (datapath_um2 + sram_um2) * 1e-6; }
 };
 
-/// Area of the datapath units at their configured widths plus `sram_bytes` of
-/// SRAM; the merge tree on dp.merge_units (dedicated or a sequencer), its
+/// An SRAM as the macros it is built from: `banks` macros of bytes / banks,
+/// each with `ports` ports.
+struct SramMacros {
+  double bytes = 0;
+  int banks = 1;
+  int ports = 1;
+};
+
+/// A second port's bit cell: 8 transistors over the 6T cell's 6 (Cypress,
+/// "Memory Cell Architecture of Cypress Dual-Ports": the 6T cell plus two
+/// pass gates for the second bit-line pair), its area taken in proportion.
+inline constexpr double kDualPortCellOverSinglePort = 8.0 / 6.0;
+
+/// Area (um^2) of the macros at the node: each bank's bit cells (dual-port
+/// cells for two ports) plus its periphery (decoders, sense amplifiers,
+/// I/O: the array efficiency of the bank's size, once per port).
+double sram_area_um2(const SramMacros& sram, const NodeTable& node);
+
+/// Area of the datapath units at their configured widths plus the SRAM's
+/// macros; the merge tree on dp.merge_units (dedicated or a sequencer), its
 /// pipeline registers `merge_level_cycles` deep.
-AreaReport estimate_area(const core::DatapathConfig& dp, double sram_bytes, const std::string& node, int merge_level_cycles);
+AreaReport estimate_area(const core::DatapathConfig& dp, const SramMacros& sram, const std::string& node,
+                         int merge_level_cycles);
 
 struct EnergyPerOp {
   double lane_op_pj = 0;       ///< one element through a lane (statistics)

@@ -9,7 +9,7 @@ RunCosts run_costs(const core::DatapathConfig& dp, const config::AsicConfig& c, 
   rc.sram_at_capacity = c.sram.area_at_capacity;
   rc.sram_required_bytes = run.sram_required_bytes;
   const double costed = rc.sram_at_capacity ? static_cast<double>(c.sram.capacity_bytes) : run.sram_required_bytes;
-  rc.area = estimate_area(dp, costed, c.node, c.latency.merge_level_cycles);
+  rc.area = estimate_area(dp, {costed, c.sram.banks, c.sram.ports}, c.node, c.latency.merge_level_cycles);
   // This unit's share of a fused residual workload: its adder and mask generator.
   for (const char* fused : {"residual_adder", "dropout_mask_generator"})
     for (const UnitArea& u : rc.area.units)

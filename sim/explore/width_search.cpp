@@ -298,7 +298,7 @@ class Searcher {
   double area(const StageFormats& f) {
     core::DatapathConfig d = base_;
     d.formats = f;
-    return area::estimate_area(d, 0, res_.node, merge_level_cycles_).datapath_um2;
+    return area::estimate_area(d, {}, res_.node, merge_level_cycles_).datapath_um2;
   }
 
   static std::string key(const StageFormats& f, int64_t rows) {

@@ -39,6 +39,7 @@ nlohmann::json area_report_json(const std::string& arch_name, const std::string&
                             {"units", units}, {"datapath_um2", ar.datapath_um2}, {"sram_bytes", ar.sram_bytes},
                             {"sram_costed", sram.costed()}, {"sram_path", sram.path},
                             {"sram_required_bytes", sram.required_bytes}, {"sram_capacity_bytes", sram.configured_bytes},
+                            {"sram_banks", sram.banks}, {"sram_ports", sram.ports},
                             {"sram_um2", ar.sram_um2}, {"total_mm2", ar.total_mm2()}};
 }
 
@@ -71,6 +72,9 @@ std::string area_report_text(const std::string& arch_name, const std::string& wo
   else
     out += strprintf("  SRAM                  %14.1f um^2 (%.0f bytes: asic.sram.capacity_bytes as configured; %s needs %.0f)\n",
                      ar.sram_um2, ar.sram_bytes, sram.path.c_str(), sram.required_bytes);
+  if (!sram.path.empty())
+    out += strprintf("  %-22s %d macros of %.0f bytes, %d port%s each\n", "", sram.banks, ar.sram_bytes / sram.banks, sram.ports,
+                     sram.ports == 1 ? "" : "s");
   out += strprintf("  total                 %14.4f mm^2\n", ar.total_mm2());
   if (!synthesised)
     out += strprintf("\n  %s\n", yosys_found ? "yosys is installed: --synth adds each unit's synthesis beside the model"

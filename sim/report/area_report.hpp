@@ -21,6 +21,7 @@ struct SramCost {
   std::string path;             ///< the input path whose need is `required_bytes` ("" without an asic section)
   double required_bytes = 0;    ///< row buffers + re-read FIFO + parameters
   double configured_bytes = 0;  ///< asic.sram.capacity_bytes
+  int banks = 1, ports = 1;     ///< asic.sram.banks and ports: the macros it is built from
   double costed_bytes() const { return costing == SramCosting::required ? required_bytes : configured_bytes; }
   const char* costed() const { return path.empty() ? "none" : costing == SramCosting::required ? "required" : "configured"; }
 };

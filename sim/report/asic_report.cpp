@@ -66,7 +66,7 @@ json area_json(const area::RunCosts& rc, const config::AsicConfig& c) {
   return {{"node", c.node}, {"total_mm2", ar.total_mm2()}, {"sram_mm2", ar.sram_um2 * 1e-6},
           {"datapath_mm2", ar.datapath_um2 * 1e-6}, {"sram_required_bytes", rc.sram_required_bytes},
           {"sram_costed", rc.sram_at_capacity ? "configured" : "required"},
-          {"sram_capacity_bytes", c.sram.capacity_bytes},
+          {"sram_capacity_bytes", c.sram.capacity_bytes}, {"sram_banks", c.sram.banks}, {"sram_ports", c.sram.ports},
           {"units", units}, {"nand2_um2", nt.nand2_um2}, {"bitcell_um2", nt.bitcell_um2},
           {"sources", {nt.nand2_source, nt.bitcell_source, "sim/area/SOURCES.md"}}};
 }

@@ -40,11 +40,13 @@ int area_command(const AreaArgs& a) {
     sram.path = asic::to_string(cfg.path);
     sram.required_bytes = static_cast<double>(asic::traffic_identity(in.workload, in.arch, cfg).onchip_bytes());
     sram.configured_bytes = static_cast<double>(cfg.sram.capacity_bytes);
+    sram.banks = cfg.sram.banks;
+    sram.ports = cfg.sram.ports;
     sram.costing = a.sram == "configured" ? report::SramCosting::configured : report::SramCosting::required;
   } else if (!a.path.empty() || a.sram != "required") {
     throw config::ConfigError(in.arch.source + ": key 'asic': missing: --path and --sram need the timing model's SRAM");
   }
-  const area::AreaReport ar = area::estimate_area(dp, sram.costed_bytes(), node, merge_level_cycles);
+  const area::AreaReport ar = area::estimate_area(dp, {sram.costed_bytes(), sram.banks, sram.ports}, node, merge_level_cycles);
   std::vector<rtl::DatapathUnitSynthesis> syn;
   if (a.synth) {
     ProgressLine::get().phase("synthesising the units with yosys");

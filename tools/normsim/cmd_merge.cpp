@@ -22,7 +22,7 @@ struct MergeArgs {
 
 int merge(const MergeArgs& a) {
   check_out_dir(a.out_dir);
-  if (!a.plot.empty()) check_output_file("--plot", a.plot, ".png", "pareto.png");
+  if (!a.plot.empty()) check_output_file("--plot", a.plot, ".png", "pareto.png", a.out_dir);
   std::vector<std::filesystem::path> files;
   for (const auto& d : a.dirs) {
     if (!std::filesystem::is_directory(d)) throw config::ConfigError("merge: '" + d + "': no such directory (allowed: a sweep --shard --out DIR)");

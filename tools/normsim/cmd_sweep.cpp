@@ -159,7 +159,7 @@ int sweep(const SweepArgs& a) {
   if (!a.plot.empty() && objectives.size() < 2)
     throw config::ConfigError("sweep: --plot needs two or more --objectives (allowed: e.g. --objectives cycles,area,energy)");
   check_out_dir(a.out_dir);
-  if (!a.plot.empty()) check_output_file("--plot", a.plot, ".png", "pareto.png");
+  if (!a.plot.empty()) check_output_file("--plot", a.plot, ".png", "pareto.png", a.out_dir);
 
   const std::vector<config::GridPoint> points = grid.points();
   const std::vector<std::string> keys = grid.keys();

@@ -89,7 +89,8 @@ std::optional<config::InputPath> parse_path_flag(const std::string& p) {
 // SystemC adds ".vcd" to the name it is given and prints its own warning
 // when it cannot open the file; a plot's script fails late: both are
 // settled here, before the run.
-void check_output_file(const std::string& flag, const std::string& file, const std::string& ext, const std::string& example) {
+void check_output_file(const std::string& flag, const std::string& file, const std::string& ext, const std::string& example,
+                       const std::string& out_dir) {
   namespace fs = std::filesystem;
   const std::string t = config::printable(file);
   std::error_code ec;
@@ -99,6 +100,12 @@ void check_output_file(const std::string& flag, const std::string& file, const s
   if (file.size() <= ext.size() || file.compare(file.size() - ext.size(), ext.size(), ext) != 0)
     throw config::ConfigError(flag + ": '" + t + "' does not end in " + ext + " (allowed: a file path ending in " + ext + ")");
   const fs::path parent = fs::path(file).parent_path().empty() ? fs::path(".") : fs::path(file).parent_path();
+  // Inside the --out directory (checked by check_out_dir, made on writing).
+  auto normal = [&](const fs::path& p) {
+    fs::path n = fs::absolute(p, ec).lexically_normal();
+    return n.has_filename() ? n : n.parent_path();
+  };
+  if (!out_dir.empty() && normal(parent) == normal(out_dir)) return;
   if (!fs::is_directory(parent, ec))
     throw config::ConfigError(flag + ": '" + t + "': no such directory '" + config::printable(parent.string()) +
                               "' (allowed: a file in an existing directory)");

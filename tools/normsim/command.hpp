@@ -98,7 +98,8 @@ asic::AsicOptions asic_options(const AsicFlags& f);
 void check_out_dir(const std::string& dir);
 /// Refuses an output file (--trace, --plot) that is a directory, lacks the
 /// extension `ext`, or lies in a directory that is missing or not writable.
-void check_output_file(const std::string& flag, const std::string& file, const std::string& ext, const std::string& example);
+void check_output_file(const std::string& flag, const std::string& file, const std::string& ext, const std::string& example,
+                       const std::string& out_dir = "");
 /// --threads N, or every core for 0.
 int thread_count(int threads);
 
