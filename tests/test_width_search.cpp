@@ -27,8 +27,10 @@ std::string target_error(const std::string& t) {
   }
   return "";
 }
-explore::WidthSearchOptions options(std::initializer_list<const char*> targets, int threads = 2) {
+explore::WidthSearchOptions options(std::initializer_list<const char*> targets, int threads = 2,
+                                    const std::string& guard = "none") {
   explore::WidthSearchOptions o;
+  o.guards = explore::parse_width_guards(guard);
   for (const char* t : targets) o.targets.push_back(explore::parse_width_target(t));
   o.sample_rows = 16;
   o.threads = threads;
@@ -116,4 +118,86 @@ TEST(WidthSearch, RefusesWhatItCannotSearch) {
   EXPECT_NE(error(arch("asic-default"), o).find("--stages 'm2': not a stage of this datapath"), std::string::npos);
   EXPECT_NE(error(arch("asic-default"), options({"max_abs<=0"})).find("not met even with every searched stage at 64 bits"),
             std::string::npos);
+}
+
+TEST(WidthGuards, ParsesAndRefuses) {
+  EXPECT_TRUE(explore::parse_width_guards("auto").automatic);
+  const auto none = explore::parse_width_guards("none");
+  EXPECT_FALSE(none.automatic);
+  EXPECT_TRUE(none.hidden.empty());
+  EXPECT_FALSE(none.llm);
+  const auto g = explore::parse_width_guards("hidden=3000,llm,hidden=5120");
+  EXPECT_EQ(g.hidden, (std::vector<int64_t>{3000, 5120}));
+  EXPECT_TRUE(g.llm);
+  for (const char* bad : {"", "hidden=", "hidden=0", "hidden=3e3", "hidden=99999999999", "gauss", "llm,", "auto,llm"}) {
+    try {
+      explore::parse_width_guards(bad);
+      ADD_FAILURE() << bad;
+    } catch (const config::ConfigError& e) {
+      EXPECT_NE(std::string(e.what()).find(std::string("--guard '") + bad + "'"), std::string::npos) << e.what();
+    }
+  }
+}
+
+// The choice holds off the sample: at the guard set's row lengths (one not a
+// power of two) and on LLM activations, every row of each within the target.
+TEST(WidthSearch, TheChoiceHoldsOnTheGuardSet) {
+  const auto w = workload("llama2-7b", 64);
+  const auto a = arch("asic-default");
+  const auto r = explore::search_widths(w, a, options({"max_ulp<=1"}, 2, "auto"));
+  ASSERT_EQ(r.guards.size(), 3u);
+  EXPECT_EQ(r.guards[0].hidden, 2990);
+  EXPECT_EQ(r.guards[1].hidden, 5120);
+  EXPECT_EQ(r.guards[2].name, "llm activations");
+  for (int64_t hidden : {int64_t(2990), int64_t(4096), int64_t(5120)}) {
+    auto at = w;
+    at.hidden = hidden;
+    auto cfg = config::datapath_config(at, a);
+    cfg.formats = r.chosen;
+    const auto f = core::run_functional(at, cfg, false);
+    EXPECT_LE(f.numerics.output_error.max_ulp(), 1.0) << "hidden " << hidden;
+    EXPECT_EQ(f.numerics.counters.overflows[static_cast<int>(core::Stage::input)], 0u) << "hidden " << hidden;
+  }
+  // RMSNorm at C = 4096: 1/C is a shift and the output's width costs no area:
+  // neither is narrowed to what this one C needs.
+  EXPECT_EQ(r.uncosted, (std::vector<core::Stage>{core::Stage::recip, core::Stage::output}));
+  const int rc = static_cast<int>(core::Stage::recip);
+  EXPECT_EQ(r.chosen[rc], r.start[rc]);
+}
+
+// eps = 1e-5 rounds to 0 below 16 fraction bits of rsqrt_in: whatever the
+// sample's accuracy, no such format is chosen.
+TEST(WidthSearch, NoFormatInWhichEpsRoundsToZero) {
+  const auto w = workload("llama2-7b", 32);
+  const auto a = arch("asic-default");
+  const auto r = explore::search_widths(w, a, options({"max_ulp<=2"}));
+  const int in = static_cast<int>(core::Stage::rsqrt_in);
+  EXPECT_GE(r.chosen[in].frac_bits, 16);
+  bool refused = false;
+  for (const auto& e : r.evaluations) {
+    if (!e.refused.empty()) {
+      refused = true;
+      EXPECT_FALSE(e.meets);
+      EXPECT_NE(e.refused.find("eps 1e-05 rounds to 0"), std::string::npos) << e.refused;
+      EXPECT_LT(e.formats[in].frac_bits, 16);
+    }
+  }
+  EXPECT_TRUE(refused) << "the search never tried a narrower rsqrt_in: the test shows nothing";
+}
+
+TEST(WidthSearch, MarginBitsWidenEverySearchedStage) {
+  const auto w = workload("llama2-7b", 32);
+  const auto a = arch("asic-default");
+  auto o = options({"max_ulp<=1"});
+  const auto plain = explore::search_widths(w, a, o);
+  o.margin_bits = 2;
+  const auto wide = explore::search_widths(w, a, o);
+  EXPECT_EQ(wide.margin_bits, 2);
+  for (core::Stage s : plain.stages) {
+    const auto &p = plain.chosen[static_cast<int>(s)], &m = wide.chosen[static_cast<int>(s)];
+    EXPECT_EQ(m.frac_bits, std::min(p.frac_bits + 2, core::kMaxFixedBits - (p.total_bits - p.frac_bits))) << core::to_string(s);
+    EXPECT_EQ(m.total_bits, std::min(p.total_bits + 4, core::kMaxFixedBits)) << core::to_string(s);
+  }
+  EXPECT_GT(wide.chosen_um2, plain.chosen_um2);
+  EXPECT_LE(wide.chosen_all_rows.max_ulp, 1.0);
 }

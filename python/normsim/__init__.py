@@ -214,15 +214,17 @@ def area(workload=None, arch=None, *, set=None, synth=False, path=None, sram=Non
                     options=[("--path", path), ("--sram", sram)], flags=[("--synth", synth)], overrides=set)
 
 
-def widths(targets, workload=None, arch=None, *, stages=None, set=None):
-    """`normsim widths`: per-stage fixed-point formats of least area meeting ``targets`` ("max_ulp<=4", ...)."""
+def widths(targets, workload=None, arch=None, *, stages=None, guard=None, margin_bits=None, set=None):
+    """`normsim widths`: per-stage fixed-point formats of least area meeting ``targets`` ("max_ulp<=4", ...),
+    held on ``guard`` ("auto", "none", "hidden=3000,llm") with ``margin_bits`` more bits a stage."""
     if isinstance(targets, str):
         targets = [targets]
     extra = []
     for t in targets:
         extra += ["--target", t]
     return _command("widths", positional=tuple(extra), configs=[(workload, "workload", None), (arch, "arch", "--arch")],
-                    options=[("--stages", ",".join(stages) if stages else None)], overrides=set)
+                    options=[("--stages", ",".join(stages) if stages else None), ("--guard", guard),
+                             ("--margin-bits", None if margin_bits is None else str(margin_bits))], overrides=set)
 
 
 def list(what=None):

@@ -1,6 +1,7 @@
 #include "sim/explore/width_search.hpp"
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <limits>
 #include <map>
@@ -10,6 +11,7 @@
 #include "sim/config/config_error.hpp"
 #include "sim/config/datapath_config.hpp"
 #include "sim/core/functional_run.hpp"
+#include "sim/core/llm_activation.hpp"
 #include "sim/core/row_sample.hpp"
 
 namespace normsim::explore {
@@ -67,6 +69,35 @@ std::string metric_name(WidthTarget::Metric m) {
   return "";
 }
 
+WidthGuards parse_width_guards(const std::string& text) {
+  WidthGuards g;
+  if (text == "auto") return g;
+  g.automatic = false;
+  if (text == "none") return g;
+  for (size_t start = 0;;) {
+    const size_t c = text.find(',', start);
+    const std::string item = text.substr(start, c == std::string::npos ? std::string::npos : c - start);
+    if (item == "llm") {
+      g.llm = true;
+    } else if (item.rfind("hidden=", 0) == 0) {
+      const std::string v = item.substr(7);
+      char* end = nullptr;
+      errno = 0;
+      const long long n = std::strtoll(v.c_str(), &end, 10);
+      if (v.empty() || end != v.c_str() + v.size() || errno || n < 1 || n > (int64_t(1) << 24))
+        throw config::ConfigError("--guard '" + text + "': '" + item + "' is not a row length in 1..2^24 (allowed: auto, none, "
+                                  "or a list of hidden=N and llm)");
+      g.hidden.push_back(n);
+    } else {
+      throw config::ConfigError("--guard '" + text + "': unknown item '" + item +
+                                "' (allowed: auto, none, or a list of hidden=N and llm)");
+    }
+    if (c == std::string::npos) break;
+    start = c + 1;
+  }
+  return g;
+}
+
 uint64_t WidthMetrics::overflow_total() const {
   uint64_t n = 0;
   for (uint64_t v : overflows) n += v;
@@ -93,12 +124,14 @@ class Searcher {
     res_.node = a.asic ? a.asic->node : config::AsicConfig{}.node;
     merge_level_cycles_ = a.asic ? a.asic->latency.merge_level_cycles : config::AsicConfig{}.latency.merge_level_cycles;
     res_.ulp_floor = core::datapath_output_lsb(base_);
+    build_guards(a);
   }
 
   void run() {
     const StageFormats start = base_.formats;
     res_.start = start;
     res_.start_um2 = area(start);
+    drop_uncosted_stages(start);
     const WidthEvaluation s0 = eval(start, "start", "", w_.rows);
     res_.start_all_rows = s0.metrics;
     res_.start_meets = s0.meets;
@@ -106,6 +139,7 @@ class Searcher {
     StageFormats cur = start;
     for (;;) {
       sample_ = core::sample_rows(w_, n);
+      for (GuardProblem& g : guards_) g.sample = core::sample_rows(g.all, n);
       cur = search_round(cur);
       const WidthEvaluation c = eval(cur, "confirm", "", w_.rows);
       if (c.meets) break;
@@ -113,12 +147,90 @@ class Searcher {
       n = std::min(w_.rows, n * 4);
       ++round_;
     }
+    if (o_.margin_bits > 0) {
+      StageFormats m = cur;
+      for (Stage s : res_.stages) {
+        FixedFormat& f = m[idx(s)];
+        const int frac = std::min(o_.margin_bits, core::kMaxFixedBits - f.total_bits);
+        f.frac_bits += frac;
+        f.total_bits = std::min(core::kMaxFixedBits, f.total_bits + frac + o_.margin_bits);
+      }
+      const WidthEvaluation e = eval(m, "margin", "every searched stage +" + std::to_string(o_.margin_bits) + " int, +" +
+                                                      std::to_string(o_.margin_bits) + " frac",
+                                     w_.rows);
+      if (!e.meets)
+        throw config::ConfigError("widths: --margin-bits " + std::to_string(o_.margin_bits) +
+                                  ": the widened formats fail the targets (" + (e.error.empty() ? "an overflow" : e.error) +
+                                  ") (allowed: a smaller margin)");
+      cur = m;
+    }
+    res_.margin_bits = o_.margin_bits;
     res_.chosen = cur;
     res_.chosen_um2 = area(cur);
     res_.chosen_all_rows = eval(cur, "confirm", "", w_.rows).metrics;
   }
 
  private:
+  struct GuardProblem {
+    config::Workload all;     ///< as many rows as the workload: what a confirmation runs
+    core::NormProblem sample;  ///< the round's sample of them
+    core::DatapathConfig dp;
+  };
+
+  // The guard set (WidthGuards): the workload at other row lengths and on the
+  // LLM-activation model, each on a fixed sample of its rows.
+  void build_guards(const config::Arch& a) {
+    std::vector<int64_t> hidden = o_.guards.hidden;
+    bool llm = o_.guards.llm;
+    const bool synthetic = !w_.input_source;
+    const auto* llm_source = dynamic_cast<const core::LlmActivationInput*>(w_.input_source.get());
+    if (o_.guards.automatic) {
+      hidden = {std::max<int64_t>(1, std::llround(0.73 * static_cast<double>(w_.hidden))), w_.hidden + w_.hidden / 4};
+      llm = synthetic;
+    }
+    auto add = [&](const std::string& name, config::Workload g) {
+      core::DatapathConfig dp = config::datapath_config(g, a);
+      res_.guards.push_back({name, g.hidden, g.rows});
+      guards_.push_back({std::move(g), {}, std::move(dp)});
+    };
+    for (int64_t h : hidden) {
+      if (h == w_.hidden) continue;
+      if (!synthetic && !llm_source)
+        throw config::ConfigError("widths: --guard hidden=" + std::to_string(h) + ": the workload's rows come from a file of " +
+                                  std::to_string(w_.hidden) + " columns (allowed: --guard llm or none for a .npy input)");
+      config::Workload g = w_;
+      g.hidden = h;
+      if (llm_source) g.input_source = std::make_shared<core::LlmActivationInput>(llm_source->params(), w_.seed, h);
+      add("hidden " + std::to_string(h), std::move(g));
+    }
+    if (llm && !llm_source) {
+      config::Workload g = w_;
+      g.input_source = std::make_shared<core::LlmActivationInput>(core::LlmActivation{}, w_.seed, w_.hidden);
+      add("llm activations", std::move(g));
+    }
+  }
+
+  // Stages whose width the area model does not cost here are kept as given.
+  void drop_uncosted_stages(const StageFormats& start) {
+    const double a0 = area(start);
+    std::vector<Stage> kept;
+    for (Stage s : res_.stages) {
+      StageFormats wider = start, more_int = start;
+      ++wider[idx(s)].total_bits;
+      ++wider[idx(s)].frac_bits;
+      ++more_int[idx(s)].total_bits;
+      if (area(wider) == a0 && area(more_int) == a0) res_.uncosted.push_back(s);
+      else kept.push_back(s);
+    }
+    res_.stages = kept;
+    if (kept.empty()) {
+      std::string which;
+      for (Stage s : res_.uncosted) which += (which.empty() ? "" : ", ") + sname(s);
+      throw config::ConfigError("widths: --stages: the width of " + which +
+                                " costs no area at this workload: nothing to search (allowed: stages whose area moves, e.g. "
+                                "xhat, gamma)");
+    }
+  }
   // One round on the current sample, from `cur`.
   StageFormats search_round(StageFormats cur) {
     const auto& stages = res_.stages;
@@ -131,9 +243,10 @@ class Searcher {
         return c;
       };
       auto ok = [&](int ib) {
-        return eval(with_ib(ib), "ranges", sname(s) + ".bits " + std::to_string(f.total_bits) + "->" + std::to_string(ib + f.frac_bits),
-                    sample_.rows)
-                   .metrics.overflows[idx(s)] == 0;
+        const WidthEvaluation e = eval(
+            with_ib(ib), "ranges", sname(s) + ".bits " + std::to_string(f.total_bits) + "->" + std::to_string(ib + f.frac_bits),
+            sample_.rows);
+        return e.error.empty() && e.metrics.overflows[idx(s)] == 0;
       };
       const int ib0 = f.int_bits();
       const int lo = std::max(0, (f.is_signed ? 2 : 1) - f.frac_bits), hi = core::kMaxFixedBits - f.frac_bits;
@@ -154,12 +267,23 @@ class Searcher {
       if (e.metrics.overflow_total() == 0) break;
       if (guard > core::kMaxFixedBits) throw config::ConfigError("widths: overflow that more integer bits do not remove");
       std::string move;
-      for (Stage s : stages)
+      // An uncosted stage is not narrowed, but it is widened where it overflows.
+      std::vector<Stage> widenable = stages;
+      widenable.insert(widenable.end(), res_.uncosted.begin(), res_.uncosted.end());
+      for (Stage s : widenable)
         if (e.metrics.overflows[idx(s)] && cur[idx(s)].total_bits < core::kMaxFixedBits) {
           ++cur[idx(s)].total_bits;
           move += (move.empty() ? "" : ", ") + sname(s) + ".bits +1";
         }
-      if (move.empty()) throw config::ConfigError("widths: a stage outside --stages overflows (allowed: search it too)");
+      if (move.empty()) {
+        std::string which;
+        for (int s = 0; s < core::kStageCount; ++s)
+          if (e.metrics.overflows[s]) which += (which.empty() ? "" : ", ") + sname(static_cast<Stage>(s));
+        throw config::ConfigError("widths: stage " + which + " overflows" +
+                                  (guards_.empty() ? std::string() : " on the workload or its guards") +
+                                  " and is not searched (allowed: search it too with --stages" +
+                                  (guards_.empty() ? std::string() : ", or --guard none") + ")");
+      }
       eval(cur, "ranges", move, sample_.rows);
     }
     // Widen every fraction together until the targets hold.
@@ -301,6 +425,33 @@ class Searcher {
     return area::estimate_area(d, {}, res_.node, merge_level_cycles_).datapath_um2;
   }
 
+  WidthMetrics measure(const core::NormProblem& p, const core::DatapathConfig& d) const {
+    core::FunctionalOptions fo;
+    fo.threads = o_.threads;
+    fo.ulp_floor = res_.ulp_floor;
+    const core::FunctionalResult r = core::run_functional(p, d, fo);
+    const auto& er = r.numerics.output_error;
+    WidthMetrics m;
+    m.max_ulp = er.max_ulp();
+    m.rel_l2 = er.rel_l2();
+    m.max_abs = er.max_abs();
+    m.rms = er.rms();
+    m.frac_within_1ulp = er.frac_within_1ulp();
+    m.nonfinite = er.nonfinite();
+    m.overflows = r.numerics.counters.overflows;
+    return m;
+  }
+
+  static void worst_of(WidthMetrics& a, const WidthMetrics& b) {
+    a.max_ulp = std::max(a.max_ulp, b.max_ulp);
+    a.rel_l2 = std::max(a.rel_l2, b.rel_l2);
+    a.max_abs = std::max(a.max_abs, b.max_abs);
+    a.rms = std::max(a.rms, b.rms);
+    a.frac_within_1ulp = std::min(a.frac_within_1ulp, b.frac_within_1ulp);
+    a.nonfinite += b.nonfinite;
+    for (int s = 0; s < core::kStageCount; ++s) a.overflows[s] += b.overflows[s];
+  }
+
   static std::string key(const StageFormats& f, int64_t rows) {
     std::string k = std::to_string(rows);
     for (const auto& x : f) k += "," + std::to_string(x.total_bits) + "." + std::to_string(x.frac_bits);
@@ -326,20 +477,20 @@ class Searcher {
     } else {
       try {
         const core::NormProblem& p = rows >= w_.rows ? static_cast<const core::NormProblem&>(w_) : sample_;
-        core::FunctionalOptions fo;
-        fo.threads = o_.threads;
-        fo.ulp_floor = res_.ulp_floor;
-        const core::FunctionalResult r = core::run_functional(p, d, fo);
-        const auto& er = r.numerics.output_error;
-        e.metrics.max_ulp = er.max_ulp();
-        e.metrics.rel_l2 = er.rel_l2();
-        e.metrics.max_abs = er.max_abs();
-        e.metrics.rms = er.rms();
-        e.metrics.frac_within_1ulp = er.frac_within_1ulp();
-        e.metrics.nonfinite = er.nonfinite();
-        e.metrics.overflows = r.numerics.counters.overflows;
+        e.metrics = measure(p, d);
+        // The guard set: the worst of the workload and every guard.
+        for (const GuardProblem& g : guards_) {
+          core::DatapathConfig gd = g.dp;
+          gd.formats = f;
+          worst_of(e.metrics, measure(rows >= w_.rows ? static_cast<const core::NormProblem&>(g.all) : g.sample, gd));
+        }
         e.meets = e.metrics.nonfinite == 0 && e.metrics.overflow_total() == 0;
         for (const auto& t : o_.targets) e.meets &= t.met(e.metrics.value(t.metric));
+        // A format eps rounds to 0 in is refused, whatever the sample shows.
+        if (const auto warn = d.warnings(); !warn.empty()) {
+          e.refused = warn.front();
+          e.meets = false;
+        }
       } catch (const std::overflow_error& x) {
         e.error = x.what();  // wider than the model's exact intermediates
       }
@@ -356,6 +507,7 @@ class Searcher {
   core::DatapathConfig base_;
   int merge_level_cycles_ = 0;
   core::NormProblem sample_;
+  std::vector<GuardProblem> guards_;
   int round_ = 0;
   std::map<std::string, size_t> cache_;
 };
@@ -367,6 +519,8 @@ WidthSearchResult search_widths(const config::Workload& w, const config::Arch& a
     throw config::ConfigError(a.source + ": key 'arithmetic': widths searches fixed-point formats (allowed: an arch with arithmetic: fixed, e.g. asic-default)");
   if (o.targets.empty()) throw config::ConfigError("widths: --target: missing (allowed: e.g. --target max_ulp<=1 --target rel_l2<=1e-3)");
   if (o.sample_rows < 1) throw config::ConfigError("widths: --sample-rows must be >= 1");
+  if (o.margin_bits < 0 || o.margin_bits > 16)
+    throw config::ConfigError("widths: --margin-bits " + std::to_string(o.margin_bits) + " out of range (allowed: 0..16)");
   WidthSearchResult res;
   const core::DatapathConfig d = config::datapath_config(w, a);
   const auto used = core::stages_used(d.kind, d.algorithm, w.beta.has_value());

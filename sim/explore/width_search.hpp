@@ -16,8 +16,20 @@
 //   descend    single-bit narrowings in order of the area they save, while
 //              the targets hold, until none is left;
 //   confirm    the choice on all rows; if it fails, the search runs again
-//              from it on a sample four times larger.
+//              from it on a sample four times larger;
+//   margin     --margin-bits N more integer and fraction bits on every
+//              searched stage, confirmed again.
 // Every evaluation is recorded, so the choice can be audited.
+//
+// A choice must hold off the sample too: every evaluation also runs a guard
+// set -- the workload at other row lengths around its own (one of them not a
+// power of two, where 1/C is a real multiply) and, for a workload of
+// synthetic inputs, on the LLM-activation model (workloads/README.md) -- and
+// meets only when the workload and every guard do. A format in which eps
+// rounds to 0 does not meet (a zero-variance row would saturate rsqrt). A
+// stage whose width the area model does not cost at this workload (the
+// output; recip where C is a power of two and the lanes keep no 1/n table)
+// is not searched: narrowing it would buy nothing and hold less.
 //
 // The output stage's fraction bits are the resolution the ULPs of max_ulp
 // are floored at (as `run` reports them): they are the accuracy's yardstick,
@@ -52,8 +64,21 @@ WidthTarget parse_width_target(const std::string& text);
 /// The report name of a metric: max_ulp_error, rel_l2_error, ...
 std::string metric_name(WidthTarget::Metric m);
 
+/// The guard set: `automatic` (the workload at about 0.73 C and 1.25 C, and
+/// the LLM-activation model when the inputs are synthetic), or as listed.
+struct WidthGuards {
+  bool automatic = true;
+  std::vector<int64_t> hidden;  ///< row lengths to hold the choice at
+  bool llm = false;             ///< the LLM-activation model at the workload's own C
+};
+/// "auto", "none", or a comma list of hidden=N and llm; ConfigError naming
+/// --guard otherwise.
+WidthGuards parse_width_guards(const std::string& text);
+
 struct WidthSearchOptions {
   std::vector<WidthTarget> targets;
+  WidthGuards guards;
+  int margin_bits = 0;  ///< integer and fraction bits added to every searched stage after the search
   std::vector<core::Stage> stages;  ///< empty: every stage the datapath uses
   int64_t sample_rows = 64;         ///< the first round's sample
   int threads = 1;
@@ -81,10 +106,21 @@ struct WidthEvaluation {
   WidthMetrics metrics;
   bool meets = false;     ///< every target met, no overflow, every output finite
   std::string error;      ///< why it could not be evaluated (invalid formats, the model's 128-bit intermediates)
+  std::string refused;    ///< evaluated, but not a design to build (eps rounds to 0)
+};
+
+/// One problem of the guard set, as the search ran it.
+struct WidthGuard {
+  std::string name;  ///< "hidden 2990", "llm activations"
+  int64_t hidden = 0;
+  int64_t rows = 0;  ///< a confirmation's rows (the workload's); each round samples as many as the workload's sample
 };
 
 struct WidthSearchResult {
   std::vector<core::Stage> stages;  ///< searched
+  std::vector<core::Stage> uncosted;  ///< asked for, but their width costs no area here: kept as the arch has them
+  std::vector<WidthGuard> guards;
+  int margin_bits = 0;
   core::StageFormats start{}, chosen{};
   double start_um2 = 0, chosen_um2 = 0;
   WidthMetrics start_all_rows, chosen_all_rows;  ///< both on every row

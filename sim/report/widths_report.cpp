@@ -1,5 +1,6 @@
 #include "sim/report/widths_report.hpp"
 
+#include <algorithm>
 #include <cstdio>
 
 #include "sim/report/run_report.hpp"
@@ -58,15 +59,26 @@ json widths_json(const explore::WidthSearchResult& r, const std::vector<explore:
                      {"datapath_mm2", e.datapath_um2 * 1e-6},
                      {"meets", e.meets},
                      {"error", e.error},
+                     {"refused", e.refused},
                      {"metrics", metrics_json(e.metrics)},
                      {"formats", formats_json(e.formats, r.stages)}});
+  std::vector<core::Stage> shown = r.stages;
+  shown.insert(shown.end(), r.uncosted.begin(), r.uncosted.end());
+  std::sort(shown.begin(), shown.end());
+  json uncosted = json::array();
+  for (core::Stage s : r.uncosted) uncosted.push_back(std::string(core::to_string(s)));
+  json guards = json::array();
+  for (const auto& x : r.guards) guards.push_back({{"name", x.name}, {"hidden", x.hidden}, {"rows", x.rows}});
   return {{"targets", t},
           {"stages", stages},
+          {"uncosted_stages", uncosted},
+          {"guards", guards},
+          {"margin_bits", r.margin_bits},
           {"node", r.node},
           {"ulp_lsb", r.ulp_floor},
-          {"start", {{"formats", formats_json(r.start, r.stages)}, {"datapath_mm2", r.start_um2 * 1e-6},
+          {"start", {{"formats", formats_json(r.start, shown)}, {"datapath_mm2", r.start_um2 * 1e-6},
                      {"meets", r.start_meets}, {"all_rows", metrics_json(r.start_all_rows)}}},
-          {"chosen", {{"formats", formats_json(r.chosen, r.stages)}, {"datapath_mm2", r.chosen_um2 * 1e-6},
+          {"chosen", {{"formats", formats_json(r.chosen, shown)}, {"datapath_mm2", r.chosen_um2 * 1e-6},
                       {"all_rows", metrics_json(r.chosen_all_rows)}}},
           {"datapath_mm2_saved", (r.start_um2 - r.chosen_um2) * 1e-6},
           {"datapath_saved_fraction", r.start_um2 > 0 ? (r.start_um2 - r.chosen_um2) / r.start_um2 : 0.0},
@@ -74,7 +86,7 @@ json widths_json(const explore::WidthSearchResult& r, const std::vector<explore:
 }
 
 std::string widths_csv(const explore::WidthSearchResult& r) {
-  std::string c = "index,round,phase,move,rows,datapath_mm2,meets,error,overflow_total,max_ulp_error,rel_l2_error,max_abs_error,rms_error,frac_within_1ulp";
+  std::string c = "index,round,phase,move,rows,datapath_mm2,meets,error,refused,overflow_total,max_ulp_error,rel_l2_error,max_abs_error,rms_error,frac_within_1ulp";
   for (core::Stage s : r.stages) {
     const std::string n(core::to_string(s));
     c += "," + n + ".bits," + n + ".frac";
@@ -83,7 +95,7 @@ std::string widths_csv(const explore::WidthSearchResult& r) {
   for (const auto& e : r.evaluations) {
     const auto& m = e.metrics;
     c += std::to_string(e.index) + "," + std::to_string(e.round) + "," + e.phase + "," + csv_escape(e.move) + "," + std::to_string(e.rows) +
-         "," + g(e.datapath_um2 * 1e-6, "%.9g") + "," + (e.meets ? "true" : "false") + "," + csv_escape(e.error) + "," + std::to_string(m.overflow_total()) + "," +
+         "," + g(e.datapath_um2 * 1e-6, "%.9g") + "," + (e.meets ? "true" : "false") + "," + csv_escape(e.error) + "," + csv_escape(e.refused) + "," + std::to_string(m.overflow_total()) + "," +
          g(m.max_ulp, "%.9g") + "," + g(m.rel_l2, "%.9g") + "," + g(m.max_abs, "%.9g") + "," + g(m.rms, "%.9g") + "," +
          g(m.frac_within_1ulp, "%.9g");
     for (core::Stage s : r.stages) {
@@ -99,15 +111,29 @@ std::string widths_table(const explore::WidthSearchResult& r, const std::vector<
   std::string t = "normsim widths: targets";
   for (const auto& x : targets) t += " " + x.text;
   t += "; ULPs of max(" + g(r.ulp_floor) + ", the output dtype's ulp at |ref|); " + std::to_string(r.evaluations.size()) +
-       " evaluations\n\n";
+       " evaluations\n";
+  t += "held on the workload";
+  for (const auto& x : r.guards) t += ", " + x.name + " (" + std::to_string(x.rows) + " rows)";
+  t += r.guards.empty() ? " alone (--guard none)\n" : "\n";
+  if (!r.uncosted.empty()) {
+    t += "kept as the arch has them (their width costs no area here):";
+    for (core::Stage s : r.uncosted) t += " " + std::string(core::to_string(s));
+    t += "\n";
+  }
+  if (r.margin_bits) t += "margin: +" + std::to_string(r.margin_bits) + " integer and fraction bits on every searched stage\n";
+  t += "\n";
   char b[256];
   std::snprintf(b, sizeof b, "%-10s %10s %10s\n", "stage", "start", "chosen");
   t += b;
-  for (core::Stage s : r.stages) {
+  std::vector<core::Stage> shown = r.stages;
+  shown.insert(shown.end(), r.uncosted.begin(), r.uncosted.end());
+  std::sort(shown.begin(), shown.end());
+  for (core::Stage s : shown) {
     const auto& a = r.start[static_cast<int>(s)];
     const auto& c = r.chosen[static_cast<int>(s)];
-    std::snprintf(b, sizeof b, "%-10s %10s %10s%s\n", std::string(core::to_string(s)).c_str(), fmt_text(a).c_str(), fmt_text(c).c_str(),
-                  a == c ? "" : "  *");
+    const bool kept = std::find(r.uncosted.begin(), r.uncosted.end(), s) != r.uncosted.end();
+    std::snprintf(b, sizeof b, "%-10s %10s %10s%s%s\n", std::string(core::to_string(s)).c_str(), fmt_text(a).c_str(),
+                  fmt_text(c).c_str(), a == c ? "" : "  *", kept ? (a == c ? "  (not searched)" : "  (widened: it overflowed)") : "");
     t += b;
   }
   t += "\n";
@@ -124,6 +150,7 @@ std::string widths_table(const explore::WidthSearchResult& r, const std::vector<
   row("max_abs_error", g(ms.max_abs), g(mc.max_abs));
   row("frac_within_1ulp", g(ms.frac_within_1ulp, "%.6f"), g(mc.frac_within_1ulp, "%.6f"));
   row("overflows", std::to_string(ms.overflow_total()), std::to_string(mc.overflow_total()));
+  t += "  (the worst of every row of the workload and the guards' rows)\n";
   row("meets the targets", r.start_meets ? "yes" : "no", "yes");
   t += "\ndatapath area saved: " + g((r.start_um2 - r.chosen_um2) * 1e-6, "%.5f") + " mm2 (" +
        g(r.start_um2 > 0 ? 100 * (r.start_um2 - r.chosen_um2) / r.start_um2 : 0.0, "%.1f") + "% of the start)\n";

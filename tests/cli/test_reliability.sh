@@ -189,6 +189,9 @@ expect 2 "^normsim: --plot: '$T/nodir/p.png': no such directory" -- sweep --grid
 # A plot inside the --out directory that the sweep makes is a plot in an existing directory.
 "$N" sweep --grid arch.lanes=4,8 --objectives cycles,area --out "$T/made/" --plot "$T/made/p.png" -q >/dev/null 2>"$T/err" &&
   [ -s "$T/made/p.png" ] && [ -s "$T/made/sweep.csv" ] && ok || bad "sweep --plot inside a new --out: $(cat "$T/err")"
+expect 2 "^normsim: --guard 'hidden=0': 'hidden=0' is not a row length" -- widths --target 'max_ulp<=1' --guard hidden=0
+expect 2 "^normsim: --margin-bits: value '17' out of range" -- widths --target 'max_ulp<=1' --margin-bits 17
+expect 2 "^normsim: widths: --stages: the width of output costs no area" -- widths --target 'max_ulp<=1' --stages output --set workload.rows=8
 expect 2 "^normsim: --verbose excludes --quiet" -- -q -v run
 expect 2 "^normsim: --baseline excludes --no-baseline" -- regress "$S/gpu_ref/golden/h200" --baseline x --no-baseline
 "$N" run --trace "$T/t.vcd" --json --set workload.rows=4 2>/dev/null | python3 -c 'import json, sys; json.load(sys.stdin)' &&

@@ -102,7 +102,7 @@ def test_simt_area_widths_list():
     assert p["kernel"] == "fast_ln" and p["prediction"]["dram_bytes_read"] > 0
     a = normsim.area("llama2-7b", "asic-default")
     assert a["total_mm2"] > 0
-    w = normsim.widths("max_ulp<=8", set=SMALL, stages=["output"])
-    assert w["chosen"]
+    w = normsim.widths("max_ulp<=8", set=SMALL, stages=["gamma"], guard="none", margin_bits=1)
+    assert w["chosen"] and w["margin_bits"] == 1 and w["guards"] == []
     names = normsim.list()
     assert len(names["kernels"]) == 17 and any(x["name"] == "asic-fp32" for x in names["archs"])

@@ -19,7 +19,7 @@ COMMANDS = {
     "compare-fuse": ["compare", "postnorm-7b", "--fuse", "all", "--set", "workload.rows=8", "--no-numerics"],
     "run-residual": ["run", "postnorm-7b", "--set", "arch.fuse.mode=residual_dropout", "--set", "workload.rows=8"],
     "sweep": ["sweep", "--grid", "arch.lanes=4,8", "--set", "workload.rows=8"],
-    "widths": ["widths", "--target", "max_ulp<=8", "--stages", "output", "--set", "workload.rows=8"],
+    "widths": ["widths", "--target", "max_ulp<=8", "--stages", "gamma", "--guard", "none", "--set", "workload.rows=8"],
     "simt": ["simt", "--kernel", "v5", "--rows", "64", "--hidden", "768"],
     "area": ["area"],
 }

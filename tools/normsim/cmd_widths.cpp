@@ -25,6 +25,8 @@ struct WidthsArgs {
   std::string stages, out_dir;
   int64_t sample_rows = 64;
   int threads = 0;
+  std::string guard = "auto";
+  int64_t margin_bits = 0;
   bool json = false, progress = false;
 };
 
@@ -47,6 +49,8 @@ int widths(const WidthsArgs& a) {
     }
   }
   o.sample_rows = a.sample_rows;
+  o.guards = explore::parse_width_guards(a.guard);
+  o.margin_bits = static_cast<int>(a.margin_bits);
   o.threads = thread_count(a.threads);
   // Evaluations, round and phase on the progress line.
   ProgressLine& progress = ProgressLine::get();
@@ -58,9 +62,12 @@ int widths(const WidthsArgs& a) {
                     static_cast<long long>(e.rows));
       progress.status(text, e.phase == "confirm");
     };
-  spdlog::info("widths: workload {} ({}), arch {} ({})", w.name, w.source, arch.name, arch.source);
+  // The search checks its stages and guards before it evaluates anything;
+  // its error is the one line, so the log line follows it.
   const explore::WidthSearchResult r = explore::search_widths(w, arch, o);
   progress.finish();
+  spdlog::info("widths: workload {} ({}), arch {} ({}): {} evaluations", w.name, w.source, arch.name, arch.source,
+               r.evaluations.size());
   nlohmann::json j = report::widths_json(r, o.targets);
   // Rejected candidates may have infinite errors (a saturating format); the choice may not.
   check_report({{"chosen", j["chosen"]}}, "widths");
@@ -108,6 +115,10 @@ Command add_widths(CLI::App& app) {
   add_int_option(c, "--sample-rows", a->sample_rows, 1, int64_t(1) << 32,
                  "rows each candidate is evaluated on first (default 64; the choice is confirmed on all rows)");
   add_int_option(c, "--threads", a->threads, 1, 1024, "threads for the numerics (default: all cores)");
+  c->add_option("--guard", a->guard,
+                "where else the choice must hold: auto (the workload at about 0.73 C and 1.25 C, and LLM activations for "
+                "synthetic inputs), none, or a list of hidden=N and llm");
+  add_int_option(c, "--margin-bits", a->margin_bits, 0, 16, "integer and fraction bits added to every searched stage (a guard band)");
   c->add_option("--out", a->out_dir, "directory for arch.yaml, widths.json and widths.csv");
   c->add_flag("--json", a->json, "print the result as one JSON object on stdout");
   c->add_flag("--progress", a->progress, "progress on stderr even when it is not a terminal");
