@@ -68,10 +68,16 @@ std::vector<std::pair<std::string, double>> sweep_metrics(const json& r, bool nu
     if (r.contains("timing") && r["timing"].contains(family))
       for (const auto& [k, v] : r["timing"][family].items())
         if (v.is_number()) m.push_back({std::string("timing.") + family + "." + k, v.get<double>()});
-  if (numerics && r.contains("numerics"))
+  if (numerics && r.contains("numerics")) {
     for (const Field& f : kErrorFields)
       if (r["numerics"].contains(f.name) && r["numerics"][f.name].is_number())
         m.push_back({path_of(f), r["numerics"][f.name].get<double>()});
+    // Saturated or wrapped values per fixed-point stage: a format that
+    // saturates can rank well on the errors of the rest.
+    if (r["numerics"].contains("overflow") && r["numerics"]["overflow"].is_object())
+      for (const auto& [stage, v] : r["numerics"]["overflow"].items())
+        if (v.is_number()) m.push_back({"numerics.overflow." + stage, v.get<double>()});
+  }
   return m;
 }
 

@@ -192,6 +192,15 @@ expect 2 "^normsim: --plot: '$T/nodir/p.png': no such directory" -- sweep --grid
 expect 2 "^normsim: --guard 'hidden=0': 'hidden=0' is not a row length" -- widths --target 'max_ulp<=1' --guard hidden=0
 expect 2 "^normsim: --margin-bits: value '17' out of range" -- widths --target 'max_ulp<=1' --margin-bits 17
 expect 2 "^normsim: widths: --stages: the width of output costs no area" -- widths --target 'max_ulp<=1' --stages output --set workload.rows=8
+# Bit-accurate sweeps: a saturating format is infeasible unless asked; the per-stage overflow columns either way.
+SAT=(sweep --grid arch.formats.input.bits=6,24 --set arch.formats.input.frac=4 --numerics --set workload.rows=16 -q)
+"$N" "${SAT[@]}" --out "$T/sat" >/dev/null 2>&1 &&
+  grep -q '^0,6,infeasible,"saturates: input [0-9]* values' "$T/sat/sweep.csv" && grep -q '^1,24,ok,' "$T/sat/sweep.csv" &&
+  ok || bad "sweep --numerics kept a saturating point: $(cut -c1-200 "$T/sat/sweep.csv")"
+"$N" "${SAT[@]}" --allow-overflow --out "$T/satok" >/dev/null 2>&1 &&
+  head -1 "$T/satok/sweep.csv" | grep -q 'numerics.overflow.input \[count\]' && grep -q '^0,6,ok,' "$T/satok/sweep.csv" &&
+  ok || bad "sweep --allow-overflow: $(head -c 300 "$T/satok/sweep.csv")"
+expect 2 "^normsim: sweep: --allow-overflow without --numerics" -- sweep --grid arch.lanes=4,8 --allow-overflow
 expect 2 "^normsim: --verbose excludes --quiet" -- -q -v run
 expect 2 "^normsim: --baseline excludes --no-baseline" -- regress "$S/gpu_ref/golden/h200" --baseline x --no-baseline
 "$N" run --trace "$T/t.vcd" --json --set workload.rows=4 2>/dev/null | python3 -c 'import json, sys; json.load(sys.stdin)' &&

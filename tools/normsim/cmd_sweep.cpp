@@ -32,7 +32,7 @@ struct SweepArgs {
   AsicFlags asic;
   std::vector<std::pair<bool, std::string>> axes;  ///< (zip?, text) in command-line order
   std::string study, out_dir, plot, shard, objectives;
-  bool numerics = false, json = false, progress = false;
+  bool numerics = false, json = false, progress = false, allow_overflow = false;
   int jobs = 0;
   int slurm = 0;  ///< shards of a Slurm array job (0: run here)
 };
@@ -55,6 +55,7 @@ std::string sweep_arguments(const SweepArgs& a) {
   for (const auto& s : a.in.sets) v.insert(v.end(), {"--set", s});
   if (!a.asic.path.empty()) v.insert(v.end(), {"--path", a.asic.path});
   if (a.numerics) v.push_back("--numerics");
+  if (a.allow_overflow) v.push_back("--allow-overflow");
   if (!a.objectives.empty()) v.insert(v.end(), {"--objectives", a.objectives});
   std::string out;
   for (const auto& w : v) out += " " + shell_quote(w);
@@ -158,6 +159,8 @@ int sweep(const SweepArgs& a) {
   for (const auto& o : objectives) (void)report::objective_column(o, a.numerics);
   if (!a.plot.empty() && objectives.size() < 2)
     throw config::ConfigError("sweep: --plot needs two or more --objectives (allowed: e.g. --objectives cycles,area,energy)");
+  if (a.allow_overflow && !a.numerics)
+    throw config::ConfigError("sweep: --allow-overflow without --numerics (allowed: with --numerics; timing-only points have no overflow)");
   check_out_dir(a.out_dir);
   if (!a.plot.empty()) check_output_file("--plot", a.plot, ".png", "pareto.png", a.out_dir);
 
@@ -245,6 +248,18 @@ int sweep(const SweepArgs& a) {
       });
   progress.finish();
   if (failed) return failed;
+  // Bit-accurate: a design whose formats saturate is not a design to rank.
+  if (a.numerics && !a.allow_overflow)
+    for (size_t i : feasible) {
+      nlohmann::json& row = rows[i];
+      std::string stages;
+      const nlohmann::json overflow = row["report"]["numerics"].value("overflow", nlohmann::json::object());
+      for (const auto& [stage, v] : overflow.items())
+        if (v.is_number() && v.get<double>() > 0) stages += (stages.empty() ? "" : ", ") + stage + " " + v.dump();
+      if (stages.empty()) continue;
+      row["status"] = "infeasible";
+      row["reason"] = "saturates: " + stages + " values (allowed: formats that hold the data, or --allow-overflow to rank it)";
+    }
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   spdlog::info("sweep: {} points ({} infeasible) in {:.2f} s on {} jobs{}", rows.size(), rows.size() - feasible.size(), seconds,
                jobs, a.numerics ? ", bit-accurate" : ", timing only");
@@ -326,7 +341,8 @@ Command add_sweep(CLI::App& app) {
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   c->add_option("--study", a->study, name_or_path_help(config::ShippedKind::study, "study: workload, arch, set, objectives and axes (docs/EXPLORE.md)", "relative workload/arch paths are the study file's"));
   c->add_option("--path", a->asic.path, "input path: " + config::kInputPaths.joined());
-  c->add_flag("--numerics", a->numerics, "bit-accurate points (default: timing only)");
+  c->add_flag("--numerics", a->numerics, "bit-accurate points (default: timing only); a point that saturates is infeasible");
+  c->add_flag("--allow-overflow", a->allow_overflow, "--numerics: rank points whose fixed-point stages saturate");
   c->add_option("--objectives", a->objectives,
                 "mark the Pareto front over these figures, all minimised: cycles,area,energy[,error] or any column name");
   c->add_option("--plot", a->plot, "draw the Pareto front of the first two objectives into FILE.png");
