@@ -490,3 +490,35 @@ TEST(Simt, ReuseCurvesScaleWithAWhatIfL2Size) {
   absolute.l2.reuse_measured_bytes = core::Bytes(0);
   EXPECT_GT(launch(absolute, 512).l2_hit, half_gpu.l2_hit + 0.04);
 }
+
+// The calibrated envelope is the golden cases' extremes, and a prediction
+// outside it is extrapolated (never firm), whatever its mechanisms say.
+TEST(Simt, TheEnvelopeIsTheGoldenSetsAndBeyondItIsExtrapolated) {
+  std::ifstream in(test_paths::golden() + "/index.json");
+  const nlohmann::json cases = nlohmann::json::parse(in);
+  int64_t rmin = INT64_MAX, rmax = 0, hmin = INT64_MAX, hmax = 0;
+  double bmin = 1e300, bmax = 0;
+  for (const auto& c : cases) {
+    const int64_t r = c["rows"], h = c["hidden"];
+    const double b = static_cast<double>(r) * h * (c["dtype"] == "fp32" ? 4 : 2);
+    rmin = std::min(rmin, r), rmax = std::max(rmax, r), hmin = std::min(hmin, h), hmax = std::max(hmax, h);
+    bmin = std::min(bmin, b), bmax = std::max(bmax, b);
+  }
+  const simt::EnvelopeConfig& e = test_paths::h200().envelope;
+  EXPECT_EQ(e.rows_min, rmin);
+  EXPECT_EQ(e.rows_max, rmax);
+  EXPECT_EQ(e.hidden_min, hmin);
+  EXPECT_EQ(e.hidden_max, hmax);
+  EXPECT_EQ(e.x_bytes_min, bmin);
+  EXPECT_EQ(e.x_bytes_max, bmax);
+  const auto& g = test_paths::h200();
+  const auto inside = simt::predict(simt::plan_launch(simt::KernelId::fast_ln, 1024, 4096, simt::DType::bf16, 0, g), g, false);
+  EXPECT_EQ(inside.extrapolated, "");
+  EXPECT_TRUE(inside.firm());
+  const auto far = simt::predict(simt::plan_launch(simt::KernelId::fast_ln, 4, 16777216, simt::DType::bf16, 0, g), g, false);
+  EXPECT_EQ(far.extrapolated, "rows 4 < 256, hidden 16777216 > 65536");
+  EXPECT_FALSE(far.firm());
+  EXPECT_STREQ(far.firmness(), "extrapolated");
+  const auto big = simt::predict(simt::plan_launch(simt::KernelId::fast_ln, 131072, 65536, simt::DType::fp32, 0, g), g, false);
+  EXPECT_EQ(big.extrapolated, "x bytes 34359738368 > 536870912");
+}

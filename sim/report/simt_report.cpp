@@ -34,7 +34,8 @@ nlohmann::json simt_report_json(const simt::Prediction& p, const simt::GpuArch& 
                       {"prediction", {{"dram_bytes_read", p.dram_bytes_read}, {"dram_bytes_written", p.dram_bytes_written},
                                       {"l2_bytes", p.l2_bytes}, {"duration_us", p.duration_us}, {"cycles", p.cycles},
                                       {"dram_read_elasticity", p.dram_read_elasticity},
-                                      {"firmness", p.firmness()}}},
+                                      {"firmness", p.firmness()},
+                                      {"extrapolated", p.extrapolated}}},
                       {"range", {{"dram_bytes_read", range(p.ranges.dram_bytes_read)},
                                  {"dram_bytes_written", range(p.ranges.dram_bytes_written)},
                                  {"l2_bytes", range(p.ranges.l2_bytes)},
@@ -69,6 +70,9 @@ std::string simt_report_text(const simt::Prediction& p, const simt::GpuArch& gpu
                    "from the x in flight and the rows' phases +-%.0f%%\n",
                    p.firmness(), p.dram_read_elasticity, 100 * (std::pow(1.1, p.dram_read_elasticity) - 1),
                    100 * gpu.range.in_flight_spread);
+  if (!p.extrapolated.empty())
+    out += strprintf("  outside the calibrated envelope (%s: %s): the figures below are the model's mechanisms, untested there\n",
+                     gpu.source.c_str(), p.extrapolated.c_str());
   out += strprintf("  DRAM bytes read       %16.0f  bytes  [%.0f, %.0f]\n", p.dram_bytes_read, r.dram_bytes_read.lo,
                    r.dram_bytes_read.hi);
   out += strprintf("  DRAM bytes written    %16.0f  bytes  [%.0f, %.0f]\n", p.dram_bytes_written, r.dram_bytes_written.lo,

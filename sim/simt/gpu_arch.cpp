@@ -56,6 +56,18 @@ std::shared_ptr<const ParamTable<GpuL2Config>> l2_params() {
   return t;
 }
 
+std::shared_ptr<const ParamTable<EnvelopeConfig>> envelope_params() {
+  auto t = std::make_shared<ParamTable<EnvelopeConfig>>();
+  constexpr int64_t kMax = int64_t(1) << 40;
+  t->add(integer_param<EnvelopeConfig>("rows_min", NORMSIM_MEMBER(rows_min), 0, kMax, "rows", "fewest rows of a calibration case (0: no bound)"));
+  t->add(integer_param<EnvelopeConfig>("rows_max", NORMSIM_MEMBER(rows_max), 0, kMax, "rows", "most rows of a calibration case (0: no bound)"));
+  t->add(integer_param<EnvelopeConfig>("hidden_min", NORMSIM_MEMBER(hidden_min), 0, kMax, "elements", "shortest row of a calibration case (0: no bound)"));
+  t->add(integer_param<EnvelopeConfig>("hidden_max", NORMSIM_MEMBER(hidden_max), 0, kMax, "elements", "longest row of a calibration case (0: no bound)"));
+  t->add(real_param<EnvelopeConfig>("x_bytes_min", NORMSIM_MEMBER(x_bytes_min), within(0, 1e18), "bytes", "smallest input tensor of a calibration case (0: no bound)"));
+  t->add(real_param<EnvelopeConfig>("x_bytes_max", NORMSIM_MEMBER(x_bytes_max), within(0, 1e18), "bytes", "largest input tensor of a calibration case (0: no bound)"));
+  return t;
+}
+
 std::shared_ptr<const ParamTable<RangeConfig>> range_params() {
   auto t = std::make_shared<ParamTable<RangeConfig>>();
   t->add(real_param<RangeConfig>("in_flight_spread", NORMSIM_MEMBER(in_flight_spread), within(0, 1), "",
@@ -172,6 +184,7 @@ std::shared_ptr<const ParamTable<GpuArch>> make_gpu_params() {
   t->add(config::section_param<GpuArch>("l1", NORMSIM_MEMBER(l1), l1_params()));
   t->add(config::section_param<GpuArch>("dram", NORMSIM_MEMBER(dram), dram_params()));
   t->add(config::section_param<GpuArch>("range", NORMSIM_MEMBER(range), range_params()));
+  t->add(config::section_param<GpuArch>("envelope", NORMSIM_MEMBER(envelope), envelope_params()));
   t->add(real_param<GpuArch>("launch_overhead_us", NORMSIM_MEMBER(launch_overhead_us), within(0), "us", "an empty launch"));
   t->add(real_param<GpuArch>("block_dispatch_ns", NORMSIM_MEMBER(block_dispatch_ns), within(0), "ns", "the extra cost per block"));
   t->add(real_param<GpuArch>("kernel_tail_cycles", NORMSIM_MEMBER(kernel_tail_cycles), within(0), "cycles",

@@ -83,6 +83,15 @@ struct GpuDramConfig {
 /// How wide a prediction's range is (simt_model.hpp, Range): the model's
 /// own sensitivity to what it cannot know, scaled by in_flight_spread, and
 /// floors for the rest. Fitted on the training cases only (`regress --fit`).
+/// Where the model was calibrated: the golden cases' extremes (a test holds
+/// these to gpu_ref/golden/h200/index.json). A prediction outside any of them
+/// is `extrapolated`, whatever its mechanisms say. 0: no bound.
+struct EnvelopeConfig {
+  int64_t rows_min = 0, rows_max = 0;
+  int64_t hidden_min = 0, hidden_max = 0;
+  double x_bytes_min = 0, x_bytes_max = 0;  ///< the input tensor's bytes (rows x hidden x element)
+};
+
 struct RangeConfig {
   /// Relative uncertainty of the x in flight per round (every reuse
   /// distance's scale) and of the rows' phase spread (the out-of-phase
@@ -128,6 +137,7 @@ struct GpuArch {
   GpuL1Config l1;
   GpuDramConfig dram;
   RangeConfig range;
+  EnvelopeConfig envelope;
   double memory_overlap_exponent = 2;
   double bound_overlap_exponent = 8;  ///< the duration bounds combine as their p-norm  ///< latency chain and DRAM time combine as their p-norm
   double fdiv_latency_cycles = 40;  ///< an IEEE fp32 division (MUFU.RCP + Newton + check) on the dependency chain

@@ -437,9 +437,27 @@ Range widened(Range r, double floor) { return {std::max(0.0, r.lo * (1 - floor))
 
 }  // namespace
 
+std::string outside_envelope(const LaunchPlan& plan, const GpuArch& gpu) {
+  const EnvelopeConfig& e = gpu.envelope;
+  std::string out;
+  auto check = [&](const char* what, double v, double lo, double hi) {
+    char b[160];
+    if (lo > 0 && v < lo) std::snprintf(b, sizeof b, "%s %.15g < %.15g", what, v, lo);
+    else if (hi > 0 && v > hi) std::snprintf(b, sizeof b, "%s %.15g > %.15g", what, v, hi);
+    else return;
+    out += (out.empty() ? "" : ", ") + std::string(b);
+  };
+  check("rows", static_cast<double>(plan.rows), static_cast<double>(e.rows_min), static_cast<double>(e.rows_max));
+  check("hidden", static_cast<double>(plan.hidden), static_cast<double>(e.hidden_min), static_cast<double>(e.hidden_max));
+  const double x_bytes = static_cast<double>(plan.rows) * plan.hidden * (plan.dtype == DType::fp32 ? 4 : 2);
+  check("x bytes", x_bytes, e.x_bytes_min, e.x_bytes_max);
+  return out;
+}
+
 Prediction predict(const LaunchPlan& plan, const GpuArch& gpu, bool with_sensitivity) {
   Prediction p;
   p.plan = plan;
+  p.extrapolated = outside_envelope(plan, gpu);
   double weighted_elasticity = 0, dram_us = 0;
   Envelope sum{};
   for (const SubKernel& k : plan.launches) {

@@ -99,14 +99,23 @@ struct Prediction {
   /// Stores whose lanes lie a row apart (v1): the L2 may fill their
   /// sectors from DRAM, by an address hashing the model does not know.
   bool scattered_stores = false;
-  /// Firm: off the L2 cliff and no scattered stores; the DRAM bytes are then
-  /// known to a few percent (docs/FIDELITY.md).
-  bool firm() const { return dram_read_elasticity < kCliffElasticity && !scattered_stores; }
-  /// "firm", "on the L2 cliff" or "scattered stores".
+  /// Outside the arch's calibrated envelope: what lies beyond ("hidden
+  /// 16777216 > 65536"); empty inside it.
+  std::string extrapolated;
+  /// Firm: inside the calibrated envelope, off the L2 cliff and no scattered
+  /// stores; the DRAM bytes are then known to a few percent (docs/FIDELITY.md).
+  bool firm() const { return extrapolated.empty() && dram_read_elasticity < kCliffElasticity && !scattered_stores; }
+  /// "extrapolated", "on the L2 cliff", "scattered stores" or "firm".
   const char* firmness() const {
-    return dram_read_elasticity >= kCliffElasticity ? "on the L2 cliff" : scattered_stores ? "scattered stores" : "firm";
+    return !extrapolated.empty() ? "extrapolated"
+           : dram_read_elasticity >= kCliffElasticity ? "on the L2 cliff"
+           : scattered_stores                          ? "scattered stores"
+                                                       : "firm";
   }
 };
+
+/// What of a launch lies outside `gpu`'s calibrated envelope ("" when nothing).
+std::string outside_envelope(const LaunchPlan& plan, const GpuArch& gpu);
 
 /// d ln(DRAM bytes read) / d ln(x in flight) of one launch (LaunchPrediction::dram_read_elasticity).
 double dram_read_elasticity(const SubKernel& k, const GpuArch& g);
