@@ -175,12 +175,14 @@ std::string asic_summary_table(const asic::AsicResult& r, const json& j) {
   // The report's own names (as in its JSON, compare and sweep), the unit their suffix.
   const auto& t = j["timing"];
   const auto& tr = j["traffic"];
-  row("cycles", num(r.cycles, "%.0f"), "");
+  // "%.15g": whole cycles as integers, a fractional count (a DRAM port that
+  // moves a fraction of a byte a cycle) as the JSON has it.
+  row("cycles", num(r.cycles, "%.15g"), "");
   row("time_us", num(r.time_us()), "");
-  row("lower_bound_cycles", num(r.expected.lower_bound_cycles, "%.0f"),
+  row("lower_bound_cycles", num(r.expected.lower_bound_cycles, "%.15g"),
       "max(DRAM bytes / sustained bytes a cycle, N max(C/L, merge occupancy))");
   row("cycles_over_lower_bound", num(t["cycles_over_lower_bound"].get<double>(), "%.4f"), "");
-  for (const auto& [k, v] : t["stall_cycles"].items()) row("stall_cycles." + k, num(v.get<double>(), "%.0f"), "");
+  for (const auto& [k, v] : t["stall_cycles"].items()) row("stall_cycles." + k, num(v.get<double>(), "%.15g"), "");
   row("dram_bytes_read", std::to_string(r.dram_bytes_read), "expected " + std::to_string(r.expected.dram_bytes_read));
   row("dram_bytes_written", std::to_string(r.dram_bytes_written), "expected " + std::to_string(r.expected.dram_bytes_written));
   if (r.workload.residual)  // where the bytes went: x, r, z, the re-read, a separate adder's pass
@@ -247,7 +249,7 @@ std::string compare_table(const json& all) {
   bool fused = false;
   for (const auto& r : reps) fused |= r.contains("fuse");
   o << (fused ? strprintf("%-17s ", "fuse") : std::string())
-    << strprintf("%-15s %14s %15s %11s %10s %15s %18s %9s %19s %9s %12s ", "path", "rows_in_flight", "replay_fraction",
+    << strprintf("%-15s %14s %15s %13s %10s %15s %18s %9s %19s %9s %12s ", "path", "rows_in_flight", "replay_fraction",
                  "cycles", "time_us", "dram_bytes_read", "dram_bytes_written", "dram_gbps", "sram_required_bytes", "sram_mm2",
                  "datapath_mm2")
     << (fused ? strprintf("%11s ", "fusion_mm2") : std::string())
@@ -262,7 +264,7 @@ std::string compare_table(const json& all) {
     const double err = r.contains("numerics") && !r["numerics"]["rel_l2_error"].is_null() ? r["numerics"]["rel_l2_error"].get<double>() : -1;
     const auto& asic = r["arch"]["asic"];
     const bool partial = r["path"] == "partial-replay";
-    o << strprintf("%-15s %14d %15s %11.0f %10.2f %15llu %18llu %9.1f %19.0f %9.4f %12.4f ", r["path"].get<std::string>().c_str(),
+    o << strprintf("%-15s %14d %15s %13.15g %10.2f %15llu %18llu %9.1f %19.0f %9.4f %12.4f ", r["path"].get<std::string>().c_str(),
                    asic["rows_in_flight"].get<int>(),
                    partial ? num(asic["replay_fraction"].get<double>(), "%.4g").c_str() : "-", r["timing"]["cycles"].get<double>(),
                    r["timing"]["time_us"].get<double>(),

@@ -176,6 +176,11 @@ json run_report_json(const config::Workload& w, const config::Arch& a, const cor
              {"negative_variance_clamps", n.counters.negative_variance_clamps},
              {"input_saturations", n.input_saturations},
              {"warnings", warnings}};
+  // RMSNorm has no mean and no variance to clamp: say only what applies.
+  if (w.norm == core::NormKind::rmsnorm) {
+    nj.erase("mean_max_abs_error");
+    nj.erase("negative_variance_clamps");
+  }
   if (w.residual) {
     const auto& ra = n.residual_add;
     nj["residual_add"] = {{"format", a.fuse.add.describe()},
@@ -222,9 +227,10 @@ std::string run_summary_table(const config::Workload& w, const config::Arch& a, 
   row("RMS error", fmt_g(e.rms()), "output units");
   row("max ULP error", fmt_g(e.max_ulp()), "ulp, " + n.ulp_unit);
   row("within 1 ULP", fmt_g(100.0 * e.frac_within_1ulp(), "%.4f"), "% of elements");
-  row("mean max abs error", fmt_g(n.mean_max_abs_error), "input units");
+  const bool layernorm = w.norm == core::NormKind::layernorm;
+  if (layernorm) row("mean max abs error", fmt_g(n.mean_max_abs_error), "input units");
   row("rstd max rel error", fmt_g(n.rstd_max_rel_error), "(relative)");
-  row("negative variance clamps", std::to_string(n.counters.negative_variance_clamps), "rows");
+  if (layernorm) row("negative variance clamps", std::to_string(n.counters.negative_variance_clamps), "rows");
   if (e.nonfinite()) row("non-finite outputs", std::to_string(e.nonfinite()), "elements");
   for (const auto& wmsg : result_warnings(n)) o << "  warning: " << wmsg << "\n";
   if (a.arithmetic == core::Arithmetic::fixed) {

@@ -51,13 +51,18 @@ std::string simt_report_text(const simt::Prediction& p, const simt::GpuArch& gpu
                    p.plan.ran != p.plan.kernel ? (" (runs " + ran + ": its shared memory does not fit)").c_str() : "",
                    arch.c_str(), static_cast<long long>(p.plan.rows), static_cast<long long>(p.plan.hidden),
                    std::string(normref::to_string(p.plan.dtype)).c_str(), p.plan.block);
-  for (const auto& l : p.launches) {
+  for (size_t i = 0; i < p.launches.size(); ++i) {
+    const simt::LaunchPrediction& l = p.launches[i];
+    const simt::SubKernel& k = p.plan.launches[i];
     out += strprintf("\n  launch %s\n", l.name.c_str());
     out += strprintf("    occupancy            %d blocks/SM (%d warps, limited by %s), %lld rows in flight, %.2f waves\n",
                 l.occ.blocks_per_sm, l.occ.warps_per_sm, l.occ.limiter.c_str(), static_cast<long long>(l.occ.rows_in_flight),
                 l.occ.waves);
-    out += strprintf("    re-read hit fraction L1 %.3f, L2 %.3f (x of the rows in flight %.1f MB)\n", l.l1_hit, l.l2_hit,
-                l.x_in_flight_bytes / 1e6);
+    if (k.global_passes() > 1 || k.input_read_before)
+      out += strprintf("    re-read hit fraction L1 %.3f, L2 %.3f (x of the rows in flight %.1f MB)\n", l.l1_hit, l.l2_hit,
+                       l.x_in_flight_bytes / 1e6);
+    else
+      out += strprintf("    x read once          (no re-read pass: the row stays on chip)\n");
     out += strprintf("    DRAM-read elasticity %.2f (%% DRAM bytes read per %% of x in flight)\n", l.dram_read_elasticity);
     out += strprintf("    bounds               DRAM %.1f us, latency %.1f us, issue %.1f us, shared memory %.1f us, "
                 "L1-miss requests %.1f us, dispatch %.1f us -> %s\n",
@@ -77,6 +82,12 @@ std::string simt_report_text(const simt::Prediction& p, const simt::GpuArch& gpu
                    r.dram_bytes_read.hi);
   out += strprintf("  DRAM bytes written    %16.0f  bytes  [%.0f, %.0f]\n", p.dram_bytes_written, r.dram_bytes_written.lo,
                    r.dram_bytes_written.hi);
+  double stored = 0;
+  for (const auto& k : p.plan.launches) stored += static_cast<double>(k.output_bytes + k.stats_bytes);
+  if (p.dram_bytes_written < stored)
+    out += strprintf("    (below the %.0f bytes stored: up to %.0f of them are still dirty in the L2 when the kernel ends, "
+                     "l2.dirty_resident_bytes, and reach DRAM after it)\n",
+                     stored, gpu.l2.dirty_resident_bytes);
   out += strprintf("  L2 bytes              %16.0f  bytes  [%.0f, %.0f]\n", p.l2_bytes, r.l2_bytes.lo, r.l2_bytes.hi);
   out += strprintf("  duration              %16.2f  us     [%.2f, %.2f] (%.0f SM cycles at %.0f MHz)\n", p.duration_us,
                    r.duration_us.lo, r.duration_us.hi, p.cycles, gpu.sm_clock_mhz);

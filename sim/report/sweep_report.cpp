@@ -204,7 +204,7 @@ std::string sweep_table(const json& sweep) {
     int width;
   };
   // Columns by the report's leaf names (the CSV has their paths and units).
-  std::vector<Col> cols = {{"timing.cycles", "%.0f", 12},          {"timing.time_us", "%.1f", 10},
+  std::vector<Col> cols = {{"timing.cycles", "%.15g", 12},          {"timing.time_us", "%.1f", 10},
                            {"traffic.dram_bytes_read", "%.0f", 15}, {"traffic.dram_bytes_written", "%.0f", 18},
                            {"area.sram_required_bytes", "%.0f", 19}, {"area.total_mm2", "%.4f", 9},
                            {"energy.total_uj", "%.4g", 9}};

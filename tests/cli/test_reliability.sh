@@ -201,6 +201,20 @@ SAT=(sweep --grid arch.formats.input.bits=6,24 --set arch.formats.input.frac=4 -
   head -1 "$T/satok/sweep.csv" | grep -q 'numerics.overflow.input \[count\]' && grep -q '^0,6,ok,' "$T/satok/sweep.csv" &&
   ok || bad "sweep --allow-overflow: $(head -c 300 "$T/satok/sweep.csv")"
 expect 2 "^normsim: sweep: --allow-overflow without --numerics" -- sweep --grid arch.lanes=4,8 --allow-overflow
+# Reports say only what applies, and text keeps what JSON keeps.
+"$N" run --set workload.rows=4 -q --json | python3 -c 'import json, sys; n = json.load(sys.stdin)["numerics"]; sys.exit("mean_max_abs_error" in n or "negative_variance_clamps" in n)' &&
+  ok || bad "an RMSNorm run reports a mean error or variance clamps"
+"$N" run bert-large --set workload.rows=4 -q --json | python3 -c 'import json, sys; n = json.load(sys.stdin)["numerics"]; sys.exit(not ("mean_max_abs_error" in n and "negative_variance_clamps" in n))' &&
+  ok || bad "a LayerNorm run lost its mean error or variance clamps"
+"$N" run --set workload.rows=4 -q | grep -q "variance clamps\|mean max abs" && bad "RMSNorm text shows LayerNorm-only lines" || ok
+"$N" simt --kernel fast_ln --rows 1024 --hidden 4096 -q >"$T/simt.txt" &&
+  grep -q "x read once" "$T/simt.txt" && ! grep -q "re-read hit fraction" "$T/simt.txt" &&
+  grep -q "below the 16785408 bytes stored: up to 24000000 of them are still dirty in the L2" "$T/simt.txt" &&
+  ok || bad "simt fast_ln: $(cat "$T/simt.txt")"
+"$N" simt --kernel v4 --rows 4096 --hidden 4096 -q | grep -q "re-read hit fraction L1" && ok || bad "simt v4 lost its re-read line"
+cyc=$("$N" run --no-numerics --set workload.rows=64 --set arch.asic.clock_ghz=2 -q --json | python3 -c 'import json, sys; print("%.15g" % json.load(sys.stdin)["timing"]["cycles"])')
+"$N" run --no-numerics --set workload.rows=64 --set arch.asic.clock_ghz=2 -q | grep -q "^  cycles  *$cyc  *\$" && case $cyc in *.*) ok ;; *) bad "the 2 GHz run's cycles are whole ($cyc): the test shows nothing" ;; esac ||
+  bad "run text cycles differ from the JSON's $cyc"
 expect 2 "^normsim: --verbose excludes --quiet" -- -q -v run
 expect 2 "^normsim: --baseline excludes --no-baseline" -- regress "$S/gpu_ref/golden/h200" --baseline x --no-baseline
 "$N" run --trace "$T/t.vcd" --json --set workload.rows=4 2>/dev/null | python3 -c 'import json, sys; json.load(sys.stdin)' &&
