@@ -48,7 +48,22 @@ class InputError(NormsimError, ValueError):
 
 
 class CheckFailed(NormsimError):
-    """A check failed (exit code 1): a non-finite report, an overflow with fail_on_overflow, ..."""
+    """A check failed (exit code 1): a non-finite report, an overflow with fail_on_overflow, ...
+
+    ``report`` is the report the command produced (a dict; None when it produced none) and
+    ``warnings`` the warning lines it gave on the way, so the caller can see what failed."""
+
+    def __init__(self, message, exit_code, stderr, report=None):
+        super().__init__(message, exit_code, stderr)
+        self.report = report
+        self.warnings = [line.split("warning: ", 1)[1] for line in stderr.splitlines() if "warning: " in line]
+        for section in (report or {}).values():  # the report's own (a quiet run prints none)
+            if isinstance(section, dict):
+                self.warnings += [w for w in section.get("warnings", []) if w not in self.warnings]
+
+
+def _input_error(message):
+    return InputError(message, 2, message)
 
 
 class _Configs:
@@ -56,6 +71,7 @@ class _Configs:
 
     def __init__(self, tmp):
         self.tmp = tmp
+        self.labels = {}  # temp file -> what the caller gave, for messages
 
     def arg(self, value, role):
         if value is None:
@@ -64,16 +80,35 @@ class _Configs:
             return str(value)
         if isinstance(value, dict):
             text = _json.dumps(value)  # JSON is YAML
+            label = f"<{role} dict>"
         elif isinstance(value, str) and "\n" in value:
             text = value
+            label = f"<{role} text>"
         elif isinstance(value, str):
             return value  # a shipped name or a path
         else:
-            raise TypeError(f"{role}: expected a name, a path, YAML text or a dict, got {type(value).__name__}")
+            raise _input_error(f"normsim: {role}: expected a shipped name, a path, YAML text or a dict, got "
+                               f"{type(value).__name__} {value!r}")
         path = _os.path.join(self.tmp, f"{role}.yaml")
         with open(path, "w") as f:
             f.write(text)
+        self.labels[path] = label
         return path
+
+    def name_inputs(self, error):
+        """The error with the caller's names for the temp files it mentions."""
+        text = str(error)
+        for path, label in self.labels.items():
+            text = text.replace(path, label)
+        error.args = (text,)
+        error.stderr = error.stderr and _replace_all(error.stderr, self.labels)
+        return error
+
+
+def _replace_all(text, labels):
+    for path, label in labels.items():
+        text = text.replace(path, label)
+    return text
 
 
 def _sets(overrides):
@@ -83,9 +118,14 @@ def _sets(overrides):
     if items is None:
         if isinstance(overrides, str):
             overrides = [overrides]
+        if not isinstance(overrides, (_list, tuple)):
+            raise _input_error(f"normsim: set: expected a dict or a list of \"key=value\" strings, got "
+                               f"{type(overrides).__name__} {overrides!r}")
         out = []
         for s in overrides:
-            out += ["--set", str(s)]
+            if not isinstance(s, str):
+                raise _input_error(f"normsim: set: {s!r} is not a \"key=value\" string")
+            out += ["--set", s]
         return out
     out = []
     for k, v in items:
@@ -97,13 +137,25 @@ def _sets(overrides):
     return out
 
 
+def _report(out):
+    try:
+        return _json.loads(out)
+    except ValueError:
+        return None
+
+
 def _invoke(args, accept_check_failure=False):
     rc, out, err = _normsim.invoke([str(a) for a in args])
     message = err.strip().splitlines()[-1] if err.strip() else f"normsim exited {rc}"
     if rc == 2:
         raise InputError(message, rc, err)
-    if rc not in (0, 1) or (rc == 1 and not accept_check_failure):
-        raise (CheckFailed if rc == 1 else NormsimError)(message, rc, err)
+    if rc == 1 and not accept_check_failure:
+        # The CLI points at the warnings it printed and the report it wrote; here they ride on the exception.
+        message = message.replace("(the warnings above say how; the report is written)",
+                                  "(CheckFailed.report and .warnings say how)")
+        raise CheckFailed(message, rc, err, _report(out))
+    if rc not in (0, 1):
+        raise NormsimError(message, rc, err)
     try:
         return _json.loads(out)
     except ValueError:
@@ -121,11 +173,18 @@ def _command(name, positional=(), configs=(), flags=(), options=(), overrides=No
                 args += [a] if flag is None else [flag, a]
         args += [p for p in positional if p is not None]
         for flag, value in options:
-            if value is not None:
-                args += [flag, value]
+            if value is None:
+                continue
+            if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+                raise _input_error(f"normsim: {name}: {flag.lstrip('-').replace('-', '_')}: expected a number or a string, "
+                                   f"got {type(value).__name__} {value!r}")
+            args += [flag, str(value)]
         args += [f for f, on in flags if on]
         args += _sets(overrides)
-        return _invoke(args + ["--json", "-q"], accept_check_failure)
+        try:
+            return _invoke(args + ["--json", "-q"], accept_check_failure)
+        except NormsimError as e:
+            raise c.name_inputs(e) from None
 
 
 def run(workload=None, arch=None, *, set=None, path=None, numerics=True, rtl=False, algorithm=None,
@@ -223,7 +282,8 @@ def widths(targets, workload=None, arch=None, *, stages=None, guard=None, margin
     for t in targets:
         extra += ["--target", t]
     return _command("widths", positional=tuple(extra), configs=[(workload, "workload", None), (arch, "arch", "--arch")],
-                    options=[("--stages", ",".join(stages) if stages else None), ("--guard", guard),
+                    options=[("--stages", stages if isinstance(stages, str) or not stages else ",".join(stages)),
+                             ("--guard", guard),
                              ("--margin-bits", None if margin_bits is None else str(margin_bits))], overrides=set)
 
 

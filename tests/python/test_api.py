@@ -61,8 +61,33 @@ def test_bad_input_is_an_input_error_naming_the_set():
     assert str(e.value).startswith("normsim: --set workload.hidden=abc: key 'hidden'")
     with pytest.raises(normsim.InputError, match="neither a shipped arch nor a file"):
         normsim.run(arch="h100")
-    with pytest.raises(TypeError):
+    # Wrong argument types are input errors in the caller's own names.
+    with pytest.raises(normsim.InputError, match="workload: expected a shipped name, a path, YAML text or a dict, got int 42"):
         normsim.run(workload=42)
+    with pytest.raises(normsim.InputError, match="set: expected a dict or a list"):
+        normsim.run(set=5)
+    with pytest.raises(normsim.InputError, match="set: 7 is not a"):
+        normsim.run(set=[7])
+    with pytest.raises(normsim.InputError, match="run: threads: expected a number or a string, got list"):
+        normsim.run(threads=[2])
+
+
+def test_errors_name_what_the_caller_gave_not_temp_files():
+    with pytest.raises(normsim.InputError) as e:
+        normsim.run({"name": "w", "rows": 4, "hidden": -1})
+    assert "<workload dict>" in str(e.value) and "/tmp" not in str(e.value) and "/tmp" not in e.value.stderr
+    with pytest.raises(normsim.InputError) as e:
+        normsim.run(arch="name: a\nlanes: 3\n")
+    assert str(e.value).startswith("normsim: <arch text>") and "normsim-" not in str(e.value)
+
+
+def test_a_failed_check_carries_its_report_and_warnings():
+    with pytest.raises(normsim.CheckFailed) as e:
+        normsim.run(set={"workload.rows": 8, "arch.formats.input.bits": 6, "arch.formats.input.frac": 4},
+                    fail_on_overflow=True)
+    assert e.value.exit_code == 1
+    assert e.value.report is not None and e.value.report["numerics"]["overflow"]["input"] > 0
+    assert any("input" in w for w in e.value.warnings), e.value.stderr
 
 
 def test_each_call_is_its_own_simulation():
