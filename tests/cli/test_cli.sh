@@ -2,25 +2,7 @@
 # The CLI as a user runs it: exit codes, one-line errors, the JSON contract,
 # atomic reports, and the cancellation claim (docs/NUMERICS.md) end to end.
 set -uo pipefail
-N=${NORMSIM:?}
-S=${NORMSIM_SOURCE_DIR:?}
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-fails=0; passes=0
-ok()   { passes=$((passes+1)); }
-bad()  { echo "FAIL: $*"; fails=$((fails+1)); }
-
-# expect_exit CODE PATTERN -- ARGS...: exit code, and (for 2) a single stderr line matching PATTERN
-expect_exit() {
-  local code=$1 pat=$2; shift 3
-  "$N" "$@" >"$T/out" 2>"$T/err"; local rc=$?
-  if [ "$rc" != "$code" ]; then bad "normsim $* -> exit $rc, want $code: $(cat "$T/err")"; return; fi
-  if [ "$code" = 2 ]; then
-    [ "$(wc -l <"$T/err")" = 1 ] || { bad "normsim $*: stderr is not one line: $(cat "$T/err")"; return; }
-    grep -q -- "$pat" "$T/err" || { bad "normsim $*: '$pat' not in: $(cat "$T/err")"; return; }
-  fi
-  ok
-}
+source "$(dirname "$0")/cli_lib.sh"
 
 W=$S/workloads; A=$S/workloads/arch
 printf 'norm: layernorm\nrows: 2\nhidden: 8\nlanes: 4\n' >"$T/unknown.yaml"

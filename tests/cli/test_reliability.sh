@@ -215,6 +215,26 @@ expect 2 "^normsim: sweep: --allow-overflow without --numerics" -- sweep --grid 
 cyc=$("$N" run --no-numerics --set workload.rows=64 --set arch.asic.clock_ghz=2 -q --json | python3 -c 'import json, sys; print("%.15g" % json.load(sys.stdin)["timing"]["cycles"])')
 "$N" run --no-numerics --set workload.rows=64 --set arch.asic.clock_ghz=2 -q | grep -q "^  cycles  *$cyc  *\$" && case $cyc in *.*) ok ;; *) bad "the 2 GHz run's cycles are whole ($cyc): the test shows nothing" ;; esac ||
   bad "run text cycles differ from the JSON's $cyc"
+# Every subcommand's --json, without -q: stdout is exactly one JSON object (logs, progress and SystemC on stderr).
+one_json() {
+  "$N" "$@" --json >"$T/one.json" 2>/dev/null &&
+    python3 -c 'import json, sys; d = json.loads(open(sys.argv[1]).read()); sys.exit(not isinstance(d, dict))' "$T/one.json" &&
+    ok || bad "normsim $* --json: stdout is not one JSON object: $(head -c 300 "$T/one.json")"
+}
+one_json run --set workload.rows=4
+one_json run --set workload.rows=4 --trace "$T/one.vcd"
+one_json compare --set workload.rows=4 --no-numerics
+one_json compare --set workload.rows=16 --no-numerics --sram-budget 65536
+one_json sweep --grid arch.lanes=4,8 --set workload.rows=4
+"$N" sweep --grid arch.lanes=4,8 --set workload.rows=4 --shard 0/2 --out "$T/shj" -q && "$N" sweep --grid arch.lanes=4,8 --set workload.rows=4 --shard 1/2 --out "$T/shj" -q
+one_json merge "$T/shj"
+one_json widths --target 'max_ulp<=4' --set workload.rows=8 --stages gamma --guard none
+one_json simt --kernel v4 --rows 64 --hidden 1024
+one_json area
+one_json regress "$S/gpu_ref/golden/h200"
+one_json calibrate "$S/gpu_ref/golden/h200" -o "$T/cal.yaml"
+one_json list
+expect 2 "^normsim: -o: '/nonexistent/g.yaml': no such directory" -- calibrate "$S/gpu_ref/golden/h200" -o /nonexistent/g.yaml
 expect 2 "^normsim: --verbose excludes --quiet" -- -q -v run
 expect 2 "^normsim: --baseline excludes --no-baseline" -- regress "$S/gpu_ref/golden/h200" --baseline x --no-baseline
 "$N" run --trace "$T/t.vcd" --json --set workload.rows=4 2>/dev/null | python3 -c 'import json, sys; json.load(sys.stdin)' &&

@@ -1,6 +1,9 @@
 // `normsim calibrate`: a GPU arch file from gpu_ref/scripts/calibrate_gpu.sh's
 // records (sim/validate/calibrate.hpp, docs/FIDELITY.md).
 #include <filesystem>
+#include <iostream>
+
+#include <nlohmann/json.hpp>
 
 #include <spdlog/spdlog.h>
 
@@ -15,10 +18,12 @@ namespace {
 struct CalibrateArgs {
   std::string dir, out, name, start;
   std::vector<std::string> sets;
+  bool json = false;
 };
 
 int calibrate_command(const CalibrateArgs& a) {
   if (a.out.empty()) throw config::ConfigError("calibrate: -o: missing (allowed: the arch file to write, e.g. mygpu.yaml)");
+  check_output_file("-o", a.out, ".yaml", "mygpu.yaml");
   const simt::GpuArch start = load_gpu(a.start, a.sets);
   std::string name = a.name;
   if (name.empty()) name = std::filesystem::path(a.out).stem().string();
@@ -30,6 +35,12 @@ int calibrate_command(const CalibrateArgs& a) {
   spdlog::debug("calibrate: {}", c.log);
   spdlog::info("calibrate: wrote {} ({}, {} SMs, L2 {:.0f} MiB, {:.0f} GB/s)", a.out, name, c.arch.sms, c.arch.l2.bytes.value() / 1048576,
                c.arch.dram.bytes_per_s.value() / 1e9);
+  if (a.json)
+    std::cout << nlohmann::json{{"arch_file", a.out},         {"name", name},
+                                {"records", a.dir},           {"sms", c.arch.sms},
+                                {"l2_bytes", c.arch.l2.bytes.value()}, {"dram_bytes_per_s", c.arch.dram.bytes_per_s.value()}}
+                     .dump()
+              << "\n";
   return kExitOk;
 }
 
@@ -44,6 +55,7 @@ Command add_calibrate(CLI::App& app) {
   c->add_option("--name", a->name, "the arch's name (default: the output file's stem)");
   c->add_option("--start", a->start, "the arch whose unmeasured values are kept and whose fitted values start the fit (default h200)");
   c->add_option("--set", a->sets, "override a key of the start arch: gpu.issue_per_scheduler=0.9 (repeatable)");
+  c->add_flag("--json", a->json, "print {arch_file, name, records, sms, l2_bytes, dram_bytes_per_s} on stdout");
   return {c, [a] { return calibrate_command(*a); }};
 }
 

@@ -261,8 +261,11 @@ int sweep(const SweepArgs& a) {
       row["reason"] = "saturates: " + stages + " values (allowed: formats that hold the data, or --allow-overflow to rank it)";
     }
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  spdlog::info("sweep: {} points ({} infeasible) in {:.2f} s on {} jobs{}", rows.size(), rows.size() - feasible.size(), seconds,
-               jobs, a.numerics ? ", bit-accurate" : ", timing only");
+  size_t ran = 0;
+  for (const auto& r : rows) ran += r["status"] == "ok";
+  if (shards == 1 && ran == 0) check_some_point_ran(rows);  // the error is the one line
+  spdlog::info("sweep: {} points ({} infeasible) in {:.2f} s on {} jobs{}", rows.size(), rows.size() - ran, seconds, jobs,
+               a.numerics ? ", bit-accurate" : ", timing only");
 
   const nlohmann::json study_inputs = {{"workload", in.workload}, {"arch", in.arch}, {"sets", in.sets},
                                        {"path", a.asic.path}, {"configs", report::configs_json(report::current_stamp().configs)}};
@@ -307,13 +310,15 @@ void draw_pareto_plot(const nlohmann::json& all, const std::string& plot) {
 
 }  // namespace
 
+void check_some_point_ran(const nlohmann::json& points) {
+  for (const auto& p : points)
+    if (p["status"] == "ok") return;
+  const auto& p = points.at(0);
+  throw config::ConfigError("sweep: no point could be built; point " + p["point"].dump() + ": " + p["reason"].get<std::string>());
+}
+
 int write_sweep_outputs(const nlohmann::json& all, const std::string& out_dir, bool json, const std::string& plot) {
-  bool any = false;
-  for (const auto& p : all["points"]) any |= p["status"] == "ok";
-  if (!any) {
-    const auto& p = all["points"].at(0);
-    throw config::ConfigError("sweep: no point could be built; point " + p["point"].dump() + ": " + p["reason"].get<std::string>());
-  }
+  check_some_point_ran(all["points"]);
   // The plot first: a failing plot leaves no report behind.
   if (!plot.empty()) draw_pareto_plot(all, plot);
   if (!out_dir.empty()) {

@@ -138,5 +138,7 @@ void write_report_file(const std::string& dir, const std::string& name, const st
 /// sweep.csv in `out_dir` (if given), the Pareto plot (if asked), the table
 /// or the JSON on stdout. ConfigError when no point could be built.
 int write_sweep_outputs(const nlohmann::json& sweep, const std::string& out_dir, bool json, const std::string& plot);
+/// ConfigError with the first point's reason when no point of a sweep ran.
+void check_some_point_ran(const nlohmann::json& points);
 
 }  // namespace normsim::cli
