@@ -44,6 +44,12 @@ AsicConfig resolve_asic_config(const config::Workload& w, const config::Arch& a,
   if (w.norm == core::NormKind::layernorm && alg == core::VarianceAlgorithm::two_pass)
     throw config::ConfigError(a.source + ": key 'algorithm': two-pass needs a third pass over x, which the ASIC "
                                          "datapath does not have (allowed: welford, single-pass)");
+  // --rtl: the built RTL must be this datapath, checked before any work.
+  if (o.rtl) {
+    if (!o.numerics) throw config::ConfigError("--rtl: the RTL computes the numerics (drop --no-numerics)");
+    if (const std::string why = rtl_pipeline_mismatch(a, config::datapath_config(w, a, o.algorithm)); !why.empty())
+      throw config::ConfigError(a.source + ": --rtl: " + why);
+  }
   const uint64_t in = static_cast<uint64_t>(core::elem_bytes(w.input.dtype));
   const TrafficIdentity id = traffic_identity(w, a, c);
   const uint64_t need = id.onchip_bytes();
@@ -134,7 +140,6 @@ AsicResult run_asic(const config::Workload& w, const config::Arch& a, const Asic
   sc_core::sc_set_time_resolution(1, sc_core::SC_PS);
   std::unique_ptr<RtlPipeline> rtl;
   if (o.rtl) {
-    if (!o.numerics) throw config::ConfigError("--rtl: the RTL computes the numerics (drop --no-numerics)");
     rtl = std::make_unique<RtlPipeline>(a, dcfg, gamma, beta);
     arith.rtl = rtl.get();
   }

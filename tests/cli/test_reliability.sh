@@ -235,6 +235,8 @@ one_json regress "$S/gpu_ref/golden/h200"
 one_json calibrate "$S/gpu_ref/golden/h200" -o "$T/cal.yaml"
 one_json list
 expect 2 "^normsim: -o: '/nonexistent/g.yaml': no such directory" -- calibrate "$S/gpu_ref/golden/h200" -o /nonexistent/g.yaml
+expect 2 "^normsim: <shipped: workloads/arch/gpu-warp.yaml>: --rtl: key 'arithmetic': the RTL is fixed point" -- run --rtl --arch gpu-warp --set workload.rows=4
+expect 2 "^normsim: <shipped: workloads/arch/fp32.yaml>: key 'arithmetic': widths searches fixed-point formats" -- widths --arch fp32 --target 'max_ulp<=1'
 expect 2 "^normsim: --verbose excludes --quiet" -- -q -v run
 expect 2 "^normsim: --baseline excludes --no-baseline" -- regress "$S/gpu_ref/golden/h200" --baseline x --no-baseline
 "$N" run --trace "$T/t.vcd" --json --set workload.rows=4 2>/dev/null | python3 -c 'import json, sys; json.load(sys.stdin)' &&
