@@ -37,6 +37,14 @@ json formats_json(const core::StageFormats& f, const std::vector<core::Stage>& s
   return j;
 }
 
+// The stages a report lists: the searched ones and those kept uncosted, in data-flow order.
+std::vector<core::Stage> shown_stages(const explore::WidthSearchResult& r) {
+  std::vector<core::Stage> shown = r.stages;
+  shown.insert(shown.end(), r.uncosted.begin(), r.uncosted.end());
+  std::sort(shown.begin(), shown.end());
+  return shown;
+}
+
 std::string g(double v, const char* f = "%.4g") {
   char b[64];
   std::snprintf(b, sizeof b, f, v);
@@ -62,9 +70,7 @@ json widths_json(const explore::WidthSearchResult& r, const std::vector<explore:
                      {"refused", e.refused},
                      {"metrics", metrics_json(e.metrics)},
                      {"formats", formats_json(e.formats, r.stages)}});
-  std::vector<core::Stage> shown = r.stages;
-  shown.insert(shown.end(), r.uncosted.begin(), r.uncosted.end());
-  std::sort(shown.begin(), shown.end());
+  const std::vector<core::Stage> shown = shown_stages(r);
   json uncosted = json::array();
   for (core::Stage s : r.uncosted) uncosted.push_back(std::string(core::to_string(s)));
   json guards = json::array();
@@ -125,9 +131,7 @@ std::string widths_table(const explore::WidthSearchResult& r, const std::vector<
   char b[256];
   std::snprintf(b, sizeof b, "%-10s %10s %10s\n", "stage", "start", "chosen");
   t += b;
-  std::vector<core::Stage> shown = r.stages;
-  shown.insert(shown.end(), r.uncosted.begin(), r.uncosted.end());
-  std::sort(shown.begin(), shown.end());
+  const std::vector<core::Stage> shown = shown_stages(r);
   for (core::Stage s : shown) {
     const auto& a = r.start[static_cast<int>(s)];
     const auto& c = r.chosen[static_cast<int>(s)];
