@@ -19,9 +19,10 @@ const char* to_string(Traffic t) {
 }
 
 DramModel::DramModel(sc_core::sc_module_name n, const DramConfig& cfg, double clock_ghz)
-    : sc_module(n),
-      cfg_(cfg),
-      port_(cfg.port(clock_ghz).sustained_bytes_per_cycle, core::Cycles(cfg.port(clock_ghz).latency_cycles.value())) {
+    : DramModel(n, cfg, cfg.port(clock_ghz)) {}
+
+DramModel::DramModel(sc_core::sc_module_name n, const DramConfig& cfg, const DramPort& port)
+    : sc_module(n), cfg_(cfg), port_(port.sustained_bytes_per_cycle, core::Cycles(port.latency_cycles.value())) {
   for (int k = 0; k < kTrafficKinds; ++k)
     stats_.add(std::string("bytes.") + to_string(static_cast<Traffic>(k)), "bytes", "bytes moved, by what they carry", &bytes_[k]);
   stats_.add("busy_cycles", "cycles", "cycles the port moved bytes", [this] { return busy_cycles(); });

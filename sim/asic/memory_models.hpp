@@ -21,6 +21,7 @@ namespace normsim::asic {
 
 SC_MODULE(DramModel) {
   DramModel(sc_core::sc_module_name n, const DramConfig& cfg, double clock_ghz);
+  DramModel(sc_core::sc_module_name n, const DramConfig& cfg, const DramPort& port);  ///< the port at the unit's clock
   Grant read(double now, double bytes, Traffic kind);
   Grant write(double now, double bytes, Traffic kind);
 
