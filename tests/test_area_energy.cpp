@@ -154,3 +154,52 @@ TEST(SramArea, BanksAndPortsCostWhatTheirMacrosCost) {
   EXPECT_DOUBLE_EQ(two, area::sram_area_um2({bytes, 2, 1}, nt));
   EXPECT_DOUBLE_EQ(eight, area::sram_area_um2({bytes, 8, 1}, nt));
 }
+
+// Leakage: OpenROAD-flow-scripts' aes at NanGate45 and ASAP7 (leakage over
+// cell area), log-linear in feature size between them, and falling with it.
+TEST(Leakage, NodeDensitiesAreTheMeasuredFlowsAndTheirInterpolation) {
+  EXPECT_DOUBLE_EQ(area::node_table("45nm")->leakage_mw_per_mm2, 0.7 / 27202.8e-6);
+  EXPECT_DOUBLE_EQ(area::node_table("7nm")->leakage_mw_per_mm2, 4.41e-3 / 2762e-6);
+  const double l45 = 0.7 / 27202.8e-6, l7 = 4.41e-3 / 2762e-6;
+  for (const auto& [node, nm] : {std::pair{"28nm", 28.0}, std::pair{"16nm", 16.0}}) {
+    const double t = std::log(45 / nm) / std::log(45.0 / 7);
+    EXPECT_NEAR(area::node_table(node)->leakage_mw_per_mm2, l45 * std::pow(l7 / l45, t), 1e-9) << node;
+  }
+  EXPECT_GT(area::node_table("28nm")->leakage_mw_per_mm2, area::node_table("16nm")->leakage_mw_per_mm2);
+  EXPECT_GT(area::node_table("16nm")->leakage_mw_per_mm2, l7);
+}
+
+// A run leaks for its time: energy = density x cell area x seconds, part of
+// the total; the placement's whitespace does not leak; the arch's density
+// replaces the node's.
+TEST(Leakage, ARunIsChargedItsLeakageForItsTime) {
+  const config::Arch a = config::load_arch(NORMSIM_TEST_SOURCE_DIR "/workloads/arch/asic-default.yaml");
+  const config::Workload w = config::load_workload(NORMSIM_TEST_SOURCE_DIR "/workloads/llama2-7b.yaml");
+  config::AsicConfig c = *a.asic;
+  const auto dp = config::datapath_config(w, a);
+  area::RunActivity run;
+  run.sram_required_bytes = 40960;
+  run.elements = 1000;
+  run.seconds = 1e-3;
+  const area::RunCosts one = area::run_costs(dp, c, run);
+  const area::NodeTable nt = *area::node_table(c.node);
+  EXPECT_EQ(one.leakage_mw_per_mm2, nt.leakage_mw_per_mm2);
+  double logic_ge = 0;
+  for (const auto& u : one.area.units) logic_ge += u.ge;
+  EXPECT_NEAR(one.area.cell_um2, one.area.datapath_um2 + one.area.sram_um2 - logic_ge * nt.nand2_um2 * (1 / area::kUtilisation - 1),
+              1e-6);
+  EXPECT_LT(one.area.cell_um2, one.area.total_mm2() * 1e6);
+  EXPECT_EQ(one.leakage_mw, one.area.cell_um2 * 1e-6 * nt.leakage_mw_per_mm2);
+  EXPECT_EQ(one.energy.leakage_pj, one.leakage_mw * 1e-3 * 1e-3 * 1e12);
+  EXPECT_GT(one.energy.leakage_pj, 0);
+  run.seconds = 2e-3;
+  const area::RunCosts two = area::run_costs(dp, c, run);
+  EXPECT_DOUBLE_EQ(two.energy.leakage_pj, 2 * one.energy.leakage_pj);
+  EXPECT_DOUBLE_EQ(two.energy.total_pj() - one.energy.total_pj(), one.energy.leakage_pj);
+  c.leakage_mw_per_mm2 = 100.0;
+  const area::RunCosts given = area::run_costs(dp, c, run);
+  EXPECT_EQ(given.leakage_mw_per_mm2, 100.0);
+  EXPECT_DOUBLE_EQ(given.energy.leakage_pj, two.energy.leakage_pj * 100.0 / nt.leakage_mw_per_mm2);
+  c.leakage_mw_per_mm2 = 0.0;
+  EXPECT_EQ(area::run_costs(dp, c, run).energy.leakage_pj, 0.0);
+}

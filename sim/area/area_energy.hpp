@@ -27,10 +27,16 @@ struct NodeTable {
   std::string nand2_source;
   double bitcell_um2;        ///< 6T high-density SRAM cell
   std::string bitcell_source;
+  double leakage_mw_per_mm2;  ///< leakage power of placed standard cells per mm^2 of cell area, at the library's nominal supply
+  std::string leakage_source;
 };
 /// Known nodes: 45nm, 28nm, 16nm, 7nm; nullopt otherwise.
 std::optional<NodeTable> node_table(const std::string& node);
 inline constexpr const char* kNodeNames = "45nm, 28nm, 16nm, 7nm";
+
+/// Leakage (mW) of a design of `cell_um2` of standard cells and SRAM macros
+/// at `density_mw_per_mm2`: the cells leak, the placement's whitespace does not.
+inline double leakage_mw(double cell_um2, double density_mw_per_mm2) { return cell_um2 * 1e-6 * density_mw_per_mm2; }
 
 inline constexpr double kUtilisation = 0.70;   ///< placed/cell area (ASAP7 closes at 0.76-0.77; 0.70 conservative)
 inline constexpr double kGePerFlipFlop = 5.3;  ///< Sky130 dfxtp_1 20.02 um^2 / nand2_1 3.754 um^2
@@ -67,6 +73,7 @@ struct AreaReport {
   double datapath_um2 = 0;
   double sram_um2 = 0;
   double sram_bytes = 0;
+  double cell_um2 = 0;  ///< what leaks: the cells, tables and SRAM macros, without the placement's whitespace
   double total_mm2() const { return (datapath_um2 + sram_um2) * 1e-6; }
 };
 
@@ -148,11 +155,13 @@ struct ActivityCounts {
 
 struct EnergyReport {
   double dram_pj = 0, sram_read_pj = 0, sram_write_pj = 0, datapath_pj = 0;
+  /// Static energy: the design's leakage power for the run's time (set by run_costs, which knows both).
+  double leakage_pj = 0;
   /// A residual workload's adds and dropout mask (Philox4x32-10 evaluations),
   /// wherever they run: the same work fused or not.
   double residual_add_pj = 0, dropout_mask_pj = 0;
   double sram_pj() const { return sram_read_pj + sram_write_pj; }
-  double total_pj() const { return dram_pj + sram_pj() + datapath_pj + residual_add_pj + dropout_mask_pj; }
+  double total_pj() const { return dram_pj + sram_pj() + datapath_pj + residual_add_pj + dropout_mask_pj + leakage_pj; }
   double total_uj() const { return total_pj() * 1e-6; }
   double node_factor = 1;  ///< energy_factor of the run's node
   double sram_read_pj_per_byte = 0, sram_write_pj_per_byte = 0;  ///< at the node, for the bank accessed

@@ -18,6 +18,7 @@ struct RunActivity {
   uint64_t sram_bytes_read = 0, sram_bytes_written = 0;
   double sram_required_bytes = 0;  ///< row buffers + re-read FIFO + parameters
   int64_t elements = 0, rows = 0;
+  double seconds = 0;     ///< the run's time (cycles / clock): what the design leaks for
   bool residual = false;  ///< a residual stream is summed (here or by a separate adder)
   bool dropout = false;   ///< ... through a dropout mask
 };
@@ -30,6 +31,8 @@ struct RunCosts {
   ActivityCounts activity;        ///< what the energy was computed from
   EnergyReport energy;
   std::string energy_basis;       ///< the sources and scalings, in words
+  double leakage_mw_per_mm2 = 0;  ///< of cells: the arch's, or the node's (sim/area/SOURCES.md)
+  double leakage_mw = 0;          ///< the design's leakage power: density x area.cell_um2
   double pj_per_element() const { return energy.total_pj() / activity.elements; }
 };
 

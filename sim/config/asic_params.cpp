@@ -205,6 +205,22 @@ std::shared_ptr<const ParamTable<AsicConfig>> make_asic_params() {
                                          "technology node of the logic and the SRAM: their area and energy"));
   t->add(real_param<AsicConfig>("supply_v", NORMSIM_MEMBER(supply_v), in_range(0.5, 1.2), "V",
                                 "supply voltage at which the node's energies are scaled from 45 nm (Stillmaker & Baas 2017)"));
+  Param<AsicConfig> leakage;
+  leakage.keys = {"leakage_mw_per_mm2"};
+  leakage.unit = "mW/mm2";
+  // Published libraries span about 1-30 mW/mm2 (sim/area/SOURCES.md); 10000 keeps any study's energy finite.
+  leakage.doc = {{"leakage_mw_per_mm2", "[0, 10000]", "the node's", "mW/mm2",
+                  "leakage power per mm^2 of cells and SRAM, charged for the run's time, when not the node's"}};
+  leakage.read = [](YamlReader& m, AsicConfig& c) {
+    if (auto v = m.get_double("leakage_mw_per_mm2")) c.leakage_mw_per_mm2 = *v;
+  };
+  leakage.check = [](const AsicConfig& c) -> std::optional<ParamError> {
+    if (!c.leakage_mw_per_mm2) return std::nullopt;
+    if (auto e = in_range(0, 10000).check(*c.leakage_mw_per_mm2)) return ParamError{"leakage_mw_per_mm2", *e};
+    return std::nullopt;
+  };
+  leakage.echo = [](const AsicConfig& c) { return c.leakage_mw_per_mm2 ? json_value(*c.leakage_mw_per_mm2) : nlohmann::json("node"); };
+  t->add(std::move(leakage));
   t->add(section_param<AsicConfig>("dram", NORMSIM_MEMBER(dram), dram_params()));
   t->add(section_param<AsicConfig>("sram", NORMSIM_MEMBER(sram), sram_params()));
   t->add(section_param<AsicConfig>("latency", NORMSIM_MEMBER(latency), latency_params()));

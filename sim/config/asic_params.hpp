@@ -119,6 +119,8 @@ struct AsicConfig {
   uint64_t reread_fifo_bytes = 0;    ///< the re-read FIFO (0: Little's law, the DRAM's bandwidth x latency)
   std::string node = "7nm";      ///< technology node of the logic and the SRAM: area and energy (sim/area)
   double supply_v = 0.8;         ///< supply voltage of the node's energy scaling (Stillmaker & Baas 2017)
+  /// Leakage power per mm^2 of cells, when not the node's (sim/area's table).
+  std::optional<double> leakage_mw_per_mm2;
   DramConfig dram;
   SramConfig sram;
   L2Config l2;  ///< an optional L2 in front of the DRAM (asic/l2_model.hpp); capacity 0 means none

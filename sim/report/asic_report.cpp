@@ -140,6 +140,7 @@ json asic_report_json(const asic::AsicResult& r) {
   run.rows = r.workload.rows;
   run.residual = r.workload.residual.has_value();
   run.dropout = r.workload.residual && r.workload.residual->dropout_p > 0;
+  run.seconds = r.time_us() * 1e-6;
   const area::RunCosts rc = area::run_costs(dcfg, c, run);
   j["area"] = area_json(rc, c);
   j["area"]["fusion_mm2"] = rc.fusion_um2 * 1e-6;
@@ -151,7 +152,8 @@ json asic_report_json(const asic::AsicResult& r) {
   j["energy"] = {{"total_uj", er.total_uj()}, {"dram_uj", er.dram_pj * 1e-6}, {"sram_uj", er.sram_pj() * 1e-6},
                  {"sram_read_uj", er.sram_read_pj * 1e-6}, {"sram_write_uj", er.sram_write_pj * 1e-6},
                  {"datapath_uj", er.datapath_pj * 1e-6}, {"residual_add_uj", er.residual_add_pj * 1e-6},
-                 {"dropout_mask_uj", er.dropout_mask_pj * 1e-6}, {"pj_per_element", rc.pj_per_element()},
+                 {"dropout_mask_uj", er.dropout_mask_pj * 1e-6}, {"leakage_uj", er.leakage_pj * 1e-6},
+                 {"leakage_mw", rc.leakage_mw}, {"leakage_mw_per_mm2", rc.leakage_mw_per_mm2}, {"pj_per_element", rc.pj_per_element()},
                  {"node", c.node}, {"supply_v", c.supply_v}, {"node_energy_factor", er.node_factor},
                  {"dram_pj_per_bit", act.dram_pj_per_bit}, {"sram_bank_bytes", act.sram_bank_bytes},
                  {"sram_read_pj_per_byte", er.sram_read_pj_per_byte}, {"sram_write_pj_per_byte", er.sram_write_pj_per_byte},
@@ -212,6 +214,9 @@ std::string asic_summary_table(const asic::AsicResult& r, const json& j) {
   }
   row("  datapath_uj", num(e["datapath_uj"].get<double>()),
       "x " + num(e["node_energy_factor"].get<double>(), "%.3g") + " from 45 nm, " + num(e["supply_v"].get<double>(), "%.2f") + " V");
+  row("  leakage_uj", num(e["leakage_uj"].get<double>()),
+      num(e["leakage_mw"].get<double>(), "%.4g") + " mW (" + num(e["leakage_mw_per_mm2"].get<double>(), "%.3g") +
+          " mW/mm2 of cells) for time_us");
   if (r.rtl)
     row("rtl", std::to_string(r.rtl->rows_checked),
         "rows bit-exact against the verilated pipeline (" + std::to_string(r.rtl->rtl_cycles) +

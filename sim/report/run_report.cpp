@@ -62,6 +62,8 @@ std::string unit_of(const std::string& path) {
   if (ends("_us")) return "us";
   if (ends("_ghz")) return "GHz";
   if (ends("_gbps")) return "GB/s";
+  if (ends("_mw_per_mm2")) return "mW/mm2";
+  if (ends("_mw")) return "mW";
   if (ends("_mm2")) return "mm2";
   if (ends(".um2") || ends("_um2")) return "um2";
   if (ends("_uj")) return "uJ";
