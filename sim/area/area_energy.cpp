@@ -67,6 +67,18 @@ std::optional<NodeTable> node_table(const std::string& node) {
   return std::nullopt;
 }
 
+void add_timing_registers(AreaReport& r, double flip_flops, const std::string& node) {
+  if (flip_flops <= 0) return;
+  const NodeTable nt = *node_table(node);
+  UnitArea u;
+  u.unit = "timing_registers";
+  u.ge = flip_flops * kGePerFlipFlop;
+  u.um2 = u.ge * nt.nand2_um2 / kUtilisation;
+  r.units.push_back(u);
+  r.datapath_um2 += u.um2;
+  r.cell_um2 += u.ge * nt.nand2_um2;
+}
+
 double sram_array_efficiency(double bytes) {
   const double lo = std::log2(8.0 * 1024), hi = std::log2(1024.0 * 1024);
   const double t = std::clamp((std::log2(std::max(bytes, 1.0)) - lo) / (hi - lo), 0.0, 1.0);
@@ -274,6 +286,25 @@ double energy_factor(const std::string& node, double supply_v) {
   const std::optional<NodeTable> t = node_table(node);
   if (!t) throw std::invalid_argument("energy: no sourced table for node '" + node + "' (allowed: 45nm, 28nm, 16nm, 7nm)");
   return node_energy(t->nm, supply_v) / node_energy(45, 0.9);  // Horowitz's figures: 45 nm, 0.9 V
+}
+
+namespace {
+// Stillmaker & Baas (Integration 2017) Table 5 fitted delay, the HP fits:
+// d(V) = a V^3 + b V^2 + c V + e (coefficients as in wromaszkan/nodeScale).
+double hp_delay(double nm, double v) {
+  auto poly = [v](double a, double b, double c, double e) { return ((a * v + b) * v + c) * v + e; };
+  const double d32 = poly(-1047, 2982, -2797, 873.5), d20 = poly(0, 34.63, -66.37, 41.15);
+  if (nm == 45) return poly(-501.6, 1567, -1619, 566.1);
+  if (nm == 28) return d32 + (32.0 - 28) / (32 - 20) * (d20 - d32);  // no 28 nm fit: linear between 32 and 20 nm
+  if (nm == 16) return poly(0, 24.8, -47.52, 28.87);
+  return poly(-28.58, 76.6, -70.26, 24.69);  // 7 nm
+}
+}  // namespace
+
+double fo4_delay_ps(const std::string& node, double supply_v) {
+  const std::optional<NodeTable> t = node_table(node);
+  if (!t) throw std::invalid_argument("timing: no sourced table for node '" + node + "' (allowed: 45nm, 28nm, 16nm, 7nm)");
+  return kFo4At45nmPs * hp_delay(t->nm, supply_v) / hp_delay(45, 1.0);  // the rule's 45 nm at the HP fit's 1.0 V
 }
 
 EnergyReport estimate_energy(const core::DatapathConfig& dp, const ActivityCounts& a) {

@@ -90,6 +90,10 @@ struct SramMacros {
 /// pass gates for the second bit-line pair), its area taken in proportion.
 inline constexpr double kDualPortCellOverSinglePort = 8.0 / 6.0;
 
+/// The pipeline registers timing closure added (sim/rtl/timing_closure.hpp):
+/// a `timing_registers` unit of `flip_flops` at kGePerFlipFlop, when any.
+void add_timing_registers(AreaReport& r, double flip_flops, const std::string& node);
+
 /// Area (um^2) of the macros at the node: each bank's bit cells (dual-port
 /// cells for two ports) plus its periphery (decoders, sense amplifiers,
 /// I/O: the array efficiency of the bank's size, once per port).
@@ -134,6 +138,20 @@ double sram_pj_per_byte(double capacity_bytes);
 /// E(V) = a V^2 + b V + c per node (LP 45/32 nm, HP 20/16/7 nm; 28 nm
 /// interpolated between 32 and 20 nm). invalid_argument for an unknown node.
 double energy_factor(const std::string& node, double supply_v);
+
+/// A fanout-of-four inverter's delay at 45 nm: 360 ps per um of drawn gate
+/// length (Ho, Mai & Horowitz, "The Future of Wires", Proc. IEEE 2001; the
+/// rule Hrishikesh et al., ISCA 2002, time pipelines by) x 0.045 um.
+inline constexpr double kFo4At45nmPs = 360 * 0.045;
+/// A pipeline register's overhead (flip-flop and clock skew and jitter):
+/// 1.8 FO4, Hrishikesh et al., "The Optimal Logic Depth per Pipeline Stage
+/// is 6 to 8 FO4 Inverter Delays", ISCA 2002.
+inline constexpr double kRegisterOverheadFo4 = 1.8;
+/// FO4 delay (ps) at `node` and `supply_v`: kFo4At45nmPs scaled by
+/// Stillmaker & Baas's fitted HP delay polynomials, d_node(V) / d_45(1.0 V)
+/// (28 nm linear between their 32 and 20 nm fits). invalid_argument for an
+/// unknown node.
+double fo4_delay_ps(const std::string& node, double supply_v);
 
 /// Write energy over read energy of an SRAM access: CACTI-7's 8 KiB macro at
 /// 28 nm, 0.049 / 0.035 pJ/bit.

@@ -10,6 +10,7 @@ RunCosts run_costs(const core::DatapathConfig& dp, const config::AsicConfig& c, 
   rc.sram_required_bytes = run.sram_required_bytes;
   const double costed = rc.sram_at_capacity ? static_cast<double>(c.sram.capacity_bytes) : run.sram_required_bytes;
   rc.area = estimate_area(dp, {costed, c.sram.banks, c.sram.ports}, c.node, c.latency.merge_level_cycles);
+  add_timing_registers(rc.area, c.timing_flip_flops, c.node);
   // This unit's share of a fused residual workload: its adder and mask generator.
   for (const char* fused : {"residual_adder", "dropout_mask_generator"})
     for (const UnitArea& u : rc.area.units)

@@ -50,6 +50,13 @@ AsicConfig resolve_asic_config(const config::Workload& w, const config::Arch& a,
     if (const std::string why = rtl_pipeline_mismatch(a, config::datapath_config(w, a, o.algorithm)); !why.empty())
       throw config::ConfigError(a.source + ": --rtl: " + why);
   }
+  // Timing closure: the units at the clock; stages added past a unit's maximum frequency.
+  const rtl::TimingClosure closure = rtl::close_timing(config::datapath_config(w, a, o.algorithm), c);
+  if (!closure.violation.empty())
+    throw config::ConfigError(a.origin_of("asic.clock_ghz") + ": key 'asic.clock_ghz': value " + config::format_number(c.clock_ghz) +
+                              " is past a unit's maximum frequency: " + closure.violation + " (allowed: a clock_ghz the units meet, a faster node or supply_v" +
+                              (c.past_fmax == config::PastFmax::refuse ? ", or asic.past_fmax: add_stages)" : ")"));
+  c = rtl::with_closed_timing(c, closure);
   const uint64_t in = static_cast<uint64_t>(core::elem_bytes(w.input.dtype));
   const TrafficIdentity id = traffic_identity(w, a, c);
   const uint64_t need = id.onchip_bytes();
@@ -90,6 +97,11 @@ AsicConfig resolve_asic_config(const config::Workload& w, const config::Arch& a,
 AsicResult run_asic(const config::Workload& w, const config::Arch& a, const AsicOptions& o) {
   AsicResult res;
   res.cfg = resolve_asic_config(w, a, o);
+  {
+    AsicConfig configured = *a.asic;  // the closure from the configured latencies, for the report
+    configured.path = res.cfg.path;
+    res.timing_closure = rtl::close_timing(config::datapath_config(w, a, o.algorithm), configured);
+  }
   res.bit_accurate = o.numerics;
   res.workload = w;
   res.arch = a;

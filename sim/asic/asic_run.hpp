@@ -12,6 +12,7 @@
 #include "sim/asic/asic_config.hpp"
 #include "sim/asic/traffic_identity.hpp"
 #include "sim/config/arch.hpp"
+#include "sim/rtl/timing_closure.hpp"
 #include "sim/config/workload.hpp"
 #include "sim/core/output_checker.hpp"
 #include "sim/core/stats.hpp"
@@ -52,7 +53,8 @@ struct AsicResult {
   core::NumericsResult numerics;  ///< meaningful when `numerics` (not timing only)
   core::KeptOutputs outputs;      ///< AsicOptions::keep_outputs
   std::optional<RtlCheck> rtl;
-  AsicConfig cfg;      ///< with the path and algorithm actually simulated
+  AsicConfig cfg;      ///< with the path and algorithm actually simulated, and the latencies timing closure set
+  rtl::TimingClosure timing_closure;  ///< each unit's depth and maximum frequency at the clock
   bool bit_accurate = true;  ///< AsicOptions::numerics: the arithmetic ran (false: timing only)
   double cycles = 0;
   double first_stats_cycle = 0;

@@ -205,6 +205,12 @@ std::shared_ptr<const ParamTable<AsicConfig>> make_asic_params() {
                                          "technology node of the logic and the SRAM: their area and energy"));
   t->add(real_param<AsicConfig>("supply_v", NORMSIM_MEMBER(supply_v), in_range(0.5, 1.2), "V",
                                 "supply voltage at which the node's energies are scaled from 45 nm (Stillmaker & Baas 2017)"));
+  t->add(choice_param<AsicConfig>(
+      "past_fmax", NORMSIM_MEMBER(past_fmax), {"add_stages", "refuse"},
+      [](const std::string& v) { return std::optional(v == "add_stages" ? PastFmax::add_stages : PastFmax::refuse); },
+      [](PastFmax p) { return p == PastFmax::add_stages ? "add_stages" : "refuse"; },
+      "a unit past its maximum frequency at the clock (its logic depth, docs/ASIC.md): add the pipeline stages it needs "
+      "(their latency and registers charged), or refuse the clock"));
   Param<AsicConfig> leakage;
   leakage.keys = {"leakage_mw_per_mm2"};
   leakage.unit = "mW/mm2";

@@ -105,6 +105,10 @@ struct UnitLatencies {
   int normalize_cycles = 4;     ///< subtract, two multiplies, add
 };
 
+/// Past a unit's maximum frequency (sim/rtl/timing_closure.hpp): add the
+/// pipeline stages it needs, or refuse the clock.
+enum class PastFmax { add_stages, refuse };
+
 struct AsicConfig {
   double clock_ghz = 1.0;
   InputPath path = InputPath::sram_replay;
@@ -121,6 +125,9 @@ struct AsicConfig {
   double supply_v = 0.8;         ///< supply voltage of the node's energy scaling (Stillmaker & Baas 2017)
   /// Leakage power per mm^2 of cells, when not the node's (sim/area's table).
   std::optional<double> leakage_mw_per_mm2;
+  PastFmax past_fmax = PastFmax::add_stages;
+  /// Flip-flops of the stages timing closure added (set by rtl::with_closed_timing, not a key): their area.
+  double timing_flip_flops = 0;
   DramConfig dram;
   SramConfig sram;
   L2Config l2;  ///< an optional L2 in front of the DRAM (asic/l2_model.hpp); capacity 0 means none

@@ -29,7 +29,8 @@ nlohmann::json area_report_json(const std::string& arch_name, const std::string&
       j["synth"] = {{"instances", s->instances}, {"ge_per_instance", s->one.ge}, {"ge", s->ge()},
                     {"logic_um2", s->ge() * um2_per_ge}, {"flip_flops_per_instance", s->one.flip_flops},
                     {"cells_per_instance", cells}, {"yosys_seconds", s->one.seconds},
-                    {"cmos_transistors_per_instance", s->one.cmos_transistors},
+                    {"cmos_transistors_per_instance", s->one.cmos_transistors}, {"logic_levels", s->one.logic_levels},
+                    {"model_logic_levels", s->model_logic_levels},
                     {"analytic_over_synth", u.ge / s->ge()}};
     }
     units.push_back(j);

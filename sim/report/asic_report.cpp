@@ -128,6 +128,26 @@ json asic_report_json(const asic::AsicResult& r) {
                   {"sram_row_buffer_bytes", r.expected.sram_row_buffer_bytes},
                   {"expected_dram_bytes_read", r.expected.dram_bytes_read},
                   {"expected_dram_bytes_written", r.expected.dram_bytes_written}};
+  // Timing closure: each unit's depth and maximum frequency at the clock, and the stages added past it.
+  {
+    const rtl::TimingClosure& tc = r.timing_closure;
+    json units = json::object();
+    for (const rtl::UnitTiming& u : tc.units)
+      units[u.unit] = {{"logic_levels", u.logic_levels * u.rtl_stages},
+                       {"latency_key", "asic.latency." + u.latency_key},
+                       {"configured_cycles", u.configured_cycles},
+                       {"cycles", u.cycles},
+                       {"levels_per_cycle", u.levels_per_cycle(u.cycles)},
+                       {"fmax_ghz", u.fmax_ghz},
+                       {"added_stages", u.added_stages()},
+                       {"added_flip_flops", u.added_flip_flops()}};
+    j["timing_closure"] = {{"fo4_ps", tc.fo4_ps},
+                           {"period_fo4", tc.period_fo4},
+                           {"fmax_ghz", tc.units.empty() ? json() : json(tc.fmax_ghz())},  // null: no RTL timed
+                           {"past_fmax", c.past_fmax == config::PastFmax::add_stages ? "add_stages" : "refuse"},
+                           {"added_flip_flops", tc.added_flip_flops()},
+                           {"units", units}};
+  }
   // Area and energy at the arch's node, of the design this run needs (composed in sim/area).
   const core::DatapathConfig dcfg = config::datapath_config(r.workload, r.arch, r.numerics.algorithm);
   area::RunActivity run;
@@ -196,6 +216,18 @@ std::string asic_summary_table(const asic::AsicResult& r, const json& j) {
   row("sram_peak_occupancy_bytes", std::to_string(tr["sram_peak_occupancy_bytes"].get<uint64_t>()), "");
   for (const char* u : {"welford_lanes", "normalize"})
     row(std::string("utilization.") + u, num(t["utilization"][u].get<double>(), "%.3f"), "busy / total cycles");
+  const auto& tc = j["timing_closure"];
+  if (!tc["units"].empty()) {
+    row("timing_closure.fmax_ghz", num(tc["fmax_ghz"].get<double>(), "%.3g"),
+        "the slowest unit's; FO4 " + num(tc["fo4_ps"].get<double>(), "%.3g") + " ps, a cycle " +
+            num(tc["period_fo4"].get<double>(), "%.3g") + " FO4");
+    for (const auto& [name, u] : tc["units"].items())
+      row("  " + name + ".fmax_ghz", num(u["fmax_ghz"].get<double>(), "%.3g"),
+          num(u["logic_levels"].get<double>(), "%.0f") + " gate levels over " + std::to_string(u["configured_cycles"].get<int>()) +
+              " cycles" +
+              (u["added_stages"].get<int>() > 0 ? ", +" + std::to_string(u["added_stages"].get<int>()) + " stages at this clock"
+                                                : std::string()));
+  }
   const auto& ar = j["area"];
   row("total_mm2", num(ar["total_mm2"].get<double>()), "at " + r.cfg.node + ", of it:");
   row("  sram_mm2", num(ar["sram_mm2"].get<double>()), num(ar["sram_required_bytes"].get<double>(), "%.0f") + " bytes required");

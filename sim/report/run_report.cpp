@@ -63,6 +63,11 @@ std::string unit_of(const std::string& path) {
   if (ends("_ghz")) return "GHz";
   if (ends("_gbps")) return "GB/s";
   if (ends("_mw_per_mm2")) return "mW/mm2";
+  if (ends("_ps")) return "ps";
+  if (ends("period_fo4")) return "FO4";
+  if (ends("logic_levels") || ends("levels_per_cycle")) return "gates";
+  if (ends("_stages")) return "stages";
+  if (ends("flip_flops")) return "flip-flops";
   if (ends("_mw")) return "mW";
   if (ends("_mm2")) return "mm2";
   if (ends(".um2") || ends("_um2")) return "um2";

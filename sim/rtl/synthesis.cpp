@@ -12,6 +12,7 @@
 
 #include "sim/area/area_energy.hpp"
 #include "sim/core/merge_schedule.hpp"
+#include "sim/rtl/timing_closure.hpp"
 
 namespace normsim::rtl {
 
@@ -93,7 +94,7 @@ SynthesisResult synthesize(Unit unit, const config::Arch& a, int count_bits, con
   // synth's own abc is skipped for `abc -fast`: the same gate library, minutes
   // faster on the wide multipliers, a few percent more gates.
   script << " " << top << "\nsynth -flatten -noabc -top " << top
-         << "\nabc -fast -g AND,NAND,OR,NOR,XOR,XNOR,MUX\nopt_clean\nstat\nstat -tech cmos\n";
+         << "\nabc -fast -g AND,NAND,OR,NOR,XOR,XNOR,MUX\nopt_clean\nstat\nstat -tech cmos\nltp -noff\n";
   std::ofstream(work / "synth.ys") << script.str();
 
   const std::string log = (work / "yosys.log").string();
@@ -131,6 +132,9 @@ SynthesisResult synthesize(Unit unit, const config::Arch& a, int count_bits, con
     r.ge += *ge * static_cast<double>(n);
     if (*ge == area::kGePerFlipFlop) r.flip_flops += n;
   }
+  // "Longest topological path in rsqrt (length=191):" -- gates between registers (ltp -noff).
+  if (const size_t lp = text.rfind("Longest topological path in "); lp != std::string::npos)
+    if (const size_t len = text.find("(length=", lp); len != std::string::npos) r.logic_levels = std::stoi(text.substr(len + 8));
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return r;
 }
@@ -145,14 +149,21 @@ std::vector<DatapathUnitSynthesis> synthesize_datapath(const config::Arch& arch,
   std::vector<DatapathUnitSynthesis> r;
   const bool welford = dp.kind == core::NormKind::layernorm && dp.algorithm == core::VarianceAlgorithm::welford;
   if (welford) {
-    r.push_back({"welford_lanes", L, synthesize(Unit::welford_lane, arch, area::count_bits(per_lane), rtl_dir, yosys, keep_dir)});
+    r.push_back({"welford_lanes", L, synthesize(Unit::welford_lane, arch, area::count_bits(per_lane), rtl_dir, yosys, keep_dir),
+                 modelled_logic_levels("welford_lanes", area::welford_lane_inventory(dp.formats, area::count_bits(per_lane)).multiplier_bit_products)});
+    const double merge_levels =
+        modelled_logic_levels("chan_merge_tree", area::chan_merge_inventory(dp.formats, area::count_bits(dp.hidden)).multiplier_bit_products);
     if (core::MergeSchedule{L, dp.merge_units}.shared())
       r.push_back({"merge_sequencer", 1, synthesize(Unit::chan_merge_seq, arch, area::count_bits(dp.hidden), rtl_dir, yosys, keep_dir)});
     else
-      r.push_back({"chan_merge_tree", L - 1, synthesize(Unit::chan_merge, arch, area::count_bits(dp.hidden), rtl_dir, yosys, keep_dir)});
+      r.push_back({"chan_merge_tree", L - 1, synthesize(Unit::chan_merge, arch, area::count_bits(dp.hidden), rtl_dir, yosys, keep_dir),
+                   merge_levels});
   }
-  r.push_back({"rsqrt_unit", 1, synthesize(Unit::rsqrt, arch, 1, rtl_dir, yosys, keep_dir)});
-  r.push_back({"normalize_affine", L, synthesize(Unit::normalize_affine, arch, 1, rtl_dir, yosys, keep_dir)});
+  r.push_back({"rsqrt_unit", 1, synthesize(Unit::rsqrt, arch, 1, rtl_dir, yosys, keep_dir),
+               modelled_logic_levels("rsqrt_unit", area::rsqrt_inventory(dp.formats, dp.rsqrt).multiplier_bit_products /
+                                                       std::max(dp.rsqrt.iterations, 1))});
+  r.push_back({"normalize_affine", L, synthesize(Unit::normalize_affine, arch, 1, rtl_dir, yosys, keep_dir),
+               modelled_logic_levels("normalize_affine", area::normalize_inventory(dp.formats).multiplier_bit_products)});
   // A fused residual unit's adder (a fixed-point one: fp32 has no RTL) and
   // mask generator, four words a pipeline a cycle.
   if (dp.residual_adder && dp.residual_add.fixed)

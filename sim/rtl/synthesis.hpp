@@ -22,6 +22,7 @@ struct SynthesisResult {
   int64_t flip_flops = 0;
   double ge = 0;       ///< NAND2 gate equivalents: CMOS transistors / 4, flip-flops at sim/area's kGePerFlipFlop
   double cmos_transistors = 0;  ///< yosys `stat -tech cmos` (its gates only: no flip-flops, no black boxes)
+  int logic_levels = 0;  ///< the longest path between registers (or ports), in gates: yosys `ltp -noff`
   double seconds = 0;  ///< yosys run time
 };
 
@@ -48,6 +49,7 @@ struct DatapathUnitSynthesis {
   std::string area_unit;  ///< sim/area's name
   int instances = 1;
   SynthesisResult one;    ///< a single instance
+  double model_logic_levels = 0;  ///< the timing model's gates of one RTL stage (sim/rtl/timing_closure.hpp), to compare with one.logic_levels
   double ge() const { return one.ge * instances; }
 };
 

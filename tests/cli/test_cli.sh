@@ -15,6 +15,18 @@ printf 'arithmetic: fixed\nformats:\n  input: {bits: 8, frac: 12}\n' >"$T/width.
 expect_exit 2 "unknown.yaml:4: key 'lanes': unknown key" -- run "$T/unknown.yaml" -q
 expect_exit 2 "type.yaml:2: key 'rows': expected an integer" -- run "$T/type.yaml" -q
 expect_exit 2 "zero.yaml:2: key 'rows': value 0 out of range" -- run "$T/zero.yaml" -q
+# A clock past a unit's maximum frequency: stages added, or refused in one line naming the unit.
+expect_exit 2 "key 'asic.clock_ghz': value 3 is past a unit's maximum frequency: rsqrt_unit" -- run llama2-7b --no-numerics \
+  --set arch.asic.node=45nm --set arch.asic.clock_ghz=3 --set arch.asic.past_fmax=refuse -q
+expect_exit 2 "key 'asic.past_fmax': unknown value 'later'" -- run llama2-7b --set arch.asic.past_fmax=later -q
+"$N" run llama2-7b --no-numerics --set arch.asic.node=45nm --set arch.asic.clock_ghz=3 --json -q >"$T/past.json" &&
+  /usr/bin/python3 -c "
+import json; j=json.load(open('$T/past.json')); t=j['timing_closure']
+n=t['units']['normalize_affine']
+assert n['added_stages'] > 0 and n['cycles'] == n['configured_cycles'] + n['added_stages'], n
+assert n['levels_per_cycle'] + 1.8 <= t['period_fo4'] + 1e-9, (n, t['period_fo4'])
+assert t['added_flip_flops'] > 0 and abs(j['area']['units']['timing_registers']['gate_equivalents'] - t['added_flip_flops'] * 5.3) <= 1e-9 * t['added_flip_flops'], j['area']
+" && ok || bad "run past fmax: stages added and charged"
 expect_exit 2 "malformed.yaml:.*malformed YAML" -- run "$T/malformed.yaml" -q
 expect_exit 2 "zerolanes.yaml:1: key 'lanes'.*allowed: 1..4096" -- run --arch "$T/zerolanes.yaml" -q
 expect_exit 2 "width.yaml:3: key 'formats.input.frac'.*allowed: 0..8" -- run --arch "$T/width.yaml" -q

@@ -4,15 +4,24 @@
 # units: every synthesised unit within 10% of the analytic model, the
 # report's contract, a fused residual unit's dropout mask generator, and
 # exit 2 for a floating-point arch.
+# Also the timing model's logic depth of each unit within 10% of yosys's.
 set -u
 N=${NORMSIM:?}; S=${NORMSIM_SOURCE_DIR:?}
 command -v yosys >/dev/null || { echo "yosys not installed"; exit 77; }
 out=$(mktemp)
-trap 'rm -f "$out"' EXIT
 "$N" area "$S/workloads/gpt2-small.yaml" --arch "$S/tests/rtl/narrow-wrap.yaml" --synth --json -q > "$out" || { echo "area --synth failed"; exit 1; }
+trap 'rm -f "$out"' EXIT
 /usr/bin/python3 - "$out" <<'PY' || exit 1
 import json, sys
 r = json.load(open(sys.argv[1]))
+# Timing: the model's logic depth of each unit (one RTL stage) against yosys's
+# `ltp -noff` after the same mapping, off the calibration sweep.
+for u in r["units"]:
+    if "synth" not in u or u["synth"]["model_logic_levels"] == 0:
+        continue
+    model, synth = u["synth"]["model_logic_levels"], u["synth"]["logic_levels"]
+    print(f"{u['unit']:18s} model {model:6.1f} gate levels  yosys ltp {synth:4d}  ratio {model / synth:.3f}")
+    assert synth > 0 and abs(model / synth - 1) <= 0.10, (u["unit"], model, synth)
 units = {u["unit"]: u for u in r["units"]}
 want = {"welford_lanes": 4, "chan_merge_tree": 3, "rsqrt_unit": 1, "normalize_affine": 4}
 bad = []

@@ -1,0 +1,136 @@
+#include "sim/rtl/timing_closure.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "sim/area/area_energy.hpp"
+#include "sim/area/logic_inventory.hpp"
+#include "sim/core/merge_schedule.hpp"
+
+namespace normsim::rtl {
+
+namespace {
+
+std::string fmt(double v, const char* f = "%.3g") {
+  char b[64];
+  std::snprintf(b, sizeof b, f, v);
+  return b;
+}
+
+const DepthFit& fit_of(const std::string& unit) {
+  for (const DepthFit& f : depth_fits())
+    if (unit == f.unit) return f;
+  return depth_fits().front();  // unreachable: every timed unit has a fit
+}
+
+}  // namespace
+
+const std::vector<DepthFit>& depth_fits() {
+  // tools/area/calibrate_area.py over its 10-point width sweep (datapath 8..32
+  // bits, 1..3 Newton steps), yosys 0.23 `abc -fast` then `ltp -noff`.
+  static const std::vector<DepthFit> fits = {{"welford_lanes", -71.13, 20.116, 0.018},
+                                             {"chan_merge_tree", -44.86, 15.991, 0.019},
+                                             {"rsqrt_unit", -47.13, 20.408, 0.015},
+                                             {"normalize_affine", -46.24, 16.463, 0.044}};
+  return fits;
+}
+
+double modelled_logic_levels(const std::string& unit, double stage_bit_products) {
+  const DepthFit& fit = fit_of(unit);
+  return fit.a + fit.b * std::log2(std::max(stage_bit_products, 2.0));
+}
+
+double UnitTiming::levels_per_cycle(int n) const {
+  return logic_levels * rtl_stages / std::max(n, 1);
+}
+
+double TimingClosure::fmax_ghz() const {
+  double f = 0;
+  for (const UnitTiming& u : units) f = f == 0 ? u.fmax_ghz : std::min(f, u.fmax_ghz);
+  return f;
+}
+
+double TimingClosure::added_flip_flops() const {
+  double n = 0;
+  for (const UnitTiming& u : units) n += u.added_flip_flops();
+  return n;
+}
+
+TimingClosure close_timing(const core::DatapathConfig& dp, const config::AsicConfig& c) {
+  TimingClosure t;
+  t.node = c.node;
+  t.supply_v = c.supply_v;
+  t.clock_ghz = c.clock_ghz;
+  t.fo4_ps = area::fo4_delay_ps(c.node, c.supply_v);
+  t.period_fo4 = 1e3 / c.clock_ghz / t.fo4_ps;
+  if (dp.arithmetic != core::Arithmetic::fixed) return t;
+
+  const auto& f = dp.formats;
+  const int L = dp.lanes;
+  const bool welford = dp.kind == core::NormKind::layernorm && dp.algorithm == core::VarianceAlgorithm::welford;
+  auto add = [&](const std::string& unit, const char* fit_unit, const char* key, int instances, double stage_bit_products,
+                 int rtl_stages, int cycles) {
+    if (instances < 1) return;
+    UnitTiming u;
+    u.unit = unit;
+    u.latency_key = key;
+    u.instances = instances;
+    u.logic_levels = modelled_logic_levels(fit_unit, stage_bit_products);
+    u.rtl_stages = rtl_stages;
+    u.configured_cycles = u.cycles = cycles;
+    u.fmax_ghz = 1e3 / ((u.levels_per_cycle(cycles) + area::kRegisterOverheadFo4) * t.fo4_ps);
+    u.flip_flops_per_stage = 2 * std::sqrt(stage_bit_products);  // a product's width, wa + wb ~ 2 sqrt(wa wb)
+    t.units.push_back(u);
+  };
+  const config::UnitLatencies& lat = c.latency;
+  if (welford) {
+    const int64_t per_lane = (dp.hidden + L - 1) / L;
+    add("welford_lanes", "welford_lanes", "welford_cycles", L,
+        area::welford_lane_inventory(f, area::count_bits(per_lane)).multiplier_bit_products, 1, lat.welford_cycles);
+    const core::MergeSchedule merge{L, dp.merge_units};
+    const double node = area::chan_merge_inventory(f, area::count_bits(dp.hidden)).multiplier_bit_products;
+    if (merge.shared())
+      add("merge_sequencer", "chan_merge_tree", "merge_level_cycles", merge.units, node, 1, lat.merge_level_cycles);
+    else
+      add("chan_merge_tree", "chan_merge_tree", "merge_level_cycles", L - 1, node, 1, lat.merge_level_cycles);
+  }
+  const int steps = std::max(dp.rsqrt.iterations, 1);
+  add("rsqrt_unit", "rsqrt_unit", "rsqrt_cycles", 1, area::rsqrt_inventory(f, dp.rsqrt).multiplier_bit_products / steps, steps,
+      lat.rsqrt_cycles);
+  add("normalize_affine", "normalize_affine", "normalize_cycles", L, area::normalize_inventory(f).multiplier_bit_products, 1,
+      lat.normalize_cycles);
+
+  // Stages past each unit's maximum frequency: what a cycle holds, less the register.
+  const double room = t.period_fo4 - area::kRegisterOverheadFo4;
+  for (UnitTiming& u : t.units) {
+    if (u.levels_per_cycle(u.cycles) <= room) continue;
+    const std::string why = u.unit + " (" + fmt(u.logic_levels * u.rtl_stages, "%.0f") + " gate levels over " +
+                            std::to_string(u.configured_cycles) + " cycles) runs at most " + fmt(u.fmax_ghz) + " GHz at " + c.node + ", " + fmt(c.supply_v, "%.2f") +
+                            " V (FO4 " + fmt(t.fo4_ps) + " ps)";
+    if (room < 1) {
+      t.violation = why + "; a cycle of " + fmt(t.period_fo4) + " FO4 holds no gate past its register";
+      return t;
+    }
+    if (c.past_fmax == config::PastFmax::refuse) {
+      t.violation = why + "; asic.past_fmax: add_stages would add " +
+                    std::to_string(static_cast<int>(std::ceil(u.logic_levels * u.rtl_stages / room)) - u.cycles) + " stages";
+      return t;
+    }
+    u.cycles = static_cast<int>(std::ceil(u.logic_levels * u.rtl_stages / room));
+  }
+  return t;
+}
+
+config::AsicConfig with_closed_timing(config::AsicConfig c, const TimingClosure& t) {
+  for (const UnitTiming& u : t.units) {
+    if (u.latency_key == "welford_cycles") c.latency.welford_cycles = u.cycles;
+    else if (u.latency_key == "merge_level_cycles") c.latency.merge_level_cycles = u.cycles;
+    else if (u.latency_key == "rsqrt_cycles") c.latency.rsqrt_cycles = u.cycles;
+    else if (u.latency_key == "normalize_cycles") c.latency.normalize_cycles = u.cycles;
+  }
+  c.timing_flip_flops = t.added_flip_flops();
+  return c;
+}
+
+}  // namespace normsim::rtl

@@ -1,0 +1,160 @@
+// Timing closure (sim/rtl/timing_closure.hpp): the FO4 per node, each
+// unit's depth and maximum frequency as the stated arithmetic, the stages
+// added past it (their latency in the run, their registers in the area) and
+// the clocks refused.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "sim/area/area_energy.hpp"
+#include "sim/area/run_costs.hpp"
+#include "sim/asic/asic_run.hpp"
+#include "sim/config/config_error.hpp"
+#include "sim/config/datapath_config.hpp"
+#include "sim/rtl/timing_closure.hpp"
+
+extern "C" int sc_main(int, char**) { return 0; }  // libsystemc wants one; gtest's main runs the tests
+
+using namespace normsim;
+
+namespace {
+struct Design {
+  config::Arch arch;
+  config::Workload workload;
+  core::DatapathConfig dp;
+};
+Design design(const char* workload, const char* arch = "asic-default") {
+  Design d{config::load_arch(std::string(NORMSIM_TEST_SOURCE_DIR "/workloads/arch/") + arch + ".yaml"),
+           config::load_workload(std::string(NORMSIM_TEST_SOURCE_DIR "/workloads/") + workload + ".yaml"), {}};
+  d.dp = config::datapath_config(d.workload, d.arch);
+  return d;
+}
+double poly3(double a, double b, double c, double e, double v) { return ((a * v + b) * v + c) * v + e; }
+}  // namespace
+
+// The rule's 16.2 ps at 45 nm and the HP fit's 1.0 V; Stillmaker & Baas's
+// ratios elsewhere; faster at each smaller node at one supply.
+TEST(Fo4Delay, TheRuleAt45nmAndTheFittedRatiosElsewhere) {
+  EXPECT_DOUBLE_EQ(area::fo4_delay_ps("45nm", 1.0), 16.2);
+  const double d45 = poly3(-501.6, 1567, -1619, 566.1, 1.0);
+  EXPECT_DOUBLE_EQ(area::fo4_delay_ps("7nm", 0.7), 16.2 * poly3(-28.58, 76.6, -70.26, 24.69, 0.7) / d45);
+  EXPECT_DOUBLE_EQ(area::fo4_delay_ps("16nm", 0.8), 16.2 * poly3(0, 24.8, -47.52, 28.87, 0.8) / d45);
+  const double d32 = poly3(-1047, 2982, -2797, 873.5, 0.8), d20 = poly3(0, 34.63, -66.37, 41.15, 0.8);
+  EXPECT_NEAR(area::fo4_delay_ps("28nm", 0.8), 16.2 * (d32 + (d20 - d32) / 3) / d45, 1e-12);
+  for (double v = 0.5; v <= 1.2; v += 0.05) {
+    EXPECT_GT(area::fo4_delay_ps("45nm", v), area::fo4_delay_ps("28nm", v)) << v;
+    EXPECT_GT(area::fo4_delay_ps("28nm", v), area::fo4_delay_ps("16nm", v)) << v;
+    EXPECT_GT(area::fo4_delay_ps("16nm", v), area::fo4_delay_ps("7nm", v)) << v;
+    EXPECT_GT(area::fo4_delay_ps("7nm", v), 0) << v;
+  }
+  EXPECT_THROW(area::fo4_delay_ps("5nm", 0.8), std::invalid_argument);
+}
+
+// Each unit of a fixed-point LayerNorm: depth from the fit, spread over its
+// cycles; fmax = 1 / ((levels / cycles + register) FO4).
+TEST(TimingClosure, EveryUnitsMaximumFrequencyIsItsDepthOverItsCycles) {
+  const Design d = design("bert-large");
+  const config::AsicConfig& c = *d.arch.asic;
+  const rtl::TimingClosure t = rtl::close_timing(d.dp, c);
+  EXPECT_EQ(t.fo4_ps, area::fo4_delay_ps(c.node, c.supply_v));
+  EXPECT_DOUBLE_EQ(t.period_fo4, 1e3 / c.clock_ghz / t.fo4_ps);
+  ASSERT_EQ(t.units.size(), 4u);
+  double slowest = 1e9;
+  for (const rtl::UnitTiming& u : t.units) {
+    EXPECT_GT(u.logic_levels, 50) << u.unit;
+    EXPECT_DOUBLE_EQ(u.levels_per_cycle(u.configured_cycles), u.logic_levels * u.rtl_stages / u.configured_cycles) << u.unit;
+    EXPECT_DOUBLE_EQ(u.fmax_ghz, 1e3 / ((u.levels_per_cycle(u.configured_cycles) + area::kRegisterOverheadFo4) * t.fo4_ps)) << u.unit;
+    EXPECT_EQ(u.added_stages(), 0) << u.unit;  // the shipped arch meets its clock
+    slowest = std::min(slowest, u.fmax_ghz);
+  }
+  EXPECT_EQ(t.fmax_ghz(), slowest);
+  EXPECT_GE(t.fmax_ghz(), c.clock_ghz);
+  EXPECT_TRUE(t.violation.empty());
+  // The RSQRT unit: its Newton steps in series, each the fit of one step's multipliers.
+  for (const rtl::UnitTiming& u : t.units)
+    if (u.unit == "rsqrt_unit") {
+      EXPECT_EQ(u.rtl_stages, d.dp.rsqrt.iterations);
+      EXPECT_DOUBLE_EQ(u.logic_levels, rtl::modelled_logic_levels("rsqrt_unit", area::rsqrt_inventory(d.dp.formats, d.dp.rsqrt)
+                                                                                     .multiplier_bit_products /
+                                                                                 d.dp.rsqrt.iterations));
+    }
+  // A faster node, a higher clock limit.
+  config::AsicConfig older = c;
+  older.node = "45nm";
+  EXPECT_LT(rtl::close_timing(d.dp, older).fmax_ghz(), t.fmax_ghz());
+}
+
+// Past a unit's maximum frequency: the fewest stages that fit, their registers.
+TEST(TimingClosure, StagesAddedPastTheMaximumAreTheFewestThatFit) {
+  const Design d = design("bert-large");
+  config::AsicConfig c = *d.arch.asic;
+  c.node = "45nm";
+  c.clock_ghz = 3;
+  const rtl::TimingClosure t = rtl::close_timing(d.dp, c);
+  ASSERT_TRUE(t.violation.empty()) << t.violation;
+  const double room = t.period_fo4 - area::kRegisterOverheadFo4;
+  int added = 0;
+  for (const rtl::UnitTiming& u : t.units) {
+    EXPECT_LE(u.levels_per_cycle(u.cycles), room) << u.unit;
+    if (u.added_stages() > 0) {
+      EXPECT_GT(u.levels_per_cycle(u.cycles - 1), room) << u.unit;  // one fewer does not fit
+      EXPECT_DOUBLE_EQ(u.added_flip_flops(), u.added_stages() * u.flip_flops_per_stage * u.instances) << u.unit;
+      added += u.added_stages();
+    }
+  }
+  EXPECT_GT(added, 0);
+  const config::AsicConfig closed = rtl::with_closed_timing(c, t);
+  EXPECT_DOUBLE_EQ(closed.timing_flip_flops, t.added_flip_flops());
+  for (const rtl::UnitTiming& u : t.units) {
+    if (u.unit == "normalize_affine") EXPECT_EQ(closed.latency.normalize_cycles, u.cycles);
+    if (u.unit == "rsqrt_unit") EXPECT_EQ(closed.latency.rsqrt_cycles, u.cycles);
+    if (u.unit == "welford_lanes") EXPECT_EQ(closed.latency.welford_cycles, u.cycles);
+    if (u.unit == "chan_merge_tree") EXPECT_EQ(closed.latency.merge_level_cycles, u.cycles);
+  }
+  // Their area: a timing_registers unit of the flip-flops at the flip-flop's gate equivalents.
+  area::RunActivity run;
+  run.sram_required_bytes = 4096;
+  const area::RunCosts plain = area::run_costs(d.dp, c, run), with = area::run_costs(d.dp, closed, run);
+  bool found = false;
+  for (const auto& u : with.area.units)
+    if (u.unit == "timing_registers") {
+      found = true;
+      EXPECT_DOUBLE_EQ(u.ge, t.added_flip_flops() * area::kGePerFlipFlop);
+    }
+  EXPECT_TRUE(found);
+  EXPECT_GT(with.area.total_mm2(), plain.area.total_mm2());
+
+  // refuse: the same clock is an error naming the unit; a period inside the
+  // register's overhead is one whatever the policy.
+  c.past_fmax = config::PastFmax::refuse;
+  const rtl::TimingClosure refused = rtl::close_timing(d.dp, c);
+  EXPECT_NE(refused.violation.find("runs at most"), std::string::npos) << refused.violation;
+  c.past_fmax = config::PastFmax::add_stages;
+  c.clock_ghz = 1e3 / (area::fo4_delay_ps("45nm", c.supply_v) * (area::kRegisterOverheadFo4 + 0.5));
+  EXPECT_NE(rtl::close_timing(d.dp, c).violation.find("holds no gate"), std::string::npos);
+}
+
+// A run past the maximum frequency runs the longer latencies and reports them;
+// a floating-point datapath has no RTL to time.
+TEST(TimingClosure, ARunRunsTheClosedLatenciesAndRefusesWhenAsked) {
+  Design d = design("llama2-7b");
+  d.workload.rows = 64;
+  d.arch.asic->node = "45nm";
+  d.arch.asic->clock_ghz = 3;
+  asic::AsicOptions o;
+  o.numerics = false;
+  const asic::AsicResult r = asic::run_asic(d.workload, d.arch, o);
+  ASSERT_FALSE(r.timing_closure.units.empty());
+  for (const rtl::UnitTiming& u : r.timing_closure.units) {
+    if (u.unit == "normalize_affine") {
+      EXPECT_GT(u.added_stages(), 0);
+      EXPECT_EQ(r.cfg.latency.normalize_cycles, u.cycles);
+    }
+    if (u.unit == "rsqrt_unit") EXPECT_EQ(r.cfg.latency.rsqrt_cycles, u.cycles);
+  }
+  EXPECT_GT(r.cfg.timing_flip_flops, 0);
+  d.arch.asic->past_fmax = config::PastFmax::refuse;
+  EXPECT_THROW(asic::run_asic(d.workload, d.arch, o), config::ConfigError);
+  const Design fp = design("llama2-7b", "asic-fp32");
+  EXPECT_TRUE(rtl::close_timing(fp.dp, *fp.arch.asic).units.empty());
+}
