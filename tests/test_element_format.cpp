@@ -70,5 +70,12 @@ TEST(ElementFormat, UlpOf) {
   EXPECT_EQ(ulp_of(ElemType::bf16, 3.0), std::ldexp(1.0, -6));
   EXPECT_EQ(ulp_of(ElemType::fp16, 0.0), std::ldexp(1.0, -24));
   EXPECT_EQ(ulp_of(ElemType::int8, 5.0, {0.5}), 0.5);
+  // The floor: below the smallest normal, the spacing there (the subnormals' spacing).
+  EXPECT_EQ(ulp_of(ElemType::fp32, 1e-40), std::ldexp(1.0, -149));
+  EXPECT_EQ(ulp_of(ElemType::fp32, std::ldexp(1.0, -126)), std::ldexp(1.0, -149));
+  EXPECT_EQ(ulp_of(ElemType::fp32, std::ldexp(1.0, -125)), std::ldexp(1.0, -148));
+  EXPECT_EQ(ulp_of(ElemType::bf16, -1e-40), std::ldexp(1.0, -133));
+  EXPECT_EQ(ulp_of(ElemType::fp16, 1e-6), std::ldexp(1.0, -24));
+  EXPECT_EQ(ulp_of(ElemType::fp16, std::ldexp(1.0, -13)), std::ldexp(1.0, -23));
   EXPECT_EQ(elem_bytes(ElemType::bf16), 2);
 }
