@@ -55,7 +55,7 @@ TEST(Fo4Delay, TheRuleAt45nmAndTheFittedRatiosElsewhere) {
 TEST(TimingClosure, EveryUnitsMaximumFrequencyIsItsDepthOverItsCycles) {
   const Design d = design("bert-large");
   const config::AsicConfig& c = *d.arch.asic;
-  const rtl::TimingClosure t = rtl::close_timing(d.dp, c);
+  const rtl::TimingClosure t = rtl::close_timing(d.dp, c, 1024);
   EXPECT_EQ(t.fo4_ps, area::fo4_delay_ps(c.node, c.supply_v));
   EXPECT_DOUBLE_EQ(t.period_fo4, 1e3 / c.clock_ghz / t.fo4_ps);
   ASSERT_EQ(t.units.size(), 4u);
@@ -81,7 +81,7 @@ TEST(TimingClosure, EveryUnitsMaximumFrequencyIsItsDepthOverItsCycles) {
   // A faster node, a higher clock limit.
   config::AsicConfig older = c;
   older.node = "45nm";
-  EXPECT_LT(rtl::close_timing(d.dp, older).fmax_ghz(), t.fmax_ghz());
+  EXPECT_LT(rtl::close_timing(d.dp, older, 1024).fmax_ghz(), t.fmax_ghz());
 }
 
 // Past a unit's maximum frequency: the fewest stages that fit, their registers.
@@ -90,7 +90,7 @@ TEST(TimingClosure, StagesAddedPastTheMaximumAreTheFewestThatFit) {
   config::AsicConfig c = *d.arch.asic;
   c.node = "45nm";
   c.clock_ghz = 3;
-  const rtl::TimingClosure t = rtl::close_timing(d.dp, c);
+  const rtl::TimingClosure t = rtl::close_timing(d.dp, c, 1024);
   ASSERT_TRUE(t.violation.empty()) << t.violation;
   const double room = t.period_fo4 - area::kRegisterOverheadFo4;
   int added = 0;
@@ -127,11 +127,11 @@ TEST(TimingClosure, StagesAddedPastTheMaximumAreTheFewestThatFit) {
   // refuse: the same clock is an error naming the unit; a period inside the
   // register's overhead is one whatever the policy.
   c.past_fmax = config::PastFmax::refuse;
-  const rtl::TimingClosure refused = rtl::close_timing(d.dp, c);
+  const rtl::TimingClosure refused = rtl::close_timing(d.dp, c, 1024);
   EXPECT_NE(refused.violation.find("runs at most"), std::string::npos) << refused.violation;
   c.past_fmax = config::PastFmax::add_stages;
   c.clock_ghz = 1e3 / (area::fo4_delay_ps("45nm", c.supply_v) * (area::kRegisterOverheadFo4 + 0.5));
-  EXPECT_NE(rtl::close_timing(d.dp, c).violation.find("holds no gate"), std::string::npos);
+  EXPECT_FALSE(rtl::close_timing(d.dp, c, 1024).violation.empty());
 }
 
 // A run past the maximum frequency runs the longer latencies and reports them;
@@ -156,5 +156,49 @@ TEST(TimingClosure, ARunRunsTheClosedLatenciesAndRefusesWhenAsked) {
   d.arch.asic->past_fmax = config::PastFmax::refuse;
   EXPECT_THROW(asic::run_asic(d.workload, d.arch, o), config::ConfigError);
   const Design fp = design("llama2-7b", "asic-fp32");
-  EXPECT_TRUE(rtl::close_timing(fp.dp, *fp.arch.asic).units.empty());
+  EXPECT_TRUE(rtl::close_timing(fp.dp, *fp.arch.asic, 1024).units.empty());
+}
+
+// The SRAM: fakeram45's three macros at 45 nm and 1.1 V, log-linear between,
+// scaled by the FO4; a read past its cycles is pipelined, a bank clocked past
+// its minimum period refused.
+TEST(SramTiming, TheFakeramMacrosAndTheCyclesAReadTakes) {
+  const auto at = [](double bytes) { return area::sram_timing(bytes, "45nm", 1.1); };
+  EXPECT_DOUBLE_EQ(at(256).access_ns, 0.207);
+  EXPECT_DOUBLE_EQ(at(256).min_period_ns, 0.164);
+  EXPECT_DOUBLE_EQ(at(64).access_ns, 0.207);  // the smallest's figures below
+  EXPECT_DOUBLE_EQ(at(4096).access_ns, 0.305);
+  EXPECT_DOUBLE_EQ(at(4096).min_period_ns, 0.293);
+  EXPECT_NEAR(at(9984).access_ns, 0.435, 1e-12);
+  EXPECT_NEAR(at(1024).access_ns, 0.207 + (0.305 - 0.207) * 2 / 4, 1e-12);
+  for (double b = 256; b < 1 << 20; b *= 1.5) EXPECT_LT(at(b).access_ns, at(b * 1.5).access_ns) << b;
+  EXPECT_DOUBLE_EQ(area::sram_timing(4096, "7nm", 0.8).access_ns,
+                   0.305 * area::fo4_delay_ps("7nm", 0.8) / area::fo4_delay_ps("45nm", 1.1));
+
+  const Design d = design("llama2-7b");
+  config::AsicConfig c = *d.arch.asic;
+  c.node = "45nm";
+  c.supply_v = 1.1;
+  c.sram.latency_cycles = 1;
+  c.sram.banks = 1;
+  c.clock_ghz = 3;  // 0.333 ns: a 4 KiB bank's 0.305 ns read fits, a 9984-byte bank's 0.435 ns takes 2 cycles
+  EXPECT_EQ(rtl::close_timing(d.dp, c, 4096).sram.cycles, 1);
+  const rtl::TimingClosure two = rtl::close_timing(d.dp, c, 9984);
+  EXPECT_EQ(two.sram.cycles, 2);
+  EXPECT_EQ(two.sram.added_stages(), 1);
+  EXPECT_EQ(rtl::with_closed_timing(c, two).sram.latency_cycles, 2);
+  c.past_fmax = config::PastFmax::refuse;
+  EXPECT_NE(rtl::close_timing(d.dp, c, 9984).violation.find("SRAM read"), std::string::npos);
+  c.clock_ghz = 4;  // 0.25 ns: under the 4 KiB bank's 0.293 ns minimum period
+  EXPECT_NE(rtl::close_timing(d.dp, c, 4096).violation.find("more asic.sram.banks"), std::string::npos);
+  // add_stages splits it: banks doubled until each cycles at the clock (the fewest such).
+  c.past_fmax = config::PastFmax::add_stages;
+  const rtl::TimingClosure split = rtl::close_timing(d.dp, c, 4096);
+  ASSERT_TRUE(split.violation.empty()) << split.violation;
+  EXPECT_GT(split.sram.banks, 1);
+  EXPECT_LE(split.sram.min_period_ns, 0.25);
+  EXPECT_GT(area::sram_timing(4096.0 / (split.sram.banks / 2), "45nm", 1.1).min_period_ns, 0.25);
+  EXPECT_EQ(rtl::with_closed_timing(c, split).sram.banks, split.sram.banks);
+  c.clock_ghz = 10;  // under the smallest macro's 0.164 ns: no split helps
+  EXPECT_NE(rtl::close_timing(d.dp, c, 4096).violation.find("no faster"), std::string::npos);
 }

@@ -307,6 +307,20 @@ double fo4_delay_ps(const std::string& node, double supply_v) {
   return kFo4At45nmPs * hp_delay(t->nm, supply_v) / hp_delay(45, 1.0);  // the rule's 45 nm at the HP fit's 1.0 V
 }
 
+SramTiming sram_timing(double bank_bytes, const std::string& node, double supply_v) {
+  struct Point {
+    double bytes, access_ns, min_period_ns;
+  };
+  static constexpr Point kFakeram45[] = {{256, 0.207, 0.164}, {4096, 0.305, 0.293}, {2048.0 * 39 / 8, 0.435, 0.321}};
+  const double lb = std::log2(std::max(bank_bytes, kFakeram45[0].bytes));
+  size_t seg = 0;  // the segment [seg, seg + 1] bank_bytes falls in, or the last
+  while (seg + 2 < std::size(kFakeram45) && lb > std::log2(kFakeram45[seg + 1].bytes)) ++seg;
+  const Point &a = kFakeram45[seg], &b = kFakeram45[seg + 1];
+  const double t = (lb - std::log2(a.bytes)) / (std::log2(b.bytes) - std::log2(a.bytes));
+  const double scale = fo4_delay_ps(node, supply_v) / fo4_delay_ps("45nm", 1.1);
+  return {scale * (a.access_ns + t * (b.access_ns - a.access_ns)), scale * (a.min_period_ns + t * (b.min_period_ns - a.min_period_ns))};
+}
+
 EnergyReport estimate_energy(const core::DatapathConfig& dp, const ActivityCounts& a) {
   const EnergyPerOp eo = estimate_op_energy(dp);
   EnergyReport r;

@@ -153,6 +153,19 @@ inline constexpr double kRegisterOverheadFo4 = 1.8;
 /// unknown node.
 double fo4_delay_ps(const std::string& node, double supply_v);
 
+/// An SRAM bank's timing at `node` and `supply_v`: clock to read data (ns)
+/// and its minimum clock period (ns). OpenROAD-flow-scripts' fakeram45
+/// macros (bsg_fakeram, CACTI at 45 nm, 1.1 V): 256 B (64x32) 0.207 / 0.164,
+/// 4 KiB (512x64) 0.305 / 0.293, 9984 B (2048x39) 0.435 / 0.321 ns;
+/// log-linear in bytes between them (the last segment's slope beyond, the
+/// smallest's figures below), scaled to the node by the FO4 ratio
+/// fo4_delay_ps(node, V) / fo4_delay_ps(45nm, 1.1 V).
+struct SramTiming {
+  double access_ns = 0;
+  double min_period_ns = 0;
+};
+SramTiming sram_timing(double bank_bytes, const std::string& node, double supply_v);
+
 /// Write energy over read energy of an SRAM access: CACTI-7's 8 KiB macro at
 /// 28 nm, 0.049 / 0.035 pJ/bit.
 inline constexpr double kSramWriteOverRead = 0.049 / 0.035;

@@ -29,6 +29,13 @@ void systemc_reports_off_stdout(const sc_core::sc_report& r, const sc_core::sc_a
   }
   sc_core::sc_report_handler::default_handler(r, actions);
 }
+// The design's timing at the clock (sim/rtl/timing_closure.hpp), from the
+// configured latencies: its SRAM banks are those the area costs.
+rtl::TimingClosure timing_closure_of(const config::Workload& w, const config::Arch& a, const AsicConfig& c, const AsicOptions& o) {
+  const double sram_bytes = c.sram.area_at_capacity ? static_cast<double>(c.sram.capacity_bytes)
+                                                    : static_cast<double>(traffic_identity(w, a, c).onchip_bytes());
+  return rtl::close_timing(config::datapath_config(w, a, o.algorithm), c, sram_bytes);
+}
 }  // namespace
 
 AsicConfig resolve_asic_config(const config::Workload& w, const config::Arch& a, const AsicOptions& o) {
@@ -50,13 +57,6 @@ AsicConfig resolve_asic_config(const config::Workload& w, const config::Arch& a,
     if (const std::string why = rtl_pipeline_mismatch(a, config::datapath_config(w, a, o.algorithm)); !why.empty())
       throw config::ConfigError(a.source + ": --rtl: " + why);
   }
-  // Timing closure: the units at the clock; stages added past a unit's maximum frequency.
-  const rtl::TimingClosure closure = rtl::close_timing(config::datapath_config(w, a, o.algorithm), c);
-  if (!closure.violation.empty())
-    throw config::ConfigError(a.origin_of("asic.clock_ghz") + ": key 'asic.clock_ghz': value " + config::format_number(c.clock_ghz) +
-                              " is past a unit's maximum frequency: " + closure.violation + " (allowed: a clock_ghz the units meet, a faster node or supply_v" +
-                              (c.past_fmax == config::PastFmax::refuse ? ", or asic.past_fmax: add_stages)" : ")"));
-  c = rtl::with_closed_timing(c, closure);
   const uint64_t in = static_cast<uint64_t>(core::elem_bytes(w.input.dtype));
   const TrafficIdentity id = traffic_identity(w, a, c);
   const uint64_t need = id.onchip_bytes();
@@ -80,6 +80,13 @@ AsicConfig resolve_asic_config(const config::Workload& w, const config::Arch& a,
         ") (allowed: --set arch.asic.sram.capacity_bytes=" + std::to_string(need) + " or more" +
         (fits.empty() ? std::string() : ", or with this SRAM " + fits) + ")");
   }
+  // Timing closure: the units and the SRAM's banks at the clock; stages added past a unit's maximum frequency.
+  const rtl::TimingClosure closure = timing_closure_of(w, a, c, o);
+  if (!closure.violation.empty())
+    throw config::ConfigError(a.origin_of("asic.clock_ghz") + ": key 'asic.clock_ghz': value " + config::format_number(c.clock_ghz) +
+                              " is too fast: " + closure.violation + " (allowed: a clock_ghz the design meets, a faster node or supply_v" +
+                              (c.past_fmax == config::PastFmax::refuse ? ", or asic.past_fmax: add_stages)" : ")"));
+  c = rtl::with_closed_timing(c, closure);
   // A residual workload also holds r and z (the sum: stored in the input's type).
   const uint64_t residual_elem_bytes =
       w.residual ? static_cast<uint64_t>(core::elem_bytes(w.residual->tensor.dtype) + core::elem_bytes(w.input.dtype)) : 0;
@@ -100,7 +107,7 @@ AsicResult run_asic(const config::Workload& w, const config::Arch& a, const Asic
   {
     AsicConfig configured = *a.asic;  // the closure from the configured latencies, for the report
     configured.path = res.cfg.path;
-    res.timing_closure = rtl::close_timing(config::datapath_config(w, a, o.algorithm), configured);
+    res.timing_closure = timing_closure_of(w, a, configured, o);
   }
   res.bit_accurate = o.numerics;
   res.workload = w;

@@ -106,7 +106,8 @@ std::shared_ptr<const ParamTable<SramConfig>> sram_params() {
   t->add(integer_param<SramConfig>("ports", NORMSIM_MEMBER(ports), 1, 2, "ports per bank",
                                    "1: reads and writes share each bank; 2: separate"));
   t->add(integer_param<SramConfig>("access_bytes", NORMSIM_MEMBER(access_bytes), 1, 4096, "bytes", "bytes a bank port moves a cycle"));
-  t->add(integer_param<SramConfig>("latency_cycles", NORMSIM_MEMBER(latency_cycles), 1, 1000, "cycles", "access latency"));
+  t->add(integer_param<SramConfig>("latency_cycles", NORMSIM_MEMBER(latency_cycles), 1, 1000, "cycles",
+                                   "access latency (raised where a bank's read takes longer at the clock: asic.past_fmax)"));
   return t;
 }
 

@@ -146,7 +146,15 @@ json asic_report_json(const asic::AsicResult& r) {
                            {"fmax_ghz", tc.units.empty() ? json() : json(tc.fmax_ghz())},  // null: no RTL timed
                            {"past_fmax", c.past_fmax == config::PastFmax::add_stages ? "add_stages" : "refuse"},
                            {"added_flip_flops", tc.added_flip_flops()},
-                           {"units", units}};
+                           {"units", units},
+                           {"sram", {{"configured_banks", tc.sram.configured_banks},
+                                     {"banks", tc.sram.banks},
+                                     {"bank_bytes", tc.sram.bank_bytes},
+                                     {"access_ns", tc.sram.access_ns},
+                                     {"min_period_ns", tc.sram.min_period_ns},
+                                     {"configured_cycles", tc.sram.configured_cycles},
+                                     {"cycles", tc.sram.cycles},
+                                     {"added_stages", tc.sram.added_stages()}}}};
   }
   // Area and energy at the arch's node, of the design this run needs (composed in sim/area).
   const core::DatapathConfig dcfg = config::datapath_config(r.workload, r.arch, r.numerics.algorithm);
@@ -217,6 +225,12 @@ std::string asic_summary_table(const asic::AsicResult& r, const json& j) {
   for (const char* u : {"welford_lanes", "normalize"})
     row(std::string("utilization.") + u, num(t["utilization"][u].get<double>(), "%.3f"), "busy / total cycles");
   const auto& tc = j["timing_closure"];
+  const auto& ts = tc["sram"];
+  row("timing_closure.sram.access_ns", num(ts["access_ns"].get<double>(), "%.3g"),
+      "a " + num(ts["bank_bytes"].get<double>(), "%.0f") + "-byte bank's read: " + std::to_string(ts["cycles"].get<int>()) +
+          " cycles" + (ts["added_stages"].get<int>() > 0 ? " (+" + std::to_string(ts["added_stages"].get<int>()) + " at this clock)" : std::string()) +
+          (ts["banks"] != ts["configured_banks"] ? ", " + std::to_string(ts["banks"].get<int>()) + " banks at this clock" : std::string()) +
+          "; min period " + num(ts["min_period_ns"].get<double>(), "%.3g") + " ns");
   if (!tc["units"].empty()) {
     row("timing_closure.fmax_ghz", num(tc["fmax_ghz"].get<double>(), "%.3g"),
         "the slowest unit's; FO4 " + num(tc["fo4_ps"].get<double>(), "%.3g") + " ps, a cycle " +

@@ -64,6 +64,7 @@ std::string unit_of(const std::string& path) {
   if (ends("_gbps")) return "GB/s";
   if (ends("_mw_per_mm2")) return "mW/mm2";
   if (ends("_ps")) return "ps";
+  if (ends("_ns")) return "ns";
   if (ends("period_fo4")) return "FO4";
   if (ends("logic_levels") || ends("levels_per_cycle")) return "gates";
   if (ends("_stages")) return "stages";

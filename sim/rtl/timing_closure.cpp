@@ -57,14 +57,51 @@ double TimingClosure::added_flip_flops() const {
   return n;
 }
 
-TimingClosure close_timing(const core::DatapathConfig& dp, const config::AsicConfig& c) {
+namespace {
+// The SRAM: reads pipelined over the cycles they take; a bank's minimum period bounds the clock.
+void close_sram(TimingClosure& t, const config::AsicConfig& c, double bytes) {
+  SramClosure& s = t.sram;
+  s.bytes = bytes;
+  s.configured_banks = s.banks = c.sram.banks;
+  s.configured_cycles = s.cycles = c.sram.latency_cycles;
+  const double period_ns = 1 / c.clock_ghz;
+  const std::string at = " at " + c.node + ", " + fmt(c.supply_v, "%.2f") + " V";
+  constexpr int kMaxBanks = 4096;  // asic.sram.banks' range
+  area::SramTiming st = area::sram_timing(bytes / s.banks, c.node, c.supply_v);
+  while (st.min_period_ns > period_ns && c.past_fmax == config::PastFmax::add_stages && s.banks * 2 <= kMaxBanks &&
+         area::sram_timing(bytes / (s.banks * 2), c.node, c.supply_v).min_period_ns < st.min_period_ns) {
+    s.banks *= 2;
+    st = area::sram_timing(bytes / s.banks, c.node, c.supply_v);
+  }
+  s.bank_bytes = bytes / s.banks;
+  s.access_ns = st.access_ns;
+  s.min_period_ns = st.min_period_ns;
+  if (st.min_period_ns > period_ns) {
+    t.violation = "an SRAM bank of " + fmt(s.bank_bytes, "%.0f") + " bytes cycles at most at " + fmt(1 / st.min_period_ns) + " GHz" + at +
+                  (c.past_fmax == config::PastFmax::refuse ? "; more asic.sram.banks make each smaller"
+                                                           : ", and smaller banks are no faster");
+    return;
+  }
+  const int need = static_cast<int>(std::ceil(st.access_ns / period_ns - 1e-9));
+  if (need <= s.cycles) return;
+  if (c.past_fmax == config::PastFmax::refuse) {
+    t.violation = "an SRAM read of a " + fmt(s.bank_bytes, "%.0f") + "-byte bank takes " + fmt(st.access_ns) + " ns" + at + ", " +
+                  std::to_string(need) + " cycles, over asic.sram.latency_cycles = " + std::to_string(s.cycles);
+    return;
+  }
+  s.cycles = need;
+}
+}  // namespace
+
+TimingClosure close_timing(const core::DatapathConfig& dp, const config::AsicConfig& c, double sram_bytes) {
   TimingClosure t;
   t.node = c.node;
   t.supply_v = c.supply_v;
   t.clock_ghz = c.clock_ghz;
   t.fo4_ps = area::fo4_delay_ps(c.node, c.supply_v);
   t.period_fo4 = 1e3 / c.clock_ghz / t.fo4_ps;
-  if (dp.arithmetic != core::Arithmetic::fixed) return t;
+  close_sram(t, c, sram_bytes);
+  if (!t.violation.empty() || dp.arithmetic != core::Arithmetic::fixed) return t;
 
   const auto& f = dp.formats;
   const int L = dp.lanes;
@@ -129,6 +166,8 @@ config::AsicConfig with_closed_timing(config::AsicConfig c, const TimingClosure&
     else if (u.latency_key == "rsqrt_cycles") c.latency.rsqrt_cycles = u.cycles;
     else if (u.latency_key == "normalize_cycles") c.latency.normalize_cycles = u.cycles;
   }
+  c.sram.latency_cycles = t.sram.cycles;
+  c.sram.banks = t.sram.banks;
   c.timing_flip_flops = t.added_flip_flops();
   return c;
 }

@@ -40,12 +40,27 @@ struct UnitTiming {
   double added_flip_flops() const { return added_stages() * flip_flops_per_stage * instances; }
 };
 
+/// The SRAM's banks at the clock. A bank clocked faster than its minimum
+/// period is split under add_stages (`asic.sram.banks` doubled until each
+/// bank cycles at the clock: smaller macros, their area and energy charged)
+/// and refused otherwise; a read then takes ceil(access x clock) cycles
+/// (`asic.sram.latency_cycles` raised to it under add_stages: a pipelined read).
+struct SramClosure {
+  double bytes = 0;
+  int configured_banks = 1, banks = 1;
+  double bank_bytes = 0;  ///< at `banks`
+  double access_ns = 0, min_period_ns = 0;
+  int configured_cycles = 1, cycles = 1;
+  int added_stages() const { return cycles - configured_cycles; }
+};
+
 struct TimingClosure {
   std::string node;
   double supply_v = 0, clock_ghz = 0;
   double fo4_ps = 0;        ///< one gate level
   double period_fo4 = 0;    ///< the clock period in FO4
   std::vector<UnitTiming> units;  ///< empty: no fixed-point RTL to time (fp32 arithmetic)
+  SramClosure sram;
   /// Non-empty: the clock cannot be met (asic.past_fmax: refuse, or a period
   /// within a register's overhead), in words naming the unit, its depth and its limit.
   std::string violation;
@@ -64,8 +79,9 @@ const std::vector<DepthFit>& depth_fits();
 /// multipliers have `stage_bit_products` bit products.
 double modelled_logic_levels(const std::string& unit, double stage_bit_products);
 
-/// The units of `dp` (fixed-point only) timed at c's clock, node and supply, with c's latencies.
-TimingClosure close_timing(const core::DatapathConfig& dp, const config::AsicConfig& c);
+/// The units of `dp` (fixed-point only) and an SRAM of `sram_bytes` in c's
+/// banks timed at c's clock, node and supply, with c's latencies.
+TimingClosure close_timing(const core::DatapathConfig& dp, const config::AsicConfig& c, double sram_bytes);
 
 /// c with each unit's latency at what the closure needs and the added
 /// registers recorded (asic.timing_flip_flops): the design that runs.

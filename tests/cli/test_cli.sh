@@ -16,7 +16,9 @@ expect_exit 2 "unknown.yaml:4: key 'lanes': unknown key" -- run "$T/unknown.yaml
 expect_exit 2 "type.yaml:2: key 'rows': expected an integer" -- run "$T/type.yaml" -q
 expect_exit 2 "zero.yaml:2: key 'rows': value 0 out of range" -- run "$T/zero.yaml" -q
 # A clock past a unit's maximum frequency: stages added, or refused in one line naming the unit.
-expect_exit 2 "key 'asic.clock_ghz': value 3 is past a unit's maximum frequency: rsqrt_unit" -- run llama2-7b --no-numerics \
+expect_exit 2 "key 'asic.clock_ghz': value 2 is too fast: rsqrt_unit" -- run llama2-7b --no-numerics \
+  --set arch.asic.node=45nm --set arch.asic.clock_ghz=2 --set arch.asic.past_fmax=refuse -q
+expect_exit 2 "value 3 is too fast: an SRAM bank of 5120 bytes" -- run llama2-7b --no-numerics \
   --set arch.asic.node=45nm --set arch.asic.clock_ghz=3 --set arch.asic.past_fmax=refuse -q
 expect_exit 2 "key 'asic.past_fmax': unknown value 'later'" -- run llama2-7b --set arch.asic.past_fmax=later -q
 "$N" run llama2-7b --no-numerics --set arch.asic.node=45nm --set arch.asic.clock_ghz=3 --json -q >"$T/past.json" &&
@@ -25,6 +27,8 @@ import json; j=json.load(open('$T/past.json')); t=j['timing_closure']
 n=t['units']['normalize_affine']
 assert n['added_stages'] > 0 and n['cycles'] == n['configured_cycles'] + n['added_stages'], n
 assert n['levels_per_cycle'] + 1.8 <= t['period_fo4'] + 1e-9, (n, t['period_fo4'])
+s=t['sram']
+assert s['banks'] > s['configured_banks'] and s['min_period_ns'] <= 1 / 3 and s['access_ns'] <= s['cycles'] / 3, s
 assert t['added_flip_flops'] > 0 and abs(j['area']['units']['timing_registers']['gate_equivalents'] - t['added_flip_flops'] * 5.3) <= 1e-9 * t['added_flip_flops'], j['area']
 " && ok || bad "run past fmax: stages added and charged"
 expect_exit 2 "malformed.yaml:.*malformed YAML" -- run "$T/malformed.yaml" -q
