@@ -114,7 +114,9 @@ TEST(ParamTable, ShippedArchsEchoEveryKeyTheyRead) {
   const auto j = asic_params().echo(*a.asic);
   for (const auto& row : asic_params().document()) {
     const auto dot = row.key.find('.');
-    const auto& v = dot == std::string::npos ? j[row.key] : j[row.key.substr(0, dot)][row.key.substr(dot + 1)];
+    const std::string head = row.key.substr(0, dot);
+    ASSERT_TRUE(j.contains(head)) << row.key;  // (a const json's [] on a missing key is undefined)
+    const auto& v = dot == std::string::npos ? j.at(head) : j.at(head).value(row.key.substr(dot + 1), nlohmann::json());
     EXPECT_FALSE(v.is_null()) << row.key;
   }
   EXPECT_FALSE(asic_params().check(*a.asic));

@@ -213,6 +213,7 @@ std::shared_ptr<const ParamTable<AsicConfig>> make_asic_params() {
       "a unit past its maximum frequency at the clock (its logic depth, docs/ASIC.md): add the pipeline stages it needs "
       "(their latency and registers charged), or refuse the clock"));
   Param<AsicConfig> leakage;
+  leakage.key = "leakage_mw_per_mm2";
   leakage.keys = {"leakage_mw_per_mm2"};
   leakage.unit = "mW/mm2";
   // Published libraries span about 1-30 mW/mm2 (sim/area/SOURCES.md); 10000 keeps any study's energy finite.
@@ -223,7 +224,7 @@ std::shared_ptr<const ParamTable<AsicConfig>> make_asic_params() {
   };
   leakage.check = [](const AsicConfig& c) -> std::optional<ParamError> {
     if (!c.leakage_mw_per_mm2) return std::nullopt;
-    if (auto e = in_range(0, 10000).check(*c.leakage_mw_per_mm2)) return ParamError{"leakage_mw_per_mm2", *e};
+    if (auto e = in_range(0, 10000).check(*c.leakage_mw_per_mm2)) return ParamError{"", *e};
     return std::nullopt;
   };
   leakage.echo = [](const AsicConfig& c) { return c.leakage_mw_per_mm2 ? json_value(*c.leakage_mw_per_mm2) : nlohmann::json("node"); };
