@@ -36,9 +36,9 @@ rtl::TimingClosure timing_closure_of(const config::Workload& w, const config::Ar
                                                     : static_cast<double>(traffic_identity(w, a, c).onchip_bytes());
   return rtl::close_timing(config::datapath_config(w, a, o.algorithm), c, sram_bytes);
 }
-}  // namespace
 
-AsicConfig resolve_asic_config(const config::Workload& w, const config::Arch& a, const AsicOptions& o) {
+// resolve_asic_config, and the closure it applied (from the configured latencies) when `closure_out` is given.
+AsicConfig resolve(const config::Workload& w, const config::Arch& a, const AsicOptions& o, rtl::TimingClosure* closure_out) {
   if (!a.asic)
     throw config::ConfigError(a.source + ": key 'asic': missing: this arch has no timing model (allowed: an arch with an "
                                          "'asic' section, e.g. workloads/arch/asic-default.yaml)");
@@ -87,6 +87,7 @@ AsicConfig resolve_asic_config(const config::Workload& w, const config::Arch& a,
                               " is too fast: " + closure.violation + " (allowed: a clock_ghz the design meets, a faster node or supply_v" +
                               (c.past_fmax == config::PastFmax::refuse ? ", or asic.past_fmax: add_stages)" : ")"));
   c = rtl::with_closed_timing(c, closure);
+  if (closure_out) *closure_out = closure;
   // A residual workload also holds r and z (the sum: stored in the input's type).
   const uint64_t residual_elem_bytes =
       w.residual ? static_cast<uint64_t>(core::elem_bytes(w.residual->tensor.dtype) + core::elem_bytes(w.input.dtype)) : 0;
@@ -101,14 +102,15 @@ AsicConfig resolve_asic_config(const config::Workload& w, const config::Arch& a,
   return c;
 }
 
+}  // namespace
+
+AsicConfig resolve_asic_config(const config::Workload& w, const config::Arch& a, const AsicOptions& o) {
+  return resolve(w, a, o, nullptr);
+}
+
 AsicResult run_asic(const config::Workload& w, const config::Arch& a, const AsicOptions& o) {
   AsicResult res;
-  res.cfg = resolve_asic_config(w, a, o);
-  {
-    AsicConfig configured = *a.asic;  // the closure from the configured latencies, for the report
-    configured.path = res.cfg.path;
-    res.timing_closure = timing_closure_of(w, a, configured, o);
-  }
+  res.cfg = resolve(w, a, o, &res.timing_closure);
   res.bit_accurate = o.numerics;
   res.workload = w;
   res.arch = a;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <stdexcept>
 
 #include "sim/area/area_energy.hpp"
 #include "sim/area/logic_inventory.hpp"
@@ -21,43 +22,9 @@ std::string fmt(double v, const char* f = "%.3g") {
 const DepthFit& fit_of(const std::string& unit) {
   for (const DepthFit& f : depth_fits())
     if (unit == f.unit) return f;
-  return depth_fits().front();  // unreachable: every timed unit has a fit
+  throw std::logic_error("timing closure: no depth fit for unit '" + unit + "'");
 }
 
-}  // namespace
-
-const std::vector<DepthFit>& depth_fits() {
-  // tools/area/calibrate_area.py over its 10-point width sweep (datapath 8..32
-  // bits, 1..3 Newton steps), yosys 0.23 `abc -fast` then `ltp -noff`.
-  static const std::vector<DepthFit> fits = {{"welford_lanes", -71.13, 20.116, 0.018},
-                                             {"chan_merge_tree", -44.86, 15.991, 0.019},
-                                             {"rsqrt_unit", -47.13, 20.408, 0.015},
-                                             {"normalize_affine", -46.24, 16.463, 0.044}};
-  return fits;
-}
-
-double modelled_logic_levels(const std::string& unit, double stage_bit_products) {
-  const DepthFit& fit = fit_of(unit);
-  return fit.a + fit.b * std::log2(std::max(stage_bit_products, 2.0));
-}
-
-double UnitTiming::levels_per_cycle(int n) const {
-  return logic_levels * rtl_stages / std::max(n, 1);
-}
-
-double TimingClosure::fmax_ghz() const {
-  double f = 0;
-  for (const UnitTiming& u : units) f = f == 0 ? u.fmax_ghz : std::min(f, u.fmax_ghz);
-  return f;
-}
-
-double TimingClosure::added_flip_flops() const {
-  double n = 0;
-  for (const UnitTiming& u : units) n += u.added_flip_flops();
-  return n;
-}
-
-namespace {
 // The SRAM: reads pipelined over the cycles they take; a bank's minimum period bounds the clock.
 void close_sram(TimingClosure& t, const config::AsicConfig& c, double bytes) {
   SramClosure& s = t.sram;
@@ -92,6 +59,38 @@ void close_sram(TimingClosure& t, const config::AsicConfig& c, double bytes) {
   s.cycles = need;
 }
 }  // namespace
+
+const std::vector<DepthFit>& depth_fits() {
+  // tools/area/calibrate_area.py over its 10-point width sweep (datapath 8..32
+  // bits, 1..3 Newton steps), yosys 0.23 `abc -fast` then `ltp -noff`.
+  static const std::vector<DepthFit> fits = {{"welford_lanes", -71.13, 20.116, 0.018},
+                                             {"chan_merge_tree", -44.86, 15.991, 0.019},
+                                             {"rsqrt_unit", -47.13, 20.408, 0.015},
+                                             {"normalize_affine", -46.24, 16.463, 0.044}};
+  return fits;
+}
+
+double modelled_logic_levels(const std::string& unit, double stage_bit_products) {
+  const DepthFit& fit = fit_of(unit);
+  return fit.a + fit.b * std::log2(std::max(stage_bit_products, 2.0));
+}
+
+double UnitTiming::levels_per_cycle(int n) const {
+  return logic_levels * rtl_stages / std::max(n, 1);
+}
+
+double TimingClosure::fmax_ghz() const {
+  double f = 0;
+  for (const UnitTiming& u : units) f = f == 0 ? u.fmax_ghz : std::min(f, u.fmax_ghz);
+  return f;
+}
+
+double TimingClosure::added_flip_flops() const {
+  double n = 0;
+  for (const UnitTiming& u : units) n += u.added_flip_flops();
+  return n;
+}
+
 
 TimingClosure close_timing(const core::DatapathConfig& dp, const config::AsicConfig& c, double sram_bytes) {
   TimingClosure t;
