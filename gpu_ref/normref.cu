@@ -306,16 +306,16 @@ Checked run_and_validate(const Run& r, const Buffers& B, const std::vector<float
   return c;
 }
 
-// Outputs up to --npy-max-elements: all rows, or (forward kernels) the first
-// rows that fit -- enough to check the arithmetic of a long-row case without
-// storing all of it. The backward's dgamma/dbeta need every row. Returns the
+// Outputs up to --npy-max-elements: all rows, or the first rows that fit --
+// enough to check the arithmetic of a long-row case without storing all of
+// it. The backward's dgamma/dbeta are whole (they sum every row). Returns the
 // files' stem as a JSON string, or "" when none were written.
 std::string write_outputs(const Run& r, const Checked& c) {
   const Args& a = r.a;
   const int64_t N = r.N, C = r.C;
-  const int64_t npy_rows = static_cast<int64_t>(r.n) <= a.npy_max_elements ? N
-                           : r.backward                                   ? 0
-                                                                          : std::min<int64_t>(N, std::max<int64_t>(1, a.npy_max_elements / C));
+  const int64_t npy_rows = static_cast<int64_t>(r.n) <= a.npy_max_elements
+                               ? N
+                               : std::min<int64_t>(N, std::max<int64_t>(1, a.npy_max_elements / C));
   if (a.npy_dir.empty() || npy_rows <= 0) return "";
   const std::string stem = a.npy_dir + "/" + a.kernel + "_" + (r.bf16 ? "bf16" : "fp32") + "_" + std::to_string(N) + "x" +
                            std::to_string(C) + "_b" + std::to_string(c.L.block) + "_" + a.dist;

@@ -110,11 +110,23 @@ TEST(Simt, AsicDatapathAsTheGpuKernelsMatchesTheirOutputsBitForBit) {
   // normal and cancellation inputs, the single-pass kernels' NaN rows
   // included; fast_* at every recorded width, each with its own threads and
   // vectors a thread).
-  ASSERT_EQ(asic.size(), 61u);
+  // And the backward kernels' (bwd_atomic, bwd_twolevel, fp32 and bf16):
+  // dx, and (two-level) dgamma/dbeta, through core::NormBackward.
+  ASSERT_EQ(asic.size(), 65u);
   std::map<std::string, const GoldenCase*> by_id;
   for (const auto& c : cases) by_id[c.id] = &c;
+  int backward = 0;
   for (const auto& a : asic) {
     EXPECT_TRUE(a.bit_exact) << a.id << ": " << a.elements_differing << " differ, " << a.error;
+    if (a.backward) {
+      ++backward;
+      const GoldenCase& g = *by_id.at(a.id);
+      const auto kept = static_cast<uint64_t>(g.output_rows), hidden = static_cast<uint64_t>(g.hidden);
+      // dx's kept rows, and dgamma/dbeta unless the atomics leave their order open.
+      EXPECT_EQ(a.elements_compared, kept * hidden + (a.parameter_order_free ? 0 : 2 * hidden)) << a.id;
+      EXPECT_EQ(a.parameter_order_free, a.kernel == "bwd_atomic") << a.id;
+      continue;
+    }
     const bool rms = a.kernel.find("rms") != std::string::npos;
     // Every kept row: y, the rstd and (LayerNorm) the mean -- all rows, or
     // a long-row case's first ones (4 at C = 65536, 65536 values' worth else).
@@ -126,6 +138,7 @@ TEST(Simt, AsicDatapathAsTheGpuKernelsMatchesTheirOutputsBitForBit) {
     const bool residual = a.kernel.find("fused_residual") != std::string::npos;
     EXPECT_EQ(a.elements_compared, (residual ? 2 : 1) * rows * hidden + (rms ? 1 : 2) * rows) << a.id;
   }
+  EXPECT_EQ(backward, 4);
   // The mapping is what makes it exact: the RTL's adjacent tree without the
   // fused multiply-adds misses the GPU's bits on the same inputs.
   const GoldenCase* g = nullptr;

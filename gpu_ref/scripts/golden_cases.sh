@@ -45,7 +45,10 @@ done
 for s in 8192x768 32768x4096 4096x8192 1024x4096; do
   r=${s%x*}; h=${s#*x}
   for k in fused_residual bwd_atomic bwd_twolevel; do for d in fp32 bf16; do
-    echo "${k}_${d}_${s} --kernel $k --rows $r --hidden $h --dtype $d"
+    # The backward at two more shapes with outputs (dx's first rows, dgamma and
+    # dbeta whole): more rows a block and more warps a row than 256 x 768.
+    npy=""; case "$k:$s" in bwd_*:1024x4096 | bwd_*:4096x8192) npy=" --npy --npy-max-elements 65536";; esac
+    echo "${k}_${d}_${s} --kernel $k --rows $r --hidden $h --dtype $d$npy"
   done; done
 done
 for k in fast_ln fast_rms fused_residual bwd_atomic bwd_twolevel; do for d in fp32 bf16; do

@@ -1,6 +1,7 @@
 #include "sim/core/norm_datapath.hpp"
 
 #include "sim/core/fixed_kernels.hpp"
+#include "sim/core/lane_tree.hpp"
 #include "sim/core/vector_build.hpp"
 
 #include <algorithm>
@@ -16,44 +17,7 @@ namespace {
 const FixedFormat& fmt(const StageFormats& f, Stage s) { return f[static_cast<int>(s)]; }
 bool is_pow2(int64_t n) { return n > 0 && (n & (n - 1)) == 0; }
 
-// The merge tree; the result is in lane 0. Adjacent order in place: (2k,
-// 2k+1), then (4k, 4k+2), ... Any other order as the GPU runs it: every lane
-// l combines (min(l, l^s), max(l, l^s)) at each level s (a butterfly, so the
-// lower lane's operand comes first, as the kernels' Chan merges do).
-template <typename T, typename Combine>
-T tree(std::vector<T>& lane, MergeOrder order, const std::vector<int>& strides, Combine&& combine) {
-  const int L = static_cast<int>(lane.size());
-  if (order == MergeOrder::adjacent) {
-    for (int stride = 1; stride < L; stride *= 2)
-      for (int k = 0; k + stride < L; k += 2 * stride) lane[k] = combine(lane[k], lane[k + stride]);
-    return lane[0];
-  }
-  std::vector<T> next(lane.size());
-  for (const int stride : strides) {
-    for (int l = 0; l < L; ++l) {
-      const int o = l ^ stride;
-      next[static_cast<size_t>(l)] = l < o ? combine(lane[static_cast<size_t>(l)], lane[static_cast<size_t>(o)])
-                                           : combine(lane[static_cast<size_t>(o)], lane[static_cast<size_t>(l)]);
-    }
-    lane.swap(next);
-  }
-  return lane[0];
-}
 }  // namespace
-
-std::vector<int> merge_strides(MergeOrder order, int lanes, int group, int blocks) {
-  std::vector<int> s;
-  if (order == MergeOrder::adjacent) {
-    for (int stride = 1; stride < lanes; stride *= 2) s.push_back(stride);
-    return s;
-  }
-  const int block_lanes = std::max(1, lanes / std::max(1, blocks));
-  const int g = std::min(group, block_lanes);
-  for (int stride = g / 2; stride >= 1; stride /= 2) s.push_back(stride);            // within a warp
-  for (int stride = block_lanes / 2; stride >= g; stride /= 2) s.push_back(stride);  // across the warps' partials
-  for (int stride = lanes / 2; stride >= block_lanes; stride /= 2) s.push_back(stride);  // across the blocks
-  return s;
-}
 
 std::string DatapathConfig::validate() const {
   if (lanes < 1 || lanes > 4096 || !is_pow2(lanes))
@@ -393,7 +357,7 @@ void NormDatapath::merge(RowState& s, StageCounters& c) const {
   if (s.fixed) {
     const auto& f = cfg_.formats;
     auto add_tree = [&](std::vector<Fx>& acc, Stage st) {
-      return tree(acc, cfg_.merge_order, strides_, [&](const Fx& a, const Fx& b) { return quantize_stage(add(exact(a), exact(b)), st, f, c); });
+      return reduce_lanes(acc, cfg_.merge_order, strides_, [&](const Fx& a, const Fx& b) { return quantize_stage(add(exact(a), exact(b)), st, f, c); });
     };
     auto by_c = [&](const Fx& v) { return times_recip(exact(v), C, recip_hidden_); };
     if (rms) {
@@ -403,7 +367,7 @@ void NormDatapath::merge(RowState& s, StageCounters& c) const {
     }
     switch (cfg_.algorithm) {
       case VarianceAlgorithm::welford: {
-        const FxWelford w = tree(s.wl, cfg_.merge_order, strides_, [&](const FxWelford& a, const FxWelford& b) { return chan_merge(a, b, f, c); });
+        const FxWelford w = reduce_lanes(s.wl, cfg_.merge_order, strides_, [&](const FxWelford& a, const FxWelford& b) { return chan_merge(a, b, f, c); });
         s.mean = w.mean;
         s.var = quantize_stage(by_c(w.m2), Stage::variance, f, c);
         return;
@@ -433,7 +397,7 @@ void NormDatapath::merge(RowState& s, StageCounters& c) const {
   }
   const float n = static_cast<float>(C);
   auto add_tree = [&](std::vector<float>& acc) {
-    return tree(acc, cfg_.merge_order, strides_, [](float a, float b) { return a + b; });
+    return reduce_lanes(acc, cfg_.merge_order, strides_, [](float a, float b) { return a + b; });
   };
   if (rms) {
     s.meanf = 0.0f;
@@ -443,7 +407,7 @@ void NormDatapath::merge(RowState& s, StageCounters& c) const {
   switch (cfg_.algorithm) {
     case VarianceAlgorithm::welford: {
       const bool fma = cfg_.fma_contraction;
-      const auto w = tree(s.wlf, cfg_.merge_order, strides_, [fma](const WelfordState<float>& a, const WelfordState<float>& b) {
+      const auto w = reduce_lanes(s.wlf, cfg_.merge_order, strides_, [fma](const WelfordState<float>& a, const WelfordState<float>& b) {
         return fma ? chan_merge_fma(a, b) : chan_merge(a, b);
       });
       s.meanf = w.mean;

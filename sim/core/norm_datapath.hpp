@@ -20,6 +20,7 @@
 
 #include "sim/core/fixed_units.hpp"
 #include "sim/core/fixed_wide.hpp"
+#include "sim/core/lane_tree.hpp"
 #include "sim/core/float_norm.hpp"
 #include "sim/core/norm_types.hpp"
 #include "sim/core/residual_add.hpp"
@@ -27,18 +28,6 @@
 namespace normsim::core {
 
 enum class Arithmetic { fp32, fixed };
-
-/// The order in which the merge tree combines lanes.
-///  adjacent:  strides 1, 2, 4, ... (the RTL's tree);
-///  butterfly: a GPU's xor-shuffle reduction as lane 0 sees it -- within each
-///             group of `merge_group` lanes (a warp) strides group/2, ..., 1,
-///             then across groups strides L/B/2, ..., group (a block's second
-///             level over the warps' partials), then across the B lane blocks
-///             strides L/2, ..., L/B (a cluster's blocks; B = 1: none).
-enum class MergeOrder { adjacent, butterfly };
-
-/// The strides of the merge tree's levels, first to last.
-std::vector<int> merge_strides(MergeOrder order, int lanes, int group, int blocks = 1);
 
 struct DatapathConfig {
   NormKind kind = NormKind::layernorm;

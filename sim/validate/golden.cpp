@@ -225,18 +225,20 @@ std::vector<GoldenCase> parse_golden_index(const std::string& text, const std::s
         g.outputs[it.key()] = output_path(r, it.key(), it.value());
       }
     }
-    if (g.outputs.count("dx")) {
-      g.output_rows = g.rows;  // the backward keeps every row (dgamma/dbeta need them)
-    } else if (g.outputs.count("rstd")) {
+    // The rows the outputs keep: a long-row case its first rows (rstd's
+    // entries; the backward: dx's rows, its dgamma/dbeta whole).
+    if (const char* key = g.outputs.count("dx") ? "dx" : g.outputs.count("rstd") ? "rstd" : nullptr) {
+      const std::string what = std::string("outputs.") + key;
       try {
-        g.output_rows = core::read_npy((std::filesystem::path(dir) / g.outputs.at("rstd")).string()).elements();
+        const int64_t n = core::read_npy((std::filesystem::path(dir) / g.outputs.at(key)).string()).elements();
+        g.output_rows = std::string(key) == "dx" ? (n % g.hidden == 0 ? n / g.hidden : -1) : n;
       } catch (const config::ConfigError&) {
         throw;
       } catch (const std::exception& e) {
-        r.fail("outputs.rstd", e.what(), "a .npy file of the case's rstd");
+        r.fail(what, e.what(), std::string("a .npy file of the case's ") + key);
       }
       if (g.output_rows < 1 || g.output_rows > g.rows)
-        r.fail("outputs.rstd", "keeps " + std::to_string(g.output_rows) + " rows", "1.." + std::to_string(g.rows));
+        r.fail(what, "keeps " + std::to_string(g.output_rows) + " rows", "1.." + std::to_string(g.rows) + " whole rows");
     }
     cases.push_back(std::move(g));
   }

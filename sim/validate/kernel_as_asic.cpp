@@ -33,6 +33,23 @@ core::DatapathConfig case_datapath(const GoldenCase& g, const config::Arch& arch
   return config::datapath_config(w, arch, algorithm);
 }
 
+core::BackwardConfig case_backward_config(const GoldenCase& g, const config::Arch& arch, const simt::AsicDatapath& m) {
+  const core::DatapathConfig fwd = case_datapath(g, arch, m.rms, std::nullopt);
+  core::BackwardConfig b;
+  b.kind = fwd.kind;
+  b.hidden = g.hidden;
+  b.lanes = m.lanes ? m.lanes : fwd.lanes;
+  b.lane_vector = m.lane_vector;
+  b.merge_order = fwd.merge_order;
+  b.merge_group = fwd.merge_group;
+  b.arithmetic = fwd.arithmetic;
+  b.fma_contraction = fwd.fma_contraction;
+  b.forward = fwd.formats;
+  b.param_grad = m.param_grad;
+  if (b.param_grad.strided && b.param_grad.partials == 0) b.param_grad.partials = g.grid;
+  return b;
+}
+
 simt::KernelInputs datapath_inputs(const GoldenCase& g, int64_t rows, const simt::AsicDatapath* m) {
   simt::KernelInputs in = simt::gpu_ref_inputs(rows, g.hidden, g.dtype, g.dist, g.dist_mean, g.dist_sigma, g.seed);
   if (m && m->residual_sum) {

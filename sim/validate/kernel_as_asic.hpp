@@ -29,6 +29,11 @@ const char* mapped_arch_path(bool block);
 core::DatapathConfig case_datapath(const GoldenCase& g, const config::Arch& arch, bool rms,
                                    std::optional<core::VarianceAlgorithm> algorithm);
 
+/// The backward datapath a backward kernel is at a golden case's shape: the
+/// mapped arch's arithmetic and merge order, the kernel's lanes and vectors,
+/// its parameter-gradient order with one partial per block of the case's grid.
+core::BackwardConfig case_backward_config(const GoldenCase& g, const config::Arch& arch, const simt::AsicDatapath& m);
+
 /// What the datapath normalises, for the first `rows` rows: x -- for a
 /// residual-sum kernel the stored z = dropout(x) + r as the ASIC model's
 /// residual adder makes it (sim/core/residual_add.hpp, fp32) -- and

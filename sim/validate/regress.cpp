@@ -235,11 +235,14 @@ nlohmann::json to_json(const RegressResult& r) {
                     {"arch", a.arch},
                     {"lanes", a.lanes},
                     {"merge_order", a.merge_order},
+                    {"pass", a.backward ? "backward" : "forward"},
                     {"outputs",
                      {{"bit_exact", a.bit_exact},
                       {"elements_compared", a.elements_compared},
                       {"elements_differing", a.elements_differing},
                       {"max_ulp", std::isfinite(a.max_ulp) ? nlohmann::json(a.max_ulp) : nlohmann::json("inf")},
+                      {"parameter_order_free", a.parameter_order_free},
+                      {"order_free_max_ulp", a.order_free_max_ulp},
                       {"error", a.error.empty() ? nlohmann::json() : nlohmann::json(a.error)}}}});
   }
   nlohmann::json misses = nlohmann::json::array();
@@ -346,11 +349,16 @@ std::string format_text(const RegressResult& r) {
     if (!a.error.empty())
       std::snprintf(b, sizeof b, "  %-48s %s: error: %s\n", a.id.c_str(), a.arch.c_str(), a.error.c_str());
     else
-      std::snprintf(b, sizeof b, "  %-48s %s (%d lanes, %s): %s\n", a.id.c_str(), a.arch.c_str(), a.lanes,
+      std::snprintf(b, sizeof b, "  %-48s %s (%d lanes, %s): %s%s\n", a.id.c_str(), a.arch.c_str(), a.lanes,
                     a.merge_order.c_str(),
                     a.bit_exact ? "bit-exact"
                                 : (std::to_string(a.elements_differing) + " of " + std::to_string(a.elements_compared) +
-                                   " differ, max " + std::to_string(a.max_ulp) + " ulp").c_str());
+                                   " differ, max " + std::to_string(a.max_ulp) + " ulp").c_str(),
+                    !a.parameter_order_free ? ""
+                    : a.order_free_max_ulp == 0
+                        ? " (dgamma/dbeta by atomics: the GPU's order matched the datapath's)"
+                        : (" (dgamma/dbeta by atomics in no fixed order: up to " + std::to_string(a.order_free_max_ulp) +
+                           " ulp from the datapath's block order)").c_str());
     out += b;
   }
   std::snprintf(b, sizeof b, "  %zu of %zu cases bit-exact\n", asic_exact, r.asic_cases.size());

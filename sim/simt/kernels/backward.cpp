@@ -154,9 +154,25 @@ void emulate_backward(EmulationContext& e) {
   out.parameter_order_free = !kTwoLevel;
 }
 
+// The backward as a datapath (core::NormBackward): one lane per thread of
+// the block, a thread's 16-byte vectors, the block's two-level butterfly
+// (gpu-block.yaml), the SASS's fused multiply-adds; dgamma/dbeta as the
+// grid's persistent blocks deal the rows (row r to block r mod grid), then
+// summed by bwd_column_sum's 32 column lanes or, for the atomics, in block
+// order (one order of many the GPU may take).
+template <bool kTwoLevel>
+AsicDatapath asic_backward(int64_t hidden, DType dtype, int) {
+  const int eb = normref::elem_bytes(dtype);
+  AsicDatapath m{.block_arch = true, .lanes = normref::backward_threads(hidden, eb), .lane_vector = vector_elems(dtype)};
+  m.backward = true;
+  m.param_grad = {.strided = true, .partials = 0, .rows_per_partial = 0, .column_lanes = kTwoLevel ? 32 : 1};
+  m.param_grad_order_free = !kTwoLevel;
+  return m;
+}
+
 const KernelEntry kBackward[] = {
-    {KernelId::bwd_atomic, plan_backward, emulate_backward<false>, nullptr},
-    {KernelId::bwd_twolevel, plan_backward, emulate_backward<true>, nullptr},
+    {KernelId::bwd_atomic, plan_backward, emulate_backward<false>, asic_backward<false>},
+    {KernelId::bwd_twolevel, plan_backward, emulate_backward<true>, asic_backward<true>},
 };
 
 }  // namespace

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "gpu_ref/host/kernel_table.hpp"
+#include "sim/core/norm_backward.hpp"
 #include "sim/core/norm_types.hpp"
 #include "sim/simt/kernel_desc.hpp"
 
@@ -59,6 +60,12 @@ struct AsicDatapath {
   bool residual_sum = false; ///< normalises z = x + r, rounded to the dtype
   bool params_in_input_type = false;  ///< reads gamma/beta in the input's type (bf16 runs: bf16), not fp32
   AsicInputPath path = AsicInputPath::none;
+  /// The LayerNorm backward (dx, dgamma, dbeta: core::NormBackward) and its
+  /// parameter-gradient order; `param_grad.partials` 0: one partial per
+  /// block of the launch's grid (the case's).
+  bool backward = false;
+  core::ParamGradOrder param_grad{};
+  bool param_grad_order_free = false;  ///< atomics: the GPU's order of the partials is not fixed
 };
 
 /// Elements of one 16-byte vector: what a lane of a 128-bit-access kernel takes at a time.

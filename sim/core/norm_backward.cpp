@@ -1,0 +1,239 @@
+#include "sim/core/norm_backward.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+#include "sim/core/fixed_units.hpp"
+
+namespace normsim::core {
+
+namespace {
+
+const FixedFormat& fmt(const BackwardFormats& f, BackwardStage s) { return f[static_cast<int>(s)]; }
+const FixedFormat& fmt(const StageFormats& f, Stage s) { return f[static_cast<int>(s)]; }
+bool is_pow2(int64_t n) { return n > 0 && (n & (n - 1)) == 0; }
+
+Fx quantize_stage(const Exact& v, BackwardStage s, const BackwardFormats& f, BackwardCounters& c) {
+  QuantFlags fl;
+  const Fx r = quantize(v, fmt(f, s), &fl);
+  ++c.quantizations[static_cast<int>(s)];
+  if (fl.overflow) ++c.overflows[static_cast<int>(s)];
+  return r;
+}
+
+}  // namespace
+
+void BackwardCounters::add(const BackwardCounters& o) {
+  for (int i = 0; i < kBackwardStageCount; ++i) {
+    quantizations[static_cast<size_t>(i)] += o.quantizations[static_cast<size_t>(i)];
+    overflows[static_cast<size_t>(i)] += o.overflows[static_cast<size_t>(i)];
+  }
+}
+
+std::vector<BackwardStage> backward_stages_used(NormKind kind) {
+  using S = BackwardStage;
+  if (kind == NormKind::rmsnorm) return {S::dy, S::g, S::xhat, S::sum_gxhat, S::row_mean, S::dx, S::dgamma};
+  return {S::dy, S::g, S::xhat, S::sum_g, S::sum_gxhat, S::row_mean, S::dx, S::dgamma, S::dbeta};
+}
+
+std::string BackwardConfig::validate() const {
+  if (hidden < 1) return "hidden " + std::to_string(hidden) + " must be >= 1";
+  if (lanes < 1 || lanes > 4096 || !is_pow2(lanes))
+    return "lanes " + std::to_string(lanes) + " must be a power of two in 1..4096";
+  if (lane_vector < 1 || lane_vector > 64) return "lane_vector " + std::to_string(lane_vector) + " must be in 1..64";
+  if (merge_group < 1 || merge_group > 4096 || !is_pow2(merge_group))
+    return "merge_group " + std::to_string(merge_group) + " must be a power of two in 1..4096";
+  if (param_grad.strided && param_grad.partials < 1)
+    return "param_grad.partials " + std::to_string(param_grad.partials) + " must be >= 1";
+  if (!param_grad.strided && param_grad.rows_per_partial < 0)
+    return "param_grad.rows_per_partial " + std::to_string(param_grad.rows_per_partial) + " must be >= 0";
+  if (param_grad.column_lanes < 1)
+    return "param_grad.column_lanes " + std::to_string(param_grad.column_lanes) + " must be >= 1";
+  if (arithmetic == Arithmetic::fixed) {
+    if (lane_vector != 1) return "lane_vector applies to arithmetic fp32 only";
+    for (BackwardStage s : backward_stages_used(kind))
+      if (auto why = fmt(formats, s).validate(); !why.empty())
+        return "backward.formats." + std::string(kBackwardStages.name(s)) + ": " + why;
+  }
+  return "";
+}
+
+void backward_reference_row(NormKind kind, std::span<const double> x, std::span<const double> dy,
+                            std::span<const double> gamma, double mean, double rstd, std::span<double> dx,
+                            std::span<double> dgamma, std::span<double> dbeta) {
+  const size_t C = x.size();
+  const bool rms = kind == NormKind::rmsnorm;
+  double s1 = 0, s2 = 0;
+  for (size_t i = 0; i < C; ++i) {
+    const double xh = rms ? x[i] * rstd : (x[i] - mean) * rstd, g = dy[i] * gamma[i];
+    s1 += g;
+    s2 += g * xh;
+    dgamma[i] += dy[i] * xh;
+    if (!rms && !dbeta.empty()) dbeta[i] += dy[i];
+  }
+  const double n = static_cast<double>(C);
+  for (size_t i = 0; i < C; ++i) {
+    const double xh = rms ? x[i] * rstd : (x[i] - mean) * rstd, g = dy[i] * gamma[i];
+    dx[i] = rstd / n * (n * g - (rms ? 0.0 : s1) - xh * s2);
+  }
+}
+
+NormBackward::NormBackward(const BackwardConfig& cfg, std::span<const float> gamma, int64_t rows)
+    : cfg_(cfg), gamma_(gamma.begin(), gamma.end()) {
+  if (auto why = cfg.validate(); !why.empty()) throw std::invalid_argument("backward datapath: " + why);
+  if (static_cast<int64_t>(gamma.size()) != cfg.hidden)
+    throw std::invalid_argument("backward datapath: gamma has " + std::to_string(gamma.size()) + " entries, hidden is " +
+                                std::to_string(cfg.hidden));
+  const ParamGradOrder& o = cfg.param_grad;
+  partials_ = o.strided ? o.partials
+                        : (o.rows_per_partial > 0 ? std::max<int64_t>(1, (rows + o.rows_per_partial - 1) / o.rows_per_partial) : 1);
+  strides_ = merge_strides(cfg.merge_order, cfg.lanes, cfg.merge_group);
+  const size_t C = static_cast<size_t>(cfg.hidden), L = static_cast<size_t>(cfg.lanes);
+  const size_t P = static_cast<size_t>(partials_) * C;
+  if (cfg.arithmetic == Arithmetic::fp32) {
+    pg_f_.assign(P, 0.0f);
+    pb_f_.assign(P, 0.0f);
+    lane1_f_.resize(L), lane2_f_.resize(L), xh_f_.resize(C), g_f_.resize(C);
+    return;
+  }
+  StageCounters pc;  // gamma's overflows are the forward's (its own register)
+  for (float v : gamma_) gamma_q_.push_back(core::quantize_stage(exact_from_double(v), Stage::gamma, cfg.forward, pc));
+  recip_hidden_ = make_recip_table(cfg.hidden, fmt(cfg.forward, Stage::recip))[C];
+  const Fx zero_g{0, fmt(cfg.formats, BackwardStage::dgamma).frac_bits}, zero_b{0, fmt(cfg.formats, BackwardStage::dbeta).frac_bits};
+  pg_q_.assign(P, zero_g);
+  pb_q_.assign(P, zero_b);
+  lane1_q_.resize(L), lane2_q_.resize(L), xh_q_.resize(C), g_q_.resize(C);
+}
+
+double NormBackward::dx_lsb() const {
+  return cfg_.arithmetic == Arithmetic::fixed ? fmt(cfg_.formats, BackwardStage::dx).lsb() : 0.0;
+}
+
+void NormBackward::process_row(int64_t row, std::span<const double> x, std::span<const double> dy, double mean,
+                               double rstd, std::span<double> dx, BackwardCounters& c) {
+  const size_t C = static_cast<size_t>(cfg_.hidden);
+  if (x.size() != C || dy.size() != C || dx.size() != C)
+    throw std::invalid_argument("backward datapath: a row of " + std::to_string(x.size()) + " elements, hidden is " +
+                                std::to_string(C));
+  if (cfg_.arithmetic == Arithmetic::fp32)
+    fp32_row(row, x, dy, static_cast<float>(mean), static_cast<float>(rstd), dx);
+  else
+    fixed_row(row, x, dy, mean, rstd, dx, c);
+}
+
+// gpu_ref's ln_backward per element: x_hat = (x - mu) rstd (FADD, FMUL),
+// g = dy gamma, S1 += g, S2 = FFMA(x_hat, g, S2), dgamma = FFMA(dy, x_hat, .),
+// dbeta += dy; dx = FFMA(-S2, x_hat, FFMA(C, g, -S1)) (rstd / C).
+void NormBackward::fp32_row(int64_t row, std::span<const double> x, std::span<const double> dy, float mu, float rs,
+                            std::span<double> dx) {
+  const int64_t C = cfg_.hidden, V = cfg_.lane_vector, L = cfg_.lanes;
+  const bool rms = cfg_.kind == NormKind::rmsnorm, fma = cfg_.fma_contraction;
+  std::fill(lane1_f_.begin(), lane1_f_.end(), 0.0f);
+  std::fill(lane2_f_.begin(), lane2_f_.end(), 0.0f);
+  float* pg = pg_f_.data() + cfg_.param_grad.partial_of(row) * C;
+  float* pb = pb_f_.data() + cfg_.param_grad.partial_of(row) * C;
+  for (int64_t i = 0; i < C; ++i) {
+    const size_t l = static_cast<size_t>((i / V) % L), k = static_cast<size_t>(i);
+    const float d = static_cast<float>(dy[k]), xv = static_cast<float>(x[k]);
+    const float xh = rms ? xv * rs : (xv - mu) * rs;
+    const float g = d * gamma_[k];
+    xh_f_[k] = xh;
+    g_f_[k] = g;
+    lane1_f_[l] += g;
+    lane2_f_[l] = fma ? std::fmaf(xh, g, lane2_f_[l]) : lane2_f_[l] + xh * g;
+    pg[k] = fma ? std::fmaf(d, xh, pg[k]) : pg[k] + d * xh;
+    pb[k] += d;
+  }
+  auto add = [](float a, float b) { return a + b; };
+  const float S1 = rms ? 0.0f : reduce_lanes(lane1_f_, cfg_.merge_order, strides_, add);
+  const float S2 = reduce_lanes(lane2_f_, cfg_.merge_order, strides_, add);
+  const float Cf = static_cast<float>(C), scale = rs / Cf;
+  for (int64_t i = 0; i < C; ++i) {
+    const size_t k = static_cast<size_t>(i);
+    const float cg = rms ? Cf * g_f_[k] : (fma ? std::fmaf(Cf, g_f_[k], -S1) : Cf * g_f_[k] - S1);
+    const float u = fma ? std::fmaf(-S2, xh_f_[k], cg) : cg - xh_f_[k] * S2;
+    dx[k] = static_cast<double>(u * scale);
+  }
+}
+
+// Fixed point: every register rounded into its stage's format; dx rounded
+// once from the exact rstd (g - S1/C - x_hat S2/C).
+void NormBackward::fixed_row(int64_t row, std::span<const double> x, std::span<const double> dy, double mean,
+                             double rstd, std::span<double> dx, BackwardCounters& c) {
+  using S = BackwardStage;
+  const BackwardFormats& f = cfg_.formats;
+  const StageFormats& fw = cfg_.forward;
+  const int64_t C = cfg_.hidden, L = cfg_.lanes;
+  const bool rms = cfg_.kind == NormKind::rmsnorm;
+  StageCounters in_counters;  // x, mean and rstd are the forward's registers: exact round trips
+  const Fx mu = rms ? Fx{0, 0} : quantize(mean, fmt(fw, Stage::mean));
+  const Fx rs = quantize(rstd, fmt(fw, Stage::rsqrt_out));
+  const Fx zero1{0, fmt(f, S::sum_g).frac_bits}, zero2{0, fmt(f, S::sum_gxhat).frac_bits};
+  std::fill(lane1_q_.begin(), lane1_q_.end(), zero1);
+  std::fill(lane2_q_.begin(), lane2_q_.end(), zero2);
+  Fx* pg = pg_q_.data() + cfg_.param_grad.partial_of(row) * C;
+  Fx* pb = pb_q_.data() + cfg_.param_grad.partial_of(row) * C;
+  for (int64_t i = 0; i < C; ++i) {
+    const size_t l = static_cast<size_t>(i % L), k = static_cast<size_t>(i);
+    const Fx xq = core::quantize_stage(exact_from_double(x[k]), Stage::input, fw, in_counters);
+    const Fx d = quantize_stage(exact_from_double(dy[k]), S::dy, f, c);
+    const Exact centred = rms ? exact(xq) : sub(exact(xq), exact(mu));
+    const Fx xh = quantize_stage(mul(centred, exact(rs)), S::xhat, f, c);
+    const Fx g = quantize_stage(mul(exact(d), exact(gamma_q_[k])), S::g, f, c);
+    xh_q_[k] = xh;
+    g_q_[k] = g;
+    if (!rms) lane1_q_[l] = quantize_stage(add(exact(lane1_q_[l]), exact(g)), S::sum_g, f, c);
+    lane2_q_[l] = quantize_stage(add(exact(lane2_q_[l]), mul(exact(g), exact(xh))), S::sum_gxhat, f, c);
+    pg[k] = quantize_stage(add(exact(pg[k]), mul(exact(d), exact(xh))), S::dgamma, f, c);
+    if (!rms) pb[k] = quantize_stage(add(exact(pb[k]), exact(d)), S::dbeta, f, c);
+  }
+  auto tree = [&](std::vector<Fx>& lanes, S st) {
+    return reduce_lanes(lanes, cfg_.merge_order, strides_,
+                        [&](const Fx& a, const Fx& b) { return quantize_stage(add(exact(a), exact(b)), st, f, c); });
+  };
+  const Fx m1 = rms ? Fx{0, 0} : quantize_stage(times_recip(exact(tree(lane1_q_, S::sum_g)), C, recip_hidden_), S::row_mean, f, c);
+  const Fx m2 = quantize_stage(times_recip(exact(tree(lane2_q_, S::sum_gxhat)), C, recip_hidden_), S::row_mean, f, c);
+  for (int64_t i = 0; i < C; ++i) {
+    const size_t k = static_cast<size_t>(i);
+    Exact inner = sub(exact(g_q_[k]), mul(exact(xh_q_[k]), exact(m2)));
+    if (!rms) inner = sub(inner, exact(m1));
+    dx[k] = to_double(quantize_stage(mul(exact(rs), inner), S::dx, f, c));
+  }
+}
+
+void NormBackward::finish(std::span<double> dgamma, std::span<double> dbeta, BackwardCounters& c) {
+  const int64_t C = cfg_.hidden, P = partials_, Lc = cfg_.param_grad.column_lanes;
+  const bool rms = cfg_.kind == NormKind::rmsnorm;
+  if (static_cast<int64_t>(dgamma.size()) != C || (!rms && static_cast<int64_t>(dbeta.size()) != C))
+    throw std::invalid_argument("backward datapath: dgamma/dbeta must hold hidden entries");
+  for (int64_t col = 0; col < C; ++col) {
+    if (cfg_.arithmetic == Arithmetic::fp32) {
+      float G = 0.0f, B = 0.0f;
+      for (int64_t lane = 0; lane < Lc; ++lane) {
+        float gs = 0.0f, bs = 0.0f;
+        for (int64_t k = lane; k < P; k += Lc) gs += pg_f_[static_cast<size_t>(k * C + col)], bs += pb_f_[static_cast<size_t>(k * C + col)];
+        G += gs, B += bs;
+      }
+      dgamma[static_cast<size_t>(col)] = G;
+      if (!rms) dbeta[static_cast<size_t>(col)] = B;
+      continue;
+    }
+    using S = BackwardStage;
+    const BackwardFormats& f = cfg_.formats;
+    auto sum = [&](const std::vector<Fx>& parts, S st) {
+      if (P == 1) return parts[static_cast<size_t>(col)];  // one accumulator: it is the result
+      Fx total{0, fmt(f, st).frac_bits};
+      for (int64_t lane = 0; lane < Lc; ++lane) {
+        Fx s{0, fmt(f, st).frac_bits};
+        for (int64_t k = lane; k < P; k += Lc) s = quantize_stage(add(exact(s), exact(parts[static_cast<size_t>(k * C + col)])), st, f, c);
+        total = quantize_stage(add(exact(total), exact(s)), st, f, c);
+      }
+      return total;
+    };
+    dgamma[static_cast<size_t>(col)] = to_double(sum(pg_q_, S::dgamma));
+    if (!rms) dbeta[static_cast<size_t>(col)] = to_double(sum(pb_q_, S::dbeta));
+  }
+}
+
+}  // namespace normsim::core
