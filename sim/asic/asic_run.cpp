@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "sim/asic/norm_accelerator.hpp"
+#include "sim/asic/param_grad_pass.hpp"
 #include "sim/asic/replay_path.hpp"
 #include "sim/asic/run_geometry.hpp"
 #include "sim/config/config_error.hpp"
@@ -48,7 +49,18 @@ AsicConfig resolve(const config::Workload& w, const config::Arch& a, const AsicO
   if (auto e = config::asic_params().check(c))
     throw config::ConfigError(config::format_config_error(a.source, 0, "asic." + e->key_path, e->problem.problem, e->problem.allowed));
   const auto alg = o.algorithm.value_or(a.algorithm);
-  if (w.norm == core::NormKind::layernorm && alg == core::VarianceAlgorithm::two_pass)
+  if (w.is_backward()) {
+    // The backward (docs/ASIC.md, "Backward"): its formats and order, no
+    // statistics written (it reads the forward's), its own latencies on
+    // the same skeleton -- the row-sum tree as the merge, S/C as the RSQRT
+    // unit's slot, the dx pipeline as the normalise unit's.
+    (void)config::backward_config(w, a);
+    if (o.rtl) throw config::ConfigError("--rtl: the backward has no lock-stepped RTL pipeline (drop --rtl)");
+    c.write_stats = false;
+    c.latency.merge_level_cycles = c.backward.row_sum_level_cycles;
+    c.latency.rsqrt_cycles = c.backward.row_mean_cycles;
+    c.latency.normalize_cycles = c.backward.dx_cycles;
+  } else if (w.norm == core::NormKind::layernorm && alg == core::VarianceAlgorithm::two_pass)
     throw config::ConfigError(a.source + ": key 'algorithm': two-pass needs a third pass over x, which the ASIC "
                                          "datapath does not have (allowed: welford, single-pass)");
   // --rtl: the built RTL must be this datapath, checked before any work.
@@ -57,7 +69,6 @@ AsicConfig resolve(const config::Workload& w, const config::Arch& a, const AsicO
     if (const std::string why = rtl_pipeline_mismatch(a, config::datapath_config(w, a, o.algorithm)); !why.empty())
       throw config::ConfigError(a.source + ": --rtl: " + why);
   }
-  const uint64_t in = static_cast<uint64_t>(core::elem_bytes(w.input.dtype));
   const TrafficIdentity id = traffic_identity(w, a, c);
   const uint64_t need = id.onchip_bytes();
   if (need > c.sram.capacity_bytes) {
@@ -74,14 +85,18 @@ AsicConfig resolve(const config::Workload& w, const config::Arch& a, const AsicO
         a.origin_of("asic.sram.capacity_bytes") + ": key 'asic.sram.capacity_bytes': " + fmt_bytes(c.sram.capacity_bytes) + " is too small for " +
         std::string(to_string(c.path)) + " of " + w.name + " (hidden " + std::to_string(w.hidden) + ", " +
         std::string(core::to_string(w.input.dtype)) + "): needs at least " + fmt_bytes(need) + " (" +
-        std::to_string(c.rows_in_flight) + " row buffers of " + fmt_bytes(replay_row_buffer_bytes(c, w.hidden, static_cast<int>(in), 1)) +
+        std::to_string(c.rows_in_flight) + " row buffers of " + fmt_bytes(replay_row_buffer_bytes(c, w.hidden, row_elem_bytes(w), 1)) +
         " + " + fmt_bytes(id.param_bytes) + " of parameters" +
         (id.reread_fifo_bytes ? " + " + fmt_bytes(id.reread_fifo_bytes) + " of re-read FIFO" : std::string()) +
+        (id.accumulator_bytes ? " + " + fmt_bytes(id.accumulator_bytes) + " of dgamma/dbeta accumulator" : std::string()) +
         ") (allowed: --set arch.asic.sram.capacity_bytes=" + std::to_string(need) + " or more" +
         (fits.empty() ? std::string() : ", or with this SRAM " + fits) + ")");
   }
-  // Timing closure: the units and the SRAM's banks at the clock; stages added past a unit's maximum frequency.
-  const rtl::TimingClosure closure = timing_closure_of(w, a, c, o);
+  // Timing closure: the units and the SRAM's banks at the clock; stages
+  // added past a unit's maximum frequency. The backward's units have no
+  // depth fit yet: its latencies are taken as configured.
+  rtl::TimingClosure closure = timing_closure_of(w, a, c, o);
+  if (w.is_backward()) closure.units.clear(), closure.violation.clear();  // the SRAM's banks alone
   if (!closure.violation.empty())
     throw config::ConfigError(a.origin_of("asic.clock_ghz") + ": key 'asic.clock_ghz': value " + config::format_number(c.clock_ghz) +
                               " is too fast: " + closure.violation + " (allowed: a clock_ghz the design meets, a faster node or supply_v" +
@@ -91,10 +106,14 @@ AsicConfig resolve(const config::Workload& w, const config::Arch& a, const AsicO
   // A residual workload also holds r and z (the sum: stored in the input's type).
   const uint64_t residual_elem_bytes =
       w.residual ? static_cast<uint64_t>(core::elem_bytes(w.residual->tensor.dtype) + core::elem_bytes(w.input.dtype)) : 0;
+  // A backward also holds dy and its gradients' partials or accumulators.
+  const uint64_t grad_elem_bytes = w.is_backward() ? static_cast<uint64_t>(core::elem_bytes(w.backward.dy.dtype)) : 0;
+  const uint64_t grad_bytes = id.dram_bytes[static_cast<int>(Traffic::partials)] + id.dram_bytes[static_cast<int>(Traffic::param_grads)] +
+                              (w.is_backward() ? static_cast<uint64_t>(w.hidden * param_grad_count(w) * param_grad_acc_bytes(a)) : 0);
   const uint64_t footprint = static_cast<uint64_t>(w.elements()) *
                                  (static_cast<uint64_t>(core::elem_bytes(w.input.dtype) + core::elem_bytes(w.output.dtype)) +
-                                  residual_elem_bytes) +
-                             static_cast<uint64_t>(param_bytes(w, a)) + static_cast<uint64_t>(w.rows) * 8;
+                                  residual_elem_bytes + grad_elem_bytes) +
+                             static_cast<uint64_t>(param_bytes(w, a)) + static_cast<uint64_t>(w.rows) * 8 + grad_bytes;
   if (footprint > c.dram.capacity_bytes)
     throw config::ConfigError(w.origin_of("rows") + ": key 'rows': the workload needs " + fmt_bytes(footprint) + " of DRAM (input, " +
                               (w.residual ? "residual, sum, " : "") + "output, parameters, statistics), more than " + a.source +
@@ -127,7 +146,17 @@ AsicResult run_asic(const config::Workload& w, const config::Arch& a, const Asic
   // Numerics beside the simulation (threads), or inside the units with --rtl.
   std::thread numerics_thread;
   std::exception_ptr numerics_failure;
-  if (o.numerics && !o.rtl) {
+  if (o.numerics && w.is_backward()) {
+    core::init_numerics(num, w, dcfg);
+    const core::BackwardConfig bcfg = config::backward_config(w, a);
+    numerics_thread = std::thread([&, bcfg] {
+      try {
+        res.backward = core::run_backward_functional(w, dcfg, bcfg, o.keep_outputs ? &res.backward_outputs : nullptr);
+      } catch (...) {
+        numerics_failure = std::current_exception();
+      }
+    });
+  } else if (o.numerics && !o.rtl) {
     numerics_thread = std::thread([&] {
       try {
         core::FunctionalResult f =
@@ -196,6 +225,10 @@ AsicResult run_asic(const config::Workload& w, const config::Arch& a, const Asic
     res.rtl = c;
   }
   res.cycles = top.normalize().last_output_cycle();
+  if (geometry.backward) {  // dgamma/dbeta's last transfers follow the lanes' last row
+    res.param_grads_done_cycle = finish_param_grads(geometry, top.dram, top.sram, top.lanes().last_row_cycle());
+    res.cycles = std::max(res.cycles, res.param_grads_done_cycle);
+  }
   res.first_stats_cycle = top.rsqrt().first_stats_cycle();
   res.last_lanes_cycle = top.lanes().last_row_cycle();
   res.unit_stats = top.stats();

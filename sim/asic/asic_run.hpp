@@ -14,6 +14,7 @@
 #include "sim/config/arch.hpp"
 #include "sim/rtl/timing_closure.hpp"
 #include "sim/config/workload.hpp"
+#include "sim/core/backward_run.hpp"
 #include "sim/core/output_checker.hpp"
 #include "sim/core/stats.hpp"
 
@@ -50,7 +51,11 @@ struct RtlCheck {
 struct AsicResult {
   config::Workload workload;
   config::Arch arch;
-  core::NumericsResult numerics;  ///< meaningful when `numerics` (not timing only)
+  core::NumericsResult numerics;  ///< meaningful when `numerics` (not timing only); a backward's: its forward's config only
+  /// A backward workload's numerics (dx, dgamma, dbeta), when `numerics`.
+  std::optional<core::BackwardNumerics> backward;
+  core::BackwardOutputs backward_outputs;  ///< AsicOptions::keep_outputs, a backward
+  double param_grads_done_cycle = 0;      ///< a backward: dgamma/dbeta's last byte in DRAM
   core::KeptOutputs outputs;      ///< AsicOptions::keep_outputs
   std::optional<RtlCheck> rtl;
   AsicConfig cfg;      ///< with the path and algorithm actually simulated, and the latencies timing closure set

@@ -1,6 +1,9 @@
 #include "sim/asic/input_path_unit.hpp"
 
 #include "sim/asic/sim_time.hpp"
+
+#include <algorithm>
+#include <utility>
 #include "sim/core/row_inputs.hpp"
 
 namespace normsim::asic {
@@ -57,14 +60,22 @@ void InputPathUnit::step() {
       if (arith_)
         core::datapath_input_row(*arith_->workload, arith_->datapath->config().residual_add, row_, slot_->x,
                                  &arith_->numerics->input_saturations, &arith_->numerics->residual_add);
-      sram_.hold(g_.stored_elems * g_.in_bytes);
+      sram_.hold(g_.stored_elems * g_.row_elem_bytes());
       slot_->sram_write.assign(static_cast<size_t>(g_.chunks), Grant{});
       chunk_ = 0;
     }
     // Fused: x and r, the two operands of the adder in front of the lanes.
-    const double x_bytes = static_cast<double>(g_.chunk_size(chunk_) * g_.in_bytes);
-    const double r_bytes = g_.fusion == Fusion::fused ? static_cast<double>(g_.chunk_size(chunk_) * g_.residual_bytes) : 0.0;
-    const double bytes = x_bytes + r_bytes;
+    // The backward: x (or x_hat) and dy, with the row's saved statistics at
+    // its first transaction and, reading-modifying-writing the gradients in
+    // DRAM, their columns of this transaction (every row after the first).
+    const int64_t elems = g_.chunk_size(chunk_);
+    const double x_bytes = static_cast<double>(elems * g_.in_bytes);
+    const double r_bytes = g_.fusion == Fusion::fused ? static_cast<double>(elems * g_.residual_bytes) : 0.0;
+    const double dy_bytes = static_cast<double>(elems * g_.grad_bytes);
+    const double stats_bytes = g_.backward && chunk_ == 0 ? g_.saved_stats_bytes : 0.0;
+    const double acc_bytes =
+        g_.backward && g_.param_grad == config::ParamGradPath::dram_rmw && row_ > 0 ? g_.acc_bytes_of(elems) : 0.0;
+    const double bytes = x_bytes + r_bytes + dy_bytes + stats_bytes + acc_bytes;
     // At most max_outstanding bursts of this stream in flight (Little's law):
     // wait for the oldest to land before asking for more.
     if (window_wait_) {
@@ -82,6 +93,10 @@ void InputPathUnit::step() {
     }
     Grant grant = dram_.read(now_cycles(), x_bytes, Traffic::input);
     if (r_bytes > 0) grant.done = dram_.read(now_cycles(), r_bytes, Traffic::residual).done;  // both in before the adder's last sum
+    // Every operand in before the lanes' last element.
+    for (const auto& [b, kind] : {std::pair{dy_bytes, Traffic::grad}, std::pair{stats_bytes, Traffic::saved_stats},
+                                  std::pair{acc_bytes, Traffic::grad_acc_read}})
+      if (b > 0) grant.done = std::max(grant.done, dram_.read(now_cycles(), b, kind).done);
     in_flight_.emplace_back(grant.done, bytes);
     in_flight_bytes_ += bytes;
     pending_ = ChunkToken{slot_, chunk_, g_.chunks, grant};

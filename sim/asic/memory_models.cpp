@@ -13,6 +13,14 @@ const char* to_string(Traffic t) {
     case Traffic::sum: return "sum";
     case Traffic::adder_read: return "adder_read";
     case Traffic::adder_write: return "adder_write";
+    case Traffic::grad: return "grad";
+    case Traffic::grad_reread: return "grad_reread";
+    case Traffic::saved_stats: return "saved_stats";
+    case Traffic::param_grads: return "param_grads";
+    case Traffic::partials: return "partials";
+    case Traffic::partials_read: return "partials_read";
+    case Traffic::grad_acc_read: return "grad_acc_read";
+    case Traffic::grad_acc_write: return "grad_acc_write";
     case Traffic::count_: break;
   }
   return "?";

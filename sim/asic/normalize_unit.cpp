@@ -59,7 +59,7 @@ void NormalizeUnit::step() {
           if (phase_ == Phase::start) {
             const double issue = std::max(replay_issued_, ready_ - sram_.latency());
             if (sb > 0) replay_issued_ = issue;
-            fetch_sram_[k] = sb > 0 ? sram_.read(issue, static_cast<double>(sb * g_.in_bytes),
+            fetch_sram_[k] = sb > 0 ? sram_.read(issue, static_cast<double>(sb * g_.row_elem_bytes()),
                                                        slot_->sram_write[k].done)
                                     : Grant{ready_, ready_, ready_};
           }
@@ -70,7 +70,7 @@ void NormalizeUnit::step() {
               next_trigger(reread.data_written_event());
               return;
             }
-            reread_fifo_read_bytes_ += static_cast<uint64_t>(db * g_.in_bytes);
+            reread_fifo_read_bytes_ += static_cast<uint64_t>(db * g_.row_elem_bytes());
           } else {
             fetch_dram_[k] = Grant{ready_, ready_, ready_};
           }
@@ -169,7 +169,7 @@ void NormalizeUnit::finish_row() {
     if (arith_->rtl) arith_->rtl->post_normalize(slot_->row, slot_->x, slot_->state, y_);
     arith_->checker->check_row(slot_->row, slot_->x, y_, slot_->state.stats(), *arith_->numerics);
   }
-  sram_.hold(-g_.stored_elems * g_.in_bytes);
+  sram_.hold(-g_.stored_elems * g_.row_elem_bytes());
   param_buffer_read_bytes_ += static_cast<uint64_t>(g_.param_bytes);  // gamma/beta read once per row
   ++rows_done_;
   if (cfg_.rows_done_out) cfg_.rows_done_out->store(rows_done_, std::memory_order_relaxed);

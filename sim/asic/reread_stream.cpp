@@ -2,6 +2,8 @@
 
 #include "sim/asic/sim_time.hpp"
 
+#include <algorithm>
+
 namespace normsim::asic {
 
 RereadStream::RereadStream(sc_core::sc_module_name n, const RunGeometry& g, DramModel& dram)
@@ -46,6 +48,8 @@ void RereadStream::step() {
       if (trigger_at(sum_done_)) return;
     }
     pending_ = dram_.read(now_cycles(), static_cast<double>(db * g_.in_bytes), Traffic::input_reread);
+    if (g_.grad_bytes > 0)  // the backward re-reads dy beside x
+      pending_->done = std::max(pending_->done, dram_.read(now_cycles(), static_cast<double>(db * g_.grad_bytes), Traffic::grad_reread).done);
   }
 }
 

@@ -20,6 +20,15 @@ RunGeometry make_run_geometry(const config::Workload& w, const config::Arch& a, 
   g.rows_in_flight = c.rows_in_flight;
   g.reread_fifo_transactions = reread_fifo_transactions(w, c);
   g.fusion = fusion_of(w, a);
+  if (w.is_backward()) {
+    g.backward = true;
+    g.grad_bytes = core::elem_bytes(w.backward.dy.dtype);
+    g.saved_stats_bytes = saved_stats_bytes_per_row(w, c);
+    g.param_grad = c.backward.param_grad;
+    g.param_grads = param_grad_count(w);
+    g.acc_bytes = param_grad_acc_bytes(a);
+    g.partial_rows = c.backward.partial_rows;
+  }
   if (w.residual) {
     g.residual_bytes = core::elem_bytes(w.residual->tensor.dtype);
     g.sum_written_all = w.residual->sum_written();

@@ -11,13 +11,29 @@ namespace normsim::asic {
 
 int stats_bytes_per_row(const config::Workload& w) { return w.norm == core::NormKind::layernorm ? 8 : 4; }
 
+int saved_stats_bytes_per_row(const config::Workload& w, const AsicConfig& c) {
+  return w.norm == core::NormKind::rmsnorm || c.backward.xhat == config::XhatSource::stored ? 4 : 8;
+}
+
+int param_grad_count(const config::Workload& w) { return w.norm == core::NormKind::layernorm ? 2 : 1; }
+
+int param_grad_acc_bytes(const config::Arch& a) {
+  if (a.arithmetic != core::Arithmetic::fixed || !a.backward_formats) return 4;
+  return ((*a.backward_formats)[static_cast<int>(core::BackwardStage::dgamma)].total_bits + 7) / 8;
+}
+
+int row_elem_bytes(const config::Workload& w) {
+  return core::elem_bytes(w.input.dtype) + (w.is_backward() ? core::elem_bytes(w.backward.dy.dtype) : 0);
+}
+
 int param_elem_bytes(const config::Arch& a, core::Stage stage) {
   if (a.arithmetic != core::Arithmetic::fixed) return 4;
   return (a.formats[static_cast<int>(stage)].total_bits + 7) / 8;
 }
 
 int64_t param_bytes(const config::Workload& w, const config::Arch& a) {
-  return w.hidden * (param_elem_bytes(a, core::Stage::gamma) + (w.beta ? param_elem_bytes(a, core::Stage::beta) : 0));
+  const bool beta = w.beta && !w.is_backward();  // the backward reads gamma alone
+  return w.hidden * (param_elem_bytes(a, core::Stage::gamma) + (beta ? param_elem_bytes(a, core::Stage::beta) : 0));
 }
 
 int64_t transaction_elems(const config::Workload& w, const AsicConfig& c) {
@@ -36,7 +52,7 @@ uint64_t reread_fifo_target_bytes(const AsicConfig& c) {
 }
 
 int reread_fifo_transactions(const config::Workload& w, const AsicConfig& c) {
-  const uint64_t chunk = static_cast<uint64_t>(transaction_elems(w, c)) * static_cast<uint64_t>(core::elem_bytes(w.input.dtype));
+  const uint64_t chunk = static_cast<uint64_t>(transaction_elems(w, c)) * static_cast<uint64_t>(row_elem_bytes(w));
   return static_cast<int>(std::max<uint64_t>(1, reread_fifo_target_bytes(c) / chunk));
 }
 
@@ -71,18 +87,52 @@ TrafficIdentity traffic_identity(const config::Workload& w, const config::Arch& 
       kind[static_cast<int>(Traffic::adder_write)] = N * C * in;
       break;
   }
-  for (const Traffic k : {Traffic::input, Traffic::input_reread, Traffic::residual, Traffic::params, Traffic::adder_read})
-    t.dram_bytes_read += kind[static_cast<int>(k)];
-  for (const Traffic k : {Traffic::output, Traffic::stats, Traffic::sum, Traffic::adder_write})
-    t.dram_bytes_written += kind[static_cast<int>(k)];
+  // The backward: dy beside x (kept and re-read with it), the forward's
+  // statistics read instead of written, dgamma/dbeta by their path.
+  const uint64_t row_elem = static_cast<uint64_t>(row_elem_bytes(w));
+  uint64_t acc_sram = 0;  // the on-chip accumulator's read-modify-write bytes (each way)
+  if (w.is_backward()) {
+    const uint64_t dyb = static_cast<uint64_t>(core::elem_bytes(w.backward.dy.dtype));
+    const uint64_t P = static_cast<uint64_t>(param_grad_count(w)), acc = static_cast<uint64_t>(param_grad_acc_bytes(a));
+    kind[static_cast<int>(Traffic::stats)] = 0;
+    kind[static_cast<int>(Traffic::grad)] = N * C * dyb;
+    kind[static_cast<int>(Traffic::grad_reread)] = N * reread * dyb;
+    kind[static_cast<int>(Traffic::saved_stats)] = N * static_cast<uint64_t>(saved_stats_bytes_per_row(w, c));
+    const uint64_t partials = (N + static_cast<uint64_t>(c.backward.partial_rows) - 1) / static_cast<uint64_t>(c.backward.partial_rows);
+    switch (c.backward.param_grad) {
+      case config::ParamGradPath::onchip:  // every row's RMW in SRAM, the total read out once and written in fp32
+        kind[static_cast<int>(Traffic::param_grads)] = P * C * 4;
+        acc_sram = N * P * C * acc;
+        t.accumulator_bytes = P * C * acc;
+        break;
+      case config::ParamGradPath::partials:  // ... and every partial_rows rows read out to DRAM; the second pass sums them
+        kind[static_cast<int>(Traffic::partials)] = partials * P * C * acc;
+        kind[static_cast<int>(Traffic::partials_read)] = partials * P * C * acc;
+        kind[static_cast<int>(Traffic::param_grads)] = P * C * 4;
+        acc_sram = N * P * C * acc;
+        t.accumulator_bytes = P * C * acc;
+        break;
+      case config::ParamGradPath::dram_rmw:  // no accumulator: every row reads (after the first) and writes it in DRAM
+        kind[static_cast<int>(Traffic::grad_acc_read)] = (N - 1) * P * C * acc;
+        kind[static_cast<int>(Traffic::grad_acc_write)] = N * P * C * acc;
+        break;
+    }
+    // The accumulator is read out once at the end (onchip) or once a partial.
+    t.sram_bytes_read += c.backward.param_grad == config::ParamGradPath::onchip ? P * C * acc
+                         : c.backward.param_grad == config::ParamGradPath::partials ? partials * P * C * acc
+                                                                                    : 0;
+  }
+  for (int k = 0; k < kTrafficKinds; ++k)
+    (is_read(static_cast<Traffic>(k)) ? t.dram_bytes_read : t.dram_bytes_written) += kind[static_cast<size_t>(k)];
   // The row buffers are written as the lanes consume and read back to
   // normalise; the parameters are written once and read every row; the
-  // re-read passes through its FIFO.
-  t.sram_bytes_written = N * stored * in + t.param_bytes + N * reread * in;
-  t.sram_bytes_read = N * stored * in + N * t.param_bytes + N * reread * in;
-  t.sram_row_buffer_bytes = replay_row_buffer_bytes(c, w.hidden, static_cast<int>(in), c.rows_in_flight);
+  // re-read passes through its FIFO; the backward's accumulator is read and
+  // written for every element.
+  t.sram_bytes_written += N * stored * row_elem + t.param_bytes + N * reread * row_elem + acc_sram;
+  t.sram_bytes_read += N * stored * row_elem + N * t.param_bytes + N * reread * row_elem + acc_sram;
+  t.sram_row_buffer_bytes = replay_row_buffer_bytes(c, w.hidden, static_cast<int>(row_elem), c.rows_in_flight);
   if (reread > 0) {
-    const uint64_t chunk = static_cast<uint64_t>(transaction_elems(w, c)) * in;
+    const uint64_t chunk = static_cast<uint64_t>(transaction_elems(w, c)) * row_elem;
     t.reread_fifo_bytes = static_cast<uint64_t>(reread_fifo_transactions(w, c)) * chunk;
   }
   const double dram_cycles = (core::Bytes(static_cast<double>(t.dram_bytes_read + t.dram_bytes_written)) / c.dram_port().sustained_bytes_per_cycle).value();

@@ -25,13 +25,24 @@ struct TrafficIdentity {
   uint64_t sram_bytes_written = 0;  ///< stored rows + gamma/beta once + the re-read into the FIFO
   uint64_t sram_row_buffer_bytes = 0;
   uint64_t reread_fifo_bytes = 0;   ///< the re-read stream's FIFO (0 for SRAM replay)
-  uint64_t param_bytes = 0;         ///< gamma/beta kept on chip, at their formats' widths
-  uint64_t onchip_bytes() const { return sram_row_buffer_bytes + reread_fifo_bytes + param_bytes; }
+  uint64_t param_bytes = 0;         ///< gamma/beta kept on chip, at their formats' widths (the backward: gamma)
+  uint64_t accumulator_bytes = 0;   ///< the backward's C-wide dgamma/dbeta accumulator (onchip, partials)
+  uint64_t onchip_bytes() const { return sram_row_buffer_bytes + reread_fifo_bytes + param_bytes + accumulator_bytes; }
   double lower_bound_cycles = 0;    ///< max(DRAM bytes / sustained bytes per cycle, N max(ceil(C / L), shared merge occupancy) / datapaths)
 };
 
 /// Bytes a row's statistics take when written: mean and rstd (LayerNorm) or rstd (RMSNorm), fp32.
 int stats_bytes_per_row(const config::Workload& w);
+/// The backward's read of the forward's statistics a row: mean and rstd, or
+/// rstd alone (RMSNorm, or x_hat stored: it needs no mean).
+int saved_stats_bytes_per_row(const config::Workload& w, const AsicConfig& c);
+/// Parameter gradients a backward accumulates per column: dgamma and dbeta, or dgamma (RMSNorm).
+int param_grad_count(const config::Workload& w);
+/// One accumulator word: the dgamma stage's width in whole bytes (fixed), 4 (fp32).
+int param_grad_acc_bytes(const config::Arch& a);
+/// Bytes of one row element the input path streams, keeps and re-reads:
+/// x's, and dy's beside it in a backward.
+int row_elem_bytes(const config::Workload& w);
 /// Bytes of one gamma (beta) element as the datapath stores it: its stage
 /// format's width in whole bytes for a fixed-point datapath, fp32's 4 else.
 int param_elem_bytes(const config::Arch& a, core::Stage stage);

@@ -11,12 +11,31 @@ namespace normsim::asic {
 /// of r and its write of the sum z (fused), or a separate adder's reads of
 /// x and r and its write of z before the unit starts (fuse none; the unit's
 /// `input` is then z).
+/// The backward (docs/ASIC.md, "Backward") reads dy beside x (grad,
+/// grad_reread) and the forward's saved statistics, writes dx as `output`,
+/// and moves its parameter gradients by its param_grad path: the final
+/// dgamma/dbeta, partials written and read back by the second pass, or a
+/// read-modify-write of DRAM every row.
 enum class Traffic : uint8_t {
   input, input_reread, residual, params,  // reads
   output, stats, sum,                      // writes
   adder_read, adder_write,                 // the separate adder's pass
+  grad, grad_reread, saved_stats,          // the backward's reads
+  param_grads, partials, partials_read,    // its parameter gradients: writes, the partials' read
+  grad_acc_read, grad_acc_write,           // ... read-modify-write in DRAM
   count_
 };
+/// Whether a kind is read from DRAM (else written).
+constexpr bool is_read(Traffic t) {
+  switch (t) {
+    case Traffic::input: case Traffic::input_reread: case Traffic::residual: case Traffic::params:
+    case Traffic::adder_read: case Traffic::grad: case Traffic::grad_reread: case Traffic::saved_stats:
+    case Traffic::partials_read: case Traffic::grad_acc_read:
+      return true;
+    default:
+      return false;
+  }
+}
 const char* to_string(Traffic t);
 inline constexpr int kTrafficKinds = static_cast<int>(Traffic::count_);
 

@@ -36,6 +36,8 @@ SC_MODULE(WelfordLaneArray) {
   bool take_chunk();
   /// The kept part into the row buffer; a fused unit's sum z into DRAM.
   void write_row_buffer();
+  void update_param_grads();
+  void write_partial(int64_t row);
   const RunGeometry& g_;
   const int latency_cycles_;
   DramModel& dram_;
@@ -51,6 +53,7 @@ SC_MODULE(WelfordLaneArray) {
   double merge_wait_ = 0;  ///< cycles the lanes held a finished row for shared merge units
   double busy_cycles_ = 0, last_row_cycle_ = 0;
   double row_sum_done_ = 0;  ///< fused: when this row's z writes are in DRAM
+  uint64_t accumulator_rmw_bytes_ = 0, accumulator_readout_bytes_ = 0;  ///< the backward's accumulator
   core::StatGroup stats_{"welford_lanes"};
 };
 

@@ -39,6 +39,13 @@ nlohmann::json format_json(const core::FixedFormat& f) {
           {"rounding", std::string(core::to_string(f.rounding))}, {"overflow", std::string(core::to_string(f.overflow))}};
 }
 
+// A format's keys' units: its widths are bits.
+std::string formats_unit_of(const std::string& sub) {
+  const auto dot = sub.rfind('.');
+  const std::string leaf = dot == std::string::npos ? sub : sub.substr(dot + 1);
+  return leaf == "bits" || leaf == "frac" ? "bits" : "";
+}
+
 std::vector<std::string> stage_names() {
   std::vector<std::string> v;
   for (int s = 0; s < core::kStageCount; ++s) v.emplace_back(core::to_string(static_cast<core::Stage>(s)));
@@ -146,12 +153,48 @@ std::shared_ptr<const ParamTable<Arch>> make_arch_params() {
     for (int s = 0; s < core::kStageCount; ++s) j[std::string(core::to_string(static_cast<core::Stage>(s)))] = format_json(a.formats[s]);
     return j;
   };
-  formats.unit_of = [](const std::string& sub) -> std::string {
-    const auto dot = sub.rfind('.');
-    const std::string leaf = dot == std::string::npos ? sub : sub.substr(dot + 1);
-    return leaf == "bits" || leaf == "frac" ? "bits" : "";
-  };
+  formats.unit_of = formats_unit_of;
   t->add(std::move(formats));
+
+  // The backward's formats: a fixed-point datapath's, when it runs backward workloads.
+  Param<Arch> bformats;
+  bformats.key = "backward_formats";
+  bformats.keys = {"backward_formats"};
+  bformats.doc = {{"backward_formats", "mapping", "none (a backward workload on a fixed arch needs it)", "",
+                   "one format per backward stage: " + std::string(core::kBackwardStages.joined())},
+                  {"backward_formats.defaults", "`{rounding, overflow}`", "half-even, saturate", "", "defaults for the backward formats"}};
+  bformats.read = [](YamlReader& r, Arch& a) {
+    auto fm = r.get_map("backward_formats");
+    if (!fm) return;
+    if (a.arithmetic != core::Arithmetic::fixed) r.fail("backward_formats", "only applies to 'arithmetic: fixed'");
+    core::Rounding def_round = core::Rounding::half_even;
+    core::Overflow def_ovf = core::Overflow::saturate;
+    if (auto d = fm->get_map("defaults")) {
+      if (auto ro = d->get_choice("rounding", {"truncate", "half-even", "half-away"})) def_round = *core::parse_rounding(*ro);
+      if (auto ov = d->get_choice("overflow", {"saturate", "wrap"})) def_ovf = *core::parse_overflow(*ov);
+      d->finish({"rounding", "overflow"});
+    }
+    core::BackwardFormats f{};
+    for (int s = 0; s < core::kBackwardStageCount; ++s) {
+      const std::string stage(core::kBackwardStages.name(static_cast<core::BackwardStage>(s)));
+      auto sm = fm->get_map(stage);
+      if (!sm) fm->fail(stage, "missing format for backward stage '" + stage + "'", "a mapping {bits, frac, signed, rounding, overflow}");
+      f[static_cast<size_t>(s)] = parse_format(*sm, def_round, def_ovf);
+    }
+    auto allowed = core::kBackwardStages.list();
+    allowed.push_back("defaults");
+    fm->finish(allowed);
+    a.backward_formats = f;
+  };
+  bformats.echo = [](const Arch& a) {
+    if (!a.backward_formats) return nlohmann::json("none");
+    nlohmann::json j = nlohmann::json::object();
+    for (int s = 0; s < core::kBackwardStageCount; ++s)
+      j[std::string(core::kBackwardStages.name(static_cast<core::BackwardStage>(s)))] = format_json((*a.backward_formats)[static_cast<size_t>(s)]);
+    return j;
+  };
+  bformats.unit_of = formats_unit_of;
+  t->add(std::move(bformats));
 
   // The RSQRT unit: a fixed-point datapath's only.
   const auto rsqrt = rsqrt_params();

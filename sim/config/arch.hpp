@@ -13,6 +13,7 @@
 
 #include "sim/config/asic_params.hpp"
 #include "sim/config/param_table.hpp"
+#include "sim/core/norm_backward.hpp"
 #include "sim/core/norm_datapath.hpp"
 
 namespace normsim::config {
@@ -55,6 +56,9 @@ struct Arch {
   MergeConfig merge;
   bool fma_contraction = false;
   FuseConfig fuse;
+  /// The backward's fixed-point formats, one per core::BackwardStage (a
+  /// fixed arch that runs backward workloads needs them).
+  std::optional<core::BackwardFormats> backward_formats;
   /// Timing and memory system of the ASIC model; absent: numerics only.
   std::optional<AsicConfig> asic;
 };

@@ -122,6 +122,27 @@ std::shared_ptr<const ParamTable<UnitLatencies>> latency_params() {
   return t;
 }
 
+std::shared_ptr<const ParamTable<BackwardAsicConfig>> backward_params() {
+  auto t = std::make_shared<ParamTable<BackwardAsicConfig>>();
+  t->add(choice_param<BackwardAsicConfig>("xhat", NORMSIM_MEMBER(xhat), kXhatSources.list(),
+                                          [](const std::string& v) { return kXhatSources.parse(v); },
+                                          [](XhatSource x) { return kXhatSources.name(x); },
+                                          "x_hat recomputed from x and the saved mean and rstd, or read as the forward stored it"));
+  t->add(choice_param<BackwardAsicConfig>("param_grad", NORMSIM_MEMBER(param_grad), kParamGradPaths.list(),
+                                          [](const std::string& v) { return kParamGradPaths.parse(v); },
+                                          [](ParamGradPath p) { return kParamGradPaths.name(p); },
+                                          "dgamma/dbeta: a C-wide accumulator on chip, partials to DRAM every partial_rows rows "
+                                          "and a second pass, or a read-modify-write of DRAM every row"));
+  t->add(integer_param<BackwardAsicConfig>("partial_rows", NORMSIM_MEMBER(partial_rows), 1, int64_t(1) << 32, "rows",
+                                           "partials: rows the accumulator sums before it writes them as one partial"));
+  t->add(integer_param<BackwardAsicConfig>("row_sum_level_cycles", NORMSIM_MEMBER(row_sum_level_cycles), 1, 10000, "cycles",
+                                           "one adder level of the row-sum tree (S1, S2)"));
+  t->add(integer_param<BackwardAsicConfig>("row_mean_cycles", NORMSIM_MEMBER(row_mean_cycles), 1, 10000, "cycles",
+                                           "S1/C and S2/C"));
+  t->add(integer_param<BackwardAsicConfig>("dx_cycles", NORMSIM_MEMBER(dx_cycles), 1, 10000, "cycles", "the dx pipeline"));
+  return t;
+}
+
 std::shared_ptr<const ParamTable<L2Config>> l2_params() {
   auto t = std::make_shared<ParamTable<L2Config>>();
   Param<L2Config> cap = quantity_param<L2Config>("capacity_bytes", NORMSIM_MEMBER(capacity_bytes), 1, int64_t(1) << 40,
@@ -232,6 +253,7 @@ std::shared_ptr<const ParamTable<AsicConfig>> make_asic_params() {
   t->add(section_param<AsicConfig>("dram", NORMSIM_MEMBER(dram), dram_params()));
   t->add(section_param<AsicConfig>("sram", NORMSIM_MEMBER(sram), sram_params()));
   t->add(section_param<AsicConfig>("latency", NORMSIM_MEMBER(latency), latency_params()));
+  t->add(section_param<AsicConfig>("backward", NORMSIM_MEMBER(backward), backward_params()));
   t->add(section_param<AsicConfig>("l2", NORMSIM_MEMBER(l2), l2_params()));
   t->add(section_param<AsicConfig>("l1", NORMSIM_MEMBER(l1), l1_params()));
   // A near cache is shared by at most all the datapaths.

@@ -105,6 +105,27 @@ struct UnitLatencies {
   int normalize_cycles = 4;     ///< subtract, two multiplies, add
 };
 
+/// The backward's x_hat: recomputed from x and the saved mean and rstd, or
+/// read back as the forward wrote it (in the input's type).
+enum class XhatSource { recompute, stored };
+inline constexpr core::EnumNames<XhatSource, 2> kXhatSources{{"recompute", "stored"}};
+/// Where the backward keeps dgamma/dbeta while the rows stream: a C-wide
+/// accumulator on chip, written once; the same accumulator written out as a
+/// partial every `partial_rows` rows and the partials summed by a second pass;
+/// or no accumulator on chip, each row read-modify-writing them in DRAM.
+enum class ParamGradPath { onchip, partials, dram_rmw };
+inline constexpr core::EnumNames<ParamGradPath, 3> kParamGradPaths{{"onchip", "partials", "dram_rmw"}};
+
+/// The backward unit (docs/ASIC.md, "Backward"): its strategies and latencies.
+struct BackwardAsicConfig {
+  XhatSource xhat = XhatSource::recompute;
+  ParamGradPath param_grad = ParamGradPath::onchip;
+  int64_t partial_rows = 256;    ///< partials: rows an accumulator sums before it is written
+  int row_sum_level_cycles = 1;  ///< one adder level of the row-sum tree
+  int row_mean_cycles = 4;       ///< S1/C and S2/C (a multiply by the table's 1/C)
+  int dx_cycles = 4;             ///< the dx pipeline: multiply-add, subtract, multiply
+};
+
 /// Past a unit's maximum frequency (sim/rtl/timing_closure.hpp): add the
 /// pipeline stages it needs, or refuse the clock.
 enum class PastFmax { add_stages, refuse };
@@ -133,6 +154,7 @@ struct AsicConfig {
   L2Config l2;  ///< an optional L2 in front of the DRAM (asic/l2_model.hpp); capacity 0 means none
   L1Config l1;  ///< optional near caches in front of the L2 (asic/l2_model.hpp), a GPU mapping's per-SM L1; capacity 0 means none
   UnitLatencies latency;
+  BackwardAsicConfig backward;
   DramPort dram_port() const { return dram.port(clock_ghz); }
 };
 

@@ -41,4 +41,30 @@ core::DatapathConfig datapath_config(const Workload& w, const Arch& a, std::opti
   return c;
 }
 
+core::BackwardConfig backward_config(const Workload& w, const Arch& a) {
+  core::BackwardConfig b;
+  b.kind = w.norm;
+  b.hidden = w.hidden;
+  b.lanes = a.lanes;
+  b.merge_order = a.merge_order;
+  b.merge_group = a.merge_group;
+  b.arithmetic = a.arithmetic;
+  b.fma_contraction = a.fma_contraction;
+  b.forward = a.formats;
+  if (a.arithmetic == core::Arithmetic::fixed) {
+    if (!a.backward_formats)
+      throw ConfigError(format_config_error(a.origin_of("backward_formats"), 0, "backward_formats",
+                                            "missing: workload " + w.name + " is a backward pass and the arch is fixed point",
+                                            "a format per backward stage: " + std::string(core::kBackwardStages.joined())));
+    b.formats = *a.backward_formats;
+  }
+  if (a.asic) {
+    b.xhat_stored = a.asic->backward.xhat == XhatSource::stored;
+    if (a.asic->backward.param_grad == ParamGradPath::partials)
+      b.param_grad = core::ParamGradOrder{.strided = false, .rows_per_partial = a.asic->backward.partial_rows};
+  }
+  if (auto why = b.validate(); !why.empty()) throw ConfigError(a.source + ": " + why);
+  return b;
+}
+
 }  // namespace normsim::config

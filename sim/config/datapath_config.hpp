@@ -24,4 +24,11 @@ void check_fusion(const Workload& w, const Arch& a);
 core::DatapathConfig datapath_config(const Workload& w, const Arch& a,
                                      std::optional<core::VarianceAlgorithm> algorithm = std::nullopt);
 
+/// The backward datapath of w (pass backward) on arch a: the arch's lanes,
+/// merge order and arithmetic, its backward_formats (ConfigError naming the
+/// key when a fixed arch has none), the forward formats it reads x, gamma,
+/// mean and rstd in, and the parameter-gradient order of `asic.backward`
+/// (one accumulator summing rows in order; partials: every partial_rows
+/// rows a new one, summed in order by the second pass).
+core::BackwardConfig backward_config(const Workload& w, const Arch& a);
 }  // namespace normsim::config

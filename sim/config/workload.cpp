@@ -147,6 +147,33 @@ nlohmann::json tensor_json(const TensorSpec& t) {
   return j;
 }
 
+// A second tensor of the input's shape read from a .npy (residual.file,
+// backward.dy.file), relative to the workload file; `m.dtype`, if given,
+// must be the file's. Floating-point only.
+std::shared_ptr<core::NpyRowInput> input_shaped_npy(const YamlReader& r, YamlReader& m, const std::string& file,
+                                                    const Workload& w, const std::string& section, core::ElemType declared) {
+  const std::filesystem::path rel(file);
+  const std::filesystem::path full =
+      rel.is_absolute() || r.file().empty() || r.file()[0] == '<' ? rel : std::filesystem::path(r.file()).parent_path() / rel;
+  std::shared_ptr<core::NpyRowInput> src;
+  try {
+    src = std::make_shared<core::NpyRowInput>(full.string());
+  } catch (const std::exception& e) {
+    m.fail("file", "'" + full.string() + "': " + e.what(), "a .npy of fp32 (<f4), fp16 (<f2) or bf16 bits (<u2)");
+  }
+  if (src->dtype() == core::ElemType::int8)
+    m.fail("file", "'" + full.string() + "' holds int8 codes", "a .npy of fp32 (<f4), fp16 (<f2) or bf16 bits (<u2)");
+  if (src->elements() != w.elements())
+    m.fail("file", "'" + full.string() + "' holds " + std::to_string(src->elements()) + " values, the input " +
+                       std::to_string(w.elements()),
+           std::to_string(w.rows) + " x " + std::to_string(w.hidden) + " values");
+  if (m.has("dtype") && src->dtype() != declared)
+    m.fail("file", "'" + full.string() + "' holds " + std::string(core::to_string(src->dtype())) + " but " + section + ".dtype is " +
+                       std::string(core::to_string(declared)),
+           section + ".dtype " + std::string(core::to_string(src->dtype())) + ", or no " + section + ".dtype");
+  return src;
+}
+
 // A distribution's keys' units: its values are in the tensor's units.
 std::string distribution_unit(const std::string& sub) { return sub == "kind" ? "" : "value units"; }
 
@@ -375,25 +402,7 @@ std::shared_ptr<const ParamTable<Workload>> make_workload_params() {
     if (file && m.has("distribution")) m.fail("file", "give either residual.file or residual.distribution, not both");
     if (auto d = m.get_map("distribution")) spec.dist = parse_distribution(*d, spec.tensor.dtype);
     if (file) {
-      const std::filesystem::path rel(*file);
-      const std::filesystem::path full =
-          rel.is_absolute() || r.file().empty() || r.file()[0] == '<' ? rel : std::filesystem::path(r.file()).parent_path() / rel;
-      std::shared_ptr<core::NpyRowInput> src;
-      try {
-        src = std::make_shared<core::NpyRowInput>(full.string());
-      } catch (const std::exception& e) {
-        m.fail("file", "'" + full.string() + "': " + e.what(), "a .npy of fp32 (<f4), fp16 (<f2) or bf16 bits (<u2)");
-      }
-      if (src->dtype() == core::ElemType::int8)
-        m.fail("file", "'" + full.string() + "' holds int8 codes", "a .npy of fp32 (<f4), fp16 (<f2) or bf16 bits (<u2)");
-      if (src->elements() != w.elements())
-        m.fail("file", "'" + full.string() + "' holds " + std::to_string(src->elements()) + " values, the input " +
-                           std::to_string(w.elements()),
-               std::to_string(w.rows) + " x " + std::to_string(w.hidden) + " values");
-      if (m.has("dtype") && src->dtype() != spec.tensor.dtype)
-        m.fail("file", "'" + full.string() + "' holds " + std::string(core::to_string(src->dtype())) + " but residual.dtype is " +
-                           std::string(core::to_string(spec.tensor.dtype)),
-               "residual.dtype " + std::string(core::to_string(src->dtype())) + ", or no residual.dtype");
+      auto src = input_shaped_npy(r, m, *file, w, "residual", spec.tensor.dtype);
       spec.tensor.dtype = src->dtype();
       spec.source = std::move(src);
     }
@@ -428,6 +437,68 @@ std::shared_ptr<const ParamTable<Workload>> make_workload_params() {
     return sub.rfind("distribution.", 0) == 0 && sub != "distribution.kind" ? "value units" : "";
   };
   t->add(std::move(residual));
+
+  // The backward pass (docs/ASIC.md, "Backward"): dx, dgamma, dbeta from dy.
+  Param<Workload> pass;
+  pass.key = "pass";
+  pass.keys = {"pass"};
+  pass.doc = {{"pass", "`forward` \\| `backward`", "forward", "",
+               "backward: dx, dgamma and dbeta from dy and the forward's saved mean and rstd (computed by normsim's forward of the same x)"}};
+  pass.read = [](YamlReader& r, Workload& w) {
+    if (auto v = r.get_choice("pass", core::kPasses.list())) w.pass = *core::kPasses.parse(*v);
+  };
+  pass.echo = [](const Workload& w) { return nlohmann::json(std::string(core::kPasses.name(w.pass))); };
+  pass.check = [](const Workload& w) -> std::optional<ParamError> {
+    if (!w.is_backward()) return std::nullopt;
+    if (w.input.dtype == core::ElemType::int8)
+      return ParamError{"", {"pass backward with input.dtype int8: the backward reads x as the forward stored it in a float type",
+                             "input.dtype fp32, bf16 or fp16"}};
+    if (w.output.dtype == core::ElemType::int8)
+      return ParamError{"", {"pass backward with output.dtype int8: dx is stored in a float type", "output.dtype fp32, bf16 or fp16"}};
+    return std::nullopt;
+  };
+  t->add(std::move(pass));
+
+  Param<Workload> backward;
+  backward.key = "backward";
+  backward.keys = {"backward"};
+  backward.doc = {{"backward.dy", "mapping", "normal(0, 1) in the output's type", "", "the upstream gradient dy (pass: backward)"},
+                  {"backward.dy.dtype", "`fp32` \\| `bf16` \\| `fp16`", "the output's", "", "dy's stored type"},
+                  {"backward.dy.distribution", "distribution", "normal(0, 1)", "", "how dy is generated (the counter RNG's gradient stream)"},
+                  {"backward.dy.file", "path to a .npy", "none", "", "read dy from a tensor of the input's shape instead"}};
+  backward.read = [](YamlReader& r, Workload& w) {
+    w.backward.dy.dtype = w.output.dtype == core::ElemType::int8 ? core::ElemType::fp32 : w.output.dtype;
+    auto bm = r.get_map("backward");
+    if (!bm) return;
+    if (!w.is_backward()) r.fail("backward", "given, but the workload's pass is forward", "pass: backward, or no backward");
+    if (w.residual) r.fail("backward", "a backward with a residual stream is not modelled", "no residual with pass: backward");
+    YamlReader b = *bm;
+    if (auto dm = b.get_map("dy")) {
+      YamlReader m = *dm;
+      if (auto dt = m.get_choice("dtype", {"fp32", "bf16", "fp16"})) w.backward.dy.dtype = *core::parse_elem_type(*dt);
+      const auto file = m.get_string("file");
+      if (file && m.has("distribution")) m.fail("file", "give either backward.dy.file or backward.dy.distribution, not both");
+      if (auto d = m.get_map("distribution")) w.backward.dist = parse_distribution(*d, w.backward.dy.dtype);
+      if (file) {
+        auto src = input_shaped_npy(r, m, *file, w, "backward.dy", w.backward.dy.dtype);
+        w.backward.dy.dtype = src->dtype();
+        w.backward.source = std::move(src);
+      }
+      m.finish({"dtype", "distribution", "file"});
+    }
+    b.finish({"dy"});
+  };
+  backward.echo = [](const Workload& w) -> nlohmann::json {
+    if (!w.is_backward()) return nlohmann::json("none");
+    nlohmann::json dy = {{"dtype", std::string(core::to_string(w.backward.dy.dtype))}};
+    if (auto f = std::dynamic_pointer_cast<const core::NpyRowInput>(w.backward.source)) dy["file"] = f->path();
+    else dy["distribution"] = distribution_json(w.backward.dist);
+    return nlohmann::json{{"dy", dy}};
+  };
+  backward.unit_of = [](const std::string& sub) -> std::string {
+    return sub.rfind("dy.distribution.", 0) == 0 && sub != "dy.distribution.kind" ? "value units" : "";
+  };
+  t->add(std::move(backward));
   return t;
 }
 

@@ -136,7 +136,7 @@ void NormBackward::fp32_row(int64_t row, std::span<const double> x, std::span<co
   for (int64_t i = 0; i < C; ++i) {
     const size_t l = static_cast<size_t>((i / V) % L), k = static_cast<size_t>(i);
     const float d = static_cast<float>(dy[k]), xv = static_cast<float>(x[k]);
-    const float xh = rms ? xv * rs : (xv - mu) * rs;
+    const float xh = cfg_.xhat_stored ? xv : rms ? xv * rs : (xv - mu) * rs;
     const float g = d * gamma_[k];
     xh_f_[k] = xh;
     g_f_[k] = g;
@@ -176,10 +176,15 @@ void NormBackward::fixed_row(int64_t row, std::span<const double> x, std::span<c
   Fx* pb = pb_q_.data() + cfg_.param_grad.partial_of(row) * C;
   for (int64_t i = 0; i < C; ++i) {
     const size_t l = static_cast<size_t>(i % L), k = static_cast<size_t>(i);
-    const Fx xq = core::quantize_stage(exact_from_double(x[k]), Stage::input, fw, in_counters);
     const Fx d = quantize_stage(exact_from_double(dy[k]), S::dy, f, c);
-    const Exact centred = rms ? exact(xq) : sub(exact(xq), exact(mu));
-    const Fx xh = quantize_stage(mul(centred, exact(rs)), S::xhat, f, c);
+    Fx xh;
+    if (cfg_.xhat_stored) {
+      xh = quantize_stage(exact_from_double(x[k]), S::xhat, f, c);
+    } else {
+      const Fx xq = core::quantize_stage(exact_from_double(x[k]), Stage::input, fw, in_counters);
+      const Exact centred = rms ? exact(xq) : sub(exact(xq), exact(mu));
+      xh = quantize_stage(mul(centred, exact(rs)), S::xhat, f, c);
+    }
     const Fx g = quantize_stage(mul(exact(d), exact(gamma_q_[k])), S::g, f, c);
     xh_q_[k] = xh;
     g_q_[k] = g;

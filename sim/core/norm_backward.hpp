@@ -94,6 +94,9 @@ struct BackwardConfig {
   BackwardFormats formats{};   ///< fixed: the backward's stages
   StageFormats forward{};      ///< fixed: x (input), gamma, mean, rstd (rsqrt_out) and 1/C (recip) as the forward holds them
   ParamGradOrder param_grad{};
+  /// The x operand of process_row is x_hat as the forward stored it (its
+  /// input register is the xhat stage); mean is then unused.
+  bool xhat_stored = false;
   std::string validate() const;
 };
 

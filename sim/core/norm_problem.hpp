@@ -11,6 +11,7 @@
 
 #include "sim/core/counter_rng.hpp"
 #include "sim/core/element_format.hpp"
+#include "sim/core/enum_names.hpp"
 #include "sim/core/input_source.hpp"
 #include "sim/core/norm_types.hpp"
 
@@ -45,6 +46,18 @@ struct ResidualSpec {
   int64_t tensor_row(int64_t r) const { return tensor_rows ? (*tensor_rows)[static_cast<size_t>(r)] : r; }
 };
 
+/// Which pass of the norm a workload is (docs/ASIC.md, "Backward").
+enum class Pass { forward, backward };
+inline constexpr EnumNames<Pass, 2> kPasses{{"forward", "backward"}};
+
+/// The backward's upstream gradient dy, of the output's shape; mean and rstd
+/// are the forward's of the same x (normsim's own forward computes them).
+struct BackwardSpec {
+  TensorSpec dy;  ///< dy's stored type (fp32, bf16 or fp16)
+  rng::Distribution dist = rng::Distribution::normal(0.0, 1.0);
+  std::shared_ptr<const InputSource> source;  ///< a .npy tensor instead of dist
+};
+
 struct NormProblem {
   NormKind norm = NormKind::layernorm;
   int64_t rows = 0;
@@ -59,6 +72,10 @@ struct NormProblem {
   rng::Distribution gamma = rng::Distribution::constant(1.0);
   std::optional<rng::Distribution> beta;  ///< nullopt: no beta (RMSNorm default)
   std::optional<ResidualSpec> residual;   ///< nullopt: the input is normalised as it is
+  Pass pass = Pass::forward;
+  BackwardSpec backward;  ///< pass backward: dy
+
+  bool is_backward() const { return pass == Pass::backward; }
 
   int64_t elements() const { return rows * hidden; }
 };

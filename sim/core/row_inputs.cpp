@@ -70,6 +70,23 @@ void generate_residual_row(const NormProblem& p, int64_t r, std::vector<double>&
   for (double& v : out) v = round_to_elem(v, spec.tensor.dtype);
 }
 
+void generate_grad_row(const NormProblem& p, int64_t r, std::vector<double>& out) {
+  const BackwardSpec& spec = p.backward;
+  out.resize(static_cast<size_t>(p.hidden));
+  if (spec.source) {
+    spec.source->fill_row(r, p.hidden, out.data());
+    if (spec.source->stored_values()) return;
+  } else {
+    rng::sample_batch(spec.dist, p.seed, rng::kGradOut, static_cast<uint64_t>(r) * static_cast<uint64_t>(p.hidden), out.size(),
+                      out.data());
+  }
+  if (spec.dy.dtype == ElemType::bf16) {
+    round_row_to_bf16(out.data(), out.size());
+    return;
+  }
+  for (double& v : out) v = round_to_elem(v, spec.dy.dtype);
+}
+
 void datapath_input_row(const NormProblem& p, const ResidualAddConfig& add, int64_t r, std::vector<double>& x,
                         uint64_t* saturations, ResidualAddCounters* counters) {
   generate_input_row(p, r, x, saturations);

@@ -17,6 +17,9 @@ namespace normsim::core {
 void generate_input_row(const NormProblem& p, int64_t r, std::vector<double>& x, uint64_t* saturations);
 /// Row `r` of the residual stream as stored (p.residual must be set).
 void generate_residual_row(const NormProblem& p, int64_t r, std::vector<double>& out);
+/// Row `r` of the backward's upstream gradient dy as stored (the counter
+/// RNG's gradient stream, as gpu_ref's harness makes it, or its .npy).
+void generate_grad_row(const NormProblem& p, int64_t r, std::vector<double>& dy);
 /// The row the datapath's lanes take: x as stored or, with a residual
 /// stream, the sum z = dropout(x) + r as the adder `add` computes it and z is
 /// stored (residual_add.hpp); `counters`, if given, count the adder's events.

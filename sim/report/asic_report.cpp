@@ -75,6 +75,7 @@ json area_json(const area::RunCosts& rc, const config::AsicConfig& c) {
 
 json asic_report_json(const asic::AsicResult& r) {
   json j = run_report_json(r.workload, r.arch, r.numerics);
+  if (r.backward) j["numerics"] = backward_numerics_json(r.workload, r.arch, *r.backward);
   if (!r.bit_accurate) j.erase("numerics");
   if (r.rtl)
     j["rtl"] = {{"rows_checked", r.rtl->rows_checked},
@@ -268,7 +269,9 @@ std::string asic_summary_table(const asic::AsicResult& r, const json& j) {
         "rows bit-exact against the verilated pipeline (" + std::to_string(r.rtl->rtl_cycles) +
             " RTL cycles; latencies " + std::to_string(r.rtl->stats_latency_cycles) + " / " +
             std::to_string(r.rtl->normalize_latency_cycles) + " cycles = the model's)");
-  if (r.bit_accurate) {
+  if (r.bit_accurate && r.backward) {
+    o << "\n" << backward_numerics_table(r.workload, r.arch, *r.backward);
+  } else if (r.bit_accurate) {
     const std::string numerics = run_summary_table(r.workload, r.arch, r.numerics);  // its header repeats ours: keep the table
     o << "\n" << numerics.substr(numerics.find("\n\n") + 2);
   }

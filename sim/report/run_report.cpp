@@ -257,6 +257,75 @@ std::string run_summary_table(const config::Workload& w, const config::Arch& a, 
 }
 
 namespace {
+json error_json(const core::ErrorMetrics& e, const std::string& ulp_unit) {
+  return {{"elements", e.elements()},
+          {"rel_l2_error", json_number(e.rel_l2())},
+          {"max_abs_error", json_number(e.max_abs())},
+          {"rms_error", json_number(e.rms())},
+          {"max_ulp_error", json_number(e.max_ulp())},
+          {"frac_within_1ulp", e.frac_within_1ulp()},
+          {"ulp_unit", ulp_unit},
+          {"nonfinite_outputs", e.nonfinite()}};
+}
+}  // namespace
+
+json backward_numerics_json(const config::Workload& w, const config::Arch& a, const core::BackwardNumerics& n) {
+  json nj = error_json(n.dx_error, n.dx_ulp_unit);
+  nj["pass"] = "backward";
+  nj["dgamma"] = error_json(n.dgamma_error, n.param_ulp_unit);
+  if (w.norm == core::NormKind::layernorm) nj["dbeta"] = error_json(n.dbeta_error, n.param_ulp_unit);
+  json overflow = json::object(), quant = json::object(), warnings = json::array();
+  if (a.arithmetic == core::Arithmetic::fixed && a.backward_formats) {
+    for (core::BackwardStage s : core::backward_stages_used(w.norm)) {
+      const std::string name(core::kBackwardStages.name(s));
+      const auto i = static_cast<size_t>(s);
+      overflow[name] = n.counters.overflows[i];
+      quant[name] = n.counters.quantizations[i];
+      if (n.counters.overflows[i])
+        warnings.push_back("overflow: backward stage " + name + ": " + std::to_string(n.counters.overflows[i]) + " of " +
+                           std::to_string(n.counters.quantizations[i]) + " values out of " + (*a.backward_formats)[i].describe() +
+                           " (allowed: more integer bits in arch.backward_formats." + name + ")");
+    }
+  }
+  nj["overflow"] = overflow;
+  nj["quantizations"] = quant;
+  nj["warnings"] = warnings;
+  return nj;
+}
+
+std::string backward_numerics_table(const config::Workload& w, const config::Arch& a, const core::BackwardNumerics& n) {
+  std::ostringstream o;
+  auto row = [&](const std::string& k, const std::string& v, const std::string& unit) {
+    char b[200];
+    std::snprintf(b, sizeof b, "  %-28s %16s  %s\n", k.c_str(), v.c_str(), unit.c_str());
+    o << b;
+  };
+  auto block = [&](const std::string& what, const core::ErrorMetrics& e, const std::string& ulp_unit) {
+    row(what + " elements", std::to_string(e.elements()), "elements");
+    row(what + " relative L2 error", fmt_g(e.rel_l2()), "(||" + what + " - ref|| / ||ref||, fp64 reference)");
+    row(what + " max abs error", fmt_g(e.max_abs()), "gradient units");
+    row(what + " max ULP error", fmt_g(e.max_ulp()), "ulp, " + ulp_unit);
+    row(what + " within 1 ULP", fmt_g(100.0 * e.frac_within_1ulp(), "%.4f"), "% of elements");
+    if (e.nonfinite()) row(what + " non-finite", std::to_string(e.nonfinite()), "elements");
+  };
+  block("dx", n.dx_error, n.dx_ulp_unit);
+  block("dgamma", n.dgamma_error, n.param_ulp_unit);
+  if (w.norm == core::NormKind::layernorm) block("dbeta", n.dbeta_error, n.param_ulp_unit);
+  if (a.arithmetic == core::Arithmetic::fixed && a.backward_formats) {
+    o << "\n  overflow per backward stage (saturated or wrapped results / quantisations):\n";
+    for (core::BackwardStage s : core::backward_stages_used(w.norm)) {
+      const auto i = static_cast<size_t>(s);
+      char b[200];
+      std::snprintf(b, sizeof b, "    %-10s %-28s %12llu / %llu\n", std::string(core::kBackwardStages.name(s)).c_str(),
+                    (*a.backward_formats)[i].describe().c_str(), static_cast<unsigned long long>(n.counters.overflows[i]),
+                    static_cast<unsigned long long>(n.counters.quantizations[i]));
+      o << b;
+    }
+  }
+  return o.str();
+}
+
+namespace {
 // A tensor as its element type stores it: fp32 '<f4', bf16 its bits '<u2'
 // (NumPy has no bf16), fp16 '<f2', int8 its codes '|i1' -- the forms
 // `input.file` reads. The values are already of the type, so this is exact.

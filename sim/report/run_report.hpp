@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "sim/config/arch.hpp"
+#include "sim/core/backward_run.hpp"
 #include "sim/config/workload.hpp"
 #include "sim/core/output_checker.hpp"
 
@@ -19,6 +20,13 @@ nlohmann::json run_report_json(const config::Workload& w, const config::Arch& a,
 std::vector<std::pair<std::string, nlohmann::json>> report_leaves(const nlohmann::json& report);
 std::string run_report_csv(const nlohmann::json& report);
 std::string run_summary_table(const config::Workload& w, const config::Arch& a, const core::NumericsResult& n);
+
+/// A backward run's numerics (docs/REPORTS.md): dx's errors at the top level
+/// (the names a forward's y uses, so tables and sweeps read either), dgamma's
+/// and dbeta's beside them, and the backward stages' overflows.
+nlohmann::json backward_numerics_json(const config::Workload& w, const config::Arch& a, const core::BackwardNumerics& n);
+/// The same as the run's text table.
+std::string backward_numerics_table(const config::Workload& w, const config::Arch& a, const core::BackwardNumerics& n);
 
 /// Writes report.json, report.csv and (when kept) y.npy in the output's
 /// element type (bf16 as its bits, '<u2'), mean.npy (LayerNorm only), rstd.npy, and x.npy in
