@@ -84,8 +84,11 @@ const std::vector<AsicUnitEntry> kUnits = {
      {Traffic::adder_read, Traffic::adder_write},
      {},
      {}},  // another unit's (or a GPU kernel's) cost, not this design's
-    {"input_path", "gamma/beta once, then each row's transactions (x, and r when fused) into a free row buffer", always,
-     make_input_path, no_stats, {Traffic::params, Traffic::input, Traffic::residual}, {},
+    {"input_path",
+     "gamma/beta once, then each row's transactions (x, and r when fused; dy and the saved statistics in a backward) into a "
+     "free row buffer",
+     always, make_input_path, no_stats,
+     {Traffic::params, Traffic::input, Traffic::residual, Traffic::grad, Traffic::saved_stats, Traffic::grad_acc_read}, {},
      {"residual_adder", "dropout_mask_generator"}},  // a fused unit's adder sits on the input path, in front of the lanes
     {"chan_merge_tree", "log2 L levels of Chan merges (adders for sums), dedicated or on shared merge units", always,
      make_merge_tree, stats_of<ChanMergeTree>, {}, {Stage::sum, Stage::sumsq, Stage::mean, Stage::m2, Stage::variance},
@@ -93,8 +96,13 @@ const std::vector<AsicUnitEntry> kUnits = {
     {"rsqrt", "variance + eps -> rstd: leading-zero normalise, table seed, Newton steps", always, make_rsqrt, no_stats, {},
      {Stage::rsqrt_in, Stage::rsqrt_out},
      {"variance_scale", "rsqrt_unit"}},
-    {"welford_lanes", "L lanes, an element a lane a cycle; the kept part into the row buffer, a fused unit's z to DRAM",
-     always, make_lanes, stats_of<WelfordLaneArray>, {Traffic::sum},
+    // A backward's lanes also keep dgamma/dbeta; their last transfers after
+    // the last row (param_grad_pass.hpp) are the lanes' accumulator's.
+    {"welford_lanes",
+     "L lanes, an element a lane a cycle; the kept part into the row buffer, a fused unit's z to DRAM, a backward's "
+     "dgamma/dbeta accumulated",
+     always, make_lanes, stats_of<WelfordLaneArray>,
+     {Traffic::sum, Traffic::grad_acc_write, Traffic::partials, Traffic::partials_read, Traffic::param_grads},
      {Stage::input, Stage::sum, Stage::sumsq, Stage::mean, Stage::m2, Stage::recip},
      {"welford_lanes", "sum_lanes", "square_sum_lanes"}},
     {"normalize", "the row back from the row buffer and the re-read FIFO, L outputs a cycle, written through a write buffer",
@@ -102,7 +110,7 @@ const std::vector<AsicUnitEntry> kUnits = {
      {Stage::xhat, Stage::gamma, Stage::beta, Stage::output},
      {"normalize_affine"}},
     {"reread_stream", "the part of each row not kept, re-read from DRAM in row order into the re-read FIFO",
-     [](const RunGeometry& g) { return g.rereads(); }, make_reread, no_stats, {Traffic::input_reread}, {},
+     [](const RunGeometry& g) { return g.rereads(); }, make_reread, no_stats, {Traffic::input_reread, Traffic::grad_reread}, {},
      {}},  // an address generator: its FIFO is SRAM, costed with it
 };
 }  // namespace

@@ -1,5 +1,7 @@
 #include "sim/report/asic_report.hpp"
 
+#include "sim/report/sweep_report.hpp"
+
 #include "sim/report/text_format.hpp"
 
 #include <algorithm>
@@ -176,6 +178,12 @@ json asic_report_json(const asic::AsicResult& r) {
   j["area"]["sram_required"] = {{"row_buffers", r.expected.sram_row_buffer_bytes},
                                 {"reread_fifo", r.expected.reread_fifo_bytes},
                                 {"parameters", r.expected.param_bytes}};
+  if (r.workload.is_backward()) {
+    j["area"]["sram_required"]["accumulator"] = r.expected.accumulator_bytes;
+    // The backward's logic has no operator inventory yet: its datapath area
+    // and energy are the forward units' of the same arch (docs/ASIC.md, "Backward").
+    j["area"]["datapath_costed_as"] = "the forward's units";
+  }
   const area::EnergyReport& er = rc.energy;
   const area::ActivityCounts& act = rc.activity;
   j["energy"] = {{"total_uj", er.total_uj()}, {"dram_uj", er.dram_pj * 1e-6}, {"sram_uj", er.sram_pj() * 1e-6},
@@ -299,10 +307,11 @@ std::string compare_table(const json& all) {
     o << ", each path as the arch configures it";
   o << "\n\n";
   // The report's own names, as in run's JSON and sweep; a residual
-  // workload's comparison leads with the fuse mode and shows its area.
-  bool fused = false;
-  for (const auto& r : reps) fused |= r.contains("fuse");
-  o << (fused ? strprintf("%-17s ", "fuse") : std::string())
+  // workload's comparison leads with the fuse mode and shows its area, a
+  // backward's with its parameter-gradient path.
+  const std::string lead = compare_lead(all);
+  const bool fused = lead == "fuse";
+  o << (!lead.empty() ? strprintf("%-17s ", lead.c_str()) : std::string())
     << strprintf("%-15s %14s %15s %13s %10s %15s %18s %9s %19s %9s %12s ", "path", "rows_in_flight", "replay_fraction",
                  "cycles", "time_us", "dram_bytes_read", "dram_bytes_written", "dram_gbps", "sram_required_bytes", "sram_mm2",
                  "datapath_mm2")
@@ -310,7 +319,7 @@ std::string compare_table(const json& all) {
     << strprintf("%9s %9s %9s %9s ", "total_mm2", "total_uj", "dram_uj", "sram_uj")
     << (fused ? strprintf("%9s ", "fusion_uj") : std::string()) << strprintf("%12s\n", "rel_l2_error");
   for (const auto& r : reps) {
-    if (fused) o << strprintf("%-17s ", r.value("fuse", std::string("-")).c_str());
+    if (!lead.empty()) o << strprintf("%-17s ", r.value(lead, std::string("-")).c_str());
     if (r.contains("infeasible")) {
       o << strprintf("%-15s infeasible: %s\n", r["path"].get<std::string>().c_str(), r["infeasible"].get<std::string>().c_str());
       continue;

@@ -175,14 +175,20 @@ std::string sweep_csv(const json& sweep) {
   return csv;
 }
 
+std::string compare_lead(const json& comparison) {
+  for (const json& r : comparison["paths"])
+    for (const char* k : {"fuse", "param_grad"})
+      if (r.contains(k)) return k;
+  return "";
+}
+
 std::string compare_csv(const json& comparison) {
   std::vector<json> points;
   bool numerics = false;
-  bool fused = false;
-  for (const json& r : comparison["paths"]) fused |= r.contains("fuse");
+  const std::string lead = compare_lead(comparison);
   for (const json& r : comparison["paths"]) {
     json p = {{"index", points.size()}, {"point", {{"path", r["path"]}}}};
-    if (fused) p["point"]["fuse"] = r.value("fuse", std::string("-"));
+    if (!lead.empty()) p["point"][lead] = r.value(lead, std::string("-"));
     if (r.contains("infeasible")) {
       p["status"] = "infeasible";
       p["reason"] = r["infeasible"];
@@ -193,7 +199,7 @@ std::string compare_csv(const json& comparison) {
     }
     points.push_back(std::move(p));
   }
-  return sweep_csv(sweep_json(fused ? std::vector<std::string>{"fuse", "path"} : std::vector<std::string>{"path"}, {},
+  return sweep_csv(sweep_json(!lead.empty() ? std::vector<std::string>{lead, "path"} : std::vector<std::string>{"path"}, {},
                               numerics, std::move(points)));
 }
 

@@ -295,8 +295,12 @@ for b in bands:
     assert len(mine) == b["summary"]["cases"], b["band"]
     target = j["thresholds"]["dram_read_firm_max_rel_error"]
     assert b["dram_read_within_target"] == sum(abs(c["rel_error"]["dram_bytes_read"]) <= target for c in mine), b
-# asic_cases: the ASIC datapath as every forward kernel, bit for bit.
-assert len(j["asic_cases"]) == 61 and all(a["outputs"]["bit_exact"] for a in j["asic_cases"]), j["asic_cases"][:2]
+# asic_cases: the ASIC datapath as every forward kernel, bit for bit, and the
+# backward datapath as both backward kernels (their dgamma/dbeta too, but for
+# the atomics' open order).
+assert len(j["asic_cases"]) == 65 and all(a["outputs"]["bit_exact"] for a in j["asic_cases"]), j["asic_cases"][:2]
+bwd = [a for a in j["asic_cases"] if a["pass"] == "backward"]
+assert len(bwd) == 4 and all(a["outputs"]["parameter_order_free"] == (a["kernel"] == "bwd_atomic") for a in bwd), bwd
 # asic_time: the ASIC model as the GPU on the bandwidth-bound cases. On the
 # 0.25-1 GB streams of every C but 65536 (the streamed cluster, a known
 # 9-15% miss: FIDELITY.md) it lands within 5% of ncu's duration, and within

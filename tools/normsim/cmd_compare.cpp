@@ -164,22 +164,39 @@ int compare(const CompareArgs& a) {
   if (!a.fuse.empty() && !w.residual)
     throw config::ConfigError("--fuse: workload " + w.name + " has no residual stream to fuse (allowed: a workload with a "
                               "residual: section, e.g. postnorm-7b)");
-  const size_t rows_total = modes.size() * std::size(kPaths);
+  // The designs beside the path: a residual workload's fuse modes, a
+  // backward's parameter-gradient paths (docs/ASIC.md, "Backward").
+  struct Variant {
+    config::Arch arch;
+    std::string key, name;
+  };
+  std::vector<Variant> variants;
   for (const config::FuseMode fuse : modes) {
     config::Arch fused = arch;
     fused.fuse.mode = fuse;
-    const std::string fuse_name(config::to_string(fuse));
+    variants.push_back({fused, w.residual ? "fuse" : "", std::string(config::to_string(fuse))});
+  }
+  if (w.is_backward() && arch.asic) {
+    variants.clear();
+    for (const config::ParamGradPath pg : {config::ParamGradPath::onchip, config::ParamGradPath::partials, config::ParamGradPath::dram_rmw}) {
+      config::Arch v = arch;
+      v.asic->backward.param_grad = pg;
+      variants.push_back({v, "param_grad", std::string(config::kParamGradPaths.name(pg))});
+    }
+  }
+  const size_t rows_total = variants.size() * std::size(kPaths);
+  for (const Variant& v : variants) {
     for (auto path : kPaths) {
-      ProgressLine::get().phase((a.fuse.empty() ? "" : "fuse " + fuse_name + ", ") + "path " +
+      ProgressLine::get().phase((v.key.empty() || (v.key == "fuse" && a.fuse.empty()) ? "" : v.key + " " + v.name + ", ") + "path " +
                                 std::string(config::to_string(path)) + " (" + std::to_string(all["paths"].size() + 1) +
                                 " of " + std::to_string(rows_total) + ")");
       nlohmann::json row;
       try {
-        row = compare_row(a, w, fused, path, mode, base);
+        row = compare_row(a, w, v.arch, path, mode, base);
       } catch (const ChildFailed& f) {
         return f.rc;
       }
-      if (w.residual) row["fuse"] = fuse_name;  // a residual workload's rows say where its sum is made
+      if (!v.key.empty()) row[v.key] = v.name;  // the row says which design it is beside its path
       all["paths"].push_back(std::move(row));
     }
   }

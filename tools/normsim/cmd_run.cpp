@@ -16,6 +16,7 @@
 #include "sim/asic/asic_run.hpp"
 #include "sim/config/config_error.hpp"
 #include "sim/config/datapath_config.hpp"
+#include "sim/core/backward_run.hpp"
 #include "sim/core/element_format.hpp"
 #include "sim/core/functional_run.hpp"
 #include "sim/report/asic_report.hpp"
@@ -119,6 +120,9 @@ int run(RunArgs a) {
                                 "(allowed: leave --algorithm out)");
     a.asic.algorithm = alg;
   }
+  if ((a.asic.save_outputs || a.asic.save_inputs) && w.is_backward())
+    throw config::ConfigError(std::string(a.asic.save_outputs ? "--save-outputs" : "--save-inputs") + ": " + w.origin_of("pass") +
+                              ": a backward run does not write dx, dgamma and dbeta as .npy yet (allowed: run it without the flag)");
   if (a.asic.save_outputs || a.asic.save_inputs) {
     const char* flag = a.asic.save_outputs ? "--save-outputs" : "--save-inputs";
     if (a.out_dir.empty()) throw config::ConfigError(std::string(flag) + ": needs --out DIR to write the .npy files into");
@@ -155,6 +159,28 @@ int run(RunArgs a) {
 
   if (o) return run_asic_model(a, w, arch, *o);
   ProgressLine::get().phase("numerics");
+  if (w.is_backward()) {  // an arch without a timing model: the backward's numerics alone
+    const core::DatapathConfig fwd = config::datapath_config(w, arch, a.asic.algorithm);
+    const core::BackwardNumerics bn = core::run_backward_functional(w, fwd, config::backward_config(w, arch));
+    core::NumericsResult none;
+    core::init_numerics(none, w, fwd);
+    nlohmann::json report = report::run_report_json(w, arch, none);
+    report["numerics"] = report::backward_numerics_json(w, arch, bn);
+    log_warnings(report, "run");
+    check_report(report, "run");
+    if (!a.out_dir.empty()) {
+      const auto removed = report::write_run_outputs(a.out_dir, w, core::KeptOutputs{}, report);
+      spdlog::info("run: wrote {}/report.json, report.csv", a.out_dir);
+      log_removed(a.out_dir, removed);
+    }
+    if (a.json) std::cout << report::report_text(report) << "\n";
+    else {
+      const std::string head = report::run_summary_table(w, arch, none);
+      std::cout << head.substr(0, head.find("\n\n") + 2) << report::backward_numerics_table(w, arch, bn);
+    }
+    if (a.fail_on_overflow) check_no_overflow(report, "run");
+    return kExitOk;
+  }
   const core::FunctionalResult r = core::run_functional(
       w, config::datapath_config(w, arch, a.asic.algorithm),
       core::FunctionalOptions{a.asic.save_outputs || a.asic.save_inputs, a.asic.save_inputs, thread_count(a.asic.threads)});

@@ -44,6 +44,12 @@ int simt_command(const SimtArgs& a) {
     if (dtype != "fp32" && dtype != "bf16")
       throw config::ConfigError("simt: " + a.workload + ": input dtype " + dtype +
                                 " has no gpu_ref kernel (allowed: fp32, bf16)");
+    // A backward workload is a backward kernel's job, and a forward one a forward kernel's.
+    const bool backward_kernel = normref::kernel_info(kernel).kind == normref::KernelKind::backward;
+    if (backward_kernel != w.is_backward())
+      throw config::ConfigError("simt: --kernel " + a.kernel + " is a " + (backward_kernel ? "backward" : "forward") +
+                                " kernel but " + a.workload + " is a " + std::string(core::kPasses.name(w.pass)) +
+                                " pass (allowed: a kernel of the workload's pass)");
     const bool layernorm = normref::kernel_info(kernel).layernorm;
     if (layernorm != (w.norm == core::NormKind::layernorm))
       throw config::ConfigError("simt: --kernel " + a.kernel + " computes " + (layernorm ? "LayerNorm" : "RMSNorm") +

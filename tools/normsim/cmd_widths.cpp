@@ -32,6 +32,9 @@ struct WidthsArgs {
 
 int widths(const WidthsArgs& a) {
   const auto [w, arch] = load_inputs(a.in);
+  if (w.is_backward())
+    throw config::ConfigError(w.origin_of("pass") + ": key 'pass': value backward: widths searches the forward's stage formats; "
+                              "the backward's (backward_formats) are not searched yet (allowed: a forward workload)");
   check_out_dir(a.out_dir);
   explore::WidthSearchOptions o;
   for (const auto& t : a.targets) o.targets.push_back(explore::parse_width_target(t));
