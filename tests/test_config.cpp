@@ -173,3 +173,79 @@ TEST(ArchConfig, FuseSection) {
   expect_has(arch_error("lanes: 4\nfuse: {mode: sideways}\n"), {"a.yaml", "fuse.mode", "residual_dropout"});
   expect_has(arch_error("lanes: 4\nfuse: {add_format: {bits: 8, frac: 9}}\n"), {"a.yaml", "frac"});
 }
+
+// The backward's keys (docs/ASIC.md, "Backward").
+TEST(WorkloadConfig, BackwardPassAndItsGradient) {
+  const Workload w = parse_workload_text(std::string(kGoodWorkload) + "pass: backward\noutput: {dtype: bf16}\n", "w.yaml");
+  EXPECT_TRUE(w.is_backward());
+  EXPECT_EQ(w.backward.dy.dtype, normsim::core::ElemType::bf16);  // the output's type by default
+  const Workload u = parse_workload_text(
+      std::string(kGoodWorkload) + "pass: backward\nbackward:\n  dy: {dtype: fp16, distribution: {kind: normal, mean: 0, sigma: 0.01}}\n",
+      "w.yaml");
+  EXPECT_EQ(u.backward.dy.dtype, normsim::core::ElemType::fp16);
+  EXPECT_EQ(u.backward.dist.b, 0.01);
+  EXPECT_FALSE(parse_workload_text(kGoodWorkload, "w.yaml").is_backward());
+  expect_has(workload_error(std::string(kGoodWorkload) + "pass: sideways\n"), {"w.yaml:6", "pass", "sideways", "forward, backward"});
+  expect_has(workload_error(std::string(kGoodWorkload) + "backward: {dy: {dtype: bf16}}\n"),
+             {"w.yaml:6", "backward", "pass is forward", "pass: backward"});
+  expect_has(workload_error(std::string(kGoodWorkload) + "pass: backward\nbackward: {dy: {dtype: int8}}\n"),
+             {"backward.dy.dtype", "int8", "fp32"});
+  expect_has(workload_error(std::string(kGoodWorkload) + "pass: backward\nbackward: {dy: {dtyp: bf16}}\n"),
+             {"backward.dy.dtyp", "unknown key"});
+  expect_has(workload_error(std::string(kGoodWorkload) + "pass: backward\nbackward: {dy: {file: none.npy, distribution: {kind: normal, mean: 0, sigma: 1}}}\n"),
+             {"backward.dy.file", "not both"});
+  expect_has(workload_error(std::string(kGoodWorkload) + "pass: backward\nbackward: {dy: {file: /nonexistent/dy.npy}}\n"),
+             {"backward.dy.file", "/nonexistent/dy.npy"});
+  expect_has(workload_error(std::string(kGoodWorkload) + "pass: backward\nresidual: {dropout: 0.1}\nbackward: {dy: {dtype: fp32}}\n"),
+             {"backward", "residual"});
+  expect_has(workload_error("name: t\nnorm: layernorm\nrows: 4\nhidden: 64\ninput: {dtype: int8, scale: 0.1}\npass: backward\n"),
+             {"pass", "int8"});
+}
+
+TEST(ArchConfig, BackwardFormatsAndAsicKeys) {
+  const std::string fixed = R"(name: t
+lanes: 4
+arithmetic: fixed
+formats:
+  input: {bits: 16, frac: 8}
+  sum: {bits: 32, frac: 8}
+  sumsq: {bits: 40, frac: 16, signed: false}
+  mean: {bits: 24, frac: 16}
+  m2: {bits: 40, frac: 16}
+  recip: {bits: 24, frac: 23, signed: false}
+  variance: {bits: 32, frac: 16, signed: false}
+  rsqrt_in: {bits: 32, frac: 16, signed: false}
+  rsqrt_out: {bits: 24, frac: 16, signed: false}
+  xhat: {bits: 16, frac: 12}
+  gamma: {bits: 12, frac: 9}
+  beta: {bits: 12, frac: 9}
+  output: {bits: 12, frac: 7}
+)";
+  const std::string bf = R"(backward_formats:
+  dy: {bits: 16, frac: 8}
+  g: {bits: 16, frac: 8}
+  xhat: {bits: 16, frac: 12}
+  sum_g: {bits: 32, frac: 8}
+  sum_gxhat: {bits: 32, frac: 12}
+  row_mean: {bits: 24, frac: 16}
+  dx: {bits: 16, frac: 8}
+  dgamma: {bits: 40, frac: 12}
+  dbeta: {bits: 40, frac: 12}
+)";
+  const Arch a = parse_arch_text(fixed + bf, "a.yaml");
+  ASSERT_TRUE(a.backward_formats.has_value());
+  EXPECT_EQ((*a.backward_formats)[static_cast<int>(normsim::core::BackwardStage::dgamma)].total_bits, 40);
+  EXPECT_FALSE(parse_arch_text(fixed, "a.yaml").backward_formats.has_value());
+  std::string missing = fixed + bf;
+  missing.erase(missing.find("  dbeta:"));
+  expect_has(arch_error(missing), {"a.yaml", "backward_formats", "dbeta", "missing"});
+  expect_has(arch_error("name: t\nlanes: 4\narithmetic: fp32\n" + bf), {"backward_formats", "only applies to 'arithmetic: fixed'"});
+  expect_has(arch_error(fixed + bf + "asic:\n  backward: {param_grad: sometimes}\n"),
+             {"asic.backward.param_grad", "sometimes", "onchip, partials, dram_rmw"});
+  expect_has(arch_error(fixed + bf + "asic:\n  backward: {xhat: cached}\n"), {"asic.backward.xhat", "cached", "recompute, stored"});
+  expect_has(arch_error(fixed + bf + "asic:\n  backward: {partial_rows: 0}\n"), {"asic.backward.partial_rows", "0"});
+  const Arch b = parse_arch_text(fixed + bf + "asic:\n  backward: {param_grad: partials, partial_rows: 64, xhat: stored}\n", "a.yaml");
+  EXPECT_EQ(b.asic->backward.param_grad, ParamGradPath::partials);
+  EXPECT_EQ(b.asic->backward.partial_rows, 64);
+  EXPECT_EQ(b.asic->backward.xhat, XhatSource::stored);
+}
