@@ -9,6 +9,9 @@
 #include "sim/area/run_costs.hpp"
 #include "sim/config/asic_params.hpp"
 #include "sim/config/datapath_config.hpp"
+#include "sim/config/workload.hpp"
+
+#include <map>
 
 using namespace normsim;
 
@@ -202,4 +205,44 @@ TEST(Leakage, ARunIsChargedItsLeakageForItsTime) {
   EXPECT_DOUBLE_EQ(given.energy.leakage_pj, two.energy.leakage_pj * 100.0 / nt.leakage_mw_per_mm2);
   c.leakage_mw_per_mm2 = 0.0;
   EXPECT_EQ(area::run_costs(dp, c, run).energy.leakage_pj, 0.0);
+}
+
+// The backward unit's logic (docs/ASIC.md, "Backward"): its four units
+// replace the forward's, and each operator follows its format.
+TEST(BackwardArea, TheBackwardUnitsReplaceTheForwardsAndFollowTheirFormats) {
+  const config::Arch a = config::load_arch(std::string(NORMSIM_TEST_SOURCE_DIR) + "/workloads/arch/asic-default.yaml");
+  config::Workload w = config::load_workload(std::string(NORMSIM_TEST_SOURCE_DIR) + "/workloads/bert-large-bwd.yaml");
+  const core::DatapathConfig dp = config::datapath_config(w, a);
+  core::BackwardConfig b = config::backward_config(w, a);
+  const area::SramMacros sram{65536, 8, 1};
+  auto units = [&](const core::BackwardConfig& bc) {
+    std::map<std::string, double> u;
+    for (const auto& x : area::estimate_area(dp, sram, "7nm", 1, &bc).units) u[x.unit] = x.um2;
+    return u;
+  };
+  const auto base = units(b);
+  EXPECT_EQ(base.size(), 4u);
+  for (const char* n : {"row_sum_lanes", "row_sum_tree", "row_mean_unit", "dx_lanes"}) EXPECT_GT(base.count(n), 0u) << n;
+  EXPECT_EQ(base.at("row_mean_unit") > 0, false) << "C = 1024: S/C is a shift, its requantisers only";
+  // x_hat read back as stored: no subtract-multiply in either lane.
+  core::BackwardConfig stored = b;
+  stored.xhat_stored = true;
+  EXPECT_LT(units(stored).at("row_sum_lanes"), base.at("row_sum_lanes"));
+  EXPECT_LT(units(stored).at("dx_lanes"), base.at("dx_lanes"));
+  // A wider dgamma accumulator costs the lanes, not the dx unit.
+  core::BackwardConfig wide = b;
+  wide.formats[static_cast<int>(core::BackwardStage::dgamma)].total_bits += 16;
+  EXPECT_GT(units(wide).at("row_sum_lanes"), base.at("row_sum_lanes"));
+  EXPECT_EQ(units(wide).at("dx_lanes"), base.at("dx_lanes"));
+  // RMSNorm has no S1 and no dbeta: smaller lanes and tree.
+  w.norm = core::NormKind::rmsnorm;
+  w.beta.reset();
+  const auto rms = units(config::backward_config(w, a));
+  EXPECT_LT(rms.at("row_sum_lanes"), base.at("row_sum_lanes"));
+  EXPECT_LT(rms.at("row_sum_tree"), base.at("row_sum_tree"));
+  // Energy: the lanes and the dx unit per element, the tree per row.
+  const area::EnergyPerOp e = area::estimate_op_energy(dp, &b), f = area::estimate_op_energy(dp);
+  EXPECT_GT(e.lane_op_pj, 0);
+  EXPECT_GT(e.normalize_op_pj, 0);
+  EXPECT_NE(e.lane_op_pj, f.lane_op_pj);
 }

@@ -94,8 +94,53 @@ double sram_area_um2(const SramMacros& s, const NodeTable& nt) {
   return s.banks * (cells_um2 * cell_factor + periphery_um2 * s.ports);
 }
 
+namespace {
+// The backward unit's operators at its formats (docs/ASIC.md, "Backward"):
+// per row-sum lane, per dx lane, per adder-tree node, and the row-mean unit.
+struct BackwardLogic {
+  LogicInventory sum_lane, dx_lane, tree_node, row_mean;
+  int tree_state_bits = 0;
+};
+BackwardLogic backward_logic(const core::BackwardConfig& b) {
+  using BS = core::BackwardStage;
+  auto fb = [&](BS st) { return b.formats[static_cast<int>(st)].total_bits; };
+  auto ff = [&](Stage st) { return b.forward[static_cast<int>(st)].total_bits; };
+  const bool rms = b.kind == core::NormKind::rmsnorm, recompute = !b.xhat_stored;
+  const int x = ff(Stage::input), mean = ff(Stage::mean), rs = ff(Stage::rsqrt_out), gm = ff(Stage::gamma), rc = ff(Stage::recip);
+  const int dy = fb(BS::dy), g = fb(BS::g), xh = fb(BS::xhat), s1 = rms ? 0 : fb(BS::sum_g), s2 = fb(BS::sum_gxhat),
+            rm = fb(BS::row_mean), dx = fb(BS::dx), pg = fb(BS::dgamma), pb = rms ? 0 : fb(BS::dbeta);
+  const int dw = std::max(x, mean) + 1;  // x - mean
+  LogicInventory xhat_and_g;             // x_hat = q((x - mean) rstd) unless stored; g = q(dy gamma)
+  if (recompute) {
+    xhat_and_g.adder_bits += rms ? 0 : dw;
+    xhat_and_g.multiplier_bit_products += static_cast<double>(rms ? x : dw) * rs;
+    xhat_and_g.requant_bits += static_cast<double>(rms ? x : dw) + rs;
+  }
+  xhat_and_g.multiplier_bit_products += static_cast<double>(dy) * gm;
+  xhat_and_g.requant_bits += dy + gm;
+  BackwardLogic l;
+  l.sum_lane = xhat_and_g;
+  l.sum_lane.adder_bits += s1 + s2 + pg + pb;                                                    // S1, S2, dgamma, dbeta
+  l.sum_lane.multiplier_bit_products += static_cast<double>(g) * xh + static_cast<double>(dy) * xh;  // g x_hat, dy x_hat
+  l.sum_lane.requant_bits += s1 + s2 + pg + pb;
+  l.sum_lane.flip_flops += s1 + s2;  // the lane's two accumulators
+  l.dx_lane = xhat_and_g;
+  const int inner = std::max({g, xh + rm, rm}) + 2;
+  l.dx_lane.multiplier_bit_products += static_cast<double>(xh) * rm + static_cast<double>(inner) * rs;  // x_hat S2/C, rstd (.)
+  l.dx_lane.adder_bits += 2.0 * inner;                                                                 // g - S1/C - x_hat S2/C
+  l.dx_lane.requant_bits += inner + rs;
+  l.tree_node = adder_node_inventory(s2);
+  if (!rms) l.tree_node += adder_node_inventory(s1);
+  l.tree_state_bits = s1 + s2;
+  if (!std::has_single_bit(static_cast<uint64_t>(b.hidden)))
+    l.row_mean.multiplier_bit_products = static_cast<double>(s1 + s2) * rc;  // S/C: a shift where C is a power of two
+  l.row_mean.requant_bits = 2.0 * rm;
+  return l;
+}
+}  // namespace
+
 AreaReport estimate_area(const core::DatapathConfig& dp, const SramMacros& sram, const std::string& node,
-                         int merge_level_cycles) {
+                         int merge_level_cycles, const core::BackwardConfig* backward) {
   const std::optional<NodeTable> table = node_table(node);
   if (!table) throw std::invalid_argument("area: no sourced table for node '" + node + "' (allowed: 45nm, 28nm, 16nm, 7nm)");
   const NodeTable nt = *table;
@@ -117,7 +162,24 @@ AreaReport estimate_area(const core::DatapathConfig& dp, const SramMacros& sram,
     r.cell_um2 += u.um2 - ge * nt.nand2_um2 * (1 / kUtilisation - 1);  // less the placement's whitespace
   };
   const core::MergeSchedule merge{L, dp.merge_units};
-  if (fixed) {
+  if (backward && fixed) {
+    const BackwardLogic l = backward_logic(*backward);
+    add_unit("row_sum_lanes", L * logic_ge(l.sum_lane), 0);
+    add_unit("row_sum_tree", (L - 1) * logic_ge(l.tree_node) +
+                                 logic_ge(merge_tree_register_inventory(L, merge_level_cycles, l.tree_state_bits)), 0);
+    add_unit("row_mean_unit", logic_ge(l.row_mean), 0);
+    add_unit("dx_lanes", L * logic_ge(l.dx_lane), 0);
+  } else if (backward) {
+    // fp32: x_hat (add, multiply) unless stored, g (multiply); S1 += g, S2 and
+    // dgamma as multiply-adds, dbeta += dy; dx: x_hat and g again, two
+    // multiply-adds and the rstd/C multiply.
+    const bool rms = backward->kind == core::NormKind::rmsnorm, recompute = !backward->xhat_stored;
+    const double xg = (recompute ? kGeFp32Add + kGeFp32Mul : 0.0) + kGeFp32Mul;
+    add_unit("row_sum_lanes", L * (xg + (rms ? 2 : 4) * kGeFp32Add + 2 * kGeFp32Mul + regs(rms ? 32 : 64)), 0);
+    add_unit("row_sum_tree", (L - 1) * ((rms ? 1 : 2) * kGeFp32Add + regs(rms ? 32 : 64)), 0);
+    add_unit("row_mean_unit", 2 * kGeFp32Mul, 0);
+    add_unit("dx_lanes", L * (xg + 2 * kGeFp32Add + 3 * kGeFp32Mul + regs(32)), 0);
+  } else if (fixed) {
     const auto& f = dp.formats;
     const int in = bits(dp, Stage::input), sum = bits(dp, Stage::sum), sq = bits(dp, Stage::sumsq),
               rc = bits(dp, Stage::recip), var = bits(dp, Stage::variance);
@@ -201,8 +263,25 @@ AreaReport estimate_area(const core::DatapathConfig& dp, const SramMacros& sram,
   return r;
 }
 
-EnergyPerOp estimate_op_energy(const core::DatapathConfig& dp) {
+EnergyPerOp estimate_op_energy(const core::DatapathConfig& dp, const core::BackwardConfig* backward) {
   EnergyPerOp e;
+  if (backward && dp.arithmetic == core::Arithmetic::fixed) {
+    // Each operator's energy from its widths, as the forward's (Horowitz's per-bit figures).
+    const BackwardLogic l = backward_logic(*backward);
+    auto pj = [](const LogicInventory& v) { return kPjPerAdderBit * v.adder_bits + kPjPerMulBitProduct * v.multiplier_bit_products; };
+    e.lane_op_pj = pj(l.sum_lane);
+    e.normalize_op_pj = pj(l.dx_lane);
+    e.row_pj = (dp.lanes - 1) * pj(l.tree_node) + pj(l.row_mean);
+    return e;
+  }
+  if (backward) {
+    const bool rms = backward->kind == core::NormKind::rmsnorm, recompute = !backward->xhat_stored;
+    const double xg = (recompute ? kPjFp32Add + kPjFp32Mul : 0.0) + kPjFp32Mul;
+    e.lane_op_pj = xg + (rms ? 2 : 4) * kPjFp32Add + 2 * kPjFp32Mul;
+    e.normalize_op_pj = xg + 2 * kPjFp32Add + 3 * kPjFp32Mul;
+    e.row_pj = (dp.lanes - 1) * (rms ? 1 : 2) * kPjFp32Add + 2 * kPjFp32Mul;
+    return e;
+  }
   const bool rms = dp.kind == core::NormKind::rmsnorm;
   const bool welford = !rms && dp.algorithm == core::VarianceAlgorithm::welford;
   if (dp.arithmetic == core::Arithmetic::fixed) {
@@ -321,8 +400,8 @@ SramTiming sram_timing(double bank_bytes, const std::string& node, double supply
   return {scale * (a.access_ns + t * (b.access_ns - a.access_ns)), scale * (a.min_period_ns + t * (b.min_period_ns - a.min_period_ns))};
 }
 
-EnergyReport estimate_energy(const core::DatapathConfig& dp, const ActivityCounts& a) {
-  const EnergyPerOp eo = estimate_op_energy(dp);
+EnergyReport estimate_energy(const core::DatapathConfig& dp, const ActivityCounts& a, const core::BackwardConfig* backward) {
+  const EnergyPerOp eo = estimate_op_energy(dp, backward);
   EnergyReport r;
   r.node_factor = energy_factor(a.node, a.supply_v);
   r.sram_read_pj_per_byte = sram_pj_per_byte(a.sram_bank_bytes) * r.node_factor;

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "sim/area/logic_inventory.hpp"
+#include "sim/core/norm_backward.hpp"
 #include "sim/core/norm_datapath.hpp"
 
 namespace normsim::area {
@@ -103,14 +104,18 @@ double sram_area_um2(const SramMacros& sram, const NodeTable& node);
 /// macros; the merge tree on dp.merge_units (dedicated or a sequencer), its
 /// pipeline registers `merge_level_cycles` deep.
 AreaReport estimate_area(const core::DatapathConfig& dp, const SramMacros& sram, const std::string& node,
-                         int merge_level_cycles);
+                         int merge_level_cycles, const core::BackwardConfig* backward = nullptr);
 
 struct EnergyPerOp {
   double lane_op_pj = 0;       ///< one element through a lane (statistics)
   double normalize_op_pj = 0;  ///< one element through the normalise unit
   double row_pj = 0;           ///< merge tree + RSQRT, once per row
 };
-EnergyPerOp estimate_op_energy(const core::DatapathConfig& dp);
+/// `backward`: the backward unit's logic instead of the forward's (docs/ASIC.md,
+/// "Backward"): L row-sum lanes (x_hat recomputed unless stored, g, the S1/S2
+/// accumulators, the dgamma/dbeta update), an adder tree, the row-mean unit
+/// (S/C), and L dx lanes (x_hat and g again from the replayed row, dx).
+EnergyPerOp estimate_op_energy(const core::DatapathConfig& dp, const core::BackwardConfig* backward = nullptr);
 
 /// The residual adder of a fused unit (sim/core/residual_add.hpp): one lane
 /// at its arithmetic -- fp32 (Horowitz's adder, multiplier and a register),
@@ -200,6 +205,7 @@ struct EnergyReport {
 
 /// A run's energy: DRAM at the arch's pJ/bit; SRAM per access to its bank and
 /// the arithmetic, Horowitz's 45 nm figures scaled to the run's node.
-EnergyReport estimate_energy(const core::DatapathConfig& dp, const ActivityCounts& a);
+EnergyReport estimate_energy(const core::DatapathConfig& dp, const ActivityCounts& a,
+                             const core::BackwardConfig* backward = nullptr);
 
 }  // namespace normsim::area

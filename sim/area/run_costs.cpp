@@ -4,12 +4,13 @@
 
 namespace normsim::area {
 
-RunCosts run_costs(const core::DatapathConfig& dp, const config::AsicConfig& c, const RunActivity& run) {
+RunCosts run_costs(const core::DatapathConfig& dp, const config::AsicConfig& c, const RunActivity& run,
+                   const core::BackwardConfig* backward) {
   RunCosts rc;
   rc.sram_at_capacity = c.sram.area_at_capacity;
   rc.sram_required_bytes = run.sram_required_bytes;
   const double costed = rc.sram_at_capacity ? static_cast<double>(c.sram.capacity_bytes) : run.sram_required_bytes;
-  rc.area = estimate_area(dp, {costed, c.sram.banks, c.sram.ports}, c.node, c.latency.merge_level_cycles);
+  rc.area = estimate_area(dp, {costed, c.sram.banks, c.sram.ports}, c.node, c.latency.merge_level_cycles, backward);
   add_timing_registers(rc.area, c.timing_flip_flops, c.node);
   // This unit's share of a fused residual workload: its adder and mask generator.
   for (const char* fused : {"residual_adder", "dropout_mask_generator"})
@@ -33,7 +34,7 @@ RunCosts run_costs(const core::DatapathConfig& dp, const config::AsicConfig& c, 
   }
   act.node = c.node;
   act.supply_v = c.supply_v;
-  rc.energy = estimate_energy(dp, act);
+  rc.energy = estimate_energy(dp, act, backward);
   rc.leakage_mw_per_mm2 = c.leakage_mw_per_mm2.value_or(node_table(c.node)->leakage_mw_per_mm2);
   rc.leakage_mw = leakage_mw(rc.area.cell_um2, rc.leakage_mw_per_mm2);
   rc.energy.leakage_pj = rc.leakage_mw * 1e-3 * run.seconds * 1e12;

@@ -37,6 +37,8 @@ struct RunCosts {
 };
 
 /// Area and energy of a run on the datapath `dp` with the timing config `c`.
-RunCosts run_costs(const core::DatapathConfig& dp, const config::AsicConfig& c, const RunActivity& run);
+/// `backward`: a backward run's unit (its logic instead of the forward's).
+RunCosts run_costs(const core::DatapathConfig& dp, const config::AsicConfig& c, const RunActivity& run,
+                   const core::BackwardConfig* backward = nullptr);
 
 }  // namespace normsim::area

@@ -172,7 +172,9 @@ json asic_report_json(const asic::AsicResult& r) {
   run.residual = r.workload.residual.has_value();
   run.dropout = r.workload.residual && r.workload.residual->dropout_p > 0;
   run.seconds = r.time_us() * 1e-6;
-  const area::RunCosts rc = area::run_costs(dcfg, c, run);
+  const std::optional<core::BackwardConfig> bcfg =
+      r.workload.is_backward() ? std::optional(config::backward_config(r.workload, r.arch)) : std::nullopt;
+  const area::RunCosts rc = area::run_costs(dcfg, c, run, bcfg ? &*bcfg : nullptr);
   j["area"] = area_json(rc, c);
   j["area"]["fusion_mm2"] = rc.fusion_um2 * 1e-6;
   j["area"]["sram_required"] = {{"row_buffers", r.expected.sram_row_buffer_bytes},
@@ -180,9 +182,6 @@ json asic_report_json(const asic::AsicResult& r) {
                                 {"parameters", r.expected.param_bytes}};
   if (r.workload.is_backward()) {
     j["area"]["sram_required"]["accumulator"] = r.expected.accumulator_bytes;
-    // The backward's logic has no operator inventory yet: its datapath area
-    // and energy are the forward units' of the same arch (docs/ASIC.md, "Backward").
-    j["area"]["datapath_costed_as"] = "the forward's units";
   }
   const area::EnergyReport& er = rc.energy;
   const area::ActivityCounts& act = rc.activity;

@@ -12,6 +12,68 @@
 
 namespace normsim::validate {
 
+namespace {
+// A backward kernel as the backward datapath on SRAM replay (x and dy read
+// once, held in registers): the ASIC's identity with one accumulator (the
+// atomics' L2 lines) plus, for the two-level kernel, the grid's partials
+// written and read back by bwd_column_sum (row r to block r mod grid: grid
+// partials, not the ASIC's contiguous count). ncu's reads follow it; its
+// writes are what the L2 evicted before the kernel ended.
+AsicTrafficCase backward_traffic_case(const GoldenCase& g, const simt::AsicDatapath& m, const simt::GpuArch& gpu) {
+  AsicTrafficCase t;
+  t.id = g.id;
+  t.kernel = simt::kernel_name(g.kernel);
+  t.path = "sram-replay";
+  const int eb = normref::elem_bytes(g.dtype);
+  config::Workload w;
+  w.name = g.id;
+  w.pass = core::Pass::backward;
+  w.norm = m.rms ? core::NormKind::rmsnorm : core::NormKind::layernorm;
+  w.rows = g.rows;
+  w.hidden = g.hidden;
+  w.input.dtype = w.output.dtype = w.backward.dy.dtype = eb == 2 ? core::ElemType::bf16 : core::ElemType::fp32;
+  asic::AsicConfig c;
+  c.path = asic::InputPath::sram_replay;
+  c.backward.param_grad = config::ParamGradPath::onchip;
+  const asic::TrafficIdentity id = asic::traffic_identity(w, mapped_arch(true), c);
+  const double partials = m.param_grad.column_lanes > 1 ? static_cast<double>(g.grid) * asic::param_grad_count(w) * g.hidden * 4.0 : 0.0;
+  const double gamma = static_cast<double>(g.hidden) * 4;  // fp32 gamma (the mapped arch's datapath keeps fp32 too)
+  t.closed_form_read = static_cast<double>(id.dram_bytes_read - id.param_bytes) + gamma + partials;
+  t.closed_form_written = static_cast<double>(id.dram_bytes_written) + partials;
+  t.measured_read = g.dram_bytes_read;
+  t.measured_written = g.dram_bytes_written;
+  t.read_gap = (t.measured_read - t.closed_form_read) / t.closed_form_read;
+  t.write_gap = (t.measured_written - t.closed_form_written) / t.closed_form_written;
+  char b[220];
+  if (std::fabs(t.read_gap) <= 0.02) {
+    t.read_cause = partials > 0 ? "as the identity: x and dy once, gamma, the saved statistics, the partials read back"
+                                : "as the identity: x and dy once, gamma, the saved statistics";
+  } else {
+    std::snprintf(b, sizeof b, "%.0f KB beyond the identity: the launches' code and constants, fetched cold",
+                  (t.measured_read - t.closed_form_read) / 1e3);
+    t.read_cause = b;
+  }
+  if (t.write_gap < -0.02) {
+    std::snprintf(b, sizeof b, "%.1f MB of written lines (dx%s) still dirty in the L2 when the kernel ended (ncu counts them unwritten)",
+                  (t.closed_form_written - t.measured_written) / 1e6, partials > 0 ? ", the partials" : ", the atomics' dgamma/dbeta");
+    t.write_cause = b;
+  } else {
+    t.write_cause = "as the identity";
+  }
+  // No L2 model of the backward's lines: its reads are compulsory, so the
+  // comparison with the L2 is the identity's with the launches' code.
+  const simt::LaunchPlan plan = simt::plan_launch(g.kernel, g.rows, g.hidden, g.dtype, g.block, gpu);
+  t.rows_in_flight = static_cast<double>(simt::occupancy(plan.launches.front(), gpu).rows_in_flight);
+  for (const simt::SubKernel& k : plan.launches) t.code_bytes += static_cast<double>(k.code_bytes) + gpu.dram.launch_read_bytes.value();
+  t.l1_reread_hit = 0, t.l2_reread_hit = 0;
+  t.l2_read = t.closed_form_read + t.code_bytes;
+  t.l2_written = t.closed_form_written;
+  t.l2_read_error = (t.l2_read - t.measured_read) / t.measured_read;
+  t.l2_write_error = t.measured_written > 0 ? (t.l2_written - t.measured_written) / t.measured_written : 0.0;
+  return t;
+}
+}  // namespace
+
 std::vector<AsicTrafficCase> asic_traffic_cases(const std::vector<GoldenCase>& cases, const simt::GpuArch& gpu) {
   std::vector<AsicTrafficCase> out;
   const config::Arch& warp = mapped_arch(false);
@@ -22,6 +84,10 @@ std::vector<AsicTrafficCase> asic_traffic_cases(const std::vector<GoldenCase>& c
   // v6 falls back to v5 where its shared memory does not fit.
   for (const GoldenCase& g : cases) {
     const auto m = asic_datapath(g.ran, g);
+    if (m && m->backward) {
+      out.push_back(backward_traffic_case(g, *m, gpu));
+      continue;
+    }
     if (!m || m->path == simt::AsicInputPath::none) continue;
     AsicTrafficCase t;
     t.id = g.id;
