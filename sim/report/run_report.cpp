@@ -360,10 +360,18 @@ void write_tensor_npy(const std::string& path, const std::vector<double>& v, con
 }  // namespace
 
 std::vector<std::string> write_run_outputs(const std::string& dir, const config::Workload& w, const core::KeptOutputs& r,
-                                           const json& report) {
+                                           const json& report, const core::BackwardOutputs* backward) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) throw std::runtime_error(dir + ": cannot create directory: " + ec.message());
+  const bool wrote_dx = backward && !backward->dx.empty(), wrote_dbeta = wrote_dx && !backward->dbeta.empty();
+  if (wrote_dx) {
+    write_atomic_with(dir + "/dx.npy", [&](const std::string& p) { write_tensor_npy(p, backward->dx, w.output, {w.rows, w.hidden}); });
+    const core::TensorSpec fp32;
+    write_atomic_with(dir + "/dgamma.npy", [&](const std::string& p) { write_tensor_npy(p, backward->dgamma, fp32, {w.hidden}); });
+    if (wrote_dbeta)
+      write_atomic_with(dir + "/dbeta.npy", [&](const std::string& p) { write_tensor_npy(p, backward->dbeta, fp32, {w.hidden}); });
+  }
   if (!r.y.empty()) {
     const std::vector<int64_t> shape = {w.rows, w.hidden};
     write_atomic_with(dir + "/y.npy", [&](const std::string& p) { write_tensor_npy(p, r.y, w.output, shape); });
@@ -388,7 +396,8 @@ std::vector<std::string> write_run_outputs(const std::string& dir, const config:
   const bool wrote_mean = wrote_y && w.norm == core::NormKind::layernorm;
   for (const auto& [name, written] :
        {std::pair<const char*, bool>{"y.npy", wrote_y}, {"mean.npy", wrote_mean}, {"rstd.npy", wrote_y},
-        {"x.npy", wrote_x && !w.residual}, {"z.npy", wrote_x && w.residual.has_value()}, {"y_ref.npy", wrote_x}}) {
+        {"x.npy", wrote_x && !w.residual}, {"z.npy", wrote_x && w.residual.has_value()}, {"y_ref.npy", wrote_x},
+        {"dx.npy", wrote_dx}, {"dgamma.npy", wrote_dx}, {"dbeta.npy", wrote_dbeta}}) {
     if (written) continue;
     const std::filesystem::path p = std::filesystem::path(dir) / name;
     if (std::filesystem::is_regular_file(p, ec) && std::filesystem::remove(p, ec)) removed.push_back(name);

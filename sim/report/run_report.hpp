@@ -34,8 +34,10 @@ std::string backward_numerics_table(const config::Workload& w, const config::Arc
 /// atomically. Then removes the .npy files of those names that this run did
 /// not write (an earlier run's, which would not belong to this report) and
 /// returns their names.
+/// A backward run's kept outputs (`backward`, non-empty) are dx.npy in the
+/// output's type and dgamma.npy, dbeta.npy (LayerNorm) in fp32, instead.
 std::vector<std::string> write_run_outputs(const std::string& dir, const config::Workload& w, const core::KeptOutputs& out,
-                                           const nlohmann::json& report);
+                                           const nlohmann::json& report, const core::BackwardOutputs* backward = nullptr);
 
 /// The warning line of a fixed-point stage whose results overflowed:
 /// "overflow: stage 'output': 37 of 2048 results saturated (s16.13, range +-4; ...)".

@@ -555,5 +555,36 @@ expect_exit 2 "has no residual stream" -- compare "$W/llama2-7b.yaml" --fuse all
 expect_exit 2 "key 'fuse.mode'" -- run "$W/llama2-7b.yaml" --set arch.fuse.mode=residual -q
 expect_exit 2 "key 'residual.dropout'" -- run "$W/postnorm-7b.yaml" --set workload.residual.dropout=1.5 -q
 
+# The backward (docs/ASIC.md, "Backward"): compare's rows are path x
+# param_grad, each meeting its closed form; --save-outputs writes dx and the
+# gradients; what the backward does not have yet is refused with one line.
+"$N" compare "$W/bert-large-bwd.yaml" --set workload.batch=1 --set workload.seq=64 --json -q >"$T/bwd.json" || bad "compare a backward"
+/usr/bin/python3 - "$T/bwd.json" <<'PY' && ok || bad "compare backward contract"
+import json, sys
+rows = json.load(open(sys.argv[1]))["paths"]
+assert [(r["param_grad"], r["path"]) for r in rows] == [(g, p) for g in ("onchip", "partials", "dram_rmw")
+                                                        for p in ("sram-replay", "dram-reread", "partial-replay")], rows
+N, C, x, P, acc = 64, 1024, 2, 2, 6  # bf16 x, dy, dx; dgamma and dbeta, s48.18 accumulators
+for r in rows:
+    t, f = r["traffic"], {"sram-replay": 1.0, "dram-reread": 0.0, "partial-replay": 0.5}[r["path"]]
+    reread = C - round(f * C)
+    read = 2 * N * C * x + 2 * N * reread * x + C * 2 + N * 8
+    written = N * C * x
+    if r["param_grad"] == "onchip": written += P * C * 4
+    if r["param_grad"] == "partials": read += P * C * acc; written += P * C * acc + P * C * 4  # one partial of 256 rows
+    if r["param_grad"] == "dram_rmw": read += (N - 1) * P * C * acc; written += N * P * C * acc
+    assert (t["dram_bytes_read"], t["dram_bytes_written"]) == (read, written), (r["param_grad"], r["path"], t)
+    assert r["numerics"]["pass"] == "backward" and r["numerics"]["dgamma"]["elements"] == C and r["numerics"]["elements"] == N * C
+    assert set(r["area"]["units"]) == {"row_sum_lanes", "row_sum_tree", "row_mean_unit", "dx_lanes"}, r["area"]["units"]
+    assert (r["area"]["sram_required"]["accumulator"] > 0) == (r["param_grad"] != "dram_rmw")
+PY
+"$N" run "$W/llama2-7b-bwd.yaml" --set workload.seq=4 --save-outputs --out "$T/bwd" -q >/dev/null &&
+  [ -f "$T/bwd/dx.npy" ] && [ -f "$T/bwd/dgamma.npy" ] && [ ! -f "$T/bwd/dbeta.npy" ] && ok || bad "run a backward --save-outputs"
+expect_exit 2 "key 'pass': value backward: widths" -- widths "$W/bert-large-bwd.yaml" --target 'max_ulp<=1' -q
+expect_exit 2 "--save-inputs: .*backward" -- run "$W/bert-large-bwd.yaml" --save-inputs --out "$T/bwdi" -q
+sed '/^backward_formats:/,/^  dbeta:/d' "$AD" >"$T/nobwd.yaml"
+expect_exit 2 "key 'backward_formats': missing" -- run "$W/bert-large-bwd.yaml" --arch "$T/nobwd.yaml" -q
+expect_exit 2 "key 'backward': given, but the workload's pass is forward" -- run "$W/bert-large.yaml" --set workload.backward.dy.dtype=bf16 -q
+
 echo "$passes passed, $fails failed"
 [ "$fails" = 0 ]

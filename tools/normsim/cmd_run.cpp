@@ -67,6 +67,8 @@ uint64_t available_memory_bytes() {
 // row, and one tensor at a time converted to its stored type as it is written.
 uint64_t kept_output_bytes(const config::Workload& w, bool inputs) {
   const auto n = static_cast<uint64_t>(w.elements()), rows = static_cast<uint64_t>(w.rows);
+  // A backward keeps dx (and two C-wide gradients): no statistics, no inputs.
+  if (w.is_backward()) return n * (8 + static_cast<uint64_t>(core::elem_bytes(w.output.dtype))) + static_cast<uint64_t>(w.hidden) * 32;
   const uint64_t per_element = 8 + (inputs ? 16 : 0);
   const auto stored = static_cast<uint64_t>(std::max(core::elem_bytes(w.output.dtype), inputs ? core::elem_bytes(w.input.dtype) : 0));
   return n * (per_element + stored) + rows * 16;
@@ -78,6 +80,12 @@ std::string saved_npy_names(const config::Workload& w, const core::KeptOutputs& 
   if (!out.y.empty()) s += w.norm == core::NormKind::layernorm ? ", y.npy, mean.npy, rstd.npy" : ", y.npy, rstd.npy";
   if (!out.x.empty()) s += w.residual ? ", z.npy, y_ref.npy" : ", x.npy, y_ref.npy";
   return s;
+}
+
+// The same for a backward run's kept gradients.
+std::string saved_npy_names(const config::Workload& w, const core::BackwardOutputs& out) {
+  if (out.dx.empty()) return "";
+  return w.norm == core::NormKind::layernorm ? ", dx.npy, dgamma.npy, dbeta.npy" : ", dx.npy, dgamma.npy";
 }
 
 void log_removed(const std::string& dir, const std::vector<std::string>& removed) {
@@ -96,8 +104,9 @@ int run_asic_model(const RunArgs& a, const config::Workload& w, const config::Ar
   log_warnings(report, "run");
   check_report(report, "run");
   if (!a.out_dir.empty()) {
-    const auto removed = report::write_run_outputs(a.out_dir, r.workload, r.outputs, report);
-    spdlog::info("run: wrote {}/report.json, report.csv{}", a.out_dir, saved_npy_names(w, r.outputs));
+    const auto removed = report::write_run_outputs(a.out_dir, r.workload, r.outputs, report, &r.backward_outputs);
+    spdlog::info("run: wrote {}/report.json, report.csv{}{}", a.out_dir, saved_npy_names(w, r.outputs),
+                 saved_npy_names(w, r.backward_outputs));
     log_removed(a.out_dir, removed);
   }
   if (!a.asic.trace.empty()) spdlog::info("run: wrote trace {}", a.asic.trace);
@@ -120,9 +129,10 @@ int run(RunArgs a) {
                                 "(allowed: leave --algorithm out)");
     a.asic.algorithm = alg;
   }
-  if ((a.asic.save_outputs || a.asic.save_inputs) && w.is_backward())
-    throw config::ConfigError(std::string(a.asic.save_outputs ? "--save-outputs" : "--save-inputs") + ": " + w.origin_of("pass") +
-                              ": a backward run does not write dx, dgamma and dbeta as .npy yet (allowed: run it without the flag)");
+  if (a.asic.save_inputs && w.is_backward())
+    throw config::ConfigError("--save-inputs: " + w.origin_of("pass") +
+                              ": a backward run keeps dx, dgamma and dbeta (--save-outputs), not its inputs and reference yet "
+                              "(allowed: --save-outputs)");
   if (a.asic.save_outputs || a.asic.save_inputs) {
     const char* flag = a.asic.save_outputs ? "--save-outputs" : "--save-inputs";
     if (a.out_dir.empty()) throw config::ConfigError(std::string(flag) + ": needs --out DIR to write the .npy files into");
@@ -161,7 +171,9 @@ int run(RunArgs a) {
   ProgressLine::get().phase("numerics");
   if (w.is_backward()) {  // an arch without a timing model: the backward's numerics alone
     const core::DatapathConfig fwd = config::datapath_config(w, arch, a.asic.algorithm);
-    const core::BackwardNumerics bn = core::run_backward_functional(w, fwd, config::backward_config(w, arch));
+    core::BackwardOutputs kept;
+    const core::BackwardNumerics bn =
+        core::run_backward_functional(w, fwd, config::backward_config(w, arch), a.asic.save_outputs ? &kept : nullptr);
     core::NumericsResult none;
     core::init_numerics(none, w, fwd);
     nlohmann::json report = report::run_report_json(w, arch, none);
@@ -169,8 +181,8 @@ int run(RunArgs a) {
     log_warnings(report, "run");
     check_report(report, "run");
     if (!a.out_dir.empty()) {
-      const auto removed = report::write_run_outputs(a.out_dir, w, core::KeptOutputs{}, report);
-      spdlog::info("run: wrote {}/report.json, report.csv", a.out_dir);
+      const auto removed = report::write_run_outputs(a.out_dir, w, core::KeptOutputs{}, report, &kept);
+      spdlog::info("run: wrote {}/report.json, report.csv{}", a.out_dir, saved_npy_names(w, kept));
       log_removed(a.out_dir, removed);
     }
     if (a.json) std::cout << report::report_text(report) << "\n";
