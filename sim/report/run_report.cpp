@@ -41,6 +41,12 @@ std::string unit_of(const std::string& path) {
       {"numerics.residual_add.dropped", "elements"}, {"numerics.residual_add.dropped_fraction", "fraction"},
       {"numerics.residual_add.dropout_p", "1"}};
   if (auto it = units.find(path); it != units.end()) return it->second;
+  // A backward's parameter gradients: the same figures as dx's, in gradient units.
+  for (const char* grad : {"numerics.dgamma.", "numerics.dbeta."})
+    if (const std::string leaf = under(grad); !leaf.empty()) {
+      if (leaf == "max_abs_error" || leaf == "rms_error") return "gradient units";
+      if (auto it = units.find("numerics." + leaf); it != units.end()) return it->second;
+    }
   if (path.rfind("numerics.overflow.", 0) == 0) return "count";
   if (path.rfind("numerics.quantizations.", 0) == 0) return "count";
   if (path.find(".bits") != std::string::npos || path.find(".frac") != std::string::npos) return "bits";
@@ -75,9 +81,15 @@ std::string unit_of(const std::string& path) {
   if (ends("_uj")) return "uJ";
   if (ends("pj_per_element")) return "pJ";
   if (ends("pj_per_bit")) return "pJ/bit";
+  if (ends("pj_per_byte")) return "pJ/byte";
+  if (ends("energy_factor")) return "1";
+  if (ends("supply_v")) return "V";
+  if (ends("sram_banks")) return "banks";
+  if (ends("sram_ports")) return "ports per bank";
   if (ends("gate_equivalents")) return "GE";
   if (ends("table_bits")) return "bits";
-  if (path.find("bytes") != std::string::npos || ends("row_buffers") || ends("reread_fifo") || ends("parameters"))
+  if (path.find("bytes") != std::string::npos || ends("row_buffers") || ends("reread_fifo") || ends("parameters") ||
+      ends("accumulator"))
     return "bytes";
   return "";
 }

@@ -580,6 +580,22 @@ for r in rows:
 PY
 "$N" run "$W/llama2-7b-bwd.yaml" --set workload.seq=4 --save-outputs --out "$T/bwd" -q >/dev/null &&
   [ -f "$T/bwd/dx.npy" ] && [ -f "$T/bwd/dgamma.npy" ] && [ ! -f "$T/bwd/dbeta.npy" ] && ok || bad "run a backward --save-outputs"
+# Every number of a backward's results carries its unit in the CSV header.
+/usr/bin/python3 - "$T/bwd/report.csv" <<'PY' && ok || bad "a backward's report.csv columns without a unit"
+import csv, sys
+row = next(csv.DictReader(open(sys.argv[1])))
+def number(v):
+    try:
+        float(v)
+        return True
+    except ValueError:
+        return False
+bare = [k for k, v in row.items() if k.split(".")[0] in ("numerics", "area", "traffic", "timing", "energy") and number(v) and "[" not in k]
+assert not bare, bare
+for k in ("numerics.dgamma.max_ulp_error [ulp]", "numerics.dgamma.max_abs_error [gradient units]",
+          "area.sram_required.accumulator [bytes]", "traffic.dram_bytes_by_kind.saved_stats [bytes]"):
+    assert k in row, k
+PY
 expect_exit 2 "key 'pass': value backward: widths" -- widths "$W/bert-large-bwd.yaml" --target 'max_ulp<=1' -q
 expect_exit 2 "--save-inputs: .*backward" -- run "$W/bert-large-bwd.yaml" --save-inputs --out "$T/bwdi" -q
 sed '/^backward_formats:/,/^  dbeta:/d' "$AD" >"$T/nobwd.yaml"
