@@ -24,7 +24,7 @@ module fx_requant #(
   generate
     if (SHIFT <= 0) begin : g_exact
       // Only zeros are appended: exact.
-      assign rounded = {in[IN_W-1], in} <<< (-SHIFT);
+      assign rounded = {{(1 - SHIFT){in[IN_W-1]}}, in} <<< (-SHIFT);
     end else begin : g_round
       wire signed [IN_W-SHIFT-1:0] floor_v = in[IN_W-1:SHIFT];
       wire [SHIFT-1:0] rem = in[SHIFT-1:0];

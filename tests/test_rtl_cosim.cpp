@@ -14,6 +14,7 @@
 #include RTL_BENCH_HEADER
 #include "sim/asic/port_signal.hpp"
 #include "sim/config/arch.hpp"
+#include "sim/core/backward_units.hpp"
 #include "sim/core/dropout_mask.hpp"
 #include "sim/core/fixed_units.hpp"
 #include "sim/core/residual_add.hpp"
@@ -98,6 +99,21 @@ struct Bench {
   NORMSIM_PORT(pm_out_valid) NORMSIM_PORT(pm_words) NORMSIM_PORT(pm_keep)
   NORMSIM_PORT(ra_x) NORMSIM_PORT(ra_r) NORMSIM_PORT(ra_z) NORMSIM_PORT(ra_overflow)
   NORMSIM_PORT(rd_x) NORMSIM_PORT(rd_r) NORMSIM_PORT(rd_scale) NORMSIM_PORT(rd_keep) NORMSIM_PORT(rd_z) NORMSIM_PORT(rd_overflow)
+  NORMSIM_PORT(bo_start) NORMSIM_PORT(bo_in_valid) NORMSIM_PORT(bo_x) NORMSIM_PORT(bo_xs) NORMSIM_PORT(bo_mean)
+  NORMSIM_PORT(bo_rstd) NORMSIM_PORT(bo_dy) NORMSIM_PORT(bo_gamma) NORMSIM_PORT(bo_m1) NORMSIM_PORT(bo_m2)
+  NORMSIM_PORT(bo_dgamma) NORMSIM_PORT(bo_dbeta) NORMSIM_PORT(bo_s1a) NORMSIM_PORT(bo_s1b) NORMSIM_PORT(bo_s2a)
+  NORMSIM_PORT(bo_s2b) NORMSIM_PORT(bo_recip)
+#define NORMSIM_LANE(p) NORMSIM_PORT(p##_xhat) NORMSIM_PORT(p##_g) NORMSIM_PORT(p##_s1) NORMSIM_PORT(p##_s2) \
+  NORMSIM_PORT(p##_xhat_overflow) NORMSIM_PORT(p##_g_overflow) NORMSIM_PORT(p##_s1_overflow) NORMSIM_PORT(p##_s2_overflow)
+  NORMSIM_LANE(rl) NORMSIM_LANE(rr) NORMSIM_LANE(rt)
+#undef NORMSIM_LANE
+  NORMSIM_PORT(dl_dx) NORMSIM_PORT(dl_dx_overflow) NORMSIM_PORT(dr_dx) NORMSIM_PORT(dr_dx_overflow)
+  NORMSIM_PORT(dt_dx) NORMSIM_PORT(dt_dx_overflow)
+  NORMSIM_PORT(pl_dgamma) NORMSIM_PORT(pl_dbeta) NORMSIM_PORT(pl_dgamma_overflow) NORMSIM_PORT(pl_dbeta_overflow)
+  NORMSIM_PORT(pr_dgamma) NORMSIM_PORT(pr_dbeta) NORMSIM_PORT(pr_dgamma_overflow) NORMSIM_PORT(pr_dbeta_overflow)
+  NORMSIM_PORT(nl_s1) NORMSIM_PORT(nl_s2) NORMSIM_PORT(nl_s1_overflow) NORMSIM_PORT(nl_s2_overflow)
+  NORMSIM_PORT(ml_m1) NORMSIM_PORT(ml_m2) NORMSIM_PORT(ml_m1_overflow) NORMSIM_PORT(ml_m2_overflow)
+  NORMSIM_PORT(mp_m1) NORMSIM_PORT(mp_m2) NORMSIM_PORT(mp_m1_overflow) NORMSIM_PORT(mp_m2_overflow)
 #undef NORMSIM_PORT
   Bench() { dut.clk(clk); }
   void settle() { sc_core::sc_start(1, sc_core::SC_NS); }
@@ -159,6 +175,44 @@ std::string show(Fx v) { return std::to_string(static_cast<int64_t>(v.raw)); }
 bool counted(const StageCounters& before, const StageCounters& after, Stage s) {
   return after.overflows[static_cast<int>(s)] != before.overflows[static_cast<int>(s)];
 }
+
+// The backward's formats, and whether a call overflowed a backward stage.
+using BS = BackwardStage;
+const BackwardFormats& bformats() { return *arch().backward_formats; }
+const FixedFormat& bfmt(BS s) { return bformats()[static_cast<size_t>(s)]; }
+bool counted(const BackwardCounters& before, const BackwardCounters& after, BS s) {
+  return after.overflows[static_cast<int>(s)] != before.overflows[static_cast<int>(s)];
+}
+// The bench's three backward variants: LayerNorm, RMSNorm, LayerNorm with x_hat stored.
+struct BackwardVariant {
+  const char* name;
+  NormKind kind;
+  bool stored;
+};
+constexpr BackwardVariant kBackwardVariants[] = {
+    {"layernorm", NormKind::layernorm, false}, {"rmsnorm", NormKind::rmsnorm, false}, {"xhat stored", NormKind::layernorm, true}};
+// One element's operands (x in the input format, xs in the xhat format).
+struct BackwardElement {
+  Fx x, xs, mean, rstd, dy, gamma;
+  explicit BackwardElement(Operands& op)
+      : x(op(fmt(Stage::input))), xs(op(bfmt(BS::xhat))), mean(op(fmt(Stage::mean))), rstd(op(fmt(Stage::rsqrt_out))),
+        dy(op(bfmt(BS::dy))), gamma(op(fmt(Stage::gamma))) {}
+  void drive(Bench& b) const {
+    put(b.bo_x, x, fmt(Stage::input));
+    put(b.bo_xs, xs, bfmt(BS::xhat));
+    put(b.bo_mean, mean, fmt(Stage::mean));
+    put(b.bo_rstd, rstd, fmt(Stage::rsqrt_out));
+    put(b.bo_dy, dy, bfmt(BS::dy));
+    put(b.bo_gamma, gamma, fmt(Stage::gamma));
+  }
+  BackwardOperands operands(const BackwardVariant& v, BackwardCounters& c) const {
+    return backward_operands(v.kind, v.stored, v.stored ? xs : x, mean, rstd, dy, gamma, bformats(), c);
+  }
+  std::string describe() const {
+    return "x " + show(x) + " xs " + show(xs) + " mean " + show(mean) + " rstd " + show(rstd) + " dy " + show(dy) +
+           " gamma " + show(gamma);
+  }
+};
 }  // namespace
 
 TEST(RtlCosim, WelfordUpdateMatchesCore) {
@@ -612,4 +666,159 @@ TEST(RtlCosim, ResidualAdderMatchesCore) {
     });
   }
   mm.finish(2 * kVectors);
+}
+
+TEST(RtlCosim, RowSumLanesMatchCoreOverRows) {
+  // Rows of 1..RTL_MAX_COUNT elements through the three registered lanes;
+  // x_hat and g (combinational) and S1 / S2 (registered) after every element.
+  Bench b;
+  Operands op(18);
+  Mismatches mm;
+  int64_t elements = 0;
+  for (int rows = 0; elements < kVectors; ++rows) {
+    b.bo_start.write(true);
+    b.bo_in_valid.write(false);
+    b.cycle();
+    b.bo_start.write(false);
+    b.bo_in_valid.write(true);
+    RowSums acc[3];
+    for (auto& a : acc) a = {Fx{0, bfmt(BS::sum_g).frac_bits}, Fx{0, bfmt(BS::sum_gxhat).frac_bits}};
+    const int64_t n = 1 + static_cast<int64_t>(op.next() % RTL_MAX_COUNT);
+    for (int64_t i = 0; i < n && elements < kVectors; ++i, ++elements) {
+      const BackwardElement e(op);
+      e.drive(b);
+      b.settle();
+      BackwardCounters c[3], before[3];
+      BackwardOperands o[3];
+      for (int v = 0; v < 3; ++v) o[v] = e.operands(kBackwardVariants[v], c[v]);
+      auto lane_out = [&](int v, auto& xhat, auto& g, auto& xo, auto& go) {
+        const Fx gx = get(xhat, bfmt(BS::xhat)), gg = get(g, bfmt(BS::g));
+        const bool stored = kBackwardVariants[v].stored;
+        mm.check(gx.raw == o[v].xhat.raw && gg.raw == o[v].g.raw && xo.read() == (!stored && counted(before[v], c[v], BS::xhat)) &&
+                     go.read() == counted(before[v], c[v], BS::g), [&] {
+          return std::string(kBackwardVariants[v].name) + " operands of " + e.describe() + ": rtl (" + show(gx) + ", " + show(gg) +
+                 ") core (" + show(o[v].xhat) + ", " + show(o[v].g) + ")";
+        });
+      };
+      lane_out(0, b.rl_xhat, b.rl_g, b.rl_xhat_overflow, b.rl_g_overflow);
+      lane_out(1, b.rr_xhat, b.rr_g, b.rr_xhat_overflow, b.rr_g_overflow);
+      lane_out(2, b.rt_xhat, b.rt_g, b.rt_xhat_overflow, b.rt_g_overflow);
+      for (int v = 0; v < 3; ++v) {
+        before[v] = c[v];
+        acc[v] = row_sum_update(kBackwardVariants[v].kind, acc[v], o[v], bformats(), c[v]);
+      }
+      b.cycle();
+      auto sums = [&](int v, auto& s1, auto& s2, auto& o1, auto& o2) {
+        const bool rms = kBackwardVariants[v].kind == NormKind::rmsnorm;
+        const Fx g1 = get(s1, bfmt(BS::sum_g)), g2 = get(s2, bfmt(BS::sum_gxhat));
+        mm.check((rms ? g1.raw == 0 : g1.raw == acc[v].s1.raw) && g2.raw == acc[v].s2.raw &&
+                     o1.read() == (!rms && counted(before[v], c[v], BS::sum_g)) && o2.read() == counted(before[v], c[v], BS::sum_gxhat),
+                 [&] {
+                   return std::string(kBackwardVariants[v].name) + " row " + std::to_string(rows) + " element " + std::to_string(i) +
+                          " (" + e.describe() + "): rtl (" + show(g1) + ", " + show(g2) + ") core (" + show(acc[v].s1) + ", " +
+                          show(acc[v].s2) + ")";
+                 });
+      };
+      sums(0, b.rl_s1, b.rl_s2, b.rl_s1_overflow, b.rl_s2_overflow);
+      sums(1, b.rr_s1, b.rr_s2, b.rr_s1_overflow, b.rr_s2_overflow);
+      sums(2, b.rt_s1, b.rt_s2, b.rt_s1_overflow, b.rt_s2_overflow);
+    }
+  }
+  mm.finish(3 * kVectors);
+}
+
+TEST(RtlCosim, DxUnitsMatchCore) {
+  Bench b;
+  Operands op(19);
+  Mismatches mm;
+  for (int64_t i = 0; i < kVectors; ++i) {
+    const BackwardElement e(op);
+    const Fx m1 = op(bfmt(BS::row_mean)), m2 = op(bfmt(BS::row_mean));
+    e.drive(b);
+    put(b.bo_m1, m1, bfmt(BS::row_mean));
+    put(b.bo_m2, m2, bfmt(BS::row_mean));
+    b.settle();
+    auto check = [&](int v, auto& dx, auto& ovf) {
+      BackwardCounters c, scratch;
+      const BackwardOperands o = e.operands(kBackwardVariants[v], scratch);
+      const Fx want = dx_value(kBackwardVariants[v].kind, o, e.rstd, m1, m2, bformats(), c);
+      const Fx got = get(dx, bfmt(BS::dx));
+      mm.check(got.raw == want.raw && ovf.read() == counted(BackwardCounters{}, c, BS::dx), [&] {
+        return std::string(kBackwardVariants[v].name) + " dx of " + e.describe() + " m1 " + show(m1) + " m2 " + show(m2) +
+               ": rtl " + show(got) + " core " + show(want);
+      });
+    };
+    check(0, b.dl_dx, b.dl_dx_overflow);
+    check(1, b.dr_dx, b.dr_dx_overflow);
+    check(2, b.dt_dx, b.dt_dx_overflow);
+  }
+  mm.finish(3 * kVectors);
+}
+
+TEST(RtlCosim, ParamGradAccumulatorsMatchCore) {
+  Bench b;
+  Operands op(20);
+  Mismatches mm;
+  for (int64_t i = 0; i < kVectors; ++i) {
+    const Fx dy = op(bfmt(BS::dy)), xh = op(bfmt(BS::xhat)), dg = op(bfmt(BS::dgamma)), db = op(bfmt(BS::dbeta));
+    put(b.bo_dy, dy, bfmt(BS::dy));
+    put(b.bo_xs, xh, bfmt(BS::xhat));
+    put(b.bo_dgamma, dg, bfmt(BS::dgamma));
+    put(b.bo_dbeta, db, bfmt(BS::dbeta));
+    b.settle();
+    auto check = [&](NormKind kind, auto& pg, auto& pb, auto& og, auto& ob) {
+      BackwardCounters c;
+      const ParamGrads want = param_grad_update(kind, {dg, db}, dy, xh, bformats(), c);
+      const bool rms = kind == NormKind::rmsnorm;
+      const Fx gg = get(pg, bfmt(BS::dgamma)), gb = get(pb, bfmt(BS::dbeta));
+      mm.check(gg.raw == want.dgamma.raw && (rms ? gb.raw == 0 : gb.raw == want.dbeta.raw) &&
+                   og.read() == counted(BackwardCounters{}, c, BS::dgamma) && ob.read() == counted(BackwardCounters{}, c, BS::dbeta),
+               [&] {
+                 return std::string(rms ? "rmsnorm" : "layernorm") + " dgamma " + show(dg) + " dbeta " + show(db) + " + dy " +
+                        show(dy) + " x_hat " + show(xh) + ": rtl (" + show(gg) + ", " + show(gb) + ") core (" +
+                        show(want.dgamma) + ", " + show(want.dbeta) + ")";
+               });
+    };
+    check(NormKind::layernorm, b.pl_dgamma, b.pl_dbeta, b.pl_dgamma_overflow, b.pl_dbeta_overflow);
+    check(NormKind::rmsnorm, b.pr_dgamma, b.pr_dbeta, b.pr_dgamma_overflow, b.pr_dbeta_overflow);
+  }
+  mm.finish(2 * kVectors);
+}
+
+TEST(RtlCosim, RowSumTreeNodeAndRowMeansMatchCore) {
+  Bench b;
+  Operands op(21);
+  Mismatches mm;
+  for (int64_t i = 0; i < kVectors; ++i) {
+    const Fx s1a = op(bfmt(BS::sum_g)), s1b = op(bfmt(BS::sum_g)), s2a = op(bfmt(BS::sum_gxhat)), s2b = op(bfmt(BS::sum_gxhat));
+    const Fx recip = op(fmt(Stage::recip));
+    put(b.bo_s1a, s1a, bfmt(BS::sum_g));
+    put(b.bo_s1b, s1b, bfmt(BS::sum_g));
+    put(b.bo_s2a, s2a, bfmt(BS::sum_gxhat));
+    put(b.bo_s2b, s2b, bfmt(BS::sum_gxhat));
+    put(b.bo_recip, recip, fmt(Stage::recip));
+    b.settle();
+    BackwardCounters c1, c2;
+    const Fx n1 = backward_add(s1a, s1b, BS::sum_g, bformats(), c1), n2 = backward_add(s2a, s2b, BS::sum_gxhat, bformats(), c2);
+    const Fx g1 = get(b.nl_s1, bfmt(BS::sum_g)), g2 = get(b.nl_s2, bfmt(BS::sum_gxhat));
+    mm.check(g1.raw == n1.raw && g2.raw == n2.raw && b.nl_s1_overflow.read() == counted(BackwardCounters{}, c1, BS::sum_g) &&
+                 b.nl_s2_overflow.read() == counted(BackwardCounters{}, c2, BS::sum_gxhat), [&] {
+      return "node (" + show(s1a) + " + " + show(s1b) + ", " + show(s2a) + " + " + show(s2b) + "): rtl (" + show(g1) + ", " +
+             show(g2) + ") core (" + show(n1) + ", " + show(n2) + ")";
+    });
+    // C = 3: times the 1/C port; C = 2^kBenchRowMeanLog2: a shift.
+    auto means = [&](int64_t hidden, auto& m1, auto& m2, auto& o1, auto& o2) {
+      BackwardCounters d1, d2;
+      const Fx w1 = row_mean(s1a, hidden, recip, bformats(), d1), w2 = row_mean(s2a, hidden, recip, bformats(), d2);
+      const Fx r1 = get(m1, bfmt(BS::row_mean)), r2 = get(m2, bfmt(BS::row_mean));
+      mm.check(r1.raw == w1.raw && r2.raw == w2.raw && o1.read() == counted(BackwardCounters{}, d1, BS::row_mean) &&
+                   o2.read() == counted(BackwardCounters{}, d2, BS::row_mean), [&] {
+        return "row means of (" + show(s1a) + ", " + show(s2a) + ") over C = " + std::to_string(hidden) + " (1/C " + show(recip) +
+               "): rtl (" + show(r1) + ", " + show(r2) + ") core (" + show(w1) + ", " + show(w2) + ")";
+      });
+    };
+    means(3, b.ml_m1, b.ml_m2, b.ml_m1_overflow, b.ml_m2_overflow);
+    means(int64_t{1} << normsim::rtl::kBenchRowMeanLog2, b.mp_m1, b.mp_m2, b.mp_m1_overflow, b.mp_m2_overflow);
+  }
+  mm.finish(3 * kVectors);
 }

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "sim/core/backward_units.hpp"
 #include "sim/core/fixed_units.hpp"
 
 namespace normsim::core {
@@ -13,14 +14,6 @@ namespace {
 const FixedFormat& fmt(const BackwardFormats& f, BackwardStage s) { return f[static_cast<int>(s)]; }
 const FixedFormat& fmt(const StageFormats& f, Stage s) { return f[static_cast<int>(s)]; }
 bool is_pow2(int64_t n) { return n > 0 && (n & (n - 1)) == 0; }
-
-Fx quantize_stage(const Exact& v, BackwardStage s, const BackwardFormats& f, BackwardCounters& c) {
-  QuantFlags fl;
-  const Fx r = quantize(v, fmt(f, s), &fl);
-  ++c.quantizations[static_cast<int>(s)];
-  if (fl.overflow) ++c.overflows[static_cast<int>(s)];
-  return r;
-}
 
 }  // namespace
 
@@ -103,7 +96,7 @@ NormBackward::NormBackward(const BackwardConfig& cfg, std::span<const float> gam
   const Fx zero_g{0, fmt(cfg.formats, BackwardStage::dgamma).frac_bits}, zero_b{0, fmt(cfg.formats, BackwardStage::dbeta).frac_bits};
   pg_q_.assign(P, zero_g);
   pb_q_.assign(P, zero_b);
-  lane1_q_.resize(L), lane2_q_.resize(L), xh_q_.resize(C), g_q_.resize(C);
+  lane_sums_.resize(L), tree_scratch_.resize(L), operands_.resize(C);
 }
 
 double NormBackward::dx_lsb() const {
@@ -157,53 +150,47 @@ void NormBackward::fp32_row(int64_t row, std::span<const double> x, std::span<co
   }
 }
 
-// Fixed point: every register rounded into its stage's format; dx rounded
-// once from the exact rstd (g - S1/C - x_hat S2/C).
+// Fixed point: the units of backward_units.hpp, every register rounded into
+// its stage's format; dx rounded once from the exact rstd (g - S1/C - x_hat S2/C).
 void NormBackward::fixed_row(int64_t row, std::span<const double> x, std::span<const double> dy, double mean,
                              double rstd, std::span<double> dx, BackwardCounters& c) {
   using S = BackwardStage;
   const BackwardFormats& f = cfg_.formats;
   const StageFormats& fw = cfg_.forward;
   const int64_t C = cfg_.hidden, L = cfg_.lanes;
-  const bool rms = cfg_.kind == NormKind::rmsnorm;
-  StageCounters in_counters;  // x, mean and rstd are the forward's registers: exact round trips
+  const NormKind kind = cfg_.kind;
+  const bool rms = kind == NormKind::rmsnorm;
+  StageCounters forward_registers;  // x, mean and rstd are the forward's registers: exact round trips, not counted
   const Fx mu = rms ? Fx{0, 0} : quantize(mean, fmt(fw, Stage::mean));
   const Fx rs = quantize(rstd, fmt(fw, Stage::rsqrt_out));
-  const Fx zero1{0, fmt(f, S::sum_g).frac_bits}, zero2{0, fmt(f, S::sum_gxhat).frac_bits};
-  std::fill(lane1_q_.begin(), lane1_q_.end(), zero1);
-  std::fill(lane2_q_.begin(), lane2_q_.end(), zero2);
-  Fx* pg = pg_q_.data() + cfg_.param_grad.partial_of(row) * C;
-  Fx* pb = pb_q_.data() + cfg_.param_grad.partial_of(row) * C;
+  const RowSums zero{Fx{0, fmt(f, S::sum_g).frac_bits}, Fx{0, fmt(f, S::sum_gxhat).frac_bits}};
+  std::fill(lane_sums_.begin(), lane_sums_.end(), zero);
+  const int64_t partial = cfg_.param_grad.partial_of(row) * C;
   for (int64_t i = 0; i < C; ++i) {
     const size_t l = static_cast<size_t>(i % L), k = static_cast<size_t>(i);
-    const Fx d = quantize_stage(exact_from_double(dy[k]), S::dy, f, c);
-    Fx xh;
-    if (cfg_.xhat_stored) {
-      xh = quantize_stage(exact_from_double(x[k]), S::xhat, f, c);
-    } else {
-      const Fx xq = core::quantize_stage(exact_from_double(x[k]), Stage::input, fw, in_counters);
-      const Exact centred = rms ? exact(xq) : sub(exact(xq), exact(mu));
-      xh = quantize_stage(mul(centred, exact(rs)), S::xhat, f, c);
-    }
-    const Fx g = quantize_stage(mul(exact(d), exact(gamma_q_[k])), S::g, f, c);
-    xh_q_[k] = xh;
-    g_q_[k] = g;
-    if (!rms) lane1_q_[l] = quantize_stage(add(exact(lane1_q_[l]), exact(g)), S::sum_g, f, c);
-    lane2_q_[l] = quantize_stage(add(exact(lane2_q_[l]), mul(exact(g), exact(xh))), S::sum_gxhat, f, c);
-    pg[k] = quantize_stage(add(exact(pg[k]), mul(exact(d), exact(xh))), S::dgamma, f, c);
-    if (!rms) pb[k] = quantize_stage(add(exact(pb[k]), exact(d)), S::dbeta, f, c);
+    const Fx d = quantize_backward(exact_from_double(dy[k]), S::dy, f, c);
+    // x as the input converter holds it: the forward's input register, or
+    // (stored) the xhat register, its rounding counted as the backward's.
+    const Fx xin = cfg_.xhat_stored ? quantize_backward(exact_from_double(x[k]), S::xhat, f, c)
+                                    : core::quantize_stage(exact_from_double(x[k]), Stage::input, fw, forward_registers);
+    const BackwardOperands o = backward_operands(kind, cfg_.xhat_stored, xin, mu, rs, d, gamma_q_[k], f, c);
+    operands_[k] = o;
+    lane_sums_[l] = row_sum_update(kind, lane_sums_[l], o, f, c);
+    const size_t at = static_cast<size_t>(partial + i);
+    const ParamGrads pgu = param_grad_update(kind, {pg_q_[at], pb_q_[at]}, d, o.xhat, f, c);
+    pg_q_[at] = pgu.dgamma;
+    pb_q_[at] = pgu.dbeta;
   }
-  auto tree = [&](std::vector<Fx>& lanes, S st) {
-    return reduce_lanes(lanes, cfg_.merge_order, strides_,
-                        [&](const Fx& a, const Fx& b) { return quantize_stage(add(exact(a), exact(b)), st, f, c); });
+  auto tree = [&](auto member, S st) {
+    std::vector<Fx>& lanes = tree_scratch_;
+    for (size_t l = 0; l < lane_sums_.size(); ++l) lanes[l] = lane_sums_[l].*member;
+    return reduce_lanes(lanes, cfg_.merge_order, strides_, [&](const Fx& a, const Fx& b) { return backward_add(a, b, st, f, c); });
   };
-  const Fx m1 = rms ? Fx{0, 0} : quantize_stage(times_recip(exact(tree(lane1_q_, S::sum_g)), C, recip_hidden_), S::row_mean, f, c);
-  const Fx m2 = quantize_stage(times_recip(exact(tree(lane2_q_, S::sum_gxhat)), C, recip_hidden_), S::row_mean, f, c);
+  const Fx m1 = rms ? Fx{0, 0} : row_mean(tree(&RowSums::s1, S::sum_g), C, recip_hidden_, f, c);
+  const Fx m2 = row_mean(tree(&RowSums::s2, S::sum_gxhat), C, recip_hidden_, f, c);
   for (int64_t i = 0; i < C; ++i) {
     const size_t k = static_cast<size_t>(i);
-    Exact inner = sub(exact(g_q_[k]), mul(exact(xh_q_[k]), exact(m2)));
-    if (!rms) inner = sub(inner, exact(m1));
-    dx[k] = to_double(quantize_stage(mul(exact(rs), inner), S::dx, f, c));
+    dx[k] = to_double(dx_value(kind, operands_[k], rs, m1, m2, f, c));
   }
 }
 
@@ -231,8 +218,8 @@ void NormBackward::finish(std::span<double> dgamma, std::span<double> dbeta, Bac
       Fx total{0, fmt(f, st).frac_bits};
       for (int64_t lane = 0; lane < Lc; ++lane) {
         Fx s{0, fmt(f, st).frac_bits};
-        for (int64_t k = lane; k < P; k += Lc) s = quantize_stage(add(exact(s), exact(parts[static_cast<size_t>(k * C + col)])), st, f, c);
-        total = quantize_stage(add(exact(total), exact(s)), st, f, c);
+        for (int64_t k = lane; k < P; k += Lc) s = backward_add(s, parts[static_cast<size_t>(k * C + col)], st, f, c);
+        total = backward_add(total, s, st, f, c);
       }
       return total;
     };

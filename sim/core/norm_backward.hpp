@@ -24,42 +24,13 @@
 #include <string>
 #include <vector>
 
-#include "sim/core/enum_names.hpp"
-#include "sim/core/fixed_point.hpp"
+#include "sim/core/backward_units.hpp"
 #include "sim/core/fixed_stage.hpp"
 #include "sim/core/lane_tree.hpp"
 #include "sim/core/norm_datapath.hpp"
 #include "sim/core/norm_types.hpp"
 
 namespace normsim::core {
-
-/// The backward's registers, each with a format in fixed point.
-enum class BackwardStage : uint8_t {
-  dy,         ///< the upstream gradient as it enters
-  g,          ///< dy gamma
-  xhat,       ///< (x - mean) rstd, recomputed (or read back as the forward wrote it)
-  sum_g,      ///< lane and tree accumulator of S1 = sum g
-  sum_gxhat,  ///< lane and tree accumulator of S2 = sum g x_hat
-  row_mean,   ///< S1 / C and S2 / C
-  dx,         ///< the output register
-  dgamma,     ///< parameter-gradient accumulator of dy x_hat
-  dbeta,      ///< parameter-gradient accumulator of dy
-  count_
-};
-inline constexpr int kBackwardStageCount = static_cast<int>(BackwardStage::count_);
-inline constexpr EnumNames<BackwardStage, kBackwardStageCount> kBackwardStages{
-    {"dy", "g", "xhat", "sum_g", "sum_gxhat", "row_mean", "dx", "dgamma", "dbeta"}};
-
-using BackwardFormats = std::array<FixedFormat, kBackwardStageCount>;
-
-struct BackwardCounters {
-  std::array<uint64_t, kBackwardStageCount> quantizations{};
-  std::array<uint64_t, kBackwardStageCount> overflows{};
-  void add(const BackwardCounters& o);
-};
-
-/// The backward stages a norm kind uses (RMSNorm has no S1 and no dbeta).
-std::vector<BackwardStage> backward_stages_used(NormKind kind);
 
 /// How dgamma/dbeta reduce across rows: rows are dealt to `partials`
 /// accumulators (contiguous blocks of `rows_per_partial` rows -- a unit
@@ -142,7 +113,9 @@ class NormBackward {
   std::vector<Fx> pg_q_, pb_q_;
   // Per-row scratch.
   std::vector<float> lane1_f_, lane2_f_, xh_f_, g_f_;
-  std::vector<Fx> lane1_q_, lane2_q_, xh_q_, g_q_;
+  std::vector<RowSums> lane_sums_;
+  std::vector<Fx> tree_scratch_;
+  std::vector<BackwardOperands> operands_;
 };
 
 }  // namespace normsim::core

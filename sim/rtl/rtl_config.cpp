@@ -5,6 +5,7 @@
 #include <map>
 #include <sstream>
 #include <stdexcept>
+#include <tuple>
 
 #include "sim/config/config_error.hpp"
 
@@ -58,6 +59,11 @@ const char* module_name(Unit unit) {
     case Unit::normalize_affine: return "normalize_affine";
     case Unit::philox_mask: return "philox_mask";
     case Unit::residual_add: return "residual_add";
+    case Unit::row_sum_lane: return "row_sum_lane";
+    case Unit::row_sum_node: return "row_sum_node";
+    case Unit::row_mean: return "row_mean";
+    case Unit::dx_unit: return "dx_unit";
+    case Unit::param_grad_acc: return "param_grad_acc";
   }
   return "?";
 }
@@ -80,12 +86,80 @@ core::FixedFormat residual_add_format(const config::Arch& a) {
   return a.fuse.add.fixed ? a.fuse.add.format : fmt(a, Stage::input);
 }
 
-ParameterList unit_parameter_list(Unit unit, const config::Arch& a, int count_bits) {
+namespace {
+const FixedFormat& bfmt(const config::Arch& a, core::BackwardStage s) { return (*a.backward_formats)[static_cast<size_t>(s)]; }
+
+// The backward's units: x_hat and g's operands and registers (backward_operands.v) and each unit's own.
+ParameterList backward_parameter_list(Unit unit, const config::Arch& a, const BackwardUnitOptions& o) {
+  using BS = core::BackwardStage;
+  if (!a.backward_formats)
+    throw std::invalid_argument(a.source + ": key 'backward_formats': missing: the backward's RTL units need them");
+  ParameterList l = {{"KIND", o.rmsnorm ? 1 : 0}};
+  auto operands = [&] {
+    l.push_back({"STORED", o.xhat_stored ? 1 : 0});
+    format_params(l, "X", o.xhat_stored ? bfmt(a, BS::xhat) : fmt(a, Stage::input), false);
+    format_params(l, "M", fmt(a, Stage::mean), false);
+    format_params(l, "S", fmt(a, Stage::rsqrt_out), false);
+    format_params(l, "D", bfmt(a, BS::dy), false);
+    format_params(l, "A", fmt(a, Stage::gamma), false);
+    format_params(l, "H", bfmt(a, BS::xhat), true);
+    format_params(l, "G", bfmt(a, BS::g), true);
+  };
+  auto adder = [&](const std::string& p, const FixedFormat& f) {  // fx_add's parameters: no fraction bits
+    l.push_back({p + "W", f.total_bits});
+    l.push_back({p + "S", f.is_signed ? 1 : 0});
+    l.push_back({p + "R", rounding_code(f.rounding)});
+    l.push_back({p + "O", f.overflow == core::Overflow::wrap ? 1 : 0});
+  };
+  switch (unit) {
+    case Unit::row_sum_lane:
+      operands();
+      format_params(l, "P", bfmt(a, BS::sum_g), true);
+      format_params(l, "Q", bfmt(a, BS::sum_gxhat), true);
+      break;
+    case Unit::row_sum_node:
+      adder("P", bfmt(a, BS::sum_g));
+      adder("Q", bfmt(a, BS::sum_gxhat));
+      break;
+    case Unit::row_mean: {
+      format_params(l, "P", bfmt(a, BS::sum_g), false);
+      format_params(l, "Q", bfmt(a, BS::sum_gxhat), false);
+      format_params(l, "C", fmt(a, Stage::recip), false);
+      const bool pow2 = std::has_single_bit(static_cast<uint64_t>(o.hidden));
+      l.push_back({"POW2", pow2 ? 1 : 0});
+      l.push_back({"LOG2C", pow2 ? std::countr_zero(static_cast<uint64_t>(o.hidden)) : 0});
+      format_params(l, "R", bfmt(a, BS::row_mean), true);
+      break;
+    }
+    case Unit::dx_unit:
+      operands();
+      format_params(l, "R", bfmt(a, BS::row_mean), false);
+      format_params(l, "O", bfmt(a, BS::dx), true);
+      break;
+    case Unit::param_grad_acc:
+      format_params(l, "D", bfmt(a, BS::dy), false);
+      format_params(l, "H", bfmt(a, BS::xhat), false);
+      format_params(l, "G", bfmt(a, BS::dgamma), true);
+      format_params(l, "B", bfmt(a, BS::dbeta), true);
+      break;
+    default: break;
+  }
+  return l;
+}
+}  // namespace
+
+ParameterList unit_parameter_list(Unit unit, const config::Arch& a, int count_bits, const BackwardUnitOptions& backward) {
   if (unit == Unit::philox_mask) return {{"ROUNDS", kPhiloxRounds}};  // integer only: no formats
   if (a.arithmetic != core::Arithmetic::fixed)
     throw std::invalid_argument(a.source + ": the RTL units are fixed point (arithmetic: fixed)");
   ParameterList l;
   switch (unit) {
+    case Unit::row_sum_lane:
+    case Unit::row_sum_node:
+    case Unit::row_mean:
+    case Unit::dx_unit:
+    case Unit::param_grad_acc:
+      return backward_parameter_list(unit, a, backward);
     case Unit::welford_lane:
     case Unit::welford_update:
       if (unit == Unit::welford_lane) l.push_back({"NW", count_bits});
@@ -137,8 +211,8 @@ std::string assignments(const ParameterList& l) {
 }
 }  // namespace
 
-std::string unit_parameters(Unit unit, const config::Arch& a, int count_bits) {
-  return assignments(unit_parameter_list(unit, a, count_bits));
+std::string unit_parameters(Unit unit, const config::Arch& a, int count_bits, const BackwardUnitOptions& backward) {
+  return assignments(unit_parameter_list(unit, a, count_bits, backward));
 }
 
 int bench_seq_units(const config::Arch& a) { return std::min(3, a.lanes - 2); }
@@ -175,7 +249,11 @@ std::string bench_top(const config::Arch& a, int64_t max_count) {
   const int merge_nw = kBenchMergeCountBits;  // counts up to 2^24 elements a row
   const int L = a.lanes;
   if (L < 4) throw std::invalid_argument(a.source + ": the RTL bench's merge sequencers need lanes >= 4");
+  if (!a.backward_formats)
+    throw std::invalid_argument(a.source + ": key 'backward_formats': missing: the RTL bench co-simulates the backward's units");
+  using BS = core::BackwardStage;
   auto w = [&](Stage s) { return fmt(a, s).total_bits; };
+  auto wb = [&](BS s) { return bfmt(a, s).total_bits; };
   auto bus = [](int bits) { return "[" + std::to_string(bits - 1) + ":0] "; };
   std::ostringstream o;
   o << rom_modules(a, max_count) << "\n"
@@ -221,7 +299,30 @@ std::string bench_top(const config::Arch& a, int64_t max_count) {
     // residual_add, without and with the dropout multiplier
     << "  input wire " << bus(residual_add_format(a).total_bits) << "ra_x, ra_r, rd_x, rd_r, rd_scale,\n"
     << "  input wire rd_keep,\n  output wire " << bus(residual_add_format(a).total_bits) << "ra_z, rd_z,\n"
-    << "  output wire ra_overflow, rd_overflow\n);\n"
+    << "  output wire ra_overflow, rd_overflow,\n"
+    // the backward's units on shared operands
+    << "  input wire bo_start, bo_in_valid,\n  input wire " << bus(w(Stage::input)) << "bo_x,\n  input wire "
+    << bus(wb(BS::xhat)) << "bo_xs,\n  input wire " << bus(w(Stage::mean)) << "bo_mean,\n  input wire "
+    << bus(w(Stage::rsqrt_out)) << "bo_rstd,\n  input wire " << bus(wb(BS::dy)) << "bo_dy,\n  input wire "
+    << bus(w(Stage::gamma)) << "bo_gamma,\n  input wire " << bus(wb(BS::row_mean)) << "bo_m1, bo_m2,\n  input wire "
+    << bus(wb(BS::dgamma)) << "bo_dgamma,\n  input wire " << bus(wb(BS::dbeta)) << "bo_dbeta,\n  input wire "
+    << bus(wb(BS::sum_g)) << "bo_s1a, bo_s1b,\n  input wire " << bus(wb(BS::sum_gxhat)) << "bo_s2a, bo_s2b,\n  input wire "
+    << bus(w(Stage::recip)) << "bo_recip,\n";
+  for (const char* p : {"rl_", "rr_", "rt_"})
+    o << "  output wire " << bus(wb(BS::xhat)) << p << "xhat,\n  output wire " << bus(wb(BS::g)) << p << "g,\n  output wire "
+      << bus(wb(BS::sum_g)) << p << "s1,\n  output wire " << bus(wb(BS::sum_gxhat)) << p << "s2,\n  output wire " << p
+      << "xhat_overflow, " << p << "g_overflow, " << p << "s1_overflow, " << p << "s2_overflow,\n";
+  for (const char* p : {"dl_", "dr_", "dt_"})
+    o << "  output wire " << bus(wb(BS::dx)) << p << "dx,\n  output wire " << p << "dx_overflow,\n";
+  for (const char* p : {"pl_", "pr_"})
+    o << "  output wire " << bus(wb(BS::dgamma)) << p << "dgamma,\n  output wire " << bus(wb(BS::dbeta)) << p
+      << "dbeta,\n  output wire " << p << "dgamma_overflow, " << p << "dbeta_overflow,\n";
+  o << "  output wire " << bus(wb(BS::sum_g)) << "nl_s1,\n  output wire " << bus(wb(BS::sum_gxhat))
+    << "nl_s2,\n  output wire nl_s1_overflow, nl_s2_overflow";
+  for (const char* p : {"ml_", "mp_"})
+    o << ",\n  output wire " << bus(wb(BS::row_mean)) << p << "m1, " << p << "m2,\n  output wire " << p << "m1_overflow, "
+      << p << "m2_overflow";
+  o << "\n);\n"
     << "  welford_lane " << unit_parameters(Unit::welford_lane, a, nw)
     << " lane (.clk(clk), .start(wl_start), .in_valid(wl_in_valid), .x(wl_x), .count(wl_count), "
        ".mean(wl_mean), .m2(wl_m2), .mean_overflow(wl_mean_overflow), .m2_overflow(wl_m2_overflow));\n"
@@ -263,6 +364,28 @@ std::string bench_top(const config::Arch& a, int64_t max_count) {
       << (dropout ? "rd_scale" : "ra_x") << "), .keep(" << (dropout ? "rd_keep" : "1'b1") << "), .z(" << p << "z), .overflow("
       << p << "overflow));\n";
   }
+  for (const auto& [p, rms, stored] : {std::tuple{"l", false, false}, {"r", true, false}, {"t", false, true}}) {
+    const BackwardUnitOptions bo{rms, stored};
+    const std::string x = stored ? "bo_xs" : "bo_x";
+    o << "  row_sum_lane " << unit_parameters(Unit::row_sum_lane, a, nw, bo) << " r" << p << "_lane (.clk(clk), "
+      << ".start(bo_start), .in_valid(bo_in_valid), .x(" << x << "), .mean(bo_mean), .rstd(bo_rstd), .dy(bo_dy), "
+      << ".gamma(bo_gamma), .xhat(r" << p << "_xhat), .g(r" << p << "_g), .xhat_overflow(r" << p << "_xhat_overflow), "
+      << ".g_overflow(r" << p << "_g_overflow), .s1(r" << p << "_s1), .s2(r" << p << "_s2), .s1_overflow(r" << p
+      << "_s1_overflow), .s2_overflow(r" << p << "_s2_overflow));\n"
+      << "  dx_unit " << unit_parameters(Unit::dx_unit, a, nw, bo) << " d" << p << "_unit (.x(" << x << "), "
+      << ".mean(bo_mean), .rstd(bo_rstd), .dy(bo_dy), .gamma(bo_gamma), .m1(bo_m1), .m2(bo_m2), .dx(d" << p
+      << "_dx), .dx_overflow(d" << p << "_dx_overflow));\n";
+    if (stored) continue;
+    o << "  param_grad_acc " << unit_parameters(Unit::param_grad_acc, a, nw, bo) << " p" << p << "_acc (.dy(bo_dy), "
+      << ".xhat(bo_xs), .dgamma(bo_dgamma), .dbeta(bo_dbeta), .dgamma_next(p" << p << "_dgamma), .dbeta_next(p" << p
+      << "_dbeta), .dgamma_overflow(p" << p << "_dgamma_overflow), .dbeta_overflow(p" << p << "_dbeta_overflow));\n";
+  }
+  o << "  row_sum_node " << unit_parameters(Unit::row_sum_node, a, nw) << " nl_node (.s1_a(bo_s1a), .s1_b(bo_s1b), "
+    << ".s2_a(bo_s2a), .s2_b(bo_s2b), .s1(nl_s1), .s2(nl_s2), .s1_overflow(nl_s1_overflow), .s2_overflow(nl_s2_overflow));\n";
+  for (const auto& [p, hidden] : {std::pair{"ml_", int64_t{3}}, {"mp_", int64_t{1} << kBenchRowMeanLog2}})
+    o << "  row_mean " << unit_parameters(Unit::row_mean, a, nw, {false, false, hidden}) << " " << p
+      << "unit (.s1(bo_s1a), .s2(bo_s2a), .recip(bo_recip), .m1(" << p << "m1), .m2(" << p << "m2), .m1_overflow(" << p
+      << "m1_overflow), .m2_overflow(" << p << "m2_overflow));\n";
   o << "endmodule\n";
   return o.str();
 }

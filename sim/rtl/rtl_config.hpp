@@ -18,6 +18,19 @@ enum class Unit {
   welford_lane, welford_update, chan_merge, chan_merge_seq, rsqrt, normalize_affine,
   philox_mask,   ///< a fused residual unit's dropout mask generator (no formats)
   residual_add,  ///< ... its adder, one lane, at the arch's fuse.add_format (DROPOUT: with the scale's multiplier)
+  // The backward's units, at the arch's backward_formats:
+  row_sum_lane,    ///< x_hat and g of an element, and the lane's S1 / S2 accumulators
+  row_sum_node,    ///< a node of the S1 / S2 adder tree
+  row_mean,        ///< S1 / C and S2 / C
+  dx_unit,         ///< one lane of dx (x_hat and g recomputed)
+  param_grad_acc,  ///< dgamma / dbeta read-modify-write of one column
+};
+
+/// What the backward's units take from the workload rather than the arch.
+struct BackwardUnitOptions {
+  bool rmsnorm = false;
+  bool xhat_stored = false;
+  int64_t hidden = 3;  ///< row_mean: a power of two divides by wiring
 };
 
 /// The dropout mask generator's rounds (Philox4x32-10; sim/core/dropout_mask.hpp).
@@ -33,8 +46,11 @@ const char* module_name(Unit unit);
 /// co-simulates the unit.
 core::FixedFormat residual_add_format(const config::Arch& arch);
 
-/// The parameters of `unit` at the arch's formats (name, value).
-ParameterList unit_parameter_list(Unit unit, const config::Arch& arch, int count_bits);
+/// The parameters of `unit` at the arch's formats (name, value); a backward
+/// unit's also at `backward` (std::invalid_argument when the arch has no
+/// backward_formats).
+ParameterList unit_parameter_list(Unit unit, const config::Arch& arch, int count_bits,
+                                  const BackwardUnitOptions& backward = {});
 
 /// `chan_merge_seq`'s parameters: the tree of the arch's lanes on `units`
 /// shared units (1..lanes-2) of its merge latency; Chan merges of the mean and
@@ -44,7 +60,7 @@ ParameterList merge_seq_parameter_list(const config::Arch& arch, int units, bool
 /// Verilog parameter assignments of `unit` for the arch's formats, e.g.
 /// "#(.XW(24), .XF(14), ...)". `count_bits`: width of the lane's and the
 /// merge's counts.
-std::string unit_parameters(Unit unit, const config::Arch& arch, int count_bits);
+std::string unit_parameters(Unit unit, const config::Arch& arch, int count_bits, const BackwardUnitOptions& backward = {});
 
 /// `welford_recip_rom` and `rsqrt_seed_rom`: 1/n for n = 1..max_count in the
 /// recip format, and the rsqrt seed table, as case statements.
@@ -56,12 +72,20 @@ std::string rom_modules(const config::Arch& arch, int64_t max_count);
 /// without and with dropout, at residual_add_format), and three
 /// shared-merge sequencers on one set of lane states (sq_): Chan merges on 1
 /// unit (sa_) and on bench_seq_units(arch) units (sb_), square-sum adds on
-/// 2 units (sr_). What the co-simulation tests drive. Needs lanes >= 4.
+/// 2 units (sr_). The backward's units on shared operands (bo_: x in the
+/// input and the xhat formats, mean, rstd, dy, gamma, the row means, the
+/// lanes' start and valid): row-sum lanes and dx units for LayerNorm (rl_,
+/// dl_), RMSNorm (rr_, dr_) and x_hat stored (rt_, dt_); parameter-gradient
+/// accumulators (pl_, pr_); a tree node (nl_); row-mean units dividing by
+/// the 1/C port (ml_) and by kBenchRowMeanLog2 wiring (mp_). What the
+/// co-simulation tests drive. Needs lanes >= 4 and backward_formats.
 std::string bench_top(const config::Arch& arch, int64_t max_count);
 /// The units of the bench's second Chan-merge sequencer: 3, or lanes - 2 when fewer.
 int bench_seq_units(const config::Arch& arch);
 /// The units of the bench's square-sum sequencer.
 inline constexpr int kBenchRmsSeqUnits = 2;
+/// log2 of the C the bench's power-of-two row-mean unit divides by.
+inline constexpr int kBenchRowMeanLog2 = 10;
 /// The merge count width of the bench's chan_merge and sequencers.
 inline constexpr int kBenchMergeCountBits = 24;
 
