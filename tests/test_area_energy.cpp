@@ -207,8 +207,8 @@ TEST(Leakage, ARunIsChargedItsLeakageForItsTime) {
   EXPECT_EQ(area::run_costs(dp, c, run).energy.leakage_pj, 0.0);
 }
 
-// The backward unit's logic (docs/ASIC.md, "Backward"): its four units
-// replace the forward's, and each operator follows its format.
+// The backward unit's logic (docs/ASIC.md, "Backward"): its units replace
+// the forward's, and each operator follows its format.
 TEST(BackwardArea, TheBackwardUnitsReplaceTheForwardsAndFollowTheirFormats) {
   const config::Arch a = config::load_arch(std::string(NORMSIM_TEST_SOURCE_DIR) + "/workloads/arch/asic-default.yaml");
   config::Workload w = config::load_workload(std::string(NORMSIM_TEST_SOURCE_DIR) + "/workloads/bert-large-bwd.yaml");
@@ -221,24 +221,35 @@ TEST(BackwardArea, TheBackwardUnitsReplaceTheForwardsAndFollowTheirFormats) {
     return u;
   };
   const auto base = units(b);
-  EXPECT_EQ(base.size(), 4u);
-  for (const char* n : {"row_sum_lanes", "row_sum_tree", "row_mean_unit", "dx_lanes"}) EXPECT_GT(base.count(n), 0u) << n;
-  EXPECT_EQ(base.at("row_mean_unit") > 0, false) << "C = 1024: S/C is a shift, its requantisers only";
+  EXPECT_EQ(base.size(), 6u);
+  for (const char* n : {"row_sum_lanes", "param_grad_lanes", "row_sum_tree", "row_sum_tree_registers", "row_mean_unit", "dx_lanes"})
+    EXPECT_GT(base.count(n), 0u) << n;
+  // C = 1024: S/C is a shift, its requantisers only; C = 1000 multiplies by 1/C.
+  core::BackwardConfig c1000 = b;
+  c1000.hidden = 1000;
+  EXPECT_GT(units(c1000).at("row_mean_unit"), 10 * base.at("row_mean_unit"));
   // x_hat read back as stored: no subtract-multiply in either lane.
   core::BackwardConfig stored = b;
   stored.xhat_stored = true;
   EXPECT_LT(units(stored).at("row_sum_lanes"), base.at("row_sum_lanes"));
   EXPECT_LT(units(stored).at("dx_lanes"), base.at("dx_lanes"));
-  // A wider dgamma accumulator costs the lanes, not the dx unit.
+  // A wider dgamma accumulator costs its read-modify-write, not the row sums or the dx unit.
   core::BackwardConfig wide = b;
   wide.formats[static_cast<int>(core::BackwardStage::dgamma)].total_bits += 16;
-  EXPECT_GT(units(wide).at("row_sum_lanes"), base.at("row_sum_lanes"));
+  EXPECT_GT(units(wide).at("param_grad_lanes"), base.at("param_grad_lanes"));
+  EXPECT_EQ(units(wide).at("row_sum_lanes"), base.at("row_sum_lanes"));
   EXPECT_EQ(units(wide).at("dx_lanes"), base.at("dx_lanes"));
+  // A truncating, wrapping dx register is wiring: cheaper than half-even saturating.
+  core::BackwardConfig cheap = b;
+  cheap.formats[static_cast<int>(core::BackwardStage::dx)].rounding = core::Rounding::truncate;
+  cheap.formats[static_cast<int>(core::BackwardStage::dx)].overflow = core::Overflow::wrap;
+  EXPECT_LT(units(cheap).at("dx_lanes"), base.at("dx_lanes"));
   // RMSNorm has no S1 and no dbeta: smaller lanes and tree.
   w.norm = core::NormKind::rmsnorm;
   w.beta.reset();
   const auto rms = units(config::backward_config(w, a));
   EXPECT_LT(rms.at("row_sum_lanes"), base.at("row_sum_lanes"));
+  EXPECT_LT(rms.at("param_grad_lanes"), base.at("param_grad_lanes"));
   EXPECT_LT(rms.at("row_sum_tree"), base.at("row_sum_tree"));
   // Energy: the lanes and the dx unit per element, the tree per row.
   const area::EnergyPerOp e = area::estimate_op_energy(dp, &b), f = area::estimate_op_energy(dp);

@@ -8,12 +8,18 @@
 #include "sim/config/config_error.hpp"
 #include "sim/config/datapath_config.hpp"
 #include "sim/config/workload.hpp"
+#include "sim/core/backward_run.hpp"
 #include "sim/core/functional_run.hpp"
 #include "sim/explore/width_search.hpp"
 
 using namespace normsim;
 
 namespace {
+core::StageFormats as_stages(const explore::SearchFormats& f) {
+  core::StageFormats a{};
+  std::copy(f.begin(), f.end(), a.begin());
+  return a;
+}
 std::string src() { return std::getenv("NORMSIM_SOURCE_DIR") ? std::getenv("NORMSIM_SOURCE_DIR") : NORMSIM_TEST_SOURCE_DIR; }
 config::Workload workload(const std::string& n, int64_t rows) {
   return config::load_workload(src() + "/workloads/" + n + ".yaml", {config::parse_override("workload.rows=" + std::to_string(rows))});
@@ -75,7 +81,7 @@ TEST(WidthSearch, ChoiceMeetsTheTargetsOnAllRowsForLessArea) {
   const int out = static_cast<int>(core::Stage::output);
   EXPECT_EQ(r.chosen[out].frac_bits, r.start[out].frac_bits);
   auto cfg = config::datapath_config(w, a);
-  cfg.formats = r.chosen;
+  cfg.formats = as_stages(r.chosen);
   const auto f = core::run_functional(w, cfg, false);
   EXPECT_EQ(f.numerics.output_error.max_ulp(), r.chosen_all_rows.max_ulp);
   EXPECT_EQ(f.numerics.output_error.rel_l2(), r.chosen_all_rows.rel_l2);
@@ -84,7 +90,8 @@ TEST(WidthSearch, ChoiceMeetsTheTargetsOnAllRowsForLessArea) {
   for (const auto& s : explore::format_overrides(r)) ov.push_back(config::parse_override(s));
   EXPECT_FALSE(ov.empty());
   const auto back = config::parse_arch_text(config::arch_yaml_with(src() + "/workloads/arch/asic-default.yaml", ov), "<back>");
-  EXPECT_EQ(back.formats, r.chosen);
+  EXPECT_EQ(explore::searched_formats(r, back), r.chosen);
+  EXPECT_EQ(r.key, "formats");
   // The thread count changes nothing.
   const auto one = explore::search_widths(w, a, options({"max_ulp<=1", "rel_l2<=2e-3"}, 1));
   EXPECT_EQ(one.chosen, r.chosen);
@@ -114,7 +121,7 @@ TEST(WidthSearch, RefusesWhatItCannotSearch) {
   EXPECT_NE(error(arch("fp32"), options({"max_ulp<=1"})).find("arithmetic: fixed"), std::string::npos);
   EXPECT_NE(error(arch("asic-default"), options({})).find("--target: missing"), std::string::npos);
   auto o = options({"max_ulp<=1"});
-  o.stages = {core::Stage::m2};
+  o.stages = {"m2"};
   EXPECT_NE(error(arch("asic-default"), o).find("--stages 'm2': not a stage of this datapath"), std::string::npos);
   EXPECT_NE(error(arch("asic-default"), options({"max_abs<=0"})).find("not met even with every searched stage at 64 bits"),
             std::string::npos);
@@ -153,14 +160,14 @@ TEST(WidthSearch, TheChoiceHoldsOnTheGuardSet) {
     auto at = w;
     at.hidden = hidden;
     auto cfg = config::datapath_config(at, a);
-    cfg.formats = r.chosen;
+    cfg.formats = as_stages(r.chosen);
     const auto f = core::run_functional(at, cfg, false);
     EXPECT_LE(f.numerics.output_error.max_ulp(), 1.0) << "hidden " << hidden;
     EXPECT_EQ(f.numerics.counters.overflows[static_cast<int>(core::Stage::input)], 0u) << "hidden " << hidden;
   }
   // RMSNorm at C = 4096: 1/C is a shift and the output's width costs no area:
   // neither is narrowed to what this one C needs.
-  EXPECT_EQ(r.uncosted, (std::vector<core::Stage>{core::Stage::recip, core::Stage::output}));
+  EXPECT_EQ(r.uncosted, (std::vector<int>{static_cast<int>(core::Stage::recip), static_cast<int>(core::Stage::output)}));
   const int rc = static_cast<int>(core::Stage::recip);
   EXPECT_EQ(r.chosen[rc], r.start[rc]);
 }
@@ -193,11 +200,56 @@ TEST(WidthSearch, MarginBitsWidenEverySearchedStage) {
   o.margin_bits = 2;
   const auto wide = explore::search_widths(w, a, o);
   EXPECT_EQ(wide.margin_bits, 2);
-  for (core::Stage s : plain.stages) {
-    const auto &p = plain.chosen[static_cast<int>(s)], &m = wide.chosen[static_cast<int>(s)];
-    EXPECT_EQ(m.frac_bits, std::min(p.frac_bits + 2, core::kMaxFixedBits - (p.total_bits - p.frac_bits))) << core::to_string(s);
-    EXPECT_EQ(m.total_bits, std::min(p.total_bits + 4, core::kMaxFixedBits)) << core::to_string(s);
+  for (int s : plain.stages) {
+    const auto &p = plain.chosen[static_cast<size_t>(s)], &m = wide.chosen[static_cast<size_t>(s)];
+    EXPECT_EQ(m.frac_bits, std::min(p.frac_bits + 2, core::kMaxFixedBits - (p.total_bits - p.frac_bits))) << plain.names[static_cast<size_t>(s)];
+    EXPECT_EQ(m.total_bits, std::min(p.total_bits + 4, core::kMaxFixedBits)) << plain.names[static_cast<size_t>(s)];
   }
   EXPECT_GT(wide.chosen_um2, plain.chosen_um2);
   EXPECT_LE(wide.chosen_all_rows.max_ulp, 1.0);
+}
+
+// A backward workload: the backward's formats searched (the forward's, what it
+// saved, as given); dx meets the target, dgamma and dbeta keep the start's
+// accuracy, the yardsticks' fractions are kept, so the chosen arch's own run
+// reports what the search measured; the arch it writes reads back.
+TEST(WidthSearch, BackwardFormatsMeetTheTargetOnDxAndHoldTheParameterGradients) {
+  const auto w = workload("bert-large-bwd", 96);
+  const auto a = arch("asic-default");
+  const auto r = explore::search_widths(w, a, options({"max_ulp<=1"}, 1, "none"));
+  EXPECT_EQ(r.key, "backward_formats");
+  EXPECT_EQ(r.held_names, (std::vector<std::string>{"dgamma_rel_l2_error", "dbeta_rel_l2_error"}));
+  EXPECT_FALSE(r.start_meets);  // the default's dy and g fractions leave dx 1.5 ulps off
+  EXPECT_LE(r.chosen_all_rows.max_ulp, 1.0);
+  EXPECT_EQ(r.chosen_all_rows.overflow_total(), 0u);
+  ASSERT_EQ(r.chosen_all_rows.held.size(), 2u);
+  for (size_t k = 0; k < 2; ++k) EXPECT_LE(r.chosen_all_rows.held[k], 1.05 * r.start_all_rows.held[k]) << r.held_names[k];
+  EXPECT_LT(r.chosen_um2, r.start_um2);
+  using BS = core::BackwardStage;
+  for (BS s : {BS::dx, BS::dgamma, BS::dbeta})
+    EXPECT_EQ(r.chosen[static_cast<size_t>(s)].frac_bits, r.start[static_cast<size_t>(s)].frac_bits) << core::kBackwardStages.name(s);
+  // `run`'s numbers: the arch written, read back, through the backward run.
+  std::vector<config::Override> ov;
+  for (const auto& s : explore::format_overrides(r)) {
+    EXPECT_EQ(s.rfind("arch.backward_formats.", 0), 0u) << s;
+    ov.push_back(config::parse_override(s));
+  }
+  const auto back = config::parse_arch_text(config::arch_yaml_with(src() + "/workloads/arch/asic-default.yaml", ov), "<back>");
+  EXPECT_EQ(explore::searched_formats(r, back), r.chosen);
+  EXPECT_EQ(back.formats, a.formats);
+  const auto n = core::run_backward_functional(w, config::datapath_config(w, back), config::backward_config(w, back));
+  EXPECT_EQ(n.dx_error.max_ulp(), r.chosen_all_rows.max_ulp);
+  EXPECT_EQ(n.dx_error.rel_l2(), r.chosen_all_rows.rel_l2);
+  EXPECT_EQ(n.dgamma_error.rel_l2(), r.chosen_all_rows.held[0]);
+  EXPECT_EQ(n.dbeta_error.rel_l2(), r.chosen_all_rows.held[1]);
+  // Its stages are the backward's, by name.
+  auto o = options({"max_ulp<=1"}, 1, "none");
+  o.stages = {"mean"};
+  try {
+    explore::search_widths(w, a, o);
+    ADD_FAILURE() << "a forward stage searched on a backward workload";
+  } catch (const config::ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("--stages 'mean': not a stage of this datapath's backward_formats (allowed: dy, g, xhat"),
+              std::string::npos) << e.what();
+  }
 }

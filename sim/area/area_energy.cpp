@@ -28,10 +28,12 @@ double regs(int w) { return kGePerFlipFlop * w; }
 // Fitted by tools/area/calibrate_area.py (least squares on yosys 0.23 synth +
 // abc -fast of rtl_models/ over the sweep in docs/AREA.md).
 const LogicCosts kFittedLogicCosts{14.8238, 12.0839, 0.0, 4.1573};
+const LogicCosts kFittedBackwardLogicCosts{14.8563, 11.8074, 0.0, 0.0, 13.5792, 8.3208, 2.6830};
 
 double logic_ge(const LogicInventory& v, const LogicCosts& c) {
   return c.adder_bit * v.adder_bits + c.multiplier_bit_product * v.multiplier_bit_products +
-         c.requant_bit * v.requant_bits + c.shifter_bit * v.shifter_bits + kGePerFlipFlop * v.flip_flops +
+         c.requant_bit * v.requant_bits + c.shifter_bit * v.shifter_bits + c.mac_bit_product * v.mac_bit_products +
+         c.round_bit * v.round_bits + c.saturate_bit * v.saturate_bits + kGePerFlipFlop * v.flip_flops +
          kGePerMuxBit * v.mux_bits;
 }
 
@@ -94,50 +96,6 @@ double sram_area_um2(const SramMacros& s, const NodeTable& nt) {
   return s.banks * (cells_um2 * cell_factor + periphery_um2 * s.ports);
 }
 
-namespace {
-// The backward unit's operators at its formats (docs/ASIC.md, "Backward"):
-// per row-sum lane, per dx lane, per adder-tree node, and the row-mean unit.
-struct BackwardLogic {
-  LogicInventory sum_lane, dx_lane, tree_node, row_mean;
-  int tree_state_bits = 0;
-};
-BackwardLogic backward_logic(const core::BackwardConfig& b) {
-  using BS = core::BackwardStage;
-  auto fb = [&](BS st) { return b.formats[static_cast<int>(st)].total_bits; };
-  auto ff = [&](Stage st) { return b.forward[static_cast<int>(st)].total_bits; };
-  const bool rms = b.kind == core::NormKind::rmsnorm, recompute = !b.xhat_stored;
-  const int x = ff(Stage::input), mean = ff(Stage::mean), rs = ff(Stage::rsqrt_out), gm = ff(Stage::gamma), rc = ff(Stage::recip);
-  const int dy = fb(BS::dy), g = fb(BS::g), xh = fb(BS::xhat), s1 = rms ? 0 : fb(BS::sum_g), s2 = fb(BS::sum_gxhat),
-            rm = fb(BS::row_mean), dx = fb(BS::dx), pg = fb(BS::dgamma), pb = rms ? 0 : fb(BS::dbeta);
-  const int dw = std::max(x, mean) + 1;  // x - mean
-  LogicInventory xhat_and_g;             // x_hat = q((x - mean) rstd) unless stored; g = q(dy gamma)
-  if (recompute) {
-    xhat_and_g.adder_bits += rms ? 0 : dw;
-    xhat_and_g.multiplier_bit_products += static_cast<double>(rms ? x : dw) * rs;
-    xhat_and_g.requant_bits += static_cast<double>(rms ? x : dw) + rs;
-  }
-  xhat_and_g.multiplier_bit_products += static_cast<double>(dy) * gm;
-  xhat_and_g.requant_bits += dy + gm;
-  BackwardLogic l;
-  l.sum_lane = xhat_and_g;
-  l.sum_lane.adder_bits += s1 + s2 + pg + pb;                                                    // S1, S2, dgamma, dbeta
-  l.sum_lane.multiplier_bit_products += static_cast<double>(g) * xh + static_cast<double>(dy) * xh;  // g x_hat, dy x_hat
-  l.sum_lane.requant_bits += s1 + s2 + pg + pb;
-  l.sum_lane.flip_flops += s1 + s2;  // the lane's two accumulators
-  l.dx_lane = xhat_and_g;
-  const int inner = std::max({g, xh + rm, rm}) + 2;
-  l.dx_lane.multiplier_bit_products += static_cast<double>(xh) * rm + static_cast<double>(inner) * rs;  // x_hat S2/C, rstd (.)
-  l.dx_lane.adder_bits += 2.0 * inner;                                                                 // g - S1/C - x_hat S2/C
-  l.dx_lane.requant_bits += inner + rs;
-  l.tree_node = adder_node_inventory(s2);
-  if (!rms) l.tree_node += adder_node_inventory(s1);
-  l.tree_state_bits = s1 + s2;
-  if (!std::has_single_bit(static_cast<uint64_t>(b.hidden)))
-    l.row_mean.multiplier_bit_products = static_cast<double>(s1 + s2) * rc;  // S/C: a shift where C is a power of two
-  l.row_mean.requant_bits = 2.0 * rm;
-  return l;
-}
-}  // namespace
 
 AreaReport estimate_area(const core::DatapathConfig& dp, const SramMacros& sram, const std::string& node,
                          int merge_level_cycles, const core::BackwardConfig* backward) {
@@ -162,20 +120,36 @@ AreaReport estimate_area(const core::DatapathConfig& dp, const SramMacros& sram,
     r.cell_um2 += u.um2 - ge * nt.nand2_um2 * (1 / kUtilisation - 1);  // less the placement's whitespace
   };
   const core::MergeSchedule merge{L, dp.merge_units};
+  auto add_rtl_unit = [&](const std::string& name, int instances, const LogicInventory& one, double table_bits) {
+    add_unit(name, instances * logic_ge(one), table_bits);
+    r.units.back().instances = instances;
+    r.units.back().per_instance = one;
+  };
   if (backward && fixed) {
-    const BackwardLogic l = backward_logic(*backward);
-    add_unit("row_sum_lanes", L * logic_ge(l.sum_lane), 0);
-    add_unit("row_sum_tree", (L - 1) * logic_ge(l.tree_node) +
-                                 logic_ge(merge_tree_register_inventory(L, merge_level_cycles, l.tree_state_bits)), 0);
-    add_unit("row_mean_unit", logic_ge(l.row_mean), 0);
-    add_unit("dx_lanes", L * logic_ge(l.dx_lane), 0);
+    // The backward's RTL units (docs/ASIC.md, "Backward"); the tree's
+    // pipeline registers as the forward's dedicated tree has them.
+    const core::BackwardConfig& b = *backward;
+    const int state_bits = (b.kind == core::NormKind::rmsnorm ? 0 : b.formats[static_cast<int>(core::BackwardStage::sum_g)].total_bits) +
+                           b.formats[static_cast<int>(core::BackwardStage::sum_gxhat)].total_bits;
+    auto add_backward_unit = [&](const std::string& name, int instances, const LogicInventory& one) {
+      add_unit(name, instances * logic_ge(one, kFittedBackwardLogicCosts), 0);
+      r.units.back().instances = instances;
+      r.units.back().per_instance = one;
+    };
+    add_backward_unit("row_sum_lanes", L, row_sum_lane_inventory(b));
+    add_backward_unit("param_grad_lanes", L, param_grad_inventory(b));
+    add_backward_unit("row_sum_tree", L - 1, row_sum_node_inventory(b));
+    add_rtl_unit("row_sum_tree_registers", 1, merge_tree_register_inventory(L, merge_level_cycles, state_bits), 0);
+    add_backward_unit("row_mean_unit", 1, row_mean_inventory(b));
+    add_backward_unit("dx_lanes", L, dx_lane_inventory(b));
   } else if (backward) {
     // fp32: x_hat (add, multiply) unless stored, g (multiply); S1 += g, S2 and
     // dgamma as multiply-adds, dbeta += dy; dx: x_hat and g again, two
     // multiply-adds and the rstd/C multiply.
     const bool rms = backward->kind == core::NormKind::rmsnorm, recompute = !backward->xhat_stored;
     const double xg = (recompute ? kGeFp32Add + kGeFp32Mul : 0.0) + kGeFp32Mul;
-    add_unit("row_sum_lanes", L * (xg + (rms ? 2 : 4) * kGeFp32Add + 2 * kGeFp32Mul + regs(rms ? 32 : 64)), 0);
+    add_unit("row_sum_lanes", L * (xg + (rms ? 1 : 2) * kGeFp32Add + kGeFp32Mul + regs(rms ? 32 : 64)), 0);
+    add_unit("param_grad_lanes", L * ((rms ? 1 : 2) * kGeFp32Add + kGeFp32Mul), 0);
     add_unit("row_sum_tree", (L - 1) * ((rms ? 1 : 2) * kGeFp32Add + regs(rms ? 32 : 64)), 0);
     add_unit("row_mean_unit", 2 * kGeFp32Mul, 0);
     add_unit("dx_lanes", L * (xg + 2 * kGeFp32Add + 3 * kGeFp32Mul + regs(32)), 0);
@@ -183,11 +157,6 @@ AreaReport estimate_area(const core::DatapathConfig& dp, const SramMacros& sram,
     const auto& f = dp.formats;
     const int in = bits(dp, Stage::input), sum = bits(dp, Stage::sum), sq = bits(dp, Stage::sumsq),
               rc = bits(dp, Stage::recip), var = bits(dp, Stage::variance);
-    auto add_rtl_unit = [&](const std::string& name, int instances, const LogicInventory& one, double table_bits) {
-      add_unit(name, instances * logic_ge(one), table_bits);
-      r.units.back().instances = instances;
-      r.units.back().per_instance = one;
-    };
     // The merge: L - 1 dedicated nodes and their pipeline registers, or U
     // shared units inside their sequencer (one instance: units + buffer + muxes).
     auto add_merge = [&](const char* tree_name, const LogicInventory& node, int state_bits, int coef_bits) {
@@ -267,11 +236,11 @@ EnergyPerOp estimate_op_energy(const core::DatapathConfig& dp, const core::Backw
   EnergyPerOp e;
   if (backward && dp.arithmetic == core::Arithmetic::fixed) {
     // Each operator's energy from its widths, as the forward's (Horowitz's per-bit figures).
-    const BackwardLogic l = backward_logic(*backward);
+    const core::BackwardConfig& b = *backward;
     auto pj = [](const LogicInventory& v) { return kPjPerAdderBit * v.adder_bits + kPjPerMulBitProduct * v.multiplier_bit_products; };
-    e.lane_op_pj = pj(l.sum_lane);
-    e.normalize_op_pj = pj(l.dx_lane);
-    e.row_pj = (dp.lanes - 1) * pj(l.tree_node) + pj(l.row_mean);
+    e.lane_op_pj = pj(row_sum_lane_inventory(b)) + pj(param_grad_inventory(b));
+    e.normalize_op_pj = pj(dx_lane_inventory(b));
+    e.row_pj = (dp.lanes - 1) * pj(row_sum_node_inventory(b)) + pj(row_mean_inventory(b));
     return e;
   }
   if (backward) {

@@ -61,11 +61,17 @@ struct UnitArea {
 /// table in docs/AREA.md); flip-flops at kGePerFlipFlop.
 struct LogicCosts {
   double adder_bit, multiplier_bit_product, requant_bit, shifter_bit;
+  double mac_bit_product = 0, round_bit = 0, saturate_bit = 0;  ///< the backward's units' operators
 };
 /// A 2:1 multiplexer bit: yosys's $_MUX_, 12 transistors in its CMOS cost
 /// model, over a NAND2's 4 (not fitted: the calibrated units have no muxes).
 inline constexpr double kGePerMuxBit = 3.0;
 extern const LogicCosts kFittedLogicCosts;
+/// The backward's units (row_sum_lane.v, param_grad_acc.v, row_sum_node.v,
+/// row_mean.v, dx_unit.v), fitted on their own sweep: their inventories
+/// count each requantiser by its modes over the width it rounds to, and a
+/// multiply-accumulate's products apart from a plain multiplier's.
+extern const LogicCosts kFittedBackwardLogicCosts;
 double logic_ge(const LogicInventory& v, const LogicCosts& c = kFittedLogicCosts);
 
 struct AreaReport {

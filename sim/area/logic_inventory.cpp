@@ -21,6 +21,9 @@ int count_bits(int64_t max_count) {
 LogicInventory& LogicInventory::operator+=(const LogicInventory& o) {
   adder_bits += o.adder_bits;
   multiplier_bit_products += o.multiplier_bit_products;
+  mac_bit_products += o.mac_bit_products;
+  round_bits += o.round_bits;
+  saturate_bits += o.saturate_bits;
   requant_bits += o.requant_bits;
   shifter_bits += o.shifter_bits;
   flip_flops += o.flip_flops;
@@ -31,6 +34,9 @@ LogicInventory& LogicInventory::operator+=(const LogicInventory& o) {
 LogicInventory operator*(double k, LogicInventory v) {
   v.adder_bits *= k;
   v.multiplier_bit_products *= k;
+  v.mac_bit_products *= k;
+  v.round_bits *= k;
+  v.saturate_bits *= k;
   v.requant_bits *= k;
   v.shifter_bits *= k;
   v.flip_flops *= k;
@@ -175,6 +181,144 @@ LogicInventory residual_add_inventory(const core::FixedFormat& f, bool dropout) 
   v.mux_bits = 2 * w + 2;  // a dropped element's product forced to 0
   v.adder_bits = 2 * w + 3;
   v.requant_bits = 2 * w + 3;
+  return v;
+}
+
+namespace {
+using BS = core::BackwardStage;
+const core::FixedFormat& bfmt(const core::BackwardConfig& b, BS s) { return b.formats[static_cast<size_t>(s)]; }
+// An operand's sign-extended width (every Verilog unit widens by one bit).
+int ext(const core::FixedFormat& f) { return f.total_bits + 1; }
+// An operand's significant bits as a multiplier sees them: an unsigned
+// format's extension bit is a constant zero that synthesis drops.
+int mul_bits(const core::FixedFormat& f) { return f.is_signed ? f.total_bits + 1 : f.total_bits; }
+// A requantiser of the backward's units (rtl_models/fx_requant.v): an
+// `in`-bit value with `shift` fraction bits dropped into format f. Its logic
+// spans the width it rounds to and is its modes': the increment where it
+// rounds to nearest and drops bits, the range check and clamp where it
+// saturates (truncating and wrapping is wiring).
+void requant(LogicInventory& v, int in, int shift, const core::FixedFormat& f) {
+  const double width = in - std::max(shift, 0) + 1;
+  if (shift > 0 && f.rounding != core::Rounding::truncate) v.round_bits += width;
+  if (f.overflow == core::Overflow::saturate) v.saturate_bits += width;
+}
+// An a x b multiplier of the backward's units.
+void multiply(LogicInventory& v, double a, double b) { v.multiplier_bit_products += a * b; }
+// A product summed in the same expression (synthesis maps a x b + c as one
+// multiply-accumulate, its partial products and the addend in one tree).
+void multiply_add(LogicInventory& v, double a, double b) { v.mac_bit_products += a * b; }
+// a + b aligned at the larger fraction: the sum's width (one carry bit).
+int aligned_sum_bits(const core::FixedFormat& a, const core::FixedFormat& b) {
+  const int F = std::max(a.frac_bits, b.frac_bits);
+  return std::max(ext(a) + F - a.frac_bits, ext(b) + F - b.frac_bits) + 1;
+}
+
+// backward_operands.v: x_hat = q((x - mean) rstd) unless stored, g = q(dy gamma).
+LogicInventory operands_inventory(const core::BackwardConfig& b) {
+  const auto& x = fmt(b.forward, Stage::input);
+  const auto& m = fmt(b.forward, Stage::mean);
+  const auto& s = fmt(b.forward, Stage::rsqrt_out);
+  const auto& a = fmt(b.forward, Stage::gamma);
+  const auto& d = bfmt(b, BS::dy);
+  const auto& h = bfmt(b, BS::xhat);
+  const auto& g = bfmt(b, BS::g);
+  LogicInventory v;
+  if (!b.xhat_stored) {
+    const int CF = std::max(x.frac_bits, m.frac_bits);
+    const int CW = std::max(ext(x) + CF - x.frac_bits, ext(m) + CF - m.frac_bits) + 1;
+    const bool rms = b.kind == core::NormKind::rmsnorm;
+    v.adder_bits += rms ? 0 : CW;  // RMSNorm: the mean is zero and the subtractor wiring
+    multiply(v, rms ? ext(x) : CW, mul_bits(s));
+    requant(v, CW + ext(s), CF + s.frac_bits - h.frac_bits, h);
+  }
+  multiply(v, ext(d), ext(a));
+  requant(v, ext(d) + ext(a), d.frac_bits + a.frac_bits - g.frac_bits, g);
+  return v;
+}
+}  // namespace
+
+LogicInventory row_sum_lane_inventory(const core::BackwardConfig& b) {
+  const auto& g = bfmt(b, BS::g);
+  const auto& h = bfmt(b, BS::xhat);
+  const auto& p = bfmt(b, BS::sum_g);
+  const auto& q = bfmt(b, BS::sum_gxhat);
+  LogicInventory v = operands_inventory(b);
+  if (b.kind != core::NormKind::rmsnorm) {
+    const int W1 = aligned_sum_bits(p, g);
+    v.adder_bits += W1 - std::abs(p.frac_bits - g.frac_bits);  // the lower operand's extra fraction bits pass through
+    requant(v, W1, std::max(p.frac_bits, g.frac_bits) - p.frac_bits, p);
+    v.flip_flops += p.total_bits + 1;  // S1 and its overflow flag
+  }
+  const int W2 = std::max(ext(q) + std::max(0, g.frac_bits + h.frac_bits - q.frac_bits),
+                          ext(g) + ext(h) + std::max(0, q.frac_bits - g.frac_bits - h.frac_bits)) + 1;
+  multiply_add(v, ext(g), ext(h));
+  v.adder_bits += W2 - std::abs(q.frac_bits - g.frac_bits - h.frac_bits);
+  requant(v, W2, std::max(q.frac_bits, g.frac_bits + h.frac_bits) - q.frac_bits, q);
+  v.flip_flops += q.total_bits + 1;
+  return v;
+}
+
+LogicInventory param_grad_inventory(const core::BackwardConfig& b) {
+  const auto& d = bfmt(b, BS::dy);
+  const auto& h = bfmt(b, BS::xhat);
+  const auto& gm = bfmt(b, BS::dgamma);
+  const auto& bt = bfmt(b, BS::dbeta);
+  LogicInventory v;
+  const int WG = std::max(ext(gm) + std::max(0, d.frac_bits + h.frac_bits - gm.frac_bits),
+                          ext(d) + ext(h) + std::max(0, gm.frac_bits - d.frac_bits - h.frac_bits)) + 1;
+  multiply_add(v, ext(d), ext(h));
+  v.adder_bits = WG - std::abs(gm.frac_bits - d.frac_bits - h.frac_bits);
+  requant(v, WG, std::max(gm.frac_bits, d.frac_bits + h.frac_bits) - gm.frac_bits, gm);
+  if (b.kind != core::NormKind::rmsnorm) {
+    const int WB = aligned_sum_bits(bt, d);
+    v.adder_bits += WB - std::abs(bt.frac_bits - d.frac_bits);
+    requant(v, WB, std::max(bt.frac_bits, d.frac_bits) - bt.frac_bits, bt);
+  }
+  return v;
+}
+
+LogicInventory row_sum_node_inventory(const core::BackwardConfig& b) {
+  LogicInventory v;
+  for (BS s : {BS::sum_g, BS::sum_gxhat}) {
+    if (s == BS::sum_g && b.kind == core::NormKind::rmsnorm) continue;
+    const int w = bfmt(b, s).total_bits;
+    v.adder_bits += w + 2;  // rtl_models/fx_add.v: one sign-extended sum
+    requant(v, w + 2, 0, bfmt(b, s));
+  }
+  return v;
+}
+
+LogicInventory row_mean_inventory(const core::BackwardConfig& b) {
+  const auto& c = fmt(b.forward, Stage::recip);
+  const bool pow2 = std::has_single_bit(static_cast<uint64_t>(b.hidden));
+  LogicInventory v;
+  for (BS s : {BS::sum_g, BS::sum_gxhat}) {
+    if (s == BS::sum_g && b.kind == core::NormKind::rmsnorm) continue;
+    const auto& n = bfmt(b, s);
+    const int rf = bfmt(b, BS::row_mean).frac_bits;
+    if (pow2) {
+      requant(v, ext(n), n.frac_bits + std::countr_zero(static_cast<uint64_t>(b.hidden)) - rf, bfmt(b, BS::row_mean));
+    } else {
+      multiply(v, ext(n), ext(c));
+      requant(v, ext(n) + ext(c), n.frac_bits + c.frac_bits - rf, bfmt(b, BS::row_mean));
+    }
+  }
+  return v;
+}
+
+LogicInventory dx_lane_inventory(const core::BackwardConfig& b) {
+  const auto& g = bfmt(b, BS::g);
+  const auto& h = bfmt(b, BS::xhat);
+  const auto& r = bfmt(b, BS::row_mean);
+  const auto& s = fmt(b.forward, Stage::rsqrt_out);
+  const bool rms = b.kind == core::NormKind::rmsnorm;
+  LogicInventory v = operands_inventory(b);
+  const int FI = std::max({g.frac_bits, r.frac_bits, h.frac_bits + r.frac_bits});
+  const int WI = std::max({ext(g) + FI - g.frac_bits, ext(r) + FI - r.frac_bits, ext(h) + ext(r) + FI - h.frac_bits - r.frac_bits}) + 2;
+  multiply_add(v, ext(h), ext(r));  // x_hat m2
+  multiply(v, WI - 1, mul_bits(s));  // rstd (.): the bracket's three terms carry one bit, not two
+  v.adder_bits += (rms ? 1.0 : 2.0) * WI;                                                                 // g - m1 - x_hat m2
+  requant(v, WI + ext(s), FI + s.frac_bits - bfmt(b, BS::dx).frac_bits, bfmt(b, BS::dx));
   return v;
 }
 

@@ -8,12 +8,17 @@
 
 #include "sim/core/fixed_stage.hpp"
 #include "sim/core/fixed_units.hpp"
+#include "sim/core/norm_backward.hpp"
 
 namespace normsim::area {
 
 struct LogicInventory {
   double adder_bits = 0;
   double multiplier_bit_products = 0;
+  // The backward's units count these (the forward's, requant_bits):
+  double mac_bit_products = 0;  ///< bit products of a multiply-accumulate's product
+  double round_bits = 0;        ///< width of each requantiser that rounds to nearest
+  double saturate_bits = 0;     ///< width of each requantiser that saturates
   double requant_bits = 0;  ///< input width of each requantiser
   double shifter_bits = 0;  ///< width x log2(shift range) of each barrel shifter / leading-zero normaliser
   double flip_flops = 0;
@@ -47,5 +52,18 @@ LogicInventory normalize_inventory(const core::StageFormats& f);
 /// One lane of a fused unit's residual adder at its format (rtl_models/
 /// residual_add.v): q(x + r), or with dropout q((keep ? x s : 0) + r).
 LogicInventory residual_add_inventory(const core::FixedFormat& f, bool dropout);
+
+// The backward's units at a fixed-point backward's formats, each the
+// operators of its Verilog at the widths it derives (rtl_models/).
+/// One row-sum lane (row_sum_lane.v): x_hat and g, S1 and S2 and their registers.
+LogicInventory row_sum_lane_inventory(const core::BackwardConfig& b);
+/// One column's dgamma / dbeta read-modify-write (param_grad_acc.v).
+LogicInventory param_grad_inventory(const core::BackwardConfig& b);
+/// One node of the S1 / S2 adder tree (row_sum_node.v).
+LogicInventory row_sum_node_inventory(const core::BackwardConfig& b);
+/// S1 / C and S2 / C (row_mean.v): a multiplier by 1/C, or wiring where C is a power of two.
+LogicInventory row_mean_inventory(const core::BackwardConfig& b);
+/// One dx lane (dx_unit.v): x_hat and g recomputed, the bracket and its product with rstd.
+LogicInventory dx_lane_inventory(const core::BackwardConfig& b);
 
 }  // namespace normsim::area

@@ -32,7 +32,7 @@ void inverse_ulps(std::span<const double> ref, ElemType t, double lsb, std::vect
 }  // namespace
 
 BackwardNumerics run_backward_functional(const NormProblem& p, const DatapathConfig& fwd, const BackwardConfig& bwd,
-                                         BackwardOutputs* keep) {
+                                         BackwardOutputs* keep, const BackwardUlpFloors* floors) {
   if (!p.is_backward()) throw std::invalid_argument("run_backward_functional: the workload's pass is forward");
   const size_t C = static_cast<size_t>(p.hidden);
   const bool rms = p.norm == NormKind::rmsnorm;
@@ -42,11 +42,17 @@ BackwardNumerics run_backward_functional(const NormProblem& p, const DatapathCon
   NormBackward backward(bwd, gamma, p.rows);
   BackwardNumerics n;
   n.forward_counters.add(forward.parameter_counters());
-  const double dx_lsb = backward.dx_lsb();
+  const bool fixed = bwd.arithmetic == Arithmetic::fixed;
+  auto floor_of = [&](double given, BackwardStage s) {
+    return given >= 0 ? given : fixed ? bwd.formats[static_cast<int>(s)].lsb() : 0.0;
+  };
+  const BackwardUlpFloors own;
+  const BackwardUlpFloors& fl = floors ? *floors : own;
+  const double dx_lsb = floor_of(fl.dx, BackwardStage::dx), dg_lsb = floor_of(fl.dgamma, BackwardStage::dgamma),
+               db_lsb = floor_of(fl.dbeta, BackwardStage::dbeta);
   n.dx_ulp_unit = std::string(to_string(p.output.dtype)) + " ulp at |ref|" +
                   (dx_lsb > 0 ? " (at least the dx stage's lsb)" : "");
-  const double pg_lsb = bwd.arithmetic == Arithmetic::fixed ? bwd.formats[static_cast<int>(BackwardStage::dgamma)].lsb() : 0.0;
-  n.param_ulp_unit = std::string("fp32 ulp at |ref|") + (pg_lsb > 0 ? " (at least the accumulator's lsb)" : "");
+  n.param_ulp_unit = std::string("fp32 ulp at |ref|") + (dg_lsb > 0 ? " (at least the accumulator's lsb)" : "");
   std::vector<double> x(C), dy(C), y(C), dx(C), ref(C), in(C), inv;
   std::vector<double> gd(gamma.begin(), gamma.end()), dg_ref(C, 0.0), db_ref(C, 0.0);
   if (keep) keep->dx.assign(static_cast<size_t>(p.rows) * C, 0.0);
@@ -73,10 +79,10 @@ BackwardNumerics run_backward_functional(const NormProblem& p, const DatapathCon
   backward.finish(dg, db, n.counters);
   for (double& v : dg) v = round_to_elem(v, ElemType::fp32);  // stored in fp32
   for (double& v : db) v = round_to_elem(v, ElemType::fp32);
-  inverse_ulps(dg_ref, ElemType::fp32, pg_lsb, inv);
+  inverse_ulps(dg_ref, ElemType::fp32, dg_lsb, inv);
   n.dgamma_error.add(dg, dg_ref, inv);
   if (!rms) {
-    inverse_ulps(db_ref, ElemType::fp32, pg_lsb, inv);
+    inverse_ulps(db_ref, ElemType::fp32, db_lsb, inv);
     n.dbeta_error.add(db, db_ref, inv);
   }
   if (keep) keep->dgamma = dg, keep->dbeta = rms ? std::vector<double>{} : db;

@@ -31,9 +31,16 @@ struct BackwardOutputs {
   std::vector<double> dx, dgamma, dbeta;  ///< as stored: dx in the output's type, the gradients in fp32
 };
 
+/// The resolutions the errors' ulps are floored at: each ulp is at least
+/// this (0: none). Negative: the stage's own lsb (fixed point; none for fp32).
+struct BackwardUlpFloors {
+  double dx = -1, dgamma = -1, dbeta = -1;
+};
+
 /// `fwd`: the arch's forward datapath; `bwd`: its backward datapath (hidden,
-/// lanes, formats; its param_grad order as the unit sums). `keep`: the outputs.
+/// lanes, formats; its param_grad order as the unit sums). `keep`: the
+/// outputs. `floors`: null for the stages' own.
 BackwardNumerics run_backward_functional(const NormProblem& p, const DatapathConfig& fwd, const BackwardConfig& bwd,
-                                         BackwardOutputs* keep = nullptr);
+                                         BackwardOutputs* keep = nullptr, const BackwardUlpFloors* floors = nullptr);
 
 }  // namespace normsim::core

@@ -17,8 +17,6 @@
 namespace normsim::explore {
 
 using core::FixedFormat;
-using core::Stage;
-using core::StageFormats;
 
 namespace {
 struct MetricName {
@@ -33,9 +31,6 @@ constexpr MetricName kMetrics[] = {
     {WidthTarget::Metric::rms, "rms", "rms_error"},
     {WidthTarget::Metric::frac_within_1ulp, "frac_within_1ulp", "frac_within_1ulp"},
 };
-
-int idx(Stage s) { return static_cast<int>(s); }
-std::string sname(Stage s) { return std::string(core::to_string(s)); }
 }  // namespace
 
 WidthTarget parse_width_target(const std::string& text) {
@@ -98,37 +93,36 @@ WidthGuards parse_width_guards(const std::string& text) {
   return g;
 }
 
-uint64_t WidthMetrics::overflow_total() const {
-  uint64_t n = 0;
-  for (uint64_t v : overflows) n += v;
-  return n;
-}
-
-double WidthMetrics::value(WidthTarget::Metric m) const {
-  switch (m) {
-    case WidthTarget::Metric::max_ulp: return max_ulp;
-    case WidthTarget::Metric::rel_l2: return rel_l2;
-    case WidthTarget::Metric::max_abs: return max_abs;
-    case WidthTarget::Metric::rms: return rms;
-    case WidthTarget::Metric::frac_within_1ulp: return frac_within_1ulp;
+double metric_value(const WidthMetrics& m, WidthTarget::Metric metric) {
+  switch (metric) {
+    case WidthTarget::Metric::max_ulp: return m.max_ulp;
+    case WidthTarget::Metric::rel_l2: return m.rel_l2;
+    case WidthTarget::Metric::max_abs: return m.max_abs;
+    case WidthTarget::Metric::rms: return m.rms;
+    case WidthTarget::Metric::frac_within_1ulp: return m.frac_within_1ulp;
   }
   return 0;
 }
 
 namespace {
 
+// What a space holds may grow this much over the start's: the worst of a
+// thousand accumulated columns moves by chance whenever an upstream rounding
+// moves, and a strict bound would refuse even a wider format.
+constexpr double kHeldSlack = 1.05;
+
 class Searcher {
  public:
-  Searcher(const config::Workload& w, const config::Arch& a, const WidthSearchOptions& o, WidthSearchResult& res)
-      : w_(w), o_(o), res_(res), base_(config::datapath_config(w, a)) {
+  Searcher(const config::Workload& w, const config::Arch& a, const WidthSearchOptions& o, FormatSpace& space,
+           WidthSearchResult& res)
+      : w_(w), o_(o), space_(space), res_(res), start_(space.of(a)) {
     res_.node = a.asic ? a.asic->node : config::AsicConfig{}.node;
-    merge_level_cycles_ = a.asic ? a.asic->latency.merge_level_cycles : config::AsicConfig{}.latency.merge_level_cycles;
-    res_.ulp_floor = core::datapath_output_lsb(base_);
-    build_guards(a);
+    res_.ulp_floor = space_.ulp_floor();
+    build_guards();
   }
 
   void run() {
-    const StageFormats start = base_.formats;
+    const SearchFormats start = start_;
     res_.start = start;
     res_.start_um2 = area(start);
     drop_uncosted_stages(start);
@@ -136,7 +130,7 @@ class Searcher {
     res_.start_all_rows = s0.metrics;
     res_.start_meets = s0.meets;
     int64_t n = std::min(o_.sample_rows, w_.rows);
-    StageFormats cur = start;
+    SearchFormats cur = start;
     for (;;) {
       sample_ = core::sample_rows(w_, n);
       for (GuardProblem& g : guards_) g.sample = core::sample_rows(g.all, n);
@@ -148,9 +142,9 @@ class Searcher {
       ++round_;
     }
     if (o_.margin_bits > 0) {
-      StageFormats m = cur;
-      for (Stage s : res_.stages) {
-        FixedFormat& f = m[idx(s)];
+      SearchFormats m = cur;
+      for (int s : res_.stages) {
+        FixedFormat& f = m[static_cast<size_t>(s)];
         const int frac = std::min(o_.margin_bits, core::kMaxFixedBits - f.total_bits);
         f.frac_bits += frac;
         f.total_bits = std::min(core::kMaxFixedBits, f.total_bits + frac + o_.margin_bits);
@@ -174,24 +168,26 @@ class Searcher {
   struct GuardProblem {
     config::Workload all;     ///< as many rows as the workload: what a confirmation runs
     core::NormProblem sample;  ///< the round's sample of them
-    core::DatapathConfig dp;
+    int problem = 0;           ///< the space's index of it
   };
 
   // The guard set (WidthGuards): the workload at other row lengths and on the
   // LLM-activation model, each on a fixed sample of its rows.
-  void build_guards(const config::Arch& a) {
+  void build_guards() {
     std::vector<int64_t> hidden = o_.guards.hidden;
     bool llm = o_.guards.llm;
     const bool synthetic = !w_.input_source;
     const auto* llm_source = dynamic_cast<const core::LlmActivationInput*>(w_.input_source.get());
     if (o_.guards.automatic) {
       hidden = {std::max<int64_t>(1, std::llround(0.73 * static_cast<double>(w_.hidden))), w_.hidden + w_.hidden / 4};
-      llm = synthetic;
+      // A backward's x comes in the forward's formats, which it does not
+      // search: LLM activations' range is the forward's search to hold.
+      llm = synthetic && !w_.is_backward();
     }
     auto add = [&](const std::string& name, config::Workload g) {
-      core::DatapathConfig dp = config::datapath_config(g, a);
+      const int problem = space_.add_problem(g);
       res_.guards.push_back({name, g.hidden, g.rows});
-      guards_.push_back({std::move(g), {}, std::move(dp)});
+      guards_.push_back({std::move(g), {}, problem});
     };
     for (int64_t h : hidden) {
       if (h == w_.hidden) continue;
@@ -211,34 +207,34 @@ class Searcher {
   }
 
   // Stages whose width the area model does not cost here are kept as given.
-  void drop_uncosted_stages(const StageFormats& start) {
+  void drop_uncosted_stages(const SearchFormats& start) {
     const double a0 = area(start);
-    std::vector<Stage> kept;
-    for (Stage s : res_.stages) {
-      StageFormats wider = start, more_int = start;
-      ++wider[idx(s)].total_bits;
-      ++wider[idx(s)].frac_bits;
-      ++more_int[idx(s)].total_bits;
+    std::vector<int> kept;
+    for (int s : res_.stages) {
+      SearchFormats wider = start, more_int = start;
+      ++wider[static_cast<size_t>(s)].total_bits;
+      ++wider[static_cast<size_t>(s)].frac_bits;
+      ++more_int[static_cast<size_t>(s)].total_bits;
       if (area(wider) == a0 && area(more_int) == a0) res_.uncosted.push_back(s);
       else kept.push_back(s);
     }
     res_.stages = kept;
     if (kept.empty()) {
       std::string which;
-      for (Stage s : res_.uncosted) which += (which.empty() ? "" : ", ") + sname(s);
+      for (int s : res_.uncosted) which += (which.empty() ? "" : ", ") + sname(s);
       throw config::ConfigError("widths: --stages: the width of " + which +
                                 " costs no area at this workload: nothing to search (allowed: stages whose area moves, e.g. "
                                 "xhat, gamma)");
     }
   }
   // One round on the current sample, from `cur`.
-  StageFormats search_round(StageFormats cur) {
+  SearchFormats search_round(SearchFormats cur) {
     const auto& stages = res_.stages;
     // Ranges: each stage's fewest integer bits without overflow, in data-flow order.
-    for (Stage s : stages) {
+    for (int s : stages) {
       FixedFormat f = cur[idx(s)];
       auto with_ib = [&](int ib) {
-        StageFormats c = cur;
+        SearchFormats c = cur;
         c[idx(s)].total_bits = ib + f.frac_bits;
         return c;
       };
@@ -268,17 +264,17 @@ class Searcher {
       if (guard > core::kMaxFixedBits) throw config::ConfigError("widths: overflow that more integer bits do not remove");
       std::string move;
       // An uncosted stage is not narrowed, but it is widened where it overflows.
-      std::vector<Stage> widenable = stages;
+      std::vector<int> widenable = stages;
       widenable.insert(widenable.end(), res_.uncosted.begin(), res_.uncosted.end());
-      for (Stage s : widenable)
+      for (int s : widenable)
         if (e.metrics.overflows[idx(s)] && cur[idx(s)].total_bits < core::kMaxFixedBits) {
           ++cur[idx(s)].total_bits;
           move += (move.empty() ? "" : ", ") + sname(s) + ".bits +1";
         }
       if (move.empty()) {
         std::string which;
-        for (int s = 0; s < core::kStageCount; ++s)
-          if (e.metrics.overflows[s]) which += (which.empty() ? "" : ", ") + sname(static_cast<Stage>(s));
+        for (size_t s = 0; s < e.metrics.overflows.size(); ++s)
+          if (e.metrics.overflows[s]) which += (which.empty() ? "" : ", ") + sname(static_cast<int>(s));
         throw config::ConfigError("widths: stage " + which + " overflows" +
                                   (guards_.empty() ? std::string() : " on the workload or its guards") +
                                   " and is not searched (allowed: search it too with --stages" +
@@ -291,10 +287,10 @@ class Searcher {
       // k doubles from cur each round; once every stage is at the widest
       // format and the targets still fail, nothing wider exists.
       for (int k = 1;; k *= 2) {
-        StageFormats c = cur;
+        SearchFormats c = cur;
         bool at_widest = true;
-        for (Stage s : stages) {
-          if (s == Stage::output) continue;  // the yardstick (below)
+        for (int s : stages) {
+          if (space_.yardstick(s)) continue;  // the yardstick (below)
           FixedFormat& f = c[idx(s)];
           const int add = std::min(k, core::kMaxFixedBits - f.total_bits);
           f.total_bits += add;
@@ -313,12 +309,12 @@ class Searcher {
       }
     }
     // Precision: each stage's fewest fraction bits alone.
-    StageFormats low = cur;
-    for (Stage s : stages) {
-      if (s == Stage::output) continue;
+    SearchFormats low = cur;
+    for (int s : stages) {
+      if (space_.yardstick(s)) continue;
       const FixedFormat f = cur[idx(s)];
       auto with_frac = [&](int fr) {
-        StageFormats c = cur;
+        SearchFormats c = cur;
         c[idx(s)].frac_bits = fr;
         c[idx(s)].total_bits = f.int_bits() + fr;
         return c;
@@ -330,16 +326,16 @@ class Searcher {
       low[idx(s)] = with_frac(lowest(min_frac(s, f), f.frac_bits, ok))[idx(s)];
     }
     // Combine: all at their lows, then put back the bits that buy most.
-    StageFormats c = low;
+    SearchFormats c = low;
     for (int guard = 0; !eval(c, "combine", "every stage at its own fewest fraction bits", sample_.rows).meets; ++guard) {
-      if (guard > 64 * core::kStageCount) break;
+      if (guard > 64 * static_cast<int>(c.size())) break;
       const double area_now = area(c);
       double best_score = -1;
-      StageFormats best = cur;
+      SearchFormats best = cur;
       std::string best_move;
-      for (Stage s : stages) {
+      for (int s : stages) {
         if (c[idx(s)].frac_bits >= cur[idx(s)].frac_bits) continue;
-        StageFormats t = c;
+        SearchFormats t = c;
         ++t[idx(s)].frac_bits;
         ++t[idx(s)].total_bits;
         const std::string move = sname(s) + ".frac +1";
@@ -363,17 +359,17 @@ class Searcher {
     for (bool moved = true; moved;) {
       moved = false;
       struct Move {
-        StageFormats f;
+        SearchFormats f;
         std::string text;
         double saved;
       };
       std::vector<Move> moves;
       const double area_now = area(c);
-      for (Stage s : stages) {
-        if (s == Stage::output) continue;
+      for (int s : stages) {
+        if (space_.yardstick(s)) continue;
         const FixedFormat f = c[idx(s)];
         if (f.frac_bits > min_frac(s, f) && f.total_bits > (f.is_signed ? 2 : 1)) {
-          StageFormats t = c;
+          SearchFormats t = c;
           --t[idx(s)].frac_bits;
           --t[idx(s)].total_bits;
           moves.push_back({t, sname(s) + ".frac -1", area_now - area(t)});
@@ -403,65 +399,36 @@ class Searcher {
     return hi;
   }
 
-  static int min_frac(Stage s, const FixedFormat& f) {
-    const int need = (s == Stage::rsqrt_in || s == Stage::recip) ? 1 : 0;  // DatapathConfig::validate
-    return std::max(need, (f.is_signed ? 2 : 1) - f.int_bits());
-  }
+  int min_frac(int s, const FixedFormat& f) const { return space_.min_frac(s, f); }
+  static size_t idx(int s) { return static_cast<size_t>(s); }
+  std::string sname(int s) const { return res_.names[idx(s)]; }
 
   // How far an evaluation is from meeting the targets (0 when it does).
   double shortfall(const WidthEvaluation& e) const {
     double s = e.metrics.overflow_total() ? 1e6 : 0.0;
     for (const auto& t : o_.targets) {
-      const double v = e.metrics.value(t.metric);
+      const double v = metric_value(e.metrics, t.metric);
       if (!std::isfinite(v)) return std::numeric_limits<double>::max();
       if (!t.met(v)) s += t.at_most ? (t.value > 0 ? v / t.value : v + 1) : (v > 0 ? t.value / v : t.value + 1);
     }
     return s;
   }
 
-  double area(const StageFormats& f) {
-    core::DatapathConfig d = base_;
-    d.formats = f;
-    return area::estimate_area(d, {}, res_.node, merge_level_cycles_).datapath_um2;
-  }
+  double area(const SearchFormats& f) const { return space_.area_um2(f); }
 
-  WidthMetrics measure(const core::NormProblem& p, const core::DatapathConfig& d) const {
-    core::FunctionalOptions fo;
-    fo.threads = o_.threads;
-    fo.ulp_floor = res_.ulp_floor;
-    const core::FunctionalResult r = core::run_functional(p, d, fo);
-    const auto& er = r.numerics.output_error;
-    WidthMetrics m;
-    m.max_ulp = er.max_ulp();
-    m.rel_l2 = er.rel_l2();
-    m.max_abs = er.max_abs();
-    m.rms = er.rms();
-    m.frac_within_1ulp = er.frac_within_1ulp();
-    m.nonfinite = er.nonfinite();
-    m.overflows = r.numerics.counters.overflows;
-    return m;
-  }
-
-  static void worst_of(WidthMetrics& a, const WidthMetrics& b) {
-    a.max_ulp = std::max(a.max_ulp, b.max_ulp);
-    a.rel_l2 = std::max(a.rel_l2, b.rel_l2);
-    a.max_abs = std::max(a.max_abs, b.max_abs);
-    a.rms = std::max(a.rms, b.rms);
-    a.frac_within_1ulp = std::min(a.frac_within_1ulp, b.frac_within_1ulp);
-    a.nonfinite += b.nonfinite;
-    for (int s = 0; s < core::kStageCount; ++s) a.overflows[s] += b.overflows[s];
-  }
-
-  static std::string key(const StageFormats& f, int64_t rows) {
+  static std::string key(const SearchFormats& f, int64_t rows) {
     std::string k = std::to_string(rows);
     for (const auto& x : f) k += "," + std::to_string(x.total_bits) + "." + std::to_string(x.frac_bits);
     return k;
   }
 
   // One evaluation (cached by formats and rows; recorded once).
-  WidthEvaluation eval(const StageFormats& f, const std::string& phase, const std::string& move, int64_t rows) {
+  WidthEvaluation eval(const SearchFormats& f, const std::string& phase, const std::string& move, int64_t rows) {
     const std::string k = key(f, rows);
     if (auto it = cache_.find(k); it != cache_.end()) return res_.evaluations[it->second];
+    // The start on the same rows first (recorded before this one): what the space holds is measured against it.
+    std::vector<double> held_base;
+    if (!res_.held_names.empty() && f != start_) held_base = eval(start_, "start", "", rows).metrics.held;
     WidthEvaluation e;
     e.index = static_cast<int>(res_.evaluations.size());
     e.round = round_;
@@ -470,25 +437,25 @@ class Searcher {
     e.rows = rows;
     e.formats = f;
     e.datapath_um2 = area(f);
-    core::DatapathConfig d = base_;
-    d.formats = f;
-    if (const std::string why = d.validate(); !why.empty()) {
+    e.metrics.overflows.assign(f.size(), 0);
+    if (const std::string why = space_.invalid(f); !why.empty()) {
       e.error = why;
     } else {
       try {
         const core::NormProblem& p = rows >= w_.rows ? static_cast<const core::NormProblem&>(w_) : sample_;
-        e.metrics = measure(p, d);
+        e.metrics = space_.measure(0, p, f, o_.threads);
         // The guard set: the worst of the workload and every guard.
-        for (const GuardProblem& g : guards_) {
-          core::DatapathConfig gd = g.dp;
-          gd.formats = f;
-          worst_of(e.metrics, measure(rows >= w_.rows ? static_cast<const core::NormProblem&>(g.all) : g.sample, gd));
-        }
+        for (const GuardProblem& g : guards_)
+          e.metrics.add_worst(space_.measure(g.problem, rows >= w_.rows ? static_cast<const core::NormProblem&>(g.all) : g.sample,
+                                             f, o_.threads));
         e.meets = e.metrics.nonfinite == 0 && e.metrics.overflow_total() == 0;
-        for (const auto& t : o_.targets) e.meets &= t.met(e.metrics.value(t.metric));
-        // A format eps rounds to 0 in is refused, whatever the sample shows.
-        if (const auto warn = d.warnings(); !warn.empty()) {
-          e.refused = warn.front();
+        for (const auto& t : o_.targets) e.meets &= t.met(metric_value(e.metrics, t.metric));
+        // What the space holds at the start's (a backward's parameter gradients), on the same rows.
+        for (size_t k = 0; k < held_base.size() && k < e.metrics.held.size(); ++k)
+          e.meets &= e.metrics.held[k] <= kHeldSlack * held_base[k];
+        // Formats that are no design (eps rounds to 0) are refused, whatever the sample shows.
+        if (const std::string why_not = space_.refused(f); !why_not.empty()) {
+          e.refused = why_not;
           e.meets = false;
         }
       } catch (const std::overflow_error& x) {
@@ -503,9 +470,9 @@ class Searcher {
 
   const config::Workload& w_;
   const WidthSearchOptions& o_;
+  FormatSpace& space_;
   WidthSearchResult& res_;
-  core::DatapathConfig base_;
-  int merge_level_cycles_ = 0;
+  SearchFormats start_;
   core::NormProblem sample_;
   std::vector<GuardProblem> guards_;
   int round_ = 0;
@@ -521,36 +488,46 @@ WidthSearchResult search_widths(const config::Workload& w, const config::Arch& a
   if (o.sample_rows < 1) throw config::ConfigError("widths: --sample-rows must be >= 1");
   if (o.margin_bits < 0 || o.margin_bits > 16)
     throw config::ConfigError("widths: --margin-bits " + std::to_string(o.margin_bits) + " out of range (allowed: 0..16)");
+  const std::unique_ptr<FormatSpace> space = make_format_space(w, a);
   WidthSearchResult res;
-  const core::DatapathConfig d = config::datapath_config(w, a);
-  const auto used = core::stages_used(d.kind, d.algorithm, w.beta.has_value());
+  res.key = space->key();
+  res.names = space->names();
+  res.held_names = space->held_names();
+  const std::vector<int> used = space->used();
   if (o.stages.empty()) {
     res.stages = used;
   } else {
-    for (Stage s : o.stages) {
-      if (std::find(used.begin(), used.end(), s) == used.end()) {
-        std::string list;
-        for (Stage u : used) list += (list.empty() ? "" : ", ") + sname(u);
-        throw config::ConfigError("widths: --stages '" + sname(s) + "': not a stage of this datapath (allowed: " + list + ")");
-      }
+    std::string list;
+    for (int u : used) list += (list.empty() ? "" : ", ") + res.names[static_cast<size_t>(u)];
+    for (const std::string& name : o.stages) {
+      const auto at = std::find(res.names.begin(), res.names.end(), name);
+      const int s = static_cast<int>(at - res.names.begin());
+      if (at == res.names.end() || std::find(used.begin(), used.end(), s) == used.end())
+        throw config::ConfigError("widths: --stages '" + name + "': not a stage of this datapath's " + res.key + " (allowed: " +
+                                  list + ")");
       if (std::find(res.stages.begin(), res.stages.end(), s) == res.stages.end()) res.stages.push_back(s);
     }
     std::sort(res.stages.begin(), res.stages.end());
   }
-  Searcher(w, a, o, res).run();
+  Searcher(w, a, o, *space, res).run();
   return res;
 }
 
 std::vector<std::string> format_overrides(const WidthSearchResult& r) {
   std::vector<std::string> v;
-  for (int s = 0; s < core::kStageCount; ++s) {
+  for (size_t s = 0; s < r.start.size(); ++s) {
     const auto& a = r.start[s];
     const auto& b = r.chosen[s];
-    const std::string k = "arch.formats." + sname(static_cast<Stage>(s));
+    const std::string k = "arch." + r.key + "." + r.names[s];
     if (a.total_bits != b.total_bits) v.push_back(k + ".bits=" + std::to_string(b.total_bits));
     if (a.frac_bits != b.frac_bits) v.push_back(k + ".frac=" + std::to_string(b.frac_bits));
   }
   return v;
+}
+
+SearchFormats searched_formats(const WidthSearchResult& r, const config::Arch& a) {
+  if (r.key == "backward_formats") return a.backward_formats ? SearchFormats(a.backward_formats->begin(), a.backward_formats->end()) : SearchFormats{};
+  return SearchFormats(a.formats.begin(), a.formats.end());
 }
 
 }  // namespace normsim::explore

@@ -1,8 +1,13 @@
 // The cheapest fixed-point formats for an accuracy target: per-stage integer
 // and fraction bits chosen for the least datapath area (sim/area's
 // calibrated model) such that the outputs meet every target and no stage
-// overflows, evaluated bit-accurately (core::run_functional) on a sample of
-// the workload's rows and confirmed on all of them.
+// overflows, evaluated bit-accurately on a sample of the workload's rows and
+// confirmed on all of them. A forward workload's stages are the arch's
+// `formats`; a backward workload's, its `backward_formats` (format_space.hpp),
+// whose output is dx (the targets hold for it) and whose parameter gradients
+// dgamma and dbeta keep the start's accuracy (max_ulp and rel_l2 no worse on
+// the same rows): their fixed-point error is the accumulator's, whose
+// fraction is a yardstick, and x_hat's.
 //
 // The search, from the arch's own formats:
 //   ranges     each stage's fewest integer bits that do not overflow (a
@@ -31,10 +36,11 @@
 // output; recip where C is a power of two and the lanes keep no 1/n table)
 // is not searched: narrowing it would buy nothing and hold less.
 //
-// The output stage's fraction bits are the resolution the ULPs of max_ulp
-// are floored at (as `run` reports them): they are the accuracy's yardstick,
-// kept as the arch gives them (set them with --set), so that `run` of the
-// chosen arch reports what the search measured. Its integer bits are searched.
+// The output stage's fraction bits (a backward's: dx, dgamma and dbeta) are
+// the resolution the ULPs of max_ulp are floored at (as `run` reports them):
+// they are the accuracy's yardstick, kept as the arch gives them (set them
+// with --set), so that `run` of the chosen arch reports what the search
+// measured. Their integer bits are searched.
 #pragma once
 
 #include <functional>
@@ -44,8 +50,7 @@
 
 #include "sim/config/arch.hpp"
 #include "sim/config/workload.hpp"
-#include "sim/core/error_metrics.hpp"
-#include "sim/core/fixed_stage.hpp"
+#include "sim/explore/format_space.hpp"
 
 namespace normsim::explore {
 
@@ -65,7 +70,9 @@ WidthTarget parse_width_target(const std::string& text);
 std::string metric_name(WidthTarget::Metric m);
 
 /// The guard set: `automatic` (the workload at about 0.73 C and 1.25 C, and
-/// the LLM-activation model when the inputs are synthetic), or as listed.
+/// the LLM-activation model when the inputs are synthetic and the pass is
+/// forward: a backward takes x in the forward's formats, which it does not
+/// search), or as listed.
 struct WidthGuards {
   bool automatic = true;
   std::vector<int64_t> hidden;  ///< row lengths to hold the choice at
@@ -79,21 +86,15 @@ struct WidthSearchOptions {
   std::vector<WidthTarget> targets;
   WidthGuards guards;
   int margin_bits = 0;  ///< integer and fraction bits added to every searched stage after the search
-  std::vector<core::Stage> stages;  ///< empty: every stage the datapath uses
+  std::vector<std::string> stages;  ///< by name; empty: every stage the datapath uses
   int64_t sample_rows = 64;         ///< the first round's sample
   int threads = 1;
   /// Called after each evaluation (progress); may be empty.
   std::function<void(const struct WidthEvaluation&)> on_evaluation;
 };
 
-/// The figures of one evaluation.
-struct WidthMetrics {
-  double max_ulp = 0, rel_l2 = 0, max_abs = 0, rms = 0, frac_within_1ulp = 0;
-  uint64_t nonfinite = 0;
-  std::array<uint64_t, core::kStageCount> overflows{};
-  uint64_t overflow_total() const;
-  double value(WidthTarget::Metric m) const;
-};
+/// A metric's value in an evaluation's figures.
+double metric_value(const WidthMetrics& m, WidthTarget::Metric metric);
 
 struct WidthEvaluation {
   int index = 0;
@@ -101,7 +102,7 @@ struct WidthEvaluation {
   std::string phase;      ///< start, ranges, widen, precision, combine, descend, confirm
   std::string move;       ///< what changed from the candidate it was built from ("xhat.frac 18->12")
   int64_t rows = 0;       ///< rows evaluated
-  core::StageFormats formats{};
+  SearchFormats formats;
   double datapath_um2 = 0;
   WidthMetrics metrics;
   bool meets = false;     ///< every target met, no overflow, every output finite
@@ -117,11 +118,14 @@ struct WidthGuard {
 };
 
 struct WidthSearchResult {
-  std::vector<core::Stage> stages;  ///< searched
-  std::vector<core::Stage> uncosted;  ///< asked for, but their width costs no area here: kept as the arch has them
+  std::string key;                 ///< the arch key of the slots: formats or backward_formats
+  std::vector<std::string> names;  ///< every slot's stage name
+  std::vector<std::string> held_names;  ///< what WidthMetrics::held holds
+  std::vector<int> stages;    ///< searched (slots)
+  std::vector<int> uncosted;  ///< asked for, but their width costs no area here: kept as the arch has them
   std::vector<WidthGuard> guards;
   int margin_bits = 0;
-  core::StageFormats start{}, chosen{};
+  SearchFormats start, chosen;
   double start_um2 = 0, chosen_um2 = 0;
   WidthMetrics start_all_rows, chosen_all_rows;  ///< both on every row
   bool start_meets = false;
@@ -134,8 +138,11 @@ struct WidthSearchResult {
 /// met by any formats up to 64 bits (naming the stage or target).
 WidthSearchResult search_widths(const config::Workload& w, const config::Arch& a, const WidthSearchOptions& o);
 
-/// `arch.formats.<stage>.bits=`/`frac=` overrides for every stage whose
+/// `arch.<key>.<stage>.bits=`/`frac=` overrides for every stage whose
 /// chosen format differs from the start (the arch YAML the search writes).
 std::vector<std::string> format_overrides(const WidthSearchResult& r);
+
+/// The searched space's formats of an arch (to read the written arch back).
+SearchFormats searched_formats(const WidthSearchResult& r, const config::Arch& a);
 
 }  // namespace normsim::explore

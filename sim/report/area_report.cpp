@@ -22,6 +22,8 @@ nlohmann::json area_report_json(const std::string& arch_name, const std::string&
                         {"analytic_um2", u.um2}};
     if (const auto& v = u.per_instance)
       j["operators_per_instance"] = {{"adder_bits", v->adder_bits}, {"multiplier_bit_products", v->multiplier_bit_products},
+                                     {"mac_bit_products", v->mac_bit_products},
+                                     {"round_bits", v->round_bits}, {"saturate_bits", v->saturate_bits},
                                      {"requant_bits", v->requant_bits}, {"shifter_bits", v->shifter_bits},
                                      {"flip_flops", v->flip_flops}, {"mux_bits", v->mux_bits}};
     if (const auto* s = synth_of(syn, u.unit)) {

@@ -15,11 +15,14 @@ std::string fmt_text(const core::FixedFormat& f) {
   return std::string(f.is_signed ? "s" : "u") + std::to_string(f.total_bits) + "." + std::to_string(f.frac_bits);
 }
 
-json metrics_json(const WidthMetrics& m) {
+json metrics_json(const WidthMetrics& m, const explore::WidthSearchResult& r) {
   json o = json::object();
-  for (int s = 0; s < core::kStageCount; ++s)
-    if (m.overflows[s]) o[std::string(core::to_string(static_cast<core::Stage>(s)))] = m.overflows[s];
-  return {{"max_ulp_error", json_number(m.max_ulp)},
+  for (size_t s = 0; s < m.overflows.size(); ++s)
+    if (m.overflows[s]) o[r.names[s]] = m.overflows[s];
+  json held = json::object();
+  for (size_t k = 0; k < m.held.size() && k < r.held_names.size(); ++k) held[r.held_names[k]] = json_number(m.held[k]);
+  return {{"held", held},
+          {"max_ulp_error", json_number(m.max_ulp)},
           {"rel_l2_error", json_number(m.rel_l2)},
           {"max_abs_error", json_number(m.max_abs)},
           {"rms_error", json_number(m.rms)},
@@ -28,18 +31,18 @@ json metrics_json(const WidthMetrics& m) {
           {"overflow", o}};
 }
 
-json formats_json(const core::StageFormats& f, const std::vector<core::Stage>& stages) {
+json formats_json(const explore::SearchFormats& f, const std::vector<int>& stages, const std::vector<std::string>& names) {
   json j = json::object();
-  for (core::Stage s : stages) {
-    const auto& x = f[static_cast<int>(s)];
-    j[std::string(core::to_string(s))] = {{"bits", x.total_bits}, {"frac", x.frac_bits}, {"signed", x.is_signed}};
+  for (int s : stages) {
+    const auto& x = f[static_cast<size_t>(s)];
+    j[names[static_cast<size_t>(s)]] = {{"bits", x.total_bits}, {"frac", x.frac_bits}, {"signed", x.is_signed}};
   }
   return j;
 }
 
 // The stages a report lists: the searched ones and those kept uncosted, in data-flow order.
-std::vector<core::Stage> shown_stages(const explore::WidthSearchResult& r) {
-  std::vector<core::Stage> shown = r.stages;
+std::vector<int> shown_stages(const explore::WidthSearchResult& r) {
+  std::vector<int> shown = r.stages;
   shown.insert(shown.end(), r.uncosted.begin(), r.uncosted.end());
   std::sort(shown.begin(), shown.end());
   return shown;
@@ -55,8 +58,9 @@ std::string g(double v, const char* f = "%.4g") {
 json widths_json(const explore::WidthSearchResult& r, const std::vector<explore::WidthTarget>& targets) {
   json t = json::array();
   for (const auto& x : targets) t.push_back({{"metric", explore::metric_name(x.metric)}, {"at_most", x.at_most}, {"value", x.value}});
+  auto name = [&](int s) { return r.names[static_cast<size_t>(s)]; };
   json stages = json::array();
-  for (core::Stage s : r.stages) stages.push_back(std::string(core::to_string(s)));
+  for (int s : r.stages) stages.push_back(name(s));
   json evals = json::array();
   for (const auto& e : r.evaluations)
     evals.push_back({{"index", e.index},
@@ -68,24 +72,25 @@ json widths_json(const explore::WidthSearchResult& r, const std::vector<explore:
                      {"meets", e.meets},
                      {"error", e.error},
                      {"refused", e.refused},
-                     {"metrics", metrics_json(e.metrics)},
-                     {"formats", formats_json(e.formats, r.stages)}});
-  const std::vector<core::Stage> shown = shown_stages(r);
+                     {"metrics", metrics_json(e.metrics, r)},
+                     {"formats", formats_json(e.formats, r.stages, r.names)}});
+  const std::vector<int> shown = shown_stages(r);
   json uncosted = json::array();
-  for (core::Stage s : r.uncosted) uncosted.push_back(std::string(core::to_string(s)));
+  for (int s : r.uncosted) uncosted.push_back(name(s));
   json guards = json::array();
   for (const auto& x : r.guards) guards.push_back({{"name", x.name}, {"hidden", x.hidden}, {"rows", x.rows}});
   return {{"targets", t},
+          {"formats_key", r.key},
           {"stages", stages},
           {"uncosted_stages", uncosted},
           {"guards", guards},
           {"margin_bits", r.margin_bits},
           {"node", r.node},
           {"ulp_lsb", r.ulp_floor},
-          {"start", {{"formats", formats_json(r.start, shown)}, {"datapath_mm2", r.start_um2 * 1e-6},
-                     {"meets", r.start_meets}, {"all_rows", metrics_json(r.start_all_rows)}}},
-          {"chosen", {{"formats", formats_json(r.chosen, shown)}, {"datapath_mm2", r.chosen_um2 * 1e-6},
-                      {"all_rows", metrics_json(r.chosen_all_rows)}}},
+          {"start", {{"formats", formats_json(r.start, shown, r.names)}, {"datapath_mm2", r.start_um2 * 1e-6},
+                     {"meets", r.start_meets}, {"all_rows", metrics_json(r.start_all_rows, r)}}},
+          {"chosen", {{"formats", formats_json(r.chosen, shown, r.names)}, {"datapath_mm2", r.chosen_um2 * 1e-6},
+                      {"all_rows", metrics_json(r.chosen_all_rows, r)}}},
           {"datapath_mm2_saved", (r.start_um2 - r.chosen_um2) * 1e-6},
           {"datapath_saved_fraction", r.start_um2 > 0 ? (r.start_um2 - r.chosen_um2) / r.start_um2 : 0.0},
           {"evaluations", evals}};
@@ -93,8 +98,8 @@ json widths_json(const explore::WidthSearchResult& r, const std::vector<explore:
 
 std::string widths_csv(const explore::WidthSearchResult& r) {
   std::string c = "index,round,phase,move,rows,datapath_mm2,meets,error,refused,overflow_total,max_ulp_error,rel_l2_error,max_abs_error,rms_error,frac_within_1ulp";
-  for (core::Stage s : r.stages) {
-    const std::string n(core::to_string(s));
+  for (int s : r.stages) {
+    const std::string& n = r.names[static_cast<size_t>(s)];
     c += "," + n + ".bits," + n + ".frac";
   }
   c += "\n";
@@ -104,8 +109,8 @@ std::string widths_csv(const explore::WidthSearchResult& r) {
          "," + g(e.datapath_um2 * 1e-6, "%.9g") + "," + (e.meets ? "true" : "false") + "," + csv_escape(e.error) + "," + csv_escape(e.refused) + "," + std::to_string(m.overflow_total()) + "," +
          g(m.max_ulp, "%.9g") + "," + g(m.rel_l2, "%.9g") + "," + g(m.max_abs, "%.9g") + "," + g(m.rms, "%.9g") + "," +
          g(m.frac_within_1ulp, "%.9g");
-    for (core::Stage s : r.stages) {
-      const auto& f = e.formats[static_cast<int>(s)];
+    for (int s : r.stages) {
+      const auto& f = e.formats[static_cast<size_t>(s)];
       c += "," + std::to_string(f.total_bits) + "," + std::to_string(f.frac_bits);
     }
     c += "\n";
@@ -116,27 +121,29 @@ std::string widths_csv(const explore::WidthSearchResult& r) {
 std::string widths_table(const explore::WidthSearchResult& r, const std::vector<explore::WidthTarget>& targets) {
   std::string t = "normsim widths: targets";
   for (const auto& x : targets) t += " " + x.text;
-  t += "; ULPs of max(" + g(r.ulp_floor) + ", the output dtype's ulp at |ref|); " + std::to_string(r.evaluations.size()) +
-       " evaluations\n";
+  t += r.key == "backward_formats"
+           ? "; dx in ULPs of max(" + g(r.ulp_floor) + ", its dtype's ulp at |ref|), dgamma and dbeta held at the start's errors; "
+           : "; ULPs of max(" + g(r.ulp_floor) + ", the output dtype's ulp at |ref|); ";
+  t += std::to_string(r.evaluations.size()) + " evaluations\n";
   t += "held on the workload";
   for (const auto& x : r.guards) t += ", " + x.name + " (" + std::to_string(x.rows) + " rows)";
   t += r.guards.empty() ? " alone (--guard none)\n" : "\n";
   if (!r.uncosted.empty()) {
     t += "kept as the arch has them (their width costs no area here):";
-    for (core::Stage s : r.uncosted) t += " " + std::string(core::to_string(s));
+    for (int s : r.uncosted) t += " " + r.names[static_cast<size_t>(s)];
     t += "\n";
   }
   if (r.margin_bits) t += "margin: +" + std::to_string(r.margin_bits) + " integer and fraction bits on every searched stage\n";
   t += "\n";
   char b[256];
-  std::snprintf(b, sizeof b, "%-10s %10s %10s\n", "stage", "start", "chosen");
+  std::snprintf(b, sizeof b, "%-10s %10s %10s   (%s)\n", "stage", "start", "chosen", r.key.c_str());
   t += b;
-  const std::vector<core::Stage> shown = shown_stages(r);
-  for (core::Stage s : shown) {
-    const auto& a = r.start[static_cast<int>(s)];
-    const auto& c = r.chosen[static_cast<int>(s)];
+  const std::vector<int> shown = shown_stages(r);
+  for (int s : shown) {
+    const auto& a = r.start[static_cast<size_t>(s)];
+    const auto& c = r.chosen[static_cast<size_t>(s)];
     const bool kept = std::find(r.uncosted.begin(), r.uncosted.end(), s) != r.uncosted.end();
-    std::snprintf(b, sizeof b, "%-10s %10s %10s%s%s\n", std::string(core::to_string(s)).c_str(), fmt_text(a).c_str(),
+    std::snprintf(b, sizeof b, "%-10s %10s %10s%s%s\n", r.names[static_cast<size_t>(s)].c_str(), fmt_text(a).c_str(),
                   fmt_text(c).c_str(), a == c ? "" : "  *", kept ? (a == c ? "  (not searched)" : "  (widened: it overflowed)") : "");
     t += b;
   }
@@ -153,6 +160,8 @@ std::string widths_table(const explore::WidthSearchResult& r, const std::vector<
   row("rel_l2_error", g(ms.rel_l2), g(mc.rel_l2));
   row("max_abs_error", g(ms.max_abs), g(mc.max_abs));
   row("frac_within_1ulp", g(ms.frac_within_1ulp, "%.6f"), g(mc.frac_within_1ulp, "%.6f"));
+  for (size_t k = 0; k < r.held_names.size() && k < ms.held.size() && k < mc.held.size(); ++k)
+    row((r.held_names[k] + " (held)").c_str(), g(ms.held[k]), g(mc.held[k]));
   row("overflows", std::to_string(ms.overflow_total()), std::to_string(mc.overflow_total()));
   t += "  (the worst of every row of the workload and the guards' rows)\n";
   row("meets the targets", r.start_meets ? "yes" : "no", "yes");

@@ -59,7 +59,7 @@ std::string rom_stubs(const config::Arch& a, int count_bits) {
 }  // namespace
 
 SynthesisResult synthesize(Unit unit, const config::Arch& a, int count_bits, const std::string& rtl_dir,
-                           const std::string& yosys, const std::string& keep_dir) {
+                           const std::string& yosys, const std::string& keep_dir, const BackwardUnitOptions& backward) {
   const auto t0 = std::chrono::steady_clock::now();
   fs::path work;
   if (keep_dir.empty()) {
@@ -83,14 +83,22 @@ SynthesisResult synthesize(Unit unit, const config::Arch& a, int count_bits, con
   std::ofstream(work / "roms.v") << rom_stubs(a, count_bits);
   const std::string top = module_name(unit);
   std::ostringstream script;
-  script << "read_verilog -sv " << rtl_file(rtl_dir, "fx_requant.v") << " " << rtl_file(rtl_dir, "welford_update.v")
-         << " " << rtl_file(rtl_dir, "welford_lane.v") << " " << rtl_file(rtl_dir, "chan_merge.v") << " "
-         << rtl_file(rtl_dir, "fx_add.v") << " " << rtl_file(rtl_dir, "delay_line.v") << " "
-         << rtl_file(rtl_dir, "chan_merge_seq.v") << " "
-         << rtl_file(rtl_dir, "rsqrt.v") << " " << rtl_file(rtl_dir, "normalize_affine.v") << " "
-         << rtl_file(rtl_dir, "philox_mask.v") << " " << rtl_file(rtl_dir, "residual_add.v") << " "
-         << (work / "roms.v").string() << "\nchparam";
-  for (const auto& [k, v] : unit_parameter_list(unit, a, count_bits)) script << " -set " << k << " " << v;
+  // The sources: the forward's units read theirs, the backward's those and
+  // their own (what yosys reads moves abc's result by a few percent, so each
+  // unit reads what it was calibrated with).
+  const bool backward_unit = unit == Unit::row_sum_lane || unit == Unit::row_sum_node || unit == Unit::row_mean ||
+                             unit == Unit::dx_unit || unit == Unit::param_grad_acc;
+  std::vector<const char*> sources = {"fx_requant.v", "welford_update.v", "welford_lane.v", "chan_merge.v", "fx_add.v",
+                                      "delay_line.v", "chan_merge_seq.v", "rsqrt.v", "normalize_affine.v", "philox_mask.v",
+                                      "residual_add.v"};
+  if (backward_unit)
+    sources.insert(sources.end(), {"backward_operands.v", "row_sum_lane.v", "row_sum_node.v", "row_mean.v", "dx_unit.v",
+                                   "param_grad_acc.v"});
+  script << "read_verilog -sv";
+  for (const char* f : sources) script << " " << rtl_file(rtl_dir, f);
+  script << " ";
+  script << (work / "roms.v").string() << "\nchparam";
+  for (const auto& [k, v] : unit_parameter_list(unit, a, count_bits, backward)) script << " -set " << k << " " << v;
   // synth's own abc is skipped for `abc -fast`: the same gate library, minutes
   // faster on the wide multipliers, a few percent more gates.
   script << " " << top << "\nsynth -flatten -noabc -top " << top
@@ -141,10 +149,22 @@ SynthesisResult synthesize(Unit unit, const config::Arch& a, int count_bits, con
 
 std::vector<DatapathUnitSynthesis> synthesize_datapath(const config::Arch& arch, const core::DatapathConfig& dp,
                                                        const std::string& rtl_dir, const std::string& yosys,
-                                                       const std::string& keep_dir) {
+                                                       const std::string& keep_dir, const core::BackwardConfig* backward) {
   if (dp.arithmetic != core::Arithmetic::fixed)
     throw std::invalid_argument(arch.source + ": synthesis needs a fixed-point datapath (arithmetic: fixed)");
   const int L = dp.lanes;
+  if (backward) {
+    // The backward unit's: lanes, accumulators' logic, tree nodes, the row
+    // means and the dx lanes (its tree registers are not RTL of their own).
+    const core::BackwardConfig& b = *backward;
+    const BackwardUnitOptions o{b.kind == core::NormKind::rmsnorm, b.xhat_stored, b.hidden};
+    auto one = [&](Unit u) { return synthesize(u, arch, 1, rtl_dir, yosys, keep_dir, o); };
+    return {{"row_sum_lanes", L, one(Unit::row_sum_lane)},
+            {"param_grad_lanes", L, one(Unit::param_grad_acc)},
+            {"row_sum_tree", L - 1, one(Unit::row_sum_node)},
+            {"row_mean_unit", 1, one(Unit::row_mean)},
+            {"dx_lanes", L, one(Unit::dx_unit)}};
+  }
   const int64_t per_lane = (dp.hidden + L - 1) / L;
   std::vector<DatapathUnitSynthesis> r;
   const bool welford = dp.kind == core::NormKind::layernorm && dp.algorithm == core::VarianceAlgorithm::welford;

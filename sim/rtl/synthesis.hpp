@@ -39,8 +39,10 @@ std::optional<double> cell_ge(const std::string& type);
 /// keep_dir/<unit>/ (script synth.ys, ROM stubs, yosys.log) when given; the
 /// Verilog comes from `rtl_dir` (rtl_models/). Throws std::runtime_error
 /// with yosys's last lines when it fails.
+/// A backward unit takes the workload's side of its parameters from `backward`.
 SynthesisResult synthesize(Unit unit, const config::Arch& arch, int count_bits, const std::string& rtl_dir,
-                           const std::string& yosys, const std::string& keep_dir = {});
+                           const std::string& yosys, const std::string& keep_dir = {},
+                           const BackwardUnitOptions& backward = {});
 
 /// A unit of sim/area's report (welford_lanes, chan_merge_tree, rsqrt_unit,
 /// normalize_affine) as synthesised: one instance times how many the
@@ -58,8 +60,11 @@ struct DatapathUnitSynthesis {
 /// (LayerNorm with Welford), the RSQRT unit and the
 /// normalise lanes, and a fused residual unit's dropout mask generator.
 /// Units without RTL (sum / square-sum lanes, an fp32 residual adder) are absent.
+/// `backward`: the backward unit's instead (row-sum lanes, parameter-gradient
+/// lanes, tree nodes, row-mean unit, dx lanes).
 std::vector<DatapathUnitSynthesis> synthesize_datapath(const config::Arch& arch, const core::DatapathConfig& dp,
                                                        const std::string& rtl_dir, const std::string& yosys,
-                                                       const std::string& keep_dir = {});
+                                                       const std::string& keep_dir = {},
+                                                       const core::BackwardConfig* backward = nullptr);
 
 }  // namespace normsim::rtl

@@ -431,7 +431,7 @@ PY
   grep -q "widths: [0-9]* evaluations, round 0, confirm" "$T/wprog.txt" && ok || bad "widths --progress: $(cat "$T/wprog.txt")"
 expect_exit 2 "target 'max_ulp<1'.*allowed: max_ulp<=V" -- widths --target 'max_ulp<1' -q
 expect_exit 2 "key 'arithmetic': widths searches fixed-point formats" -- widths --arch "$A/fp32.yaml" --target 'max_ulp<=1' -q
-expect_exit 2 "stages 'xh': unknown stage" -- widths --target 'max_ulp<=1' --stages input,xh -q
+expect_exit 2 "stages 'xh': not a stage of this datapath's formats (allowed: input, " -- widths --target 'max_ulp<=1' --stages input,xh -q
 
 # A VCD trace of the first rows opens as a VCD (header, declared signals, time steps).
 "$N" run "$W/llama2-7b.yaml" --arch "$AD" --set workload.seq=16 --trace "$T/wave.vcd" -q >/dev/null || bad "trace run"
@@ -575,7 +575,7 @@ for r in rows:
     if r["param_grad"] == "dram_rmw": read += (N - 1) * P * C * acc; written += N * P * C * acc
     assert (t["dram_bytes_read"], t["dram_bytes_written"]) == (read, written), (r["param_grad"], r["path"], t)
     assert r["numerics"]["pass"] == "backward" and r["numerics"]["dgamma"]["elements"] == C and r["numerics"]["elements"] == N * C
-    assert set(r["area"]["units"]) == {"row_sum_lanes", "row_sum_tree", "row_mean_unit", "dx_lanes"}, r["area"]["units"]
+    assert set(r["area"]["units"]) == {"row_sum_lanes", "param_grad_lanes", "row_sum_tree", "row_sum_tree_registers", "row_mean_unit", "dx_lanes"}, r["area"]["units"]
     assert (r["area"]["sram_required"]["accumulator"] > 0) == (r["param_grad"] != "dram_rmw")
 PY
 "$N" run "$W/llama2-7b-bwd.yaml" --set workload.seq=4 --save-outputs --out "$T/bwd" -q >/dev/null &&
@@ -596,7 +596,28 @@ for k in ("numerics.dgamma.max_ulp_error [ulp]", "numerics.dgamma.max_abs_error 
           "area.sram_required.accumulator [bytes]", "traffic.dram_bytes_by_kind.saved_stats [bytes]"):
     assert k in row, k
 PY
-expect_exit 2 "key 'pass': value backward: widths" -- widths "$W/bert-large-bwd.yaml" --target 'max_ulp<=1' -q
+# widths of a backward workload: the backward's formats, dx within the target,
+# dgamma and dbeta held at the start's; `run` of the arch it writes reports
+# what the search measured (no guards: the workload's own rows).
+"$N" widths "$W/bert-large-bwd.yaml" --set workload.seq=32 --target 'max_ulp<=1' --guard none --sample-rows 16 --out "$T/wdb" --json -q >"$T/wdb.json" || bad "widths of a backward"
+"$N" run "$W/bert-large-bwd.yaml" --set workload.seq=32 --arch "$T/wdb/arch.yaml" --json -q >"$T/wdbrun.json" || bad "run the backward widths arch"
+/usr/bin/python3 - "$T" <<'PY' && ok || bad "widths of a backward: contract"
+import json, sys
+t = sys.argv[1]
+j, r = json.load(open(f"{t}/wdb.json")), json.load(open(f"{t}/wdbrun.json"))
+assert j["formats_key"] == "backward_formats" and "dx" in j["stages"] and "mean" not in j["stages"], j["stages"]
+c = j["chosen"]["all_rows"]
+assert c["max_ulp_error"] <= 1 and not j["start"]["meets"]
+assert c["max_ulp_error"] == r["numerics"]["max_ulp_error"], (c["max_ulp_error"], r["numerics"]["max_ulp_error"])
+assert c["held"]["dgamma_rel_l2_error"] == r["numerics"]["dgamma"]["rel_l2_error"]
+assert c["held"]["dbeta_rel_l2_error"] == r["numerics"]["dbeta"]["rel_l2_error"]
+for k in ("dgamma_rel_l2_error", "dbeta_rel_l2_error"):
+    assert c["held"][k] <= 1.05 * j["start"]["all_rows"]["held"][k], k
+for s, f in j["chosen"]["formats"].items():
+    assert r["arch"]["backward_formats"][s]["bits"] == f["bits"] and r["arch"]["backward_formats"][s]["frac"] == f["frac"], s
+assert j["chosen"]["datapath_mm2"] < j["start"]["datapath_mm2"]
+PY
+expect_exit 2 "stages 'mean': not a stage of this datapath's backward_formats" -- widths "$W/bert-large-bwd.yaml" --target 'max_ulp<=1' --stages mean -q
 expect_exit 2 "--save-inputs: .*backward" -- run "$W/bert-large-bwd.yaml" --save-inputs --out "$T/bwdi" -q
 sed '/^backward_formats:/,/^  dbeta:/d' "$AD" >"$T/nobwd.yaml"
 expect_exit 2 "key 'backward_formats': missing" -- run "$W/bert-large-bwd.yaml" --arch "$T/nobwd.yaml" -q

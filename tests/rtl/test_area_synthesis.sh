@@ -3,7 +3,7 @@
 # calibration sweep), on the dedicated merge tree and on two shared merge
 # units: every synthesised unit within 10% of the analytic model, the
 # report's contract, a fused residual unit's dropout mask generator, and
-# exit 2 for a floating-point arch.
+# exit 2 for a floating-point arch; the backward's units of both norms.
 # Also the timing model's logic depth of each unit within 10% of yosys's.
 set -u
 N=${NORMSIM:?}; S=${NORMSIM_SOURCE_DIR:?}
@@ -83,6 +83,35 @@ print(f"residual_adder     analytic {u['analytic_ge']:9.0f} GE  synth {s['ge']:9
 if not 0.85 <= ratio <= 1.15:
     sys.exit("analytic area of the residual adder off by more than 15%")
 PY
+# The backward's units (rtl_models/row_sum_lane.v, param_grad_acc.v,
+# row_sum_node.v, row_mean.v, dx_unit.v) on the narrow arch's backward
+# formats (truncating, wrapping and saturating: off the calibration sweep),
+# LayerNorm and RMSNorm: each against its inventory at the backward's fitted
+# costs; a unit of a few gates (a row mean that is a shift) within 100 GE.
+for wl in bert-large-bwd llama2-7b-bwd; do
+  "$N" area "$S/workloads/$wl.yaml" --arch "$S/tests/rtl/narrow-wrap.yaml" --synth --json -q > "$out" ||
+    { echo "area --synth of $wl failed"; exit 1; }
+  /usr/bin/python3 - "$out" "$wl" <<'PY' || exit 1
+import json, sys
+r, wl = json.load(open(sys.argv[1])), sys.argv[2]
+units = {u["unit"]: u for u in r["units"]}
+bad = []
+for name, inst in {"row_sum_lanes": 4, "param_grad_lanes": 4, "row_sum_tree": 3, "row_mean_unit": 1, "dx_lanes": 4}.items():
+    u = units[name]
+    s = u["synth"]
+    assert s["instances"] == inst, (name, s)
+    if name == "row_sum_lanes":  # S1 (LayerNorm) and S2 with their overflow flags
+        assert s["flip_flops_per_instance"] == u["operators_per_instance"]["flip_flops"], (s, u["operators_per_instance"])
+    ratio = u["analytic_ge"] / s["ge"]
+    print(f"{wl:15s} {name:18s} analytic {u['analytic_ge']:9.0f} GE  synth {s['ge']:9.0f} GE  ratio {ratio:.3f}")
+    small = s["ge_per_instance"] < 100
+    if (small and abs(u["analytic_ge"] - s["ge"]) > 100 * inst) or (not small and not 0.88 <= ratio <= 1.12):
+        bad.append(name)
+assert "welford_lanes" not in units and "normalize_affine" not in units, "a backward run's area has the forward's units"
+if bad:
+    sys.exit(f"{wl}: analytic area of the backward's " + ", ".join(bad) + " off by more than 12%")
+PY
+done
 "$N" area --arch "$S/workloads/arch/asic-fp32.yaml" --synth -q 2>/dev/null; rc=$?
 [ "$rc" = 2 ] || { echo "area --synth on an fp32 arch: exit $rc, want 2"; exit 1; }
 out2=$(PATH=/nonexistent "$N" area --synth -q 2>&1 >/dev/null); rc=$?

@@ -2,6 +2,7 @@
 // model and, with --synth, yosys's synthesis of the same units from
 // rtl_models/ at the arch's widths.
 #include <iostream>
+#include <optional>
 
 #include "command.hpp"
 #include "progress.hpp"
@@ -27,6 +28,10 @@ struct AreaArgs {
 int area_command(const AreaArgs& a) {
   const Inputs in = load_inputs(a.in);
   const core::DatapathConfig dp = config::datapath_config(in.workload, in.arch);
+  // A backward workload's unit is the backward's (docs/ASIC.md, "Backward").
+  const std::optional<core::BackwardConfig> backward =
+      in.workload.is_backward() ? std::optional(config::backward_config(in.workload, in.arch)) : std::nullopt;
+  const core::BackwardConfig* bw = backward ? &*backward : nullptr;
   const std::string node = in.arch.asic ? in.arch.asic->node : "7nm";
   // The SRAM `run` costs: what the input path needs (row buffers, re-read
   // FIFO, parameters); or, asked for, the capacity the arch configures.
@@ -46,13 +51,13 @@ int area_command(const AreaArgs& a) {
   } else if (!a.path.empty() || a.sram != "required") {
     throw config::ConfigError(in.arch.source + ": key 'asic': missing: --path and --sram need the timing model's SRAM");
   }
-  const area::AreaReport ar = area::estimate_area(dp, {sram.costed_bytes(), sram.banks, sram.ports}, node, merge_level_cycles);
+  const area::AreaReport ar = area::estimate_area(dp, {sram.costed_bytes(), sram.banks, sram.ports}, node, merge_level_cycles, bw);
   std::vector<rtl::DatapathUnitSynthesis> syn;
   if (a.synth) {
     ProgressLine::get().phase("synthesising the units with yosys");
     const auto yosys = rtl::find_yosys();
     if (!yosys) throw config::ConfigError("area: --synth needs yosys on PATH (tools/bootstrap.sh installs it)");
-    syn = rtl::synthesize_datapath(in.arch, dp, a.rtl_dir, *yosys, a.synth_dir);
+    syn = rtl::synthesize_datapath(in.arch, dp, a.rtl_dir, *yosys, a.synth_dir, bw);
   }
   const nlohmann::json report = report::area_report_json(in.arch.name, in.workload.name, ar, sram, syn);
   check_report(report, "area");

@@ -32,21 +32,13 @@ struct WidthsArgs {
 
 int widths(const WidthsArgs& a) {
   const auto [w, arch] = load_inputs(a.in);
-  if (w.is_backward())
-    throw config::ConfigError(w.origin_of("pass") + ": key 'pass': value backward: widths searches the forward's stage formats; "
-                              "the backward's (backward_formats) are not searched yet (allowed: a forward workload)");
   check_out_dir(a.out_dir);
   explore::WidthSearchOptions o;
   for (const auto& t : a.targets) o.targets.push_back(explore::parse_width_target(t));
   if (!a.stages.empty()) {
     for (size_t start = 0; start <= a.stages.size();) {
       const size_t c = a.stages.find(',', start);
-      const std::string name = a.stages.substr(start, c == std::string::npos ? std::string::npos : c - start);
-      const auto s = core::parse_stage(name);
-      if (!s)
-        throw config::ConfigError("widths: --stages '" + name + "': unknown stage (allowed: input, sum, sumsq, mean, m2, recip, "
-                                  "variance, rsqrt_in, rsqrt_out, xhat, gamma, beta, output)");
-      o.stages.push_back(*s);
+      o.stages.push_back(a.stages.substr(start, c == std::string::npos ? std::string::npos : c - start));
       if (c == std::string::npos) break;
       start = c + 1;
     }
@@ -86,7 +78,8 @@ int widths(const WidthsArgs& a) {
   header += "; datapath " + std::to_string(r.chosen_um2 * 1e-6) + " mm2 at " + r.node + ", from " + std::to_string(r.start_um2 * 1e-6) + ")\n";
   const std::string yaml = header + config::arch_yaml_with(a.in.arch, ov);
   const config::Arch back = config::parse_arch_text(yaml, "<widths arch>");
-  if (back.formats != r.chosen) throw std::runtime_error("widths: the written arch does not read back to the chosen formats");
+  if (explore::searched_formats(r, back) != r.chosen)
+    throw std::runtime_error("widths: the written arch does not read back to the chosen formats");
   if (!a.out_dir.empty()) {
     write_report_file(a.out_dir, "widths.json", report::report_text(j, 2) + "\n");
     write_report_file(a.out_dir, "widths.csv", report::widths_csv(r));
@@ -114,7 +107,9 @@ Command add_widths(CLI::App& app) {
   c->fallthrough();
   add_input_options(c, a->in, {"fixed-point arch to start from", "", " before the search", ""});
   c->add_option("--target", a->targets, "METRIC<=V (max_ulp, rel_l2, max_abs, rms) or frac_within_1ulp>=V (repeatable)")->required();
-  c->add_option("--stages", a->stages, "stages to search, comma-separated (default: every stage the datapath uses)");
+  c->add_option("--stages", a->stages,
+                "stages to search, comma-separated (default: every stage the datapath uses; a backward workload's are its "
+                "backward_formats)");
   add_int_option(c, "--sample-rows", a->sample_rows, 1, int64_t(1) << 32,
                  "rows each candidate is evaluated on first (default 64; the choice is confirmed on all rows)");
   add_int_option(c, "--threads", a->threads, 1, 1024, "threads for the numerics (default: all cores)");
