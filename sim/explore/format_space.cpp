@@ -153,9 +153,13 @@ class BackwardSpace : public FormatSpace {
     if (problems_[0].bwd.kind == core::NormKind::layernorm) n.push_back("dbeta_rel_l2_error");
     return n;
   }
+  // The accumulators (dgamma, dbeta) are not searched: their fraction is the
+  // parameter gradients' yardstick, and their range grows with the rows
+  // summed, which a sample of rows does not show.
   std::vector<int> used() const override {
     std::vector<int> u;
-    for (core::BackwardStage s : core::backward_stages_used(problems_[0].bwd.kind)) u.push_back(static_cast<int>(s));
+    for (core::BackwardStage s : core::backward_stages_used(problems_[0].bwd.kind))
+      if (s != core::BackwardStage::dgamma && s != core::BackwardStage::dbeta) u.push_back(static_cast<int>(s));
     return u;
   }
   SearchFormats of(const config::Arch& a) const override {

@@ -137,6 +137,7 @@ class Searcher {
       cur = search_round(cur);
       const WidthEvaluation c = eval(cur, "confirm", "", w_.rows);
       if (c.meets) break;
+      if (repair_overflows(cur, c)) break;
       if (n >= w_.rows) throw config::ConfigError("widths: no formats found that meet the targets on all rows (internal: the search ended on a failing choice)");
       n = std::min(w_.rows, n * 4);
       ++round_;
@@ -227,6 +228,26 @@ class Searcher {
                                 "xhat, gamma)");
     }
   }
+  // A confirmation that failed only by overflows the sample did not show (a
+  // rare row's sums): one more integer bit where they occur, on all rows,
+  // until none is left. True (and `cur` the repaired choice) if it then meets.
+  bool repair_overflows(SearchFormats& cur, WidthEvaluation e) {
+    SearchFormats f = cur;
+    while (!e.meets && e.error.empty() && e.metrics.overflow_total() > 0) {
+      std::string move;
+      for (size_t s = 0; s < f.size(); ++s)
+        if (e.metrics.overflows[s] && f[s].total_bits < core::kMaxFixedBits) {
+          ++f[s].total_bits;
+          move += (move.empty() ? "" : ", ") + res_.names[s] + ".bits +1";
+        }
+      if (move.empty()) return false;
+      e = eval(f, "confirm", move, w_.rows);
+    }
+    if (!e.meets) return false;
+    cur = f;
+    return true;
+  }
+
   // One round on the current sample, from `cur`.
   SearchFormats search_round(SearchFormats cur) {
     const auto& stages = res_.stages;
