@@ -439,6 +439,7 @@ TEST(AsicUnits, EveryAreaUnitBelongsToExactlyOneRegistryEntry) {
                                        {"bert-large", "asic-default", 1}, {"bert-large", "asic-fp32", 1},
                                        {"postnorm-7b", "asic-default", 0, config::FuseMode::residual_dropout},
                                        {"postnorm-7b", "asic-fp32", 0, config::FuseMode::residual_dropout},
+                                       {"postnorm-7b-bwd", "asic-default", 0, config::FuseMode::residual_dropout},
                                        {"bert-large", "asic-default", 0, config::FuseMode::none, core::VarianceAlgorithm::single_pass},
                                        {"bert-large", "asic-fp32", 0, config::FuseMode::none, core::VarianceAlgorithm::single_pass}};
   std::set<std::string> seen;

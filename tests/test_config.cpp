@@ -196,8 +196,10 @@ TEST(WorkloadConfig, BackwardPassAndItsGradient) {
              {"backward.dy.file", "not both"});
   expect_has(workload_error(std::string(kGoodWorkload) + "pass: backward\nbackward: {dy: {file: /nonexistent/dy.npy}}\n"),
              {"backward.dy.file", "/nonexistent/dy.npy"});
-  expect_has(workload_error(std::string(kGoodWorkload) + "pass: backward\nresidual: {dropout: 0.1}\nbackward: {dy: {dtype: fp32}}\n"),
-             {"backward", "residual"});
+  // A Post-Norm backward is modelled (tests/test_postnorm_backward.cpp); a Pre-Norm one is refused.
+  expect_has(workload_error(std::string(kGoodWorkload) + "pass: backward\nresidual: {dropout: 0.1, dataflow: pre_norm, write_sum: true}\n"),
+             {"residual.dataflow", "pre_norm with pass backward", "post_norm"});
+  EXPECT_EQ(workload_error(std::string(kGoodWorkload) + "pass: backward\nresidual: {dropout: 0.1}\nbackward: {dy: {dtype: fp32}}\n"), "");
   expect_has(workload_error("name: t\nnorm: layernorm\nrows: 4\nhidden: 64\ninput: {dtype: int8, scale: 0.1}\npass: backward\n"),
              {"pass", "int8"});
 }

@@ -221,8 +221,16 @@ AreaReport estimate_area(const core::DatapathConfig& dp, const SramMacros& sram,
     r.units.back().instances = L;
     if (dp.residual_add.fixed) r.units.back().per_instance = residual_add_inventory(dp.residual_add.format, dp.mask_generator);
   }
+  // A Post-Norm backward's branch gradient: the adder lane again, r at zero.
+  if (dp.branch_grad_scaler) {
+    add_unit("branch_grad_scaler", L * residual_adder_lane_ge(dp.residual_add, true), 0);
+    r.units.back().instances = L;
+    if (dp.residual_add.fixed) r.units.back().per_instance = residual_add_inventory(dp.residual_add.format, true);
+  }
   if (dp.mask_generator) {
-    const int pipelines = (L + 3) / 4;
+    // A backward that re-makes z and scales the branch draws the mask twice
+    // an element (rows at the input and at the output): two sets.
+    const int pipelines = (L + 3) / 4 * (dp.residual_adder && dp.branch_grad_scaler ? 2 : 1);
     add_unit("dropout_mask_generator", pipelines * kGePhiloxPipeline, 0);
     r.units.back().instances = pipelines;
   }

@@ -13,7 +13,7 @@ RunCosts run_costs(const core::DatapathConfig& dp, const config::AsicConfig& c, 
   rc.area = estimate_area(dp, {costed, c.sram.banks, c.sram.ports}, c.node, c.latency.merge_level_cycles, backward);
   add_timing_registers(rc.area, c.timing_flip_flops, c.node);
   // This unit's share of a fused residual workload: its adder and mask generator.
-  for (const char* fused : {"residual_adder", "dropout_mask_generator"})
+  for (const char* fused : {"residual_adder", "branch_grad_scaler", "dropout_mask_generator"})
     for (const UnitArea& u : rc.area.units)
       if (u.unit == fused) {
         rc.fusion_um2 += u.um2;
@@ -31,6 +31,10 @@ RunCosts run_costs(const core::DatapathConfig& dp, const config::AsicConfig& c, 
   if (run.residual) {
     act.residual_sums = act.elements;
     if (run.dropout) act.masked_elements = act.elements;
+  }
+  if (run.branch_grad) {
+    act.residual_sums += act.elements;
+    act.masked_elements += act.elements;
   }
   act.node = c.node;
   act.supply_v = c.supply_v;

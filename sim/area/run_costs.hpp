@@ -21,6 +21,7 @@ struct RunActivity {
   double seconds = 0;     ///< the run's time (cycles / clock): what the design leaks for
   bool residual = false;  ///< a residual stream is summed (here or by a separate adder)
   bool dropout = false;   ///< ... through a dropout mask
+  bool branch_grad = false;  ///< a Post-Norm backward scales the branch's gradient by the mask (an adder lane's multiply, a mask word)
 };
 
 struct RunCosts {

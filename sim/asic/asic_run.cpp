@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "sim/asic/norm_accelerator.hpp"
+#include "sim/asic/branch_grad_pass.hpp"
 #include "sim/asic/param_grad_pass.hpp"
 #include "sim/asic/replay_path.hpp"
 #include "sim/asic/run_geometry.hpp"
@@ -228,6 +229,7 @@ AsicResult run_asic(const config::Workload& w, const config::Arch& a, const Asic
   if (geometry.backward) {  // dgamma/dbeta's last transfers follow the lanes' last row
     res.param_grads_done_cycle = finish_param_grads(geometry, top.dram, top.sram, top.lanes().last_row_cycle());
     res.cycles = std::max(res.cycles, res.param_grads_done_cycle);
+    res.cycles = std::max(res.cycles, finish_branch_pass(geometry, top.dram, top.normalize().last_output_cycle()));
   }
   res.first_stats_cycle = top.rsqrt().first_stats_cycle();
   res.last_lanes_cycle = top.lanes().last_row_cycle();

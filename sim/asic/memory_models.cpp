@@ -21,6 +21,8 @@ const char* to_string(Traffic t) {
     case Traffic::partials_read: return "partials_read";
     case Traffic::grad_acc_read: return "grad_acc_read";
     case Traffic::grad_acc_write: return "grad_acc_write";
+    case Traffic::branch_grad: return "branch_grad";
+    case Traffic::branch_pass_read: return "branch_pass_read";
     case Traffic::count_: break;
   }
   return "?";

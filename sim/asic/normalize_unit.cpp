@@ -125,7 +125,7 @@ void NormalizeUnit::schedule_chunk() {
   }
   busy_cycles_ += work;
   // Output: the write buffer must have room for this transaction.
-  const double out = static_cast<double>(elems * g_.out_bytes);
+  const double out = static_cast<double>(elems * (g_.out_bytes + g_.branch_grad_bytes));
   issue_ = end;
   auto retire_front = [&] {
     write_bytes_in_flight_ -= writes_.front().second;
@@ -143,7 +143,14 @@ void NormalizeUnit::schedule_chunk() {
 
 void NormalizeUnit::write_chunk() {
   const double out = static_cast<double>(g_.chunk_size(k_) * g_.out_bytes);
-  const Grant gw = dram_.write(issue_, out, Traffic::output);
+  Grant gw = dram_.write(issue_, out, Traffic::output);
+  if (g_.branch_grad_bytes) {  // the branch's gradient leaves beside dz, through the same write buffer
+    const double branch = static_cast<double>(g_.chunk_size(k_) * g_.branch_grad_bytes);
+    const Grant gb = dram_.write(issue_, branch, Traffic::branch_grad);
+    gw.done = std::max(gw.done, gb.done);
+    write_bytes_in_flight_ += branch;
+    writes_.emplace_back(gb, branch);
+  }
   writes_.emplace_back(gw, out);
   write_bytes_in_flight_ += out;
   // The pipeline's latency lies on the output path: a chunk's last outputs

@@ -28,6 +28,8 @@ RunGeometry make_run_geometry(const config::Workload& w, const config::Arch& a, 
     g.param_grads = param_grad_count(w);
     g.acc_bytes = param_grad_acc_bytes(a);
     g.partial_rows = c.backward.partial_rows;
+    if (w.writes_branch_grad())
+      (a.fuse.mode == config::FuseMode::none ? g.branch_pass_bytes : g.branch_grad_bytes) = core::elem_bytes(w.output.dtype);
   }
   if (w.residual) {
     g.residual_bytes = core::elem_bytes(w.residual->tensor.dtype);

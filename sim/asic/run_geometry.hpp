@@ -38,6 +38,8 @@ struct RunGeometry {
   int param_grads = 0;               ///< gradients accumulated per column: 2 (dgamma, dbeta) or 1 (RMSNorm)
   int acc_bytes = 4;                 ///< one accumulator word (the dgamma stage's width; fp32: 4)
   int64_t partial_rows = 0;          ///< partials: rows a partial sums
+  int branch_grad_bytes = 0;         ///< a fused Post-Norm backward with dropout: the branch's gradient beside dx (the output's type)
+  int branch_pass_bytes = 0;         ///< ... unfused: a separate pass after the unit reads dz and writes it, these bytes an element each way
 
   /// Bytes of one element the row buffer keeps and the re-read brings back.
   int row_elem_bytes() const { return in_bytes + grad_bytes; }

@@ -57,7 +57,8 @@ int reread_fifo_transactions(const config::Workload& w, const AsicConfig& c) {
 }
 
 Fusion fusion_of(const config::Workload& w, const config::Arch& a) {
-  if (!w.residual) return Fusion::none;
+  // A backward whose forward kept z reads it as its input: nothing to add.
+  if (!w.residual || (w.is_backward() && !w.backward_remakes_sum())) return Fusion::none;
   return config::unit_adds_residual(w, a) ? Fusion::fused : Fusion::separate_adder;
 }
 
@@ -98,6 +99,10 @@ TrafficIdentity traffic_identity(const config::Workload& w, const config::Arch& 
     kind[static_cast<int>(Traffic::grad)] = N * C * dyb;
     kind[static_cast<int>(Traffic::grad_reread)] = N * reread * dyb;
     kind[static_cast<int>(Traffic::saved_stats)] = N * static_cast<uint64_t>(saved_stats_bytes_per_row(w, c));
+    if (w.writes_branch_grad()) {  // beside dz, or by a separate pass that reads dz back (fuse none)
+      kind[static_cast<int>(Traffic::branch_grad)] = N * C * out;
+      if (a.fuse.mode == config::FuseMode::none) kind[static_cast<int>(Traffic::branch_pass_read)] = N * C * out;
+    }
     const uint64_t partials = (N + static_cast<uint64_t>(c.backward.partial_rows) - 1) / static_cast<uint64_t>(c.backward.partial_rows);
     switch (c.backward.param_grad) {
       case config::ParamGradPath::onchip:  // every row's RMW in SRAM, the total read out once and written in fp32

@@ -15,7 +15,11 @@ namespace normsim::asic {
 /// grad_reread) and the forward's saved statistics, writes dx as `output`,
 /// and moves its parameter gradients by its param_grad path: the final
 /// dgamma/dbeta, partials written and read back by the second pass, or a
-/// read-modify-write of DRAM every row.
+/// read-modify-write of DRAM every row. A fused Post-Norm backward reads
+/// the forward's z as its input (or re-makes it from x and r as the forward
+/// did: residual, sum) and, with dropout, writes the branch's gradient
+/// beside dz -- or, unfused, a separate pass after the unit reads dz back
+/// and writes it.
 enum class Traffic : uint8_t {
   input, input_reread, residual, params,  // reads
   output, stats, sum,                      // writes
@@ -23,6 +27,8 @@ enum class Traffic : uint8_t {
   grad, grad_reread, saved_stats,          // the backward's reads
   param_grads, partials, partials_read,    // its parameter gradients: writes, the partials' read
   grad_acc_read, grad_acc_write,           // ... read-modify-write in DRAM
+  branch_grad,                             // a Post-Norm backward with dropout: dz mask / (1 - p)
+  branch_pass_read,                        // ... unfused: a separate pass reads dz back to make it
   count_
 };
 /// Whether a kind is read from DRAM (else written).
@@ -30,7 +36,7 @@ constexpr bool is_read(Traffic t) {
   switch (t) {
     case Traffic::input: case Traffic::input_reread: case Traffic::residual: case Traffic::params:
     case Traffic::adder_read: case Traffic::grad: case Traffic::grad_reread: case Traffic::saved_stats:
-    case Traffic::partials_read: case Traffic::grad_acc_read:
+    case Traffic::partials_read: case Traffic::grad_acc_read: case Traffic::branch_pass_read:
       return true;
     default:
       return false;

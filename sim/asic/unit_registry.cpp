@@ -106,9 +106,9 @@ const std::vector<AsicUnitEntry> kUnits = {
      {Stage::input, Stage::sum, Stage::sumsq, Stage::mean, Stage::m2, Stage::recip},
      {"welford_lanes", "sum_lanes", "square_sum_lanes"}},
     {"normalize", "the row back from the row buffer and the re-read FIFO, L outputs a cycle, written through a write buffer",
-     always, make_normalize, stats_of<NormalizeUnit>, {Traffic::output, Traffic::stats},
+     always, make_normalize, stats_of<NormalizeUnit>, {Traffic::output, Traffic::stats, Traffic::branch_grad, Traffic::branch_pass_read},
      {Stage::xhat, Stage::gamma, Stage::beta, Stage::output},
-     {"normalize_affine"}},
+     {"normalize_affine", "branch_grad_scaler"}},  // a Post-Norm backward's branch gradient leaves beside dz
     {"reread_stream", "the part of each row not kept, re-read from DRAM in row order into the re-read FIFO",
      [](const RunGeometry& g) { return g.rereads(); }, make_reread, no_stats, {Traffic::input_reread, Traffic::grad_reread}, {},
      {}},  // an address generator: its FIFO is SRAM, costed with it

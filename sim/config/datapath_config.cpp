@@ -37,6 +37,7 @@ core::DatapathConfig datapath_config(const Workload& w, const Arch& a, std::opti
   c.residual_add = a.fuse.add;
   c.residual_adder = unit_adds_residual(w, a);
   c.mask_generator = w.residual && a.fuse.mode == FuseMode::residual_dropout;
+  c.branch_grad_scaler = w.writes_branch_grad() && a.fuse.mode == FuseMode::residual_dropout;
   if (auto why = c.validate(); !why.empty()) throw ConfigError(a.source + ": " + why);
   return c;
 }

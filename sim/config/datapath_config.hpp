@@ -13,7 +13,10 @@ namespace normsim::config {
 
 /// Whether the unit itself adds w's residual stream (a fused dataflow), or
 /// a separate adder does (arch fuse.mode none; false too without a residual).
-inline bool unit_adds_residual(const Workload& w, const Arch& a) { return w.residual && a.fuse.mode != FuseMode::none; }
+/// A backward adds only when it re-makes z (the forward did not keep it).
+inline bool unit_adds_residual(const Workload& w, const Arch& a) {
+  return w.residual && a.fuse.mode != FuseMode::none && (!w.is_backward() || w.backward_remakes_sum());
+}
 
 /// ConfigError naming the arch's fuse.mode when it cannot serve the
 /// workload's residual stream (no residual to add; dropout without a mask generator).

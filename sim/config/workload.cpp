@@ -384,8 +384,8 @@ std::shared_ptr<const ParamTable<Workload>> make_workload_params() {
       {"residual.dtype", "`fp32` \\| `bf16` \\| `fp16`", "the input's", "", "stored type of r"},
       {"residual.distribution", "distribution", "normal(0, 1)", "", "how r is generated"},
       {"residual.file", "path to a .npy", "none", "", "read r from a tensor of the input's shape instead"},
-      {"residual.dropout", "0 <= p < 1", "0", "1", "drop probability on the branch x (the mask: `sim/core/dropout_mask.hpp`)"},
-      {"residual.write_sum", "bool", "false", "", "the workload keeps z in DRAM (training saves it)"},
+      {"residual.dropout", "0 <= p < 1", "0", "1", "drop probability on the branch x (the mask: `sim/core/dropout_mask.hpp`); a backward writes the branch's gradient dz mask / (1 - p) beside dz"},
+      {"residual.write_sum", "bool", "false", "", "the workload keeps z in DRAM (training saves it); a backward reads the kept z, else re-makes it from x and r"},
       {"residual.dataflow", "`post_norm` \\| `pre_norm`", "post_norm", "",
        "pre_norm: z is the next block's residual stream and always written"}};
   residual.read = [](YamlReader& r, Workload& w) {
@@ -459,6 +459,19 @@ std::shared_ptr<const ParamTable<Workload>> make_workload_params() {
   };
   t->add(std::move(pass));
 
+  // A fused Post-Norm backward (docs/ASIC.md, "Backward"): dz from the
+  // forward's z; a Pre-Norm block's backward would add the next block's
+  // gradient to dz, another stream this unit does not take.
+  Param<Workload> residual_backward;
+  residual_backward.read = [](YamlReader&, Workload&) {};
+  residual_backward.check = [](const Workload& w) -> std::optional<ParamError> {
+    if (!w.is_backward() || !w.residual || w.residual->dataflow == core::Dataflow::post_norm) return std::nullopt;
+    return ParamError{"residual.dataflow",
+                      {"pre_norm with pass backward: a Pre-Norm block's backward adds the next block's gradient to dz, which is not modelled",
+                       "post_norm, or pass: forward"}};
+  };
+  t->add(std::move(residual_backward));
+
   Param<Workload> backward;
   backward.key = "backward";
   backward.keys = {"backward"};
@@ -471,7 +484,6 @@ std::shared_ptr<const ParamTable<Workload>> make_workload_params() {
     auto bm = r.get_map("backward");
     if (!bm) return;
     if (!w.is_backward()) r.fail("backward", "given, but the workload's pass is forward", "pass: backward, or no backward");
-    if (w.residual) r.fail("backward", "a backward with a residual stream is not modelled", "no residual with pass: backward");
     YamlReader b = *bm;
     if (auto dm = b.get_map("dy")) {
       YamlReader m = *dm;

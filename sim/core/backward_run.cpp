@@ -4,6 +4,8 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "sim/core/branch_grad.hpp"
+#include "sim/core/dropout_mask.hpp"
 #include "sim/core/row_inputs.hpp"
 
 namespace normsim::core {
@@ -53,11 +55,18 @@ BackwardNumerics run_backward_functional(const NormProblem& p, const DatapathCon
   n.dx_ulp_unit = std::string(to_string(p.output.dtype)) + " ulp at |ref|" +
                   (dx_lsb > 0 ? " (at least the dx stage's lsb)" : "");
   n.param_ulp_unit = std::string("fp32 ulp at |ref|") + (dg_lsb > 0 ? " (at least the accumulator's lsb)" : "");
-  std::vector<double> x(C), dy(C), y(C), dx(C), ref(C), in(C), inv;
+  std::vector<double> x(C), dy(C), y(C), dx(C), ref(C), in(C), inv, branch(C), branch_ref(C);
+  // A fused Post-Norm backward: x is the forward's sum z; with dropout the
+  // branch's gradient leaves beside dz.
+  const bool branch_grad = p.writes_branch_grad();
+  const double scale = branch_grad ? static_cast<double>(rng::dropout_scale(p.residual->dropout_p)) : 1.0;
+  ResidualAddCounters forward_sum;  // the forward's adds that made z: not this unit's
   std::vector<double> gd(gamma.begin(), gamma.end()), dg_ref(C, 0.0), db_ref(C, 0.0);
   if (keep) keep->dx.assign(static_cast<size_t>(p.rows) * C, 0.0);
+  if (keep && branch_grad) keep->dbranch.assign(static_cast<size_t>(p.rows) * C, 0.0);
   for (int64_t r = 0; r < p.rows; ++r) {
-    generate_input_row(p, r, x, nullptr);
+    if (p.residual) datapath_input_row(p, fwd.residual_add, r, x, nullptr, &forward_sum);
+    else generate_input_row(p, r, x, nullptr);
     generate_grad_row(p, r, dy);
     // The forward saved its own statistics (as its datapath holds them).
     const RowStats st = forward.process_row(x, y, n.forward_counters);
@@ -70,6 +79,17 @@ BackwardNumerics run_backward_functional(const NormProblem& p, const DatapathCon
       backward.process_row(r, x, dy, st.mean, st.rstd, dx, n.counters);
     }
     backward_reference_row(p.norm, x, dy, gd, mean_ref, rstd_ref, ref, dg_ref, db_ref);
+    if (branch_grad) {
+      const int64_t tr = p.residual->tensor_row(r);
+      branch_grad_row(*p.residual, fwd.residual_add, p.seed, tr, dx, branch, n.branch_counters);
+      for (size_t c = 0; c < C; ++c) {
+        branch[c] = round_to_elem(branch[c], p.output.dtype);
+        branch_ref[c] = branch_kept(*p.residual, p.seed, tr, p.hidden, static_cast<int64_t>(c)) ? ref[c] * scale : 0.0;
+      }
+      inverse_ulps(branch_ref, p.output.dtype, dx_lsb, inv);
+      n.dbranch_error.add(branch, branch_ref, inv);
+      if (keep) std::copy(branch.begin(), branch.end(), keep->dbranch.begin() + static_cast<std::ptrdiff_t>(static_cast<size_t>(r) * C));
+    }
     for (size_t c = 0; c < C; ++c) dx[c] = round_to_elem(dx[c], p.output.dtype);
     inverse_ulps(ref, p.output.dtype, dx_lsb, inv);
     n.dx_error.add(dx, ref, inv);

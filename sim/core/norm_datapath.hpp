@@ -70,6 +70,7 @@ struct DatapathConfig {
   ResidualAddConfig residual_add;
   bool residual_adder = false;
   bool mask_generator = false;
+  bool branch_grad_scaler = false;  ///< a Post-Norm backward with dropout: the adder lanes again, r at zero (branch_grad.hpp)
   /// Empty when valid, else the reason (names the offending parameter).
   std::string validate() const;
   /// Legal but noteworthy properties (e.g. eps below the rsqrt_in resolution).

@@ -76,6 +76,12 @@ struct NormProblem {
   BackwardSpec backward;  ///< pass backward: dy
 
   bool is_backward() const { return pass == Pass::backward; }
+  /// A Post-Norm backward with dropout writes the branch's gradient dz
+  /// mask / (1 - p) beside dz (without dropout the two are the same tensor).
+  bool writes_branch_grad() const { return is_backward() && residual && residual->dropout_p > 0; }
+  /// A Post-Norm backward re-makes z from x and r (the forward did not keep
+  /// it), else it reads z as the forward wrote it.
+  bool backward_remakes_sum() const { return is_backward() && residual && !residual->sum_written(); }
 
   int64_t elements() const { return rows * hidden; }
 };

@@ -36,13 +36,7 @@ void residual_add_row(const ResidualSpec& spec, const ResidualAddConfig& cfg, ui
     return;
   }
   // Fixed point: operands into F (counted), one exact multiply-add, one rounding.
-  const auto into_format = [&](double v) {
-    QuantFlags fl;
-    const Fx q = quantize(v, cfg.format, &fl);
-    ++c.quantizations;
-    c.overflows += fl.overflow;
-    return q;
-  };
+  const auto into_format = [&](double v) { return quantize_counted(v, cfg.format, c); };
   const Fx s = dropout ? into_format(static_cast<double>(scale)) : Fx{};
   for (size_t i = 0; i < C; ++i) {
     const Fx xq = into_format(x[i]), rq = into_format(r[i]);
@@ -54,6 +48,14 @@ void residual_add_row(const ResidualSpec& spec, const ResidualAddConfig& cfg, ui
     c.overflows += fl.overflow;
     x[i] = round_to_elem(to_double(z), z_type);
   }
+}
+
+Fx quantize_counted(double v, const FixedFormat& f, ResidualAddCounters& c) {
+  QuantFlags fl;
+  const Fx q = quantize(v, f, &fl);
+  ++c.quantizations;
+  c.overflows += fl.overflow;
+  return q;
 }
 
 Fx residual_add_fixed(Fx x, Fx r, const Fx* scale, bool keep, const FixedFormat& f, QuantFlags* flags) {

@@ -41,6 +41,9 @@ struct ResidualAddCounters {
 /// dropout: no multiplier) q(x + r). rtl_models/residual_add.v, bit for bit.
 Fx residual_add_fixed(Fx x, Fx r, const Fx* scale, bool keep, const FixedFormat& f, QuantFlags* flags);
 
+/// v rounded into the adder's format f, counted (a quantisation, an overflow if out of range).
+Fx quantize_counted(double v, const FixedFormat& f, ResidualAddCounters& c);
+
 /// Row `row` of the sum: x (the branch, as stored) is replaced by z, the
 /// sum as stored in `z_type`; r is the residual row as stored. `tensor_row`
 /// is the row's index in the whole tensor (the mask's counter).

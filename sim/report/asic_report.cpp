@@ -169,8 +169,10 @@ json asic_report_json(const asic::AsicResult& r) {
   run.sram_required_bytes = static_cast<double>(r.expected.onchip_bytes());
   run.elements = r.workload.elements();
   run.rows = r.workload.rows;
-  run.residual = r.workload.residual.has_value();
+  // A backward sums only when it re-makes z; with dropout it also scales the branch's gradient.
+  run.residual = r.workload.residual.has_value() && (!r.workload.is_backward() || r.workload.backward_remakes_sum());
   run.dropout = r.workload.residual && r.workload.residual->dropout_p > 0;
+  run.branch_grad = r.workload.writes_branch_grad();
   run.seconds = r.time_us() * 1e-6;
   const std::optional<core::BackwardConfig> bcfg =
       r.workload.is_backward() ? std::optional(config::backward_config(r.workload, r.arch)) : std::nullopt;
@@ -308,9 +310,10 @@ std::string compare_table(const json& all) {
   // The report's own names, as in run's JSON and sweep; a residual
   // workload's comparison leads with the fuse mode and shows its area, a
   // backward's with its parameter-gradient path.
-  const std::string lead = compare_lead(all);
-  const bool fused = lead == "fuse";
-  o << (!lead.empty() ? strprintf("%-17s ", lead.c_str()) : std::string())
+  const std::vector<std::string> leads = compare_leads(all);
+  const bool fused = !leads.empty() && leads.front() == "fuse";
+  for (const std::string& lead : leads) o << strprintf("%-17s ", lead.c_str());
+  o
     << strprintf("%-15s %14s %15s %13s %10s %15s %18s %9s %19s %9s %12s ", "path", "rows_in_flight", "replay_fraction",
                  "cycles", "time_us", "dram_bytes_read", "dram_bytes_written", "dram_gbps", "sram_required_bytes", "sram_mm2",
                  "datapath_mm2")
@@ -318,7 +321,7 @@ std::string compare_table(const json& all) {
     << strprintf("%9s %9s %9s %9s ", "total_mm2", "total_uj", "dram_uj", "sram_uj")
     << (fused ? strprintf("%9s ", "fusion_uj") : std::string()) << strprintf("%12s\n", "rel_l2_error");
   for (const auto& r : reps) {
-    if (!lead.empty()) o << strprintf("%-17s ", r.value(lead, std::string("-")).c_str());
+    for (const std::string& lead : leads) o << strprintf("%-17s ", r.value(lead, std::string("-")).c_str());
     if (r.contains("infeasible")) {
       o << strprintf("%-15s infeasible: %s\n", r["path"].get<std::string>().c_str(), r["infeasible"].get<std::string>().c_str());
       continue;

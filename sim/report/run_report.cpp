@@ -42,7 +42,11 @@ std::string unit_of(const std::string& path) {
       {"numerics.residual_add.dropout_p", "1"}};
   if (auto it = units.find(path); it != units.end()) return it->second;
   // A backward's parameter gradients: the same figures as dx's, in gradient units.
-  for (const char* grad : {"numerics.dgamma.", "numerics.dbeta."})
+  if (path == "numerics.dbranch.dropped") return "elements";
+  if (path == "numerics.dbranch.dropped_fraction") return "fraction";
+  if (path == "numerics.dbranch.dropout_p") return "1";
+  if (path == "numerics.dbranch.quantizations" || path == "numerics.dbranch.overflows") return "count";
+  for (const char* grad : {"numerics.dgamma.", "numerics.dbeta.", "numerics.dbranch."})
     if (const std::string leaf = under(grad); !leaf.empty()) {
       if (leaf == "max_abs_error" || leaf == "rms_error") return "gradient units";
       if (auto it = units.find("numerics." + leaf); it != units.end()) return it->second;
@@ -286,6 +290,17 @@ json backward_numerics_json(const config::Workload& w, const config::Arch& a, co
   nj["pass"] = "backward";
   nj["dgamma"] = error_json(n.dgamma_error, n.param_ulp_unit);
   if (w.norm == core::NormKind::layernorm) nj["dbeta"] = error_json(n.dbeta_error, n.param_ulp_unit);
+  if (w.writes_branch_grad()) {
+    json b = error_json(n.dbranch_error, n.dx_ulp_unit);
+    b["dropped"] = n.branch_counters.dropped;
+    b["dropped_fraction"] = n.branch_counters.elements ? static_cast<double>(n.branch_counters.dropped) / n.branch_counters.elements : 0.0;
+    b["dropout_p"] = w.residual->dropout_p;
+    if (a.fuse.add.fixed) {
+      b["quantizations"] = n.branch_counters.quantizations;
+      b["overflows"] = n.branch_counters.overflows;
+    }
+    nj["dbranch"] = b;
+  }
   json overflow = json::object(), quant = json::object(), warnings = json::array();
   if (a.arithmetic == core::Arithmetic::fixed && a.backward_formats) {
     for (core::BackwardStage s : core::backward_stages_used(w.norm)) {
@@ -323,6 +338,13 @@ std::string backward_numerics_table(const config::Workload& w, const config::Arc
   block("dx", n.dx_error, n.dx_ulp_unit);
   block("dgamma", n.dgamma_error, n.param_ulp_unit);
   if (w.norm == core::NormKind::layernorm) block("dbeta", n.dbeta_error, n.param_ulp_unit);
+  if (w.writes_branch_grad()) {
+    block("dbranch", n.dbranch_error, n.dx_ulp_unit);
+    row("dbranch dropped", std::to_string(n.branch_counters.dropped), "elements (p = " + fmt_g(w.residual->dropout_p) + ")");
+    if (n.branch_counters.quantizations)
+      row("dbranch overflows", std::to_string(n.branch_counters.overflows),
+          "of " + std::to_string(n.branch_counters.quantizations) + " quantisations into the adder's format");
+  }
   if (a.arithmetic == core::Arithmetic::fixed && a.backward_formats) {
     o << "\n  overflow per backward stage (saturated or wrapped results / quantisations):\n";
     for (core::BackwardStage s : core::backward_stages_used(w.norm)) {
@@ -376,13 +398,17 @@ std::vector<std::string> write_run_outputs(const std::string& dir, const config:
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) throw std::runtime_error(dir + ": cannot create directory: " + ec.message());
-  const bool wrote_dx = backward && !backward->dx.empty(), wrote_dbeta = wrote_dx && !backward->dbeta.empty();
+  const bool wrote_dx = backward && !backward->dx.empty(), wrote_dbeta = wrote_dx && !backward->dbeta.empty(),
+             wrote_dbranch = wrote_dx && !backward->dbranch.empty();
   if (wrote_dx) {
     write_atomic_with(dir + "/dx.npy", [&](const std::string& p) { write_tensor_npy(p, backward->dx, w.output, {w.rows, w.hidden}); });
     const core::TensorSpec fp32;
     write_atomic_with(dir + "/dgamma.npy", [&](const std::string& p) { write_tensor_npy(p, backward->dgamma, fp32, {w.hidden}); });
     if (wrote_dbeta)
       write_atomic_with(dir + "/dbeta.npy", [&](const std::string& p) { write_tensor_npy(p, backward->dbeta, fp32, {w.hidden}); });
+    if (wrote_dbranch)
+      write_atomic_with(dir + "/dbranch.npy",
+                        [&](const std::string& p) { write_tensor_npy(p, backward->dbranch, w.output, {w.rows, w.hidden}); });
   }
   if (!r.y.empty()) {
     const std::vector<int64_t> shape = {w.rows, w.hidden};
@@ -409,7 +435,7 @@ std::vector<std::string> write_run_outputs(const std::string& dir, const config:
   for (const auto& [name, written] :
        {std::pair<const char*, bool>{"y.npy", wrote_y}, {"mean.npy", wrote_mean}, {"rstd.npy", wrote_y},
         {"x.npy", wrote_x && !w.residual}, {"z.npy", wrote_x && w.residual.has_value()}, {"y_ref.npy", wrote_x},
-        {"dx.npy", wrote_dx}, {"dgamma.npy", wrote_dx}, {"dbeta.npy", wrote_dbeta}}) {
+        {"dx.npy", wrote_dx}, {"dgamma.npy", wrote_dx}, {"dbeta.npy", wrote_dbeta}, {"dbranch.npy", wrote_dbranch}}) {
     if (written) continue;
     const std::filesystem::path p = std::filesystem::path(dir) / name;
     if (std::filesystem::is_regular_file(p, ec) && std::filesystem::remove(p, ec)) removed.push_back(name);

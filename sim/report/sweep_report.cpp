@@ -175,20 +175,24 @@ std::string sweep_csv(const json& sweep) {
   return csv;
 }
 
-std::string compare_lead(const json& comparison) {
-  for (const json& r : comparison["paths"])
-    for (const char* k : {"fuse", "param_grad"})
-      if (r.contains(k)) return k;
-  return "";
+std::vector<std::string> compare_leads(const json& comparison) {
+  std::vector<std::string> leads;
+  for (const char* k : {"fuse", "param_grad"})
+    for (const json& r : comparison["paths"])
+      if (r.contains(k)) {
+        leads.push_back(k);
+        break;
+      }
+  return leads;
 }
 
 std::string compare_csv(const json& comparison) {
   std::vector<json> points;
   bool numerics = false;
-  const std::string lead = compare_lead(comparison);
+  const std::vector<std::string> leads = compare_leads(comparison);
   for (const json& r : comparison["paths"]) {
     json p = {{"index", points.size()}, {"point", {{"path", r["path"]}}}};
-    if (!lead.empty()) p["point"][lead] = r.value(lead, std::string("-"));
+    for (const std::string& lead : leads) p["point"][lead] = r.value(lead, std::string("-"));
     if (r.contains("infeasible")) {
       p["status"] = "infeasible";
       p["reason"] = r["infeasible"];
@@ -199,8 +203,9 @@ std::string compare_csv(const json& comparison) {
     }
     points.push_back(std::move(p));
   }
-  return sweep_csv(sweep_json(!lead.empty() ? std::vector<std::string>{lead, "path"} : std::vector<std::string>{"path"}, {},
-                              numerics, std::move(points)));
+  std::vector<std::string> keys = leads;
+  keys.push_back("path");
+  return sweep_csv(sweep_json(keys, {}, numerics, std::move(points)));
 }
 
 std::string sweep_table(const json& sweep) {

@@ -42,9 +42,9 @@ std::string sweep_csv(const nlohmann::json& sweep);
 /// `compare`'s JSON ({"paths": [report or {"path", "infeasible"}]}) as CSV
 /// with sweep.csv's columns, one row per path.
 std::string compare_csv(const nlohmann::json& comparison);
-/// The key a comparison's rows vary beside the path: "fuse" (a residual
-/// workload), "param_grad" (a backward), or "" (none).
-std::string compare_lead(const nlohmann::json& comparison);
+/// The keys a comparison's rows vary beside the path, in this order: "fuse"
+/// (a residual workload), "param_grad" (a backward); none, one or both.
+std::vector<std::string> compare_leads(const nlohmann::json& comparison);
 std::string sweep_table(const nlohmann::json& sweep);
 
 }  // namespace normsim::report

@@ -147,26 +147,48 @@ SynthesisResult synthesize(Unit unit, const config::Arch& a, int count_bits, con
   return r;
 }
 
+// The forward datapath's units (lanes, merge, rsqrt, normalise) into r.
+static void synthesize_forward_units(const config::Arch& arch, const core::DatapathConfig& dp, const std::string& rtl_dir,
+                                     const std::string& yosys, const std::string& keep_dir, std::vector<DatapathUnitSynthesis>& r);
+
 std::vector<DatapathUnitSynthesis> synthesize_datapath(const config::Arch& arch, const core::DatapathConfig& dp,
                                                        const std::string& rtl_dir, const std::string& yosys,
                                                        const std::string& keep_dir, const core::BackwardConfig* backward) {
   if (dp.arithmetic != core::Arithmetic::fixed)
     throw std::invalid_argument(arch.source + ": synthesis needs a fixed-point datapath (arithmetic: fixed)");
   const int L = dp.lanes;
+  std::vector<DatapathUnitSynthesis> r;
   if (backward) {
     // The backward unit's: lanes, accumulators' logic, tree nodes, the row
     // means and the dx lanes (its tree registers are not RTL of their own).
     const core::BackwardConfig& b = *backward;
     const BackwardUnitOptions o{b.kind == core::NormKind::rmsnorm, b.xhat_stored, b.hidden};
     auto one = [&](Unit u) { return synthesize(u, arch, 1, rtl_dir, yosys, keep_dir, o); };
-    return {{"row_sum_lanes", L, one(Unit::row_sum_lane)},
-            {"param_grad_lanes", L, one(Unit::param_grad_acc)},
-            {"row_sum_tree", L - 1, one(Unit::row_sum_node)},
-            {"row_mean_unit", 1, one(Unit::row_mean)},
-            {"dx_lanes", L, one(Unit::dx_unit)}};
+    r = {{"row_sum_lanes", L, one(Unit::row_sum_lane)},
+         {"param_grad_lanes", L, one(Unit::param_grad_acc)},
+         {"row_sum_tree", L - 1, one(Unit::row_sum_node)},
+         {"row_mean_unit", 1, one(Unit::row_mean)},
+         {"dx_lanes", L, one(Unit::dx_unit)}};
+  } else {
+    synthesize_forward_units(arch, dp, rtl_dir, yosys, keep_dir, r);
   }
+  // A fused residual unit's adder (a fixed-point one: fp32 has no RTL) and
+  // mask generator, four words a pipeline a cycle; a Post-Norm backward's
+  // branch-gradient scaler is the same adder lane (r at zero).
+  if (dp.residual_adder && dp.residual_add.fixed)
+    r.push_back({"residual_adder", L, synthesize(Unit::residual_add, arch, 1, rtl_dir, yosys, keep_dir)});
+  if (dp.branch_grad_scaler && dp.residual_add.fixed)
+    r.push_back({"branch_grad_scaler", L, synthesize(Unit::residual_add, arch, 1, rtl_dir, yosys, keep_dir)});
+  if (dp.mask_generator)
+    r.push_back({"dropout_mask_generator", (L + 3) / 4 * (dp.residual_adder && dp.branch_grad_scaler ? 2 : 1),
+                 synthesize(Unit::philox_mask, arch, 1, rtl_dir, yosys, keep_dir)});
+  return r;
+}
+
+void synthesize_forward_units(const config::Arch& arch, const core::DatapathConfig& dp, const std::string& rtl_dir,
+                              const std::string& yosys, const std::string& keep_dir, std::vector<DatapathUnitSynthesis>& r) {
+  const int L = dp.lanes;
   const int64_t per_lane = (dp.hidden + L - 1) / L;
-  std::vector<DatapathUnitSynthesis> r;
   const bool welford = dp.kind == core::NormKind::layernorm && dp.algorithm == core::VarianceAlgorithm::welford;
   if (welford) {
     r.push_back({"welford_lanes", L, synthesize(Unit::welford_lane, arch, area::count_bits(per_lane), rtl_dir, yosys, keep_dir),
@@ -184,13 +206,6 @@ std::vector<DatapathUnitSynthesis> synthesize_datapath(const config::Arch& arch,
                                                        std::max(dp.rsqrt.iterations, 1))});
   r.push_back({"normalize_affine", L, synthesize(Unit::normalize_affine, arch, 1, rtl_dir, yosys, keep_dir),
                modelled_logic_levels("normalize_affine", area::normalize_inventory(dp.formats).multiplier_bit_products)});
-  // A fused residual unit's adder (a fixed-point one: fp32 has no RTL) and
-  // mask generator, four words a pipeline a cycle.
-  if (dp.residual_adder && dp.residual_add.fixed)
-    r.push_back({"residual_adder", L, synthesize(Unit::residual_add, arch, 1, rtl_dir, yosys, keep_dir)});
-  if (dp.mask_generator)
-    r.push_back({"dropout_mask_generator", (L + 3) / 4, synthesize(Unit::philox_mask, arch, 1, rtl_dir, yosys, keep_dir)});
-  return r;
 }
 
 }  // namespace normsim::rtl

@@ -274,7 +274,7 @@ for k in ("cases", "dram_read_max_rel_error", "duration_mae", "duration_corr", "
     assert k in s, k
 assert s["cases"] == len(j["cases"]) >= 100
 assert j["held_out"]["cases"] * 10 >= s["cases"] * 3
-assert s["bit_exact_cases"] == s["outputs_compared"] == 65
+assert s["bit_exact_cases"] == s["outputs_compared"] == 73
 assert rc == 0 and j["pass"] and j["failures"] == [], (rc, j["failures"])
 assert j["baseline"].endswith("regress_baseline.json") and j["baseline_misses"] == [], j["baseline"]
 # Ranges: every case's ranges as [lo, hi] around its prediction; firmness by the cliff's elasticity.
@@ -298,9 +298,9 @@ for b in bands:
 # asic_cases: the ASIC datapath as every forward kernel, bit for bit, and the
 # backward datapath as both backward kernels (their dgamma/dbeta too, but for
 # the atomics' open order).
-assert len(j["asic_cases"]) == 65 and all(a["outputs"]["bit_exact"] for a in j["asic_cases"]), j["asic_cases"][:2]
+assert len(j["asic_cases"]) == 73 and all(a["outputs"]["bit_exact"] for a in j["asic_cases"]), j["asic_cases"][:2]
 bwd = [a for a in j["asic_cases"] if a["pass"] == "backward"]
-assert len(bwd) == 4 and all(a["outputs"]["parameter_order_free"] == (a["kernel"] == "bwd_atomic") for a in bwd), bwd
+assert len(bwd) == 12 and all(a["outputs"]["parameter_order_free"] == (a["kernel"] == "bwd_atomic") for a in bwd), bwd
 # asic_time: the ASIC model as the GPU on the bandwidth-bound cases. On the
 # 0.25-1 GB streams of every C but 65536 (the streamed cluster, a known
 # 9-15% miss: FIDELITY.md) it lands within 5% of ncu's duration, and within
@@ -622,6 +622,29 @@ expect_exit 2 "--save-inputs: .*backward" -- run "$W/bert-large-bwd.yaml" --save
 sed '/^backward_formats:/,/^  dbeta:/d' "$AD" >"$T/nobwd.yaml"
 expect_exit 2 "key 'backward_formats': missing" -- run "$W/bert-large-bwd.yaml" --arch "$T/nobwd.yaml" -q
 expect_exit 2 "key 'backward': given, but the workload's pass is forward" -- run "$W/bert-large.yaml" --set workload.backward.dy.dtype=bf16 -q
+
+# The fused Post-Norm backward with dropout: rows are fuse x param_grad x
+# path; the branch's gradient is written beside dz (fused) or by a separate
+# pass that reads dz back (none); the unit's branch scaler is area of its own.
+"$N" compare "$W/postnorm-7b-bwd.yaml" --fuse none,residual_dropout --set workload.seq=16 --set workload.hidden=512 --json -q >"$T/pnb.json" || bad "compare a Post-Norm backward"
+/usr/bin/python3 - "$T/pnb.json" <<'PY' && ok || bad "compare Post-Norm backward contract"
+import json, sys
+rows = json.load(open(sys.argv[1]))["paths"]
+assert [(r["fuse"], r["param_grad"], r["path"]) for r in rows] == [(f, g, p) for f in ("none", "residual_dropout")
+    for g in ("onchip", "partials", "dram_rmw") for p in ("sram-replay", "dram-reread", "partial-replay")], rows
+N, C, x = 16, 512, 2
+for r in rows:
+    k = r["traffic"]["dram_bytes_by_kind"]
+    assert k["branch_grad"] == N * C * x and k.get("branch_pass_read", 0) == (N * C * x if r["fuse"] == "none" else 0), (r["fuse"], k)
+    assert k["input"] == N * C * x and k["residual"] == 0  # z kept by the forward: read as the input, r not read
+    b = r["numerics"]["dbranch"]
+    assert b["elements"] == N * C and 0 < b["dropped"] < N * C * 0.2 and b["dropout_p"] == 0.1 and b["max_ulp_error"] < 4, b
+    assert ("branch_grad_scaler" in r["area"]["units"]) == (r["fuse"] == "residual_dropout"), r["area"]["units"]
+PY
+"$N" run "$W/postnorm-7b-bwd.yaml" --set workload.seq=4 --set arch.fuse.mode=residual_dropout --save-outputs --out "$T/pnbo" -q >/dev/null &&
+  [ -f "$T/pnbo/dbranch.npy" ] && [ -f "$T/pnbo/dbeta.npy" ] && ok || bad "run a Post-Norm backward --save-outputs"
+expect_exit 2 "key 'residual.dataflow': pre_norm with pass backward" -- run "$W/postnorm-7b-bwd.yaml" --set workload.residual.dataflow=pre_norm -q
+expect_exit 2 "key 'fuse.mode': residual cannot apply" -- run "$W/postnorm-7b-bwd.yaml" --set arch.fuse.mode=residual -q
 
 echo "$passes passed, $fails failed"
 [ "$fails" = 0 ]

@@ -169,6 +169,7 @@ int compare(const CompareArgs& a) {
   struct Variant {
     config::Arch arch;
     std::string key, name;
+    std::pair<std::string, std::string> also{};  ///< a second key the row varies (a backward's fuse mode)
   };
   std::vector<Variant> variants;
   for (const config::FuseMode fuse : modes) {
@@ -176,13 +177,18 @@ int compare(const CompareArgs& a) {
     fused.fuse.mode = fuse;
     variants.push_back({fused, w.residual ? "fuse" : "", std::string(config::to_string(fuse))});
   }
-  if (w.is_backward() && arch.asic) {
-    variants.clear();
-    for (const config::ParamGradPath pg : {config::ParamGradPath::onchip, config::ParamGradPath::partials, config::ParamGradPath::dram_rmw}) {
-      config::Arch v = arch;
-      v.asic->backward.param_grad = pg;
-      variants.push_back({v, "param_grad", std::string(config::kParamGradPaths.name(pg))});
-    }
+  if (w.is_backward() && arch.asic) {  // each fuse mode asked for (a Post-Norm backward) x each path of dgamma/dbeta
+    std::vector<Variant> by_param_grad;
+    for (const Variant& f : variants)
+      for (const config::ParamGradPath pg : {config::ParamGradPath::onchip, config::ParamGradPath::partials, config::ParamGradPath::dram_rmw}) {
+        Variant v = f;
+        v.arch.asic->backward.param_grad = pg;
+        if (!a.fuse.empty()) v.also = {"fuse", v.name};
+        v.key = "param_grad";
+        v.name = std::string(config::kParamGradPaths.name(pg));
+        by_param_grad.push_back(std::move(v));
+      }
+    variants = std::move(by_param_grad);
   }
   const size_t rows_total = variants.size() * std::size(kPaths);
   for (const Variant& v : variants) {
@@ -197,6 +203,7 @@ int compare(const CompareArgs& a) {
         return f.rc;
       }
       if (!v.key.empty()) row[v.key] = v.name;  // the row says which design it is beside its path
+      if (!v.also.first.empty()) row[v.also.first] = v.also.second;
       all["paths"].push_back(std::move(row));
     }
   }

@@ -85,7 +85,8 @@ std::string saved_npy_names(const config::Workload& w, const core::KeptOutputs& 
 // The same for a backward run's kept gradients.
 std::string saved_npy_names(const config::Workload& w, const core::BackwardOutputs& out) {
   if (out.dx.empty()) return "";
-  return w.norm == core::NormKind::layernorm ? ", dx.npy, dgamma.npy, dbeta.npy" : ", dx.npy, dgamma.npy";
+  return std::string(w.norm == core::NormKind::layernorm ? ", dx.npy, dgamma.npy, dbeta.npy" : ", dx.npy, dgamma.npy") +
+         (out.dbranch.empty() ? "" : ", dbranch.npy");
 }
 
 void log_removed(const std::string& dir, const std::vector<std::string>& removed) {
