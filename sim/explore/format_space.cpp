@@ -187,7 +187,7 @@ class BackwardSpace : public FormatSpace {
         core::run_backward_functional(rows, problems_[static_cast<size_t>(problem)].fwd, with(problem, f), nullptr, &floors_);
     WidthMetrics m = metrics_of(n.dx_error);
     m.held = {n.dgamma_error.rel_l2()};
-    m.nonfinite += n.dgamma_error.nonfinite();
+    m.nonfinite += n.dgamma_error.nonfinite() + n.dbranch_error.nonfinite();
     if (rows.norm == core::NormKind::layernorm) {
       m.held.push_back(n.dbeta_error.rel_l2());
       m.nonfinite += n.dbeta_error.nonfinite();
