@@ -138,10 +138,26 @@ TEST(ArchConfig, ShippedArchesParse) {
   const std::string src = std::getenv("NORMSIM_SOURCE_DIR") ? std::getenv("NORMSIM_SOURCE_DIR") : NORMSIM_TEST_SOURCE_DIR;
   for (const char* f : {"fp32", "fixed16", "int8-fixed", "asic-default", "edge-small-sram", "gpu-warp", "gpu-block"}) EXPECT_NO_THROW(load_arch(src + "/workloads/arch/" + f + ".yaml")) << f;
   for (const char* f : {"gpt2-small", "bert-large", "llama2-7b", "llama3-70b", "long-row", "cancellation", "int8",
-                        "postnorm-7b", "llama2-7b-prenorm"})
+                        "postnorm-7b", "llama2-7b-prenorm", "llama2-7b-bwd", "bert-large-bwd", "postnorm-7b-bwd"})
     EXPECT_NO_THROW(load_workload(src + "/workloads/" + f + ".yaml")) << f;
   EXPECT_EQ(default_arch().name, "asic-default");
   EXPECT_EQ(default_workload().name, "llama2-7b");
+}
+
+// A --set of an asic key on an arch without a timing model would build one
+// from the defaults: refused, naming the file; a whole mapping is explicit.
+TEST(ArchConfig, SetOfAnAsicKeyNeedsAnAsicSection) {
+  const std::string src = std::getenv("NORMSIM_SOURCE_DIR") ? std::getenv("NORMSIM_SOURCE_DIR") : NORMSIM_TEST_SOURCE_DIR;
+  try {
+    load_arch(src + "/workloads/arch/fp32.yaml", {parse_override("arch.asic.clock_ghz=2")});
+    ADD_FAILURE() << "an asic key was set on an arch without an asic section";
+  } catch (const ConfigError& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("fp32.yaml has no 'asic' section"), std::string::npos) << m;
+    EXPECT_NE(m.find("arch.asic.clock_ghz=2"), std::string::npos) << m;
+  }
+  EXPECT_FALSE(load_arch(src + "/workloads/arch/fp32.yaml").asic.has_value());
+  EXPECT_DOUBLE_EQ(load_arch(src + "/workloads/arch/asic-default.yaml", {parse_override("arch.asic.clock_ghz=2")}).asic->clock_ghz, 2.0);
 }
 
 TEST(WorkloadConfig, ResidualStreamKeys) {

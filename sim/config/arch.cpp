@@ -343,10 +343,26 @@ const ParamTable<Arch>& arch_params() {
   return *t;
 }
 
+namespace {
+// An arch without an `asic` section has no timing model: a --set of one of
+// its keys would build one silently from the defaults. Refused (a whole
+// `arch.asic={...}` mapping given on purpose is not).
+void apply_arch_overrides(YamlReader& r, const std::string& file, const std::vector<Override>& overrides) {
+  const bool has_asic = r.has("asic");
+  for (const auto& o : overrides) {
+    if (o.target != "arch") continue;
+    if (!has_asic && o.path.size() > 1 && o.path[0] == "asic")
+      throw ConfigError(format_config_error("--set", 0, o.text,
+                                            file + " has no 'asic' section (no timing model) to override",
+                                            "an arch with an asic section, e.g. --arch asic-default"));
+    r.apply(o);
+  }
+}
+}  // namespace
+
 Arch parse_arch_text(const std::string& text, const std::string& file, const std::vector<Override>& overrides) {
   YamlReader r = YamlReader::from_text(text, file);
-  for (const auto& o : overrides)
-    if (o.target == "arch") r.apply(o);
+  apply_arch_overrides(r, file, overrides);
   Arch a;
   a.source = file;
   a.sha256 = core::sha256_hex(r.emit());
@@ -368,8 +384,7 @@ std::string arch_yaml_with(const std::string& path, const std::vector<Override>&
                                   const ResolvedConfig c = resolve_config(ShippedKind::arch, path, "--arch");
                                   return YamlReader::from_text(c.text, c.file);
                                 }();
-  for (const auto& o : overrides)
-    if (o.target == "arch") r.apply(o);
+  apply_arch_overrides(r, path.empty() ? embedded::kDefaultArchPath : path, overrides);
   return r.emit();
 }
 

@@ -645,6 +645,7 @@ PY
   [ -f "$T/pnbo/dbranch.npy" ] && [ -f "$T/pnbo/dbeta.npy" ] && ok || bad "run a Post-Norm backward --save-outputs"
 expect_exit 2 "key 'residual.dataflow': pre_norm with pass backward" -- run "$W/postnorm-7b-bwd.yaml" --set workload.residual.dataflow=pre_norm -q
 expect_exit 2 "key 'fuse.mode': residual cannot apply" -- run "$W/postnorm-7b-bwd.yaml" --set arch.fuse.mode=residual -q
+expect_exit 2 "fp32.yaml has no 'asic' section" -- run "$W/llama2-7b.yaml" --arch "$W/arch/fp32.yaml" --set arch.asic.clock_ghz=2 --no-numerics -q
 
 echo "$passes passed, $fails failed"
 [ "$fails" = 0 ]
