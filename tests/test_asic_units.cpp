@@ -31,6 +31,8 @@ using namespace normsim;
 using namespace normsim::asic;
 
 int sc_main(int, char**) { return 0; }  // libsystemc wants one; gtest's main runs the tests
+// The units count time in the ticks run_asic sets (sim_time.hpp), before any sc_time exists.
+const bool kCycleResolution = (normsim::asic::set_cycle_resolution(), true);
 
 namespace {
 
@@ -80,7 +82,7 @@ void expect_same_stats(const core::RowStats& got, const core::RowStats& want) {
 
 // Waits (a testbench thread) until cycle `t`, if it lies ahead.
 void wait_until(double t) {
-  if (t > now_cycles()) sc_core::wait(sc_core::sc_time((t - now_cycles()) * kPsPerCycle, sc_core::SC_PS));
+  if (t > now_cycles()) sc_core::wait(sc_core::sc_time((t - now_cycles()) * kTicksPerCycle, sc_core::SC_FS));
 }
 
 // Writes `tokens` into its port in order, each not before its cycle.
@@ -217,7 +219,8 @@ TEST(AsicUnits, InputPathUnitStreamsRowsAndAnnouncesTheParameters) {
   RowArithmetic arith{&b.w, b.dp.get(), nullptr, &b.num, nullptr};
   DramModel dram("dram", b.cfg.dram, b.cfg.clock_ghz);
   SramModel sram("sram", b.cfg.sram);
-  InputPathUnit input("input", b.g, dram, sram, &arith);
+  const RowLimit rows(b.g.rows);
+  InputPathUnit input("input", b.g, rows, dram, sram, &arith);
   HandshakeFifo<RowSlot*> free_slots("free", 2);
   HandshakeFifo<ChunkToken> to_lanes("to_lanes", 64);
   CycleSignal params("params"), adder("adder");
@@ -280,7 +283,8 @@ TEST(AsicUnits, RereadStreamWaitsForEachRowsSumInDram) {
   ASSERT_EQ(b.g.fusion, Fusion::fused);
   ASSERT_TRUE(b.g.rereads());
   DramModel dram("dram", b.cfg.dram, b.cfg.clock_ghz);
-  RereadStream reread("reread", b.g, dram);
+  const RowLimit rows(b.g.rows);
+  RereadStream reread("reread", b.g, rows, dram);
   HandshakeFifo<Grant> to_normalize("to_normalize", 1024);
   HandshakeFifo<double> sums("sums", 4, HandshakeFifo<double>::Wake::next_delta);
   TimedSource<double> lanes("lanes");

@@ -10,6 +10,7 @@
 #include "sim/asic/param_grad_pass.hpp"
 #include "sim/asic/replay_path.hpp"
 #include "sim/asic/run_geometry.hpp"
+#include "sim/asic/sim_time.hpp"
 #include "sim/config/config_error.hpp"
 #include "sim/config/datapath_config.hpp"
 #include "sim/core/functional_run.hpp"
@@ -122,6 +123,18 @@ AsicConfig resolve(const config::Workload& w, const config::Arch& a, const AsicO
   return c;
 }
 
+// Why a run must simulate every row, or "" when the fast-forward may look
+// for a period: the RTL lock step checks every row, and dgamma/dbeta
+// partials close every partial_rows rows, a period longer than it looks for.
+// (A separate adder's pass ends before the first row; the passes after the
+// last row take the whole tensor's bytes and start m T later.)
+std::string fast_forward_refusal(const RunGeometry& g, const AsicOptions& o) {
+  if (!o.fast_forward) return "--no-fast-forward";
+  if (o.rtl) return "--rtl: every row runs in lock step with the RTL";
+  if (g.backward && g.param_grad == config::ParamGradPath::partials) return "dgamma/dbeta partials close every partial_rows rows";
+  return "";
+}
+
 }  // namespace
 
 AsicConfig resolve_asic_config(const config::Workload& w, const config::Arch& a, const AsicOptions& o) {
@@ -188,13 +201,16 @@ AsicResult run_asic(const config::Workload& w, const config::Arch& a, const Asic
   } join{numerics_thread};
 
   sc_core::sc_report_handler::set_handler(systemc_reports_off_stdout);
-  sc_core::sc_set_time_resolution(1, sc_core::SC_PS);
+  set_cycle_resolution();
   std::unique_ptr<RtlPipeline> rtl;
   if (o.rtl) {
     rtl = std::make_unique<RtlPipeline>(a, dcfg, gamma, beta);
     arith.rtl = rtl.get();
   }
   NormAccelerator top("norm_accelerator", geometry, res.cfg, merge, arith.datapath ? &arith : nullptr, o.rows_done);
+  const std::string no_skip = fast_forward_refusal(geometry, o);
+  if (no_skip.empty())
+    top.fast_forward({.rows = w.rows, .first_row = o.trace_file.empty() ? 0 : o.trace_rows});
   sc_core::sc_trace_file* tf = nullptr;
   if (!o.trace_file.empty()) {
     std::string base = o.trace_file;
@@ -205,8 +221,17 @@ AsicResult run_asic(const config::Workload& w, const config::Arch& a, const Asic
   }
   sc_core::sc_start();
   if (tf) sc_core::sc_close_vcd_trace_file(tf);
-  if (top.normalize().rows_done() != w.rows)
-    throw std::runtime_error("asic model stopped after " + std::to_string(top.normalize().rows_done()) + " of " + std::to_string(w.rows) + " rows");
+  if (top.normalize().rows_done() != top.row_limit())
+    throw std::runtime_error("asic model stopped after " + std::to_string(top.normalize().rows_done()) + " of " +
+                             std::to_string(top.row_limit()) + " rows");
+  res.fast_forward = top.fast_forward_result();
+  res.fast_forward.enabled = no_skip.empty();
+  res.fast_forward.rows_simulated = top.normalize().rows_done();
+  if (!no_skip.empty()) res.fast_forward.reason = no_skip;
+  else if (!res.fast_forward.applied && res.fast_forward.reason.empty())
+    res.fast_forward.reason = "no period found in the " + std::to_string(w.rows) + " rows";
+  // Skipped periods: every time after the cut moves by m T, every counter by m deltas.
+  const double skipped_cycles = res.fast_forward.cycles_skipped();
 
   if (rtl) {
     RtlCheck c;
@@ -225,26 +250,40 @@ AsicResult run_asic(const config::Workload& w, const config::Arch& a, const Asic
                                std::to_string(c.model_normalize_latency_cycles));
     res.rtl = c;
   }
-  res.cycles = top.normalize().last_output_cycle();
+  res.cycles = top.normalize().last_output_cycle() + skipped_cycles;
   if (geometry.backward) {  // dgamma/dbeta's last transfers follow the lanes' last row
-    res.param_grads_done_cycle = finish_param_grads(geometry, top.dram, top.sram, top.lanes().last_row_cycle());
+    res.param_grads_done_cycle = finish_param_grads(geometry, top.dram, top.sram, top.lanes().last_row_cycle()) + skipped_cycles;
     res.cycles = std::max(res.cycles, res.param_grads_done_cycle);
-    res.cycles = std::max(res.cycles, finish_branch_pass(geometry, top.dram, top.normalize().last_output_cycle()));
+    res.cycles = std::max(res.cycles, finish_branch_pass(geometry, top.dram, top.normalize().last_output_cycle()) + skipped_cycles);
   }
   res.first_stats_cycle = top.rsqrt().first_stats_cycle();
-  res.last_lanes_cycle = top.lanes().last_row_cycle();
+  res.last_lanes_cycle = top.lanes().last_row_cycle() + skipped_cycles;
   res.unit_stats = top.stats();
-  for (int k = 0; k < kTrafficKinds; ++k) res.dram_bytes[k] = top.dram.bytes(static_cast<Traffic>(k));
-  res.dram_bytes_read = top.dram.bytes_read();
-  res.dram_bytes_written = top.dram.bytes_written();
+  std::vector<double> counters = top.counter_values();
+  if (res.fast_forward.applied) {
+    const double m = static_cast<double>(res.fast_forward.periods_skipped);
+    for (size_t i = 0; i < counters.size(); ++i) counters[i] += m * res.fast_forward.counter_delta.at(i);
+    size_t i = 0;
+    for (core::StatSet& s : res.unit_stats)
+      for (core::Stat& st : s.stats) st.value = counters[i++];
+  }
+  const core::StatSet& dram_stats = res.unit_stats[res.unit_stats.size() - 2];
+  const core::StatSet& sram_stats = res.unit_stats.back();
+  const core::StatSet* norm_stats = nullptr;
+  for (const core::StatSet& s : res.unit_stats)
+    if (s.unit == "normalize") norm_stats = &s;
+  auto count = [](const core::StatSet& s, const std::string& name) { return static_cast<uint64_t>(s.value(name)); };
+  for (int k = 0; k < kTrafficKinds; ++k) res.dram_bytes[k] = count(dram_stats, "bytes." + std::string(to_string(static_cast<Traffic>(k))));
+  res.dram_bytes_read = static_cast<uint64_t>(counters[counters.size() - 2]);
+  res.dram_bytes_written = static_cast<uint64_t>(counters.back());
   // The parameters are written into their buffer once and read once per row.
   // The SRAM holds the row buffers, gamma/beta (written once, read every row)
   // and the re-read FIFO (every re-read byte written and read once).
-  const uint64_t fifo = top.normalize().reread_fifo_read_bytes();
-  res.sram_bytes_read = top.sram.bytes_read() + top.normalize().param_buffer_read_bytes() + fifo;
-  res.sram_bytes_written = top.sram.bytes_written() + static_cast<uint64_t>(geometry.param_bytes) + fifo;
-  res.sram_peak_bytes = top.sram.peak_occupancy_bytes();
-  res.param_buffer_read_bytes = top.normalize().param_buffer_read_bytes();
+  const uint64_t fifo = count(*norm_stats, "reread_fifo_read_bytes");
+  res.param_buffer_read_bytes = count(*norm_stats, "param_buffer_read_bytes");
+  res.sram_bytes_read = count(sram_stats, "bytes_read") + res.param_buffer_read_bytes + fifo;
+  res.sram_bytes_written = count(sram_stats, "bytes_written") + static_cast<uint64_t>(geometry.param_bytes) + fifo;
+  res.sram_peak_bytes = count(sram_stats, "peak_occupancy_bytes");
   res.expected = traffic_identity(w, a, res.cfg);
   if (numerics_thread.joinable()) numerics_thread.join();
   if (numerics_failure) std::rethrow_exception(numerics_failure);

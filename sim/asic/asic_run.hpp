@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "sim/asic/asic_config.hpp"
+#include "sim/asic/steady_state.hpp"
 #include "sim/asic/traffic_identity.hpp"
 #include "sim/config/arch.hpp"
 #include "sim/rtl/timing_closure.hpp"
@@ -35,6 +36,9 @@ struct AsicOptions {
   int64_t trace_rows = 8;    ///< rows the VCD covers (from the first)
   std::atomic<int64_t>* rows_done = nullptr;  ///< if set, the rows finished so far (a progress line reads it)
   bool rtl = false;          ///< lock-step the verilated norm_row_pipeline (rtl_pipeline.hpp)
+  /// Skip whole periods of the steady state (steady_state.hpp): the same
+  /// report, bit for bit; false simulates every row.
+  bool fast_forward = true;
 };
 
 /// What the lock-stepped RTL did (AsicOptions::rtl).
@@ -72,6 +76,7 @@ struct AsicResult {
   uint64_t sram_bytes_read = 0, sram_bytes_written = 0, sram_peak_bytes = 0;
   uint64_t param_buffer_read_bytes = 0;
   TrafficIdentity expected;
+  FastForward fast_forward;  ///< whether rows were skipped, the period, and why not
   double time_us() const { return cycles / (cfg.clock_ghz * 1e3); }
   double dram_gbps() const { return (dram_bytes_read + dram_bytes_written) / (time_us() * 1e3); }
 };

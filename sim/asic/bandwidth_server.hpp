@@ -62,6 +62,7 @@ class BandwidthServer {
   }
 
   double busy_cycles() const { return busy_cycles_; }
+  double free_at() const { return free_at_; }  ///< cycle the port finishes the requests issued so far
   double latency() const { return latency_; }
   double bytes_per_cycle() const { return bytes_per_cycle_; }
 

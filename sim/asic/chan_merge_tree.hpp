@@ -11,10 +11,11 @@
 #include "sim/asic/row_slot.hpp"
 #include "sim/core/merge_schedule.hpp"
 #include "sim/core/stats.hpp"
+#include "sim/asic/steady_state.hpp"
 
 namespace normsim::asic {
 
-SC_MODULE(ChanMergeTree) {
+struct ChanMergeTree : sc_core::sc_module, HasPeriodState {
   struct Config {
     core::MergeSchedule merge;  ///< the tree on the arch's merge units
     int level_cycles = 1;       ///< latency.merge_level_cycles
@@ -26,6 +27,7 @@ SC_MODULE(ChanMergeTree) {
   /// hold the row's states before the tree takes them.
   double transport(RowSlot& slot);
   const core::StatGroup& stats() const { return stats_; }
+  void period_state(PeriodState& s) const override { s.time(free_at_); }
 
  private:
   const Config cfg_;

@@ -91,6 +91,7 @@ class HandshakeFifo : public sc_core::sc_prim_channel,
   int readers_waiting() const { return readers_waiting_; }            ///< readers starved on empty
   uint64_t writes() const { return writes_; }                         ///< tokens handed over so far
   uint64_t reads() const { return reads_; }                           ///< tokens taken so far
+  const std::deque<T>& contents() const { return q_; }               ///< the tokens held, oldest first (the fast-forward's state)
 
  private:
   int depth_;

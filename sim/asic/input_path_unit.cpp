@@ -8,10 +8,11 @@
 
 namespace normsim::asic {
 
-InputPathUnit::InputPathUnit(sc_core::sc_module_name n, const RunGeometry& g, DramModel& dram, SramModel& sram,
-                             RowArithmetic* arith)
+InputPathUnit::InputPathUnit(sc_core::sc_module_name n, const RunGeometry& g, const RowLimit& limit, DramModel& dram,
+                             SramModel& sram, RowArithmetic* arith)
     : sc_module(n),
       g_(g),
+      limit_(limit),
       dram_(dram),
       sram_(sram),
       arith_(arith),
@@ -22,6 +23,16 @@ InputPathUnit::InputPathUnit(sc_core::sc_module_name n, const RunGeometry& g, Dr
 void InputPathUnit::retire() {
   in_flight_bytes_ -= in_flight_.front().second;
   in_flight_.pop_front();
+}
+
+void InputPathUnit::period_state(PeriodState& s) const {
+  s.queue(in_flight_);
+  s.value(in_flight_bytes_);
+  s.row_index(row_);
+  s.value(chunk_);
+  s.slot(slot_);
+  s.value(window_wait_);
+  s.optional(pending_);
 }
 
 void InputPathUnit::step() {
@@ -50,7 +61,7 @@ void InputPathUnit::step() {
         ++row_;
       }
     }
-    if (row_ == g_.rows) return;  // the whole input has been issued
+    if (row_ == limit_.rows()) return;  // the whole input has been issued
     if (!slot_) {
       if (!free_slots.nb_read(slot_)) {  // every row buffer is busy
         next_trigger(free_slots.data_written_event());

@@ -16,10 +16,11 @@
 #include "sim/asic/row_arithmetic.hpp"
 #include "sim/asic/row_slot.hpp"
 #include "sim/asic/run_geometry.hpp"
+#include "sim/asic/steady_state.hpp"
 
 namespace normsim::asic {
 
-SC_MODULE(InputPathUnit) {
+struct InputPathUnit : sc_core::sc_module, HasPeriodState {
   SC_HAS_PROCESS(InputPathUnit);
   sc_core::sc_fifo_in<RowSlot*> free_slots;
   sc_core::sc_fifo_out<ChunkToken> to_lanes;
@@ -27,12 +28,17 @@ SC_MODULE(InputPathUnit) {
   CycleIn adder_done;       ///< a separate adder's z is in DRAM (read only with fuse none)
 
   /// `arith`: the rows' arithmetic, null when timing only.
-  InputPathUnit(sc_core::sc_module_name n, const RunGeometry& g, DramModel& dram, SramModel& sram, RowArithmetic* arith);
+  /// `limit`: the rows to issue (the workload's, less what the fast-forward skips).
+  InputPathUnit(sc_core::sc_module_name n, const RunGeometry& g, const RowLimit& limit, DramModel& dram, SramModel& sram,
+                RowArithmetic* arith);
+  void period_state(PeriodState& s) const override;
+  int64_t rows_issued() const { return row_ + (slot_ ? 1 : 0); }
 
  private:
   void step();
   void retire();
   const RunGeometry& g_;
+  const RowLimit& limit_;
   DramModel& dram_;
   SramModel& sram_;
   RowArithmetic* arith_;

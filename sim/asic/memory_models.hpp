@@ -12,6 +12,7 @@
 
 #include "sim/asic/asic_config.hpp"
 #include "sim/asic/bandwidth_server.hpp"
+#include "sim/asic/steady_state.hpp"
 #include "sim/asic/traffic_kinds.hpp"
 #include "sim/core/stats.hpp"
 
@@ -32,6 +33,7 @@ SC_MODULE(DramModel) {
   double busy_cycles() const { return port_.busy_cycles(); }
   double latency() const { return port_.latency(); }
   BandwidthServer& port() { return port_; }
+  void period_state(PeriodState& s) const { s.time(port_.free_at()); }
   const core::StatGroup& stats() const { return stats_; }
 
  private:
@@ -59,6 +61,11 @@ SC_MODULE(SramModel) {
   BandwidthServer& read_port() { return read_port_; }
   /// The write port (the read port when one port serves both).
   BandwidthServer& write_port() { return shared_ ? read_port_ : write_port_; }
+  void period_state(PeriodState& s) const {
+    s.time(read_port_.free_at());
+    s.time(write_port_.free_at());
+    s.value(static_cast<double>(held_));
+  }
   const core::StatGroup& stats() const { return stats_; }
 
  private:

@@ -1,6 +1,8 @@
 #include "sim/asic/norm_accelerator.hpp"
 
 #include "sim/asic/sim_time.hpp"
+#include "sim/asic/input_path_unit.hpp"
+#include "sim/asic/reread_stream.hpp"
 
 namespace normsim::asic {
 
@@ -17,10 +19,11 @@ NormAccelerator::NormAccelerator(sc_core::sc_module_name n, const RunGeometry& g
       sum_in_dram_("sum_in_dram", cfg.rows_in_flight, HandshakeFifo<double>::Wake::next_delta),
       params_on_chip_("params_on_chip"),
       adder_done_("adder_done"),
-      g_(g) {
+      g_(g),
+      row_limit_(g.rows) {
   AcceleratorChannels ch{free_slots_, input_to_lanes_, stats_to_normalize_, reread_fifo_,
                          sum_in_dram_, params_on_chip_, adder_done_};
-  UnitBuild build{g, cfg, merge, dram, sram, arith, rows_done_out};
+  UnitBuild build{g, cfg, merge, dram, sram, arith, rows_done_out, row_limit_, [this] { on_row_done(); }};
   for (const AsicUnitEntry& e : asic_units())
     if (e.enabled(g)) units_.emplace_back(&e, e.make(build, ch));
   for (int i = 0; i < cfg.rows_in_flight; ++i) {
@@ -48,6 +51,57 @@ std::vector<core::StatSet> NormAccelerator::stats() const {
   all.push_back(dram.stats().snapshot());
   all.push_back(sram.stats().snapshot());
   return all;
+}
+
+std::vector<double> NormAccelerator::counter_values(std::vector<bool>* peak) const {
+  std::vector<double> v;
+  if (peak) {  // by name: the maxima among the counters
+    peak->clear();
+    for (const core::StatSet& s : stats())
+      for (const core::Stat& st : s.stats) peak->push_back(st.name.find("peak") != std::string::npos);
+    peak->insert(peak->end(), 2, false);
+  }
+  for (const auto& [e, m] : units_)
+    if (const core::StatGroup* s = e->stats(*m)) s->append_values(v);
+  dram.stats().append_values(v);
+  sram.stats().append_values(v);
+  v.push_back(static_cast<double>(dram.bytes_read()));
+  v.push_back(static_cast<double>(dram.bytes_written()));
+  return v;
+}
+
+void NormAccelerator::fast_forward(const SteadyStateDetector::Config& c) {
+  detector_ = std::make_unique<SteadyStateDetector>(c);
+  ff_result_ = detector_->result();
+}
+
+PeriodState NormAccelerator::period_state() const {
+  PeriodState s;
+  s.now = now_cycles();
+  s.row = normalize().rows_done() - 1;
+  for (const auto& [e, m] : units_)
+    if (const auto* u = dynamic_cast<const HasPeriodState*>(m.get())) u->period_state(s);
+  s.queue(free_slots_.contents());
+  s.queue(stats_to_normalize_.contents());
+  s.queue(input_to_lanes_.contents());
+  s.queue(reread_fifo_.contents());
+  s.queue(sum_in_dram_.contents());
+  dram.period_state(s);
+  sram.period_state(s);
+  return s;
+}
+
+void NormAccelerator::on_row_done() {
+  if (!detector_ || !detector_->searching()) return;
+  int64_t issued = 0;
+  for (const auto& [e, m] : units_) {
+    if (const auto* u = dynamic_cast<const InputPathUnit*>(m.get())) issued = std::max(issued, u->rows_issued());
+    if (const auto* u = dynamic_cast<const RereadStream*>(m.get())) issued = std::max(issued, u->rows_issued());
+  }
+  if (counter_is_peak_.empty()) (void)counter_values(&counter_is_peak_);
+  const int64_t cut = detector_->observe(period_state(), counter_values(), counter_is_peak_, issued);
+  if (cut >= 0) row_limit_.cut(cut);
+  ff_result_ = detector_->result();
 }
 
 template <class T>

@@ -17,6 +17,7 @@
 #include "sim/asic/handshake_fifo.hpp"
 #include "sim/asic/normalize_unit.hpp"
 #include "sim/asic/rsqrt_unit.hpp"
+#include "sim/asic/steady_state.hpp"
 #include "sim/asic/unit_registry.hpp"
 #include "sim/asic/welford_lane_array.hpp"
 
@@ -38,6 +39,18 @@ SC_MODULE(NormAccelerator) {
 
   /// Every built unit's counters, in elaboration order, then DRAM's and SRAM's.
   std::vector<core::StatSet> stats() const;
+
+  /// Looks for the steady state from row `c.first_row` on and cuts whole
+  /// periods from the rows to issue once it is found (steady_state.hpp).
+  /// Call before sc_start; without it every row is simulated.
+  void fast_forward(const SteadyStateDetector::Config& c);
+  /// What the fast-forward did; counter_delta follows counter_values()'s order.
+  const FastForward& fast_forward_result() const { return ff_result_; }
+  /// The rows the input path issued in all (the workload's, less any cut).
+  int64_t row_limit() const { return row_limit_.rows(); }
+  /// Every counter as one list: stats()' values in order, then the DRAM's
+  /// bytes read and written. `peak` marks the maxima.
+  std::vector<double> counter_values(std::vector<bool>* peak = nullptr) const;
 
   /// Adds the first `rows` rows to a VCD trace, sampled every cycle: a scope
   /// per unit with each of its ports' valid/ready and tokens moved (fire),
@@ -71,6 +84,8 @@ SC_MODULE(NormAccelerator) {
   template <class T>
   static void sample(FifoTrace<T>& t);
   void trace_process();
+  void on_row_done();
+  PeriodState period_state() const;
   /// The built unit named `name` (a unit every run has).
   const sc_core::sc_module& unit(std::string_view name) const;
   HandshakeFifo<RowSlot*> free_slots_, stats_to_normalize_;
@@ -82,6 +97,10 @@ SC_MODULE(NormAccelerator) {
   std::vector<std::unique_ptr<RowSlot>> slots_;
   std::vector<std::pair<const AsicUnitEntry*, std::unique_ptr<sc_core::sc_module>>> units_;
   const RunGeometry& g_;
+  RowLimit row_limit_;
+  std::unique_ptr<SteadyStateDetector> detector_;
+  FastForward ff_result_;
+  std::vector<bool> counter_is_peak_;
   // Traced values (sampled every cycle by trace_process while tracing).
   std::unique_ptr<FifoTrace<RowSlot*>> free_slots_trace_, stats_trace_;
   std::unique_ptr<FifoTrace<ChunkToken>> input_trace_;

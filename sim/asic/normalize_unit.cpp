@@ -24,6 +24,23 @@ NormalizeUnit::NormalizeUnit(sc_core::sc_module_name n, const RunGeometry& g, co
   SC_METHOD(step);
 }
 
+void NormalizeUnit::period_state(PeriodState& s) const {
+  s.time(free_at_);
+  s.time(replay_issued_);
+  s.queue(writes_);
+  s.value(write_bytes_in_flight_);
+  s.value(static_cast<double>(phase_));
+  s.slot(slot_);
+  s.time(ready_);
+  s.time(t_);
+  s.time(issue_);
+  s.value(k_);
+  s.grants(fetch_sram_);
+  s.grants(fetch_dram_);
+  s.time(last_output_cycle_);
+  s.row_index(rows_done_ - 1);
+}
+
 void NormalizeUnit::step() {
   for (;;) {
     switch (phase_) {
@@ -180,6 +197,7 @@ void NormalizeUnit::finish_row() {
   param_buffer_read_bytes_ += static_cast<uint64_t>(g_.param_bytes);  // gamma/beta read once per row
   ++rows_done_;
   if (cfg_.rows_done_out) cfg_.rows_done_out->store(rows_done_, std::memory_order_relaxed);
+  if (cfg_.row_done) cfg_.row_done();
 }
 
 }  // namespace normsim::asic

@@ -14,10 +14,12 @@
 #include "sim/asic/row_slot.hpp"
 #include "sim/asic/run_geometry.hpp"
 #include "sim/asic/stall_counters.hpp"
+#include "sim/asic/steady_state.hpp"
+#include <functional>
 
 namespace normsim::asic {
 
-SC_MODULE(NormalizeUnit) {
+struct NormalizeUnit : sc_core::sc_module, HasPeriodState {
   SC_HAS_PROCESS(NormalizeUnit);
   sc_core::sc_fifo_in<RowSlot*> from_rsqrt;
   sc_core::sc_fifo_in<Grant> reread;  ///< the DRAM re-read stream (unused for SRAM replay)
@@ -27,6 +29,7 @@ SC_MODULE(NormalizeUnit) {
     int latency_cycles = 1;   ///< latency.normalize_cycles
     bool write_stats = false;  ///< write mean/rstd per row
     std::atomic<int64_t>* rows_done_out = nullptr;  ///< if set, mirrors rows_done() for a progress line
+    std::function<void()> row_done;                 ///< if set, called as each row finishes (the fast-forward's look)
   };
   NormalizeUnit(sc_core::sc_module_name n, const RunGeometry& g, const Config& cfg, DramModel& dram, SramModel& sram,
                 RowArithmetic* arith);
@@ -35,6 +38,7 @@ SC_MODULE(NormalizeUnit) {
   int64_t rows_done() const { return rows_done_; }                 ///< rows finished (the trace samples the first ones)
   uint64_t param_buffer_read_bytes() const { return param_buffer_read_bytes_; }
   uint64_t reread_fifo_read_bytes() const { return reread_fifo_read_bytes_; }
+  void period_state(PeriodState& s) const override;
 
  private:
   void step();

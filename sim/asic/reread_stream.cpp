@@ -6,9 +6,19 @@
 
 namespace normsim::asic {
 
-RereadStream::RereadStream(sc_core::sc_module_name n, const RunGeometry& g, DramModel& dram)
-    : sc_module(n), g_(g), dram_(dram) {
+RereadStream::RereadStream(sc_core::sc_module_name n, const RunGeometry& g, const RowLimit& limit, DramModel& dram)
+    : sc_module(n), g_(g), limit_(limit), dram_(dram) {
   SC_METHOD(step);
+}
+
+void RereadStream::period_state(PeriodState& s) const {
+  s.row_index(row_);
+  s.value(chunk_);
+  if (g_.fusion == Fusion::fused) {  // the z cycles it holds (unused, and stale, otherwise)
+    s.row_index(sum_row_);
+    s.time(sum_done_);
+  }
+  s.optional(pending_);
 }
 
 void RereadStream::next_chunk() {
@@ -30,7 +40,7 @@ void RereadStream::step() {
       pending_.reset();
       next_chunk();
     }
-    if (row_ == g_.rows) return;
+    if (row_ == limit_.rows()) return;
     const int64_t db = g_.reread_in_chunk(chunk_);
     if (db <= 0) {  // kept in SRAM: nothing to re-read
       next_chunk();

@@ -11,19 +11,24 @@
 
 #include "sim/asic/memory_models.hpp"
 #include "sim/asic/run_geometry.hpp"
+#include "sim/asic/steady_state.hpp"
 
 namespace normsim::asic {
 
-SC_MODULE(RereadStream) {
+struct RereadStream : sc_core::sc_module, HasPeriodState {
   SC_HAS_PROCESS(RereadStream);
   sc_core::sc_fifo_out<Grant> to_normalize;
   sc_core::sc_fifo_in<double> sum_in_dram;  ///< fused: per row, the cycle its z is in DRAM
-  RereadStream(sc_core::sc_module_name n, const RunGeometry& g, DramModel& dram);
+  /// `limit`: the rows to re-read (the workload's, less what the fast-forward skips).
+  RereadStream(sc_core::sc_module_name n, const RunGeometry& g, const RowLimit& limit, DramModel& dram);
+  void period_state(PeriodState& s) const override;
+  int64_t rows_issued() const { return row_ + (chunk_ > 0 || pending_ ? 1 : 0); }
 
  private:
   void step();
   void next_chunk();
   const RunGeometry& g_;
+  const RowLimit& limit_;
   DramModel& dram_;
   int64_t row_ = 0;
   int chunk_ = 0;

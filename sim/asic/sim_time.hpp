@@ -1,5 +1,9 @@
 // Simulated time as the units see it: one SystemC nanosecond is one clock
-// cycle, and the kernel counts picoseconds (asic_run sets the resolution).
+// cycle, and the kernel counts femtoseconds (asic_run sets the resolution):
+// 10^6 ticks a cycle hold every multiple of 2^-6 cycle exactly, so a grant
+// ending at a fraction of a cycle (a 4-byte write on a 64-byte port) wakes
+// its unit at that very time, and the model's times are exact sums -- which
+// the fast-forward's extrapolation relies on (steady_state.hpp).
 // Integer arithmetic on the raw value avoids sc_time's unit conversions,
 // which cost more than the model's own work per transaction in timing-only
 // runs.
@@ -11,22 +15,24 @@
 
 namespace normsim::asic {
 
-inline constexpr double kPsPerCycle = 1000.0;
-inline double now_cycles() { return static_cast<double>(sc_core::sc_time_stamp().value()) / kPsPerCycle; }
-/// Whether cycle `t` has come, at the kernel's picosecond resolution (as
+inline constexpr double kTicksPerCycle = 1e6;
+/// The kernel's resolution for these ticks: set once, before any time exists.
+inline void set_cycle_resolution() { sc_core::sc_set_time_resolution(1, sc_core::SC_FS); }
+inline double now_cycles() { return static_cast<double>(sc_core::sc_time_stamp().value()) / kTicksPerCycle; }
+/// Whether cycle `t` has come, at the kernel's femtosecond resolution (as
 /// trigger_at rounds it): a unit that waited for t sees it reached.
 inline bool reached(double t) {
-  return std::nearbyint(t * kPsPerCycle) <= static_cast<double>(sc_core::sc_time_stamp().value());
+  return std::nearbyint(t * kTicksPerCycle) <= static_cast<double>(sc_core::sc_time_stamp().value());
 }
 /// The units are SC_METHODs (a timed re-trigger costs the kernel about half a
 /// thread's timed wait: tools/bench/bench_systemc_wait). Re-triggers the
 /// calling method at cycle `t` and returns true if `t` lies ahead; returns
 /// false, and the method carries on, if it does not.
 inline bool trigger_at(double t) {
-  const auto now_ps = sc_core::sc_time_stamp().value();
-  const double target_ps = std::nearbyint(t * kPsPerCycle);
-  if (target_ps <= static_cast<double>(now_ps)) return false;
-  sc_core::next_trigger(sc_core::sc_time::from_value(static_cast<sc_core::sc_time::value_type>(target_ps) - now_ps));
+  const auto now_ticks = sc_core::sc_time_stamp().value();
+  const double target = std::nearbyint(t * kTicksPerCycle);
+  if (target <= static_cast<double>(now_ticks)) return false;
+  sc_core::next_trigger(sc_core::sc_time::from_value(static_cast<sc_core::sc_time::value_type>(target) - now_ticks));
   return true;
 }
 

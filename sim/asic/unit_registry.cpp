@@ -28,7 +28,7 @@ Module make_adder_pass(UnitBuild& b, AcceleratorChannels& ch) {
 }
 
 Module make_input_path(UnitBuild& b, AcceleratorChannels& ch) {
-  auto u = std::make_unique<InputPathUnit>("input_path", b.geometry, b.dram, b.sram, b.arith);
+  auto u = std::make_unique<InputPathUnit>("input_path", b.geometry, b.row_limit, b.dram, b.sram, b.arith);
   u->free_slots(ch.free_slots);
   u->to_lanes(ch.input_to_lanes);
   u->params_on_chip(ch.params_on_chip);
@@ -61,7 +61,7 @@ Module make_lanes(UnitBuild& b, AcceleratorChannels& ch) {
 
 Module make_normalize(UnitBuild& b, AcceleratorChannels& ch) {
   auto u = std::make_unique<NormalizeUnit>(
-      "normalize", b.geometry, NormalizeUnit::Config{b.cfg.latency.normalize_cycles, b.cfg.write_stats, b.rows_done_out},
+      "normalize", b.geometry, NormalizeUnit::Config{b.cfg.latency.normalize_cycles, b.cfg.write_stats, b.rows_done_out, b.row_done},
       b.dram, b.sram, b.arith);
   u->from_rsqrt(ch.stats_to_normalize);
   u->free_slots(ch.free_slots);
@@ -71,7 +71,7 @@ Module make_normalize(UnitBuild& b, AcceleratorChannels& ch) {
 }
 
 Module make_reread(UnitBuild& b, AcceleratorChannels& ch) {
-  auto u = std::make_unique<RereadStream>("reread_stream", b.geometry, b.dram);
+  auto u = std::make_unique<RereadStream>("reread_stream", b.geometry, b.row_limit, b.dram);
   u->to_normalize(ch.reread_fifo);
   u->sum_in_dram(ch.sum_in_dram);
   return u;

@@ -6,6 +6,8 @@
 // channels in AcceleratorChannels (docs/ARCHITECTURE.md, "Where a change goes").
 #pragma once
 
+#include <functional>
+
 #include <atomic>
 #include <memory>
 #include <span>
@@ -47,6 +49,8 @@ struct UnitBuild {
   SramModel& sram;
   RowArithmetic* arith;                   ///< null when timing only
   std::atomic<int64_t>* rows_done_out;    ///< a progress line's counter, or null
+  const RowLimit& row_limit;              ///< the rows the issuing units go up to
+  std::function<void()> row_done;         ///< called as each row finishes (the fast-forward's look)
   ChanMergeTree* merge_tree = nullptr;    ///< built: the lanes' transports
   RsqrtUnit* rsqrt = nullptr;
 };

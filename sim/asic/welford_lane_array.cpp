@@ -28,6 +28,15 @@ WelfordLaneArray::WelfordLaneArray(sc_core::sc_module_name n, const RunGeometry&
   SC_METHOD(step);
 }
 
+void WelfordLaneArray::period_state(PeriodState& s) const {
+  s.time(free_at_);
+  s.value(static_cast<double>(phase_));
+  s.token(tok_);
+  s.time(start_);
+  s.time(last_row_cycle_);
+  s.time(row_sum_done_);
+}
+
 void WelfordLaneArray::step() {
   for (;;) {
     switch (phase_) {

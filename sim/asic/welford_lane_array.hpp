@@ -14,10 +14,11 @@
 #include "sim/asic/rsqrt_unit.hpp"
 #include "sim/asic/run_geometry.hpp"
 #include "sim/asic/stall_counters.hpp"
+#include "sim/asic/steady_state.hpp"
 
 namespace normsim::asic {
 
-SC_MODULE(WelfordLaneArray) {
+struct WelfordLaneArray : sc_core::sc_module, HasPeriodState {
   SC_HAS_PROCESS(WelfordLaneArray);
   sc_core::sc_fifo_in<ChunkToken> from_input;
   sc_core::sc_fifo_out<RowSlot*> to_normalize;  ///< rows with their statistics
@@ -28,6 +29,7 @@ SC_MODULE(WelfordLaneArray) {
                    ChanMergeTree& tree, RsqrtUnit& rsqrt, RowArithmetic* arith);
   const core::StatGroup& stats() const { return stats_; }
   double last_row_cycle() const { return last_row_cycle_; }  ///< when the lanes finished the last row
+  void period_state(PeriodState& s) const override;
 
  private:
   void step();

@@ -1,5 +1,8 @@
 #include "sim/config/yaml_reader.hpp"
 
+#include <map>
+#include <mutex>
+
 #include "sim/config/bounded_file.hpp"
 
 #include "sim/config/printable.hpp"
@@ -142,11 +145,25 @@ YAML::Node load_checked(const std::string& text) {
 }  // namespace
 
 YAML::Node load_yaml_strict(const std::string& text, const std::string& file) {
+  // A sweep loads the same few files once per point: each text is parsed
+  // and checked once a process, and every caller gets its own deep copy
+  // (overrides edit the tree).
+  static std::mutex mutex;
+  static std::map<std::string, YAML::Node> parsed;
+  {
+    const std::lock_guard<std::mutex> lock(mutex);
+    if (const auto it = parsed.find(text); it != parsed.end()) return YAML::Clone(it->second);
+  }
+  YAML::Node root;
   try {
-    return load_checked(text);
+    root = load_checked(text);
   } catch (const YamlProblem& p) {
     throw ConfigError(format_config_error(file, p.line, p.key, p.problem, p.allowed));
   }
+  const std::lock_guard<std::mutex> lock(mutex);
+  if (parsed.size() >= 64) parsed.clear();
+  parsed.emplace(text, YAML::Clone(root));
+  return root;
 }
 
 YamlReader YamlReader::from_text(const std::string& text, const std::string& file) {

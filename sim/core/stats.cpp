@@ -39,4 +39,8 @@ StatSet StatGroup::snapshot() const {
   return s;
 }
 
+void StatGroup::append_values(std::vector<double>& out) const {
+  for (const Entry& e : entries_) out.push_back(e.read());
+}
+
 }  // namespace normsim::core

@@ -120,6 +120,17 @@ json asic_report_json(const asic::AsicResult& r) {
                  {"stall_cycles_by_unit", timing.stall_by_unit},
                  {"busy_cycles", timing.busy},
                  {"utilization", timing.utilization}};
+  // How the SystemC kernel got there (the figures are the same either way).
+  {
+    const asic::FastForward& ff = r.fast_forward;
+    j["fast_forward"] = {{"applied", ff.applied},
+                         {"rows_simulated", ff.rows_simulated},
+                         {"rows_skipped", ff.rows_skipped()},
+                         {"period_rows", ff.period_rows},
+                         {"period_cycles", ff.period_cycles},
+                         {"cycles_skipped", ff.cycles_skipped()},
+                         {"reason", ff.reason}};
+  }
   const json& by_kind = timing.dram_bytes_by_kind;
   j["traffic"] = {{"dram_bytes_read", r.dram_bytes_read},
                   {"dram_bytes_written", r.dram_bytes_written},
@@ -234,6 +245,12 @@ std::string asic_summary_table(const asic::AsicResult& r, const json& j) {
   row("sram_peak_occupancy_bytes", std::to_string(tr["sram_peak_occupancy_bytes"].get<uint64_t>()), "");
   for (const char* u : {"welford_lanes", "normalize"})
     row(std::string("utilization.") + u, num(t["utilization"][u].get<double>(), "%.3f"), "busy / total cycles");
+  if (const asic::FastForward& ff = r.fast_forward; ff.applied)
+    row("fast_forward.rows_skipped", std::to_string(ff.rows_skipped()),
+        std::to_string(ff.periods_skipped) + " periods of " + std::to_string(ff.period_rows) + " rows, " + num(ff.period_cycles, "%.15g") +
+            " cycles each; " + std::to_string(ff.rows_simulated) + " rows simulated");
+  else
+    row("fast_forward.rows_skipped", "0", "every row simulated: " + ff.reason);
   const auto& tc = j["timing_closure"];
   const auto& ts = tc["sram"];
   row("timing_closure.sram.access_ns", num(ts["access_ns"].get<double>(), "%.3g"),

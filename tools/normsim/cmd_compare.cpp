@@ -242,6 +242,7 @@ Command add_compare(CLI::App& app) {
                  "a residual workload: each path once per fuse mode -- all, or a list of " +
                      std::string(config::kFuseModeNames) + " (default: the arch's fuse.mode)");
   c->add_flag("--no-numerics", a->asic.no_numerics, "timing only");
+  c->add_flag("--no-fast-forward", a->asic.no_fast_forward, kNoFastForwardHelp);
   add_int_option(c, "-j,--jobs", a->jobs, 1, 4096, "--sram-budget / --target-cycles: candidates run at once (default: all cores)");
   c->add_flag("--fail-on-overflow", a->fail_on_overflow, "exit 1 when any fixed-point stage of any path saturated or wrapped");
   return {c, [a] { return compare(*a); }};

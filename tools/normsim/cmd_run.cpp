@@ -228,6 +228,7 @@ Command add_run(CLI::App& app) {
   add_int_option(c, "--threads", a->asic.threads, 1, 1024, "threads for the numerics, over rows (default: all cores; same bits for any count)");
   c->add_option("--path", a->asic.path, "input path of the ASIC model: " + config::kInputPaths.joined());
   c->add_flag("--no-numerics", a->asic.no_numerics, "timing only: same cycles and traffic, no arithmetic");
+  c->add_flag("--no-fast-forward", a->asic.no_fast_forward, kNoFastForwardHelp);
   c->add_flag("--rtl", a->asic.rtl, "lock-step the verilated RTL pipeline: statistics, y and latencies checked bit for bit");
   c->add_option("--trace", a->asic.trace,
                 "write a VCD of the first rows: a scope per unit (each port's valid/ready/fire), per FIFO (occupancy) and "

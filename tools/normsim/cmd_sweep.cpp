@@ -56,6 +56,7 @@ std::string sweep_arguments(const SweepArgs& a) {
   if (!a.asic.path.empty()) v.insert(v.end(), {"--path", a.asic.path});
   if (a.numerics) v.push_back("--numerics");
   if (a.allow_overflow) v.push_back("--allow-overflow");
+  if (a.asic.no_fast_forward) v.push_back("--no-fast-forward");
   if (!a.objectives.empty()) v.insert(v.end(), {"--objectives", a.objectives});
   std::string out;
   for (const auto& w : v) out += " " + shell_quote(w);
@@ -348,6 +349,7 @@ Command add_sweep(CLI::App& app) {
   c->add_option("--path", a->asic.path, "input path: " + config::kInputPaths.joined());
   c->add_flag("--numerics", a->numerics, "bit-accurate points (default: timing only); a point that saturates is infeasible");
   c->add_flag("--allow-overflow", a->allow_overflow, "--numerics: rank points whose fixed-point stages saturate");
+  c->add_flag("--no-fast-forward", a->asic.no_fast_forward, kNoFastForwardHelp);
   c->add_option("--objectives", a->objectives,
                 "mark the Pareto front over these figures, all minimised: cycles,area,energy[,error] or any column name");
   c->add_option("--plot", a->plot, "draw the Pareto front of the first two objectives into FILE.png");

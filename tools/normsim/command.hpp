@@ -87,11 +87,13 @@ std::optional<config::InputPath> parse_path_flag(const std::string& p);
 struct AsicFlags {
   std::string path, trace;
   int64_t trace_rows = 0;  ///< 0: not given (the default, 8)
-  bool no_numerics = false, rtl = false, save_outputs = false, save_inputs = false;
+  bool no_numerics = false, rtl = false, save_outputs = false, save_inputs = false, no_fast_forward = false;
   int threads = 0;  ///< 0: every core
   std::optional<core::VarianceAlgorithm> algorithm;
 };
 asic::AsicOptions asic_options(const AsicFlags& f);
+inline constexpr const char* kNoFastForwardHelp =
+    "simulate every row (default: skip whole periods of the steady state; the same figures, bit for bit)";
 /// Refuses an --out DIR no report could be written into (exit 2, with the
 /// OS's reason), before any work: it must be a writable directory, or be
 /// creatable under the nearest existing part of its path.
