@@ -3,6 +3,8 @@
 // sweep-shard readers, and the fixed-point quantiser at the ends of i128.
 #include <gtest/gtest.h>
 
+#include <sstream>
+
 #include <cmath>
 #include <limits>
 
@@ -12,7 +14,7 @@
 #include "sim/config/yaml_reader.hpp"
 #include "sim/core/fixed_point.hpp"
 #include "sim/report/report_check.hpp"
-#include "sim/report/sweep_shards.hpp"
+#include "sim/report/sweep_journal.hpp"
 #include "sim/validate/golden.hpp"
 
 namespace {
@@ -117,30 +119,73 @@ TEST(GoldenIndex, ValidatedLikeAConfig) {
   EXPECT_NE(golden_error(with("\"rows\": 4", "\"rows\": 18446744073709551615")).find("out of range"), std::string::npos);
 }
 
-TEST(SweepShards, MalformedShardsAreOneLineErrorsNamingTheKey) {
-  using normsim::report::parse_sweep_shard;
-  const std::string study = R"("study": {"keys": ["arch.lanes"], "objectives": [], "mode": "timing-only", "points": 2})";
-  auto err = [&](const std::string& rest) { return error_of([&] { parse_sweep_shard("{" + study + rest + "}", "s.json"); }); };
-  EXPECT_EQ(err(R"(, "shard": {"index": 0, "count": 2}, "points": [])"), "no error");
-  EXPECT_NE(err(R"(, "shard": {"index": 2, "count": 2}, "points": [])").find("key 'shard.index'"), std::string::npos);
-  EXPECT_NE(err(R"(, "shard": {"index": 0, "count": "2"}, "points": [])").find("key 'shard.count'"), std::string::npos);
-  EXPECT_NE(err(R"(, "shard": {"index": 0, "count": 2}, "points": [{"index": 1, "point": {}, "status": "ok", "report": {}}])")
-                .find("is not a point of shard 0/2"),
+namespace {
+const std::string kJournalStudy = R"("study": {"keys": ["arch.lanes"], "objectives": ["cycles"], "mode": "timing-only", "points": 4})";
+std::string journal_head(int shard, int count) {
+  return R"({"sweep_journal": 1, )" + kJournalStudy + R"(, "shard": {"index": )" + std::to_string(shard) + R"(, "count": )" +
+         std::to_string(count) + R"(}, "sweep": {"arguments": {}, "command": []}})" + "\n";
+}
+std::string ok_point(int i, double cycles) {
+  return R"({"index": )" + std::to_string(i) + R"(, "point": {"arch.lanes": 4}, "status": "ok", "figures": {"timing.cycles": )" +
+         std::to_string(cycles) + "}}\n";
+}
+normsim::report::SweepJournal read_journal(const std::string& text) {
+  std::istringstream in(text);
+  return normsim::report::read_sweep_journal(in, "s.jsonl");
+}
+}  // namespace
+
+TEST(SweepJournal, MalformedJournalsAreOneLineErrorsNamingTheLineAndKey) {
+  auto err = [&](const std::string& text) { return error_of([&] { (void)read_journal(text); }); };
+  EXPECT_EQ(err(journal_head(0, 2) + ok_point(0, 5) + ok_point(2, 6)), "no error");
+  EXPECT_NE(err(journal_head(2, 2)).find("s.jsonl:1: key 'shard.index'"), std::string::npos);
+  EXPECT_NE(err("{\"sweep_journal\": 2}\n").find("not a sweep journal"), std::string::npos);
+  EXPECT_NE(err("").find("no header line"), std::string::npos);
+  EXPECT_NE(err(journal_head(0, 2) + ok_point(1, 5)).find("s.jsonl:2: key 'index': 1 is not a point of shard 0/2"), std::string::npos);
+  EXPECT_NE(err(journal_head(0, 1) + ok_point(0, 5) + ok_point(0, 5)).find("s.jsonl:3: key 'index': point 0 twice"), std::string::npos);
+  EXPECT_NE(err(journal_head(0, 1) + R"({"index": 0, "point": {}, "status": "done"})" "\n").find("s.jsonl:2: key 'status'"),
             std::string::npos);
-  EXPECT_NE(err(R"(, "shard": {"index": 0, "count": 2}, "points": [{"index": 0, "point": {}, "status": "done"}])")
-                .find("key 'points.0.status'"),
+  EXPECT_NE(err(journal_head(0, 1) + R"({"index": 0, "point": {}, "status": "ok", "figures": {"timing.cycles": "5"}})" "\n")
+                .find("key 'figures.timing.cycles': expected a number"),
+            std::string::npos);
+  EXPECT_NE(err(journal_head(0, 1) + R"({"index": 0, "point": {}, "status": "ok"})" "\n").find("key 'figures': missing"),
             std::string::npos);
 }
 
-// Found by fuzz_sweep_shards: a point's report without a figure the study
-// tabulates escaped merge as std::out_of_range from std::map::at.
-TEST(SweepShards, AReportWithoutTheStudysFiguresIsAConfigError) {
+// A process killed while writing a line leaves it without its newline: not a
+// point; resume cuts it off and runs the point again.
+TEST(SweepJournal, ALastLineCutShortIsNotAPoint) {
+  const std::string whole = journal_head(0, 1) + ok_point(0, 5) + ok_point(1, 6);
+  const auto j = read_journal(whole + R"({"index": 2, "point": {"arch.la)");
+  EXPECT_EQ(j.lines.size(), 2u);
+  EXPECT_EQ(j.complete_bytes, whole.size());
+  EXPECT_GT(j.torn_bytes, 0u);
+  EXPECT_EQ(j.missing(), (std::vector<size_t>{2, 3}));
+}
+
+TEST(SweepJournal, MergeNamesTheMissingShardsAndPoints) {
   using namespace normsim::report;
-  const std::string study = R"("study": {"keys": ["arch.lanes"], "objectives": ["cycles"], "mode": "timing-only", "points": 1})";
-  const SweepShard s = parse_sweep_shard(
-      "{" + study + R"(, "shard": {"index": 0, "count": 1}, "points": [{"index": 0, "point": {"arch.lanes": 4}, "status": "ok", "report": {"tyming": {}}}]})",
-      "s.json");
-  EXPECT_NE(error_of([&] { merge_sweep_shards({s}); }).find("s.json: a point's report lacks a figure"), std::string::npos);
+  std::vector<SweepJournal> one{read_journal(journal_head(0, 2) + ok_point(0, 5))};
+  EXPECT_NE(error_of([&] { (void)check_journal_set(one); }).find("merge: 1 of 2 shards are missing: 1"), std::string::npos);
+  std::vector<SweepJournal> both{read_journal(journal_head(0, 2) + ok_point(0, 5)), read_journal(journal_head(1, 2) + ok_point(3, 6))};
+  EXPECT_NE(error_of([&] { (void)check_journal_set(both); }).find("merge: 2 of 4 points are missing: 1, 2"), std::string::npos);
+}
+
+// Found by fuzzing the shard reader: a point without a figure the study
+// ranks escaped as std::out_of_range from std::map::at; the layout pass
+// names it (the CLI turns it into its one line).
+TEST(SweepJournal, APointWithoutTheStudysObjectiveIsNamed) {
+  using namespace normsim::report;
+  const std::string text = journal_head(0, 1) + ok_point(0, 5) + ok_point(1, 6) + ok_point(2, 7) +
+                           R"({"index": 3, "point": {"arch.lanes": 4}, "status": "ok", "figures": {"timing.time_us": 1}})" "\n";
+  std::vector<SweepJournal> j{read_journal(text)};
+  const SweepJournalSet set = check_journal_set(std::move(j), {text});
+  try {
+    (void)scan_sweep(set.study, set.points());
+    ADD_FAILURE() << "no error";
+  } catch (const std::out_of_range& e) {
+    EXPECT_NE(std::string(e.what()).find("point 3 has no timing.cycles"), std::string::npos) << e.what();
+  }
 }
 
 TEST(FixedPoint, NegatingTwoToThe127IsDefined) {

@@ -200,6 +200,13 @@ AsicResult run_asic(const config::Workload& w, const config::Arch& a, const Asic
     }
   } join{numerics_thread};
 
+  // A further simulation in this process elaborates in a fresh SystemC
+  // context (the last one's modules are gone; its kernel is left behind).
+  static int simulations = 0;
+  if (simulations++ > 0) {
+    sc_core::sc_curr_simcontext = new sc_core::sc_simcontext;
+    sc_core::sc_default_global_context = sc_core::sc_curr_simcontext;
+  }
   sc_core::sc_report_handler::set_handler(systemc_reports_off_stdout);
   set_cycle_resolution();
   std::unique_ptr<RtlPipeline> rtl;

@@ -39,6 +39,9 @@ struct AsicOptions {
   /// Skip whole periods of the steady state (steady_state.hpp): the same
   /// report, bit for bit; false simulates every row.
   bool fast_forward = true;
+  /// With `numerics`: the error on this many rows spread evenly over the
+  /// workload (0: every row), its spread over them reported.
+  int64_t sample_rows = 0;
 };
 
 /// What the lock-stepped RTL did (AsicOptions::rtl).

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <map>
 #include <numeric>
+#include <stdexcept>
 
 #include "sim/config/config_error.hpp"
 #include "sim/report/run_report.hpp"
@@ -39,17 +40,20 @@ const std::map<std::string, std::string> kAliases = {
 
 std::string path_of(const Field& f) { return std::string(f.section) + "." + f.name; }
 
-// The columns of a sweep: the fields, every stall cause and every unit's
-// utilization the ok points report (sorted by name).
-std::vector<std::string> columns(const json& sweep) {
-  const bool numerics = sweep["study"]["mode"] == "bit-accurate";
-  std::vector<std::string> cols;
-  for (const json& p : sweep["points"]) {
-    if (p["status"] != "ok") continue;
-    for (const auto& [name, v] : sweep_metrics(p["report"], numerics))
-      if (std::find(cols.begin(), cols.end(), name) == cols.end()) cols.push_back(name);
-  }
-  return cols;
+// A figure's place among the columns: the fields in their order, then the
+// stall causes, the utilizations, the errors and the overflows, each by name.
+std::pair<int, int> metric_rank(const std::string& name) {
+  for (size_t i = 0; i < std::size(kFields); ++i)
+    if (name == path_of(kFields[i])) return {0, static_cast<int>(i)};
+  if (name.rfind("timing.stall_cycles.", 0) == 0) return {1, 0};
+  if (name.rfind("timing.utilization.", 0) == 0) return {2, 0};
+  for (size_t i = 0; i < std::size(kErrorFields); ++i)
+    if (name == path_of(kErrorFields[i])) return {3, static_cast<int>(i)};
+  return {4, 0};  // numerics.overflow.<stage>
+}
+bool metric_before(const std::string& a, const std::string& b) {
+  const auto ra = metric_rank(a), rb = metric_rank(b);
+  return ra != rb ? ra < rb : a < b;
 }
 
 std::string number(double v) {
@@ -83,6 +87,21 @@ std::vector<std::pair<std::string, double>> sweep_metrics(const json& r, bool nu
   return m;
 }
 
+nlohmann::json point_figures(const nlohmann::json& report, bool numerics) {
+  json f = json::object();
+  for (const auto& [k, v] : sweep_metrics(report, numerics)) f[k] = v;
+  return f;
+}
+
+std::vector<std::pair<std::string, double>> point_metrics(const nlohmann::json& p, bool numerics) {
+  if (!p.contains("figures")) return sweep_metrics(p.value("report", json::object()), numerics);
+  std::vector<std::pair<std::string, double>> m;
+  for (const auto& [k, v] : p["figures"].items())
+    if (v.is_number() && (numerics || metric_rank(k).first < 3)) m.push_back({k, v.get<double>()});
+  std::stable_sort(m.begin(), m.end(), [](const auto& a, const auto& b) { return metric_before(a.first, b.first); });
+  return m;
+}
+
 std::string objective_column(const std::string& name, bool numerics) {
   const auto alias = kAliases.find(name);
   std::string col = alias == kAliases.end() ? name : alias->second;
@@ -105,41 +124,164 @@ std::string objective_column(const std::string& name, bool numerics) {
                             " (allowed: " + list + ")");
 }
 
-void mark_pareto(json& sweep) {
-  const auto& objectives = sweep["study"]["objectives"];
-  if (objectives.empty()) return;
-  const bool numerics = sweep["study"]["mode"] == "bit-accurate";
-  std::vector<std::string> cols;
-  for (const auto& o : objectives) cols.push_back(objective_column(o.get<std::string>(), numerics));
-  // Each ok point's objective vector.
-  std::vector<size_t> ok;
-  std::vector<std::vector<double>> v(sweep["points"].size());
-  for (size_t i = 0; i < sweep["points"].size(); ++i) {
-    const json& p = sweep["points"][i];
-    if (p["status"] != "ok") continue;
-    std::map<std::string, double> m;
-    for (const auto& [k, x] : sweep_metrics(p["report"], numerics)) m[k] = x;
-    for (const auto& c : cols) v[i].push_back(m.at(c));
-    ok.push_back(i);
-  }
-  // Sorted lexicographically, a point's dominators all come before it, and a
-  // dominated point's dominator is dominated by one on the front: checking
-  // against the front found so far is enough.
-  std::stable_sort(ok.begin(), ok.end(), [&](size_t a, size_t b) { return v[a] < v[b]; });
+namespace {
+// The Pareto front over `v` (all minimised): true for the points on it.
+// Sorted lexicographically, a point's dominators all come before it, and a
+// dominated point's dominator is dominated by one on the front: checking
+// against the front found so far is enough.
+std::vector<char> pareto_front(const std::vector<std::vector<double>>& v, const std::vector<size_t>& ok) {
+  std::vector<size_t> order = ok;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return v[a] < v[b]; });
+  std::vector<char> on(v.size(), 0);
   std::vector<size_t> front;
   auto dominates = [&](size_t a, size_t b) {
     bool better = false;
-    for (size_t k = 0; k < cols.size(); ++k) {
+    for (size_t k = 0; k < v[a].size(); ++k) {
       if (v[a][k] > v[b][k]) return false;
       better |= v[a][k] < v[b][k];
     }
     return better;
   };
-  for (size_t i : ok) {
+  for (size_t i : order) {
     const bool dominated = std::any_of(front.begin(), front.end(), [&](size_t f) { return dominates(f, i); });
-    sweep["points"][i]["pareto"] = !dominated;
+    on[i] = !dominated;
     if (!dominated) front.push_back(i);
   }
+  return on;
+}
+
+std::vector<std::string> objective_columns(const json& study) {
+  std::vector<std::string> cols;
+  for (const auto& o : study["objectives"]) cols.push_back(objective_column(o.get<std::string>(), study["mode"] == "bit-accurate"));
+  return cols;
+}
+
+// The console table's columns, by the report's leaf names (the CSV has their paths and units).
+struct TableCol {
+  const char* name;
+  const char* format;
+  int width;
+};
+std::vector<TableCol> table_columns(bool numerics) {
+  std::vector<TableCol> cols = {{"timing.cycles", "%.15g", 12},          {"timing.time_us", "%.1f", 10},
+                                {"traffic.dram_bytes_read", "%.0f", 15}, {"traffic.dram_bytes_written", "%.0f", 18},
+                                {"area.sram_required_bytes", "%.0f", 19}, {"area.total_mm2", "%.4f", 9},
+                                {"energy.total_uj", "%.4g", 9}, {"energy.leakage_uj", "%.4g", 10},
+                                {"timing_closure.fmax_ghz", "%.3g", 8}};
+  if (numerics) {
+    cols.push_back({"numerics.rel_l2_error", "%.4g", 12});
+    cols.push_back({"numerics.max_ulp_error", "%.4g", 13});
+  }
+  return cols;
+}
+std::string leaf(const char* path) { return std::string(path).substr(std::string(path).find('.') + 1); }
+}  // namespace
+
+SweepLayout scan_sweep(const nlohmann::json& study, const PointSource& points) {
+  SweepLayout l;
+  const bool numerics = study["mode"] == "bit-accurate";
+  const std::vector<std::string> objectives = objective_columns(study);
+  std::vector<std::vector<double>> v;
+  std::vector<size_t> ok;
+  for (const auto& k : study["keys"]) l.key_widths.push_back(k.get<std::string>().size());
+  points([&](const json& p) {
+    const size_t i = v.size();
+    v.emplace_back();
+    size_t w = 0;
+    for (const auto& k : study["keys"]) {
+      const std::string t = p["point"].contains(k) ? value_text(p["point"][k]) : "-";
+      l.key_widths[w] = std::max(l.key_widths[w], t.size());
+      ++w;
+    }
+    if (p["status"] != "ok") return;
+    const auto m = point_metrics(p, numerics);
+    for (const auto& [name, x] : m)
+      if (std::find(l.columns.begin(), l.columns.end(), name) == l.columns.end()) l.columns.push_back(name);
+    if (objectives.empty()) return;
+    for (const auto& c : objectives) {
+      const auto it = std::find_if(m.begin(), m.end(), [&](const auto& e) { return e.first == c; });
+      if (it == m.end()) throw std::out_of_range("point " + p["index"].dump() + " has no " + c);
+      v[i].push_back(it->second);
+    }
+    ok.push_back(i);
+  });
+  std::stable_sort(l.columns.begin(), l.columns.end(), metric_before);
+  if (!objectives.empty()) l.pareto = pareto_front(v, ok);
+  l.points = v.size();
+  return l;
+}
+
+std::string sweep_csv_header(const nlohmann::json& study, const SweepLayout& l) {
+  std::string csv = "index";
+  for (const auto& k : study["keys"]) csv += "," + csv_escape(k.get<std::string>());
+  csv += ",status,reason";
+  if (!study["objectives"].empty()) csv += ",pareto";
+  for (const auto& c : l.columns) csv += "," + csv_escape(csv_column(c));
+  return csv + "\n";
+}
+
+std::string sweep_csv_row(const nlohmann::json& study, const SweepLayout& l, const nlohmann::json& p) {
+  std::string csv = std::to_string(p["index"].get<uint64_t>());
+  for (const auto& k : study["keys"]) csv += "," + (p["point"].contains(k) ? csv_escape(value_text(p["point"][k])) : std::string());
+  csv += "," + p["status"].get<std::string>() + "," + csv_escape(p.value("reason", ""));
+  if (!study["objectives"].empty()) csv += "," + std::string(p.contains("pareto") ? (p["pareto"].get<bool>() ? "true" : "false") : "");
+  std::map<std::string, double> m;
+  if (p["status"] == "ok")
+    for (const auto& [k, x] : point_metrics(p, study["mode"] == "bit-accurate")) m[k] = x;
+  for (const auto& c : l.columns) csv += "," + (m.count(c) ? number(m[c]) : std::string());
+  return csv + "\n";
+}
+
+std::string sweep_table_header(const nlohmann::json& study, const SweepLayout& l) {
+  std::string t;
+  char b[256];
+  size_t i = 0;
+  for (const auto& k : study["keys"]) t += k.get<std::string>() + std::string(l.key_widths[i++] - k.get<std::string>().size() + 2, ' ');
+  if (!study["objectives"].empty()) t += "pareto  ";
+  for (const auto& c : table_columns(study["mode"] == "bit-accurate")) {
+    std::snprintf(b, sizeof b, "%*s  ", c.width, leaf(c.name).c_str());
+    t += b;
+  }
+  return t + "\n";
+}
+
+std::string sweep_table_row(const nlohmann::json& study, const SweepLayout& l, const nlohmann::json& p) {
+  std::string t;
+  char b[256];
+  size_t i = 0;
+  for (const auto& k : study["keys"]) {
+    const std::string v = p["point"].contains(k) ? value_text(p["point"][k]) : "-";
+    t += v + std::string(l.key_widths[i++] - v.size() + 2, ' ');
+  }
+  if (!study["objectives"].empty()) t += std::string(p.contains("pareto") && p["pareto"].get<bool>() ? "*       " : "        ");
+  if (p["status"] != "ok") return t + "infeasible: " + p["reason"].get<std::string>() + "\n";
+  const bool numerics = study["mode"] == "bit-accurate";
+  std::map<std::string, double> m;
+  for (const auto& [k, x] : point_metrics(p, numerics)) m[k] = x;
+  for (const auto& c : table_columns(numerics)) {
+    char v[64] = "-";  // not reported for this design (an fp32 datapath has no timed RTL)
+    if (m.count(c.name)) std::snprintf(v, sizeof v, c.format, m[c.name]);
+    std::snprintf(b, sizeof b, "%*s  ", c.width, v);
+    t += b;
+  }
+  return t + "\n";
+}
+
+void with_pareto(const nlohmann::json& study, const SweepLayout& l, size_t position, nlohmann::json& p) {
+  if (!study["objectives"].empty() && p["status"] == "ok") p["pareto"] = static_cast<bool>(l.pareto.at(position));
+}
+
+namespace {
+PointSource points_of(const json& sweep) {
+  return [&sweep](const PointVisitor& visit) {
+    for (const json& p : sweep["points"]) visit(p);
+  };
+}
+}  // namespace
+
+void mark_pareto(json& sweep) {
+  const SweepLayout l = scan_sweep(sweep["study"], points_of(sweep));
+  for (size_t i = 0; i < sweep["points"].size(); ++i) with_pareto(sweep["study"], l, i, sweep["points"][i]);
 }
 
 json sweep_json(const std::vector<std::string>& keys, const std::vector<std::string>& objectives, bool numerics,
@@ -152,26 +294,9 @@ json sweep_json(const std::vector<std::string>& keys, const std::vector<std::str
 }
 
 std::string sweep_csv(const json& sweep) {
-  const std::vector<std::string> cols = columns(sweep);
-  const bool pareto = !sweep["study"]["objectives"].empty();
-  std::string csv = "index";
-  for (const auto& k : sweep["study"]["keys"]) csv += "," + csv_escape(k.get<std::string>());
-  csv += ",status,reason";
-  if (pareto) csv += ",pareto";
-  for (const auto& c : cols) csv += "," + csv_escape(csv_column(c));
-  csv += "\n";
-  for (const json& p : sweep["points"]) {
-    csv += std::to_string(p["index"].get<uint64_t>());
-    for (const auto& k : sweep["study"]["keys"])
-      csv += "," + (p["point"].contains(k) ? csv_escape(value_text(p["point"][k])) : std::string());
-    csv += "," + p["status"].get<std::string>() + "," + csv_escape(p.value("reason", ""));
-    if (pareto) csv += "," + std::string(p.contains("pareto") ? (p["pareto"].get<bool>() ? "true" : "false") : "");
-    std::map<std::string, double> m;
-    if (p["status"] == "ok")
-      for (const auto& [k, x] : sweep_metrics(p["report"], sweep["study"]["mode"] == "bit-accurate")) m[k] = x;
-    for (const auto& c : cols) csv += "," + (m.count(c) ? number(m[c]) : std::string());
-    csv += "\n";
-  }
+  const SweepLayout l = scan_sweep(sweep["study"], points_of(sweep));
+  std::string csv = sweep_csv_header(sweep["study"], l);
+  for (const json& p : sweep["points"]) csv += sweep_csv_row(sweep["study"], l, p);
   return csv;
 }
 
@@ -209,62 +334,9 @@ std::string compare_csv(const json& comparison) {
 }
 
 std::string sweep_table(const json& sweep) {
-  const bool numerics = sweep["study"]["mode"] == "bit-accurate";
-  const bool pareto = !sweep["study"]["objectives"].empty();
-  struct Col {
-    const char* name;
-    const char* format;
-    int width;
-  };
-  // Columns by the report's leaf names (the CSV has their paths and units).
-  std::vector<Col> cols = {{"timing.cycles", "%.15g", 12},          {"timing.time_us", "%.1f", 10},
-                           {"traffic.dram_bytes_read", "%.0f", 15}, {"traffic.dram_bytes_written", "%.0f", 18},
-                           {"area.sram_required_bytes", "%.0f", 19}, {"area.total_mm2", "%.4f", 9},
-                           {"energy.total_uj", "%.4g", 9}, {"energy.leakage_uj", "%.4g", 10},
-                           {"timing_closure.fmax_ghz", "%.3g", 8}};
-  if (numerics) {
-    cols.push_back({"numerics.rel_l2_error", "%.4g", 12});
-    cols.push_back({"numerics.max_ulp_error", "%.4g", 13});
-  }
-  auto leaf = [](const char* path) { return std::string(path).substr(std::string(path).find('.') + 1); };
-  std::vector<size_t> widths;
-  for (const auto& k : sweep["study"]["keys"]) {
-    size_t w = k.get<std::string>().size();
-    for (const json& p : sweep["points"])
-      if (p["point"].contains(k)) w = std::max(w, value_text(p["point"][k]).size());
-    widths.push_back(w);
-  }
-  std::string t;
-  char b[256];
-  size_t i = 0;
-  for (const auto& k : sweep["study"]["keys"]) t += k.get<std::string>() + std::string(widths[i++] - k.get<std::string>().size() + 2, ' ');
-  if (pareto) t += "pareto  ";
-  for (const auto& c : cols) {
-    std::snprintf(b, sizeof b, "%*s  ", c.width, leaf(c.name).c_str());
-    t += b;
-  }
-  t += "\n";
-  for (const json& p : sweep["points"]) {
-    i = 0;
-    for (const auto& k : sweep["study"]["keys"]) {
-      const std::string v = p["point"].contains(k) ? value_text(p["point"][k]) : "-";
-      t += v + std::string(widths[i++] - v.size() + 2, ' ');
-    }
-    if (pareto) t += std::string(p.contains("pareto") && p["pareto"].get<bool>() ? "*       " : "        ");
-    if (p["status"] != "ok") {
-      t += "infeasible: " + p["reason"].get<std::string>() + "\n";
-      continue;
-    }
-    std::map<std::string, double> m;
-    for (const auto& [k, x] : sweep_metrics(p["report"], numerics)) m[k] = x;
-    for (const auto& c : cols) {
-      char v[64] = "-";  // not reported for this design (an fp32 datapath has no timed RTL)
-      if (m.count(c.name)) std::snprintf(v, sizeof v, c.format, m[c.name]);
-      std::snprintf(b, sizeof b, "%*s  ", c.width, v);
-      t += b;
-    }
-    t += "\n";
-  }
+  const SweepLayout l = scan_sweep(sweep["study"], points_of(sweep));
+  std::string t = sweep_table_header(sweep["study"], l);
+  for (const json& p : sweep["points"]) t += sweep_table_row(sweep["study"], l, p);
   return t;
 }
 

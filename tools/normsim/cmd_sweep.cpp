@@ -6,6 +6,8 @@
 // is a forked child. `normsim merge` shares the output writer.
 #include <spdlog/spdlog.h>
 
+#include <malloc.h>
+
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -21,6 +23,7 @@
 #include "sim/config/printable.hpp"
 #include "sim/config/sweep_grid.hpp"
 #include "sim/report/asic_report.hpp"
+#include "sim/report/sweep_journal.hpp"
 #include "sim/report/sweep_report.hpp"
 
 namespace normsim::cli {
@@ -31,8 +34,9 @@ struct SweepArgs {
   InputArgs in;
   AsicFlags asic;
   std::vector<std::pair<bool, std::string>> axes;  ///< (zip?, text) in command-line order
-  std::string study, out_dir, plot, shard, objectives;
-  bool numerics = false, json = false, progress = false, allow_overflow = false;
+  std::string study, out_dir, plot, shard, objectives, resume;
+  bool numerics = false, json = false, progress = false, allow_overflow = false, full_reports = false;
+  int64_t sample_rows = 0;  ///< --numerics on this many rows (0: every row)
   int jobs = 0;
   int slurm = 0;  ///< shards of a Slurm array job (0: run here)
 };
@@ -57,6 +61,8 @@ std::string sweep_arguments(const SweepArgs& a) {
   if (a.numerics) v.push_back("--numerics");
   if (a.allow_overflow) v.push_back("--allow-overflow");
   if (a.asic.no_fast_forward) v.push_back("--no-fast-forward");
+  if (a.full_reports) v.push_back("--full-reports");
+  if (a.sample_rows) v.insert(v.end(), {"--sample-rows", std::to_string(a.sample_rows)});
   if (!a.objectives.empty()) v.insert(v.end(), {"--objectives", a.objectives});
   std::string out;
   for (const auto& w : v) out += " " + shell_quote(w);
@@ -70,8 +76,15 @@ std::string self_path() {
   return ec ? std::string("normsim") : p.string();
 }
 
-// `--slurm N`: the array job of N shards, the dependent merge, and the
-// script that submits both, written under DIR/slurm.
+// `--slurm N`: the array job of N shards and a finishing job, and the
+// script that submits both, written under DIR/slurm. A shard whose journal
+// exists resumes it (a retried task recomputes nothing); the finishing job
+// runs after every task has ended, merges when every shard is complete, and
+// otherwise resubmits the incomplete shards with another finishing job after
+// them, at most `kSlurmRetries` times.
+constexpr int kSlurmRetries = 3;
+constexpr size_t kPointsPerChild = 32;
+
 int write_slurm_job(const SweepArgs& a, size_t points) {
   const std::filesystem::path out = std::filesystem::absolute(a.out_dir);
   const std::filesystem::path dir = out / "slurm";
@@ -79,38 +92,56 @@ int write_slurm_job(const SweepArgs& a, size_t points) {
   const std::string cwd = std::filesystem::current_path().string();
   const int cpus = a.jobs > 0 ? a.jobs : 1;
   const std::string n = std::to_string(a.slurm);
+  const std::string shards = shell_quote((out / "shards").string());
   const std::string shard =
       "#!/bin/bash\n"
-      "# One shard of a normsim sweep (" + std::to_string(points) + " points in " + n + " interleaved shards).\n"
+      "# One shard of a normsim sweep (" + std::to_string(points) + " points in " + n + " interleaved shards);\n"
+      "# a retried task resumes the shard's journal.\n"
       "#SBATCH --job-name=normsim-sweep\n"
       "#SBATCH --array=0-" + std::to_string(a.slurm - 1) + "\n"
       "#SBATCH --cpus-per-task=" + std::to_string(cpus) + "\n"
       "#SBATCH --chdir=" + cwd + "\n"
       "#SBATCH --output=" + (dir / "shard-%a.log").string() + "\n"
+      "#SBATCH --open-mode=append\n"
       "set -euo pipefail\n"
-      "exec " + exe + " sweep" + args + " -j " + std::to_string(cpus) + " --shard \"$SLURM_ARRAY_TASK_ID/" + n + "\" --out " +
-      shell_quote((out / "shards").string()) + " -q\n";
-  const std::string merge =
+      "i=$SLURM_ARRAY_TASK_ID\n"
+      "if [ -s " + shards + "/sweep-shard-$i-of-" + n + ".jsonl ]; then\n"
+      "  exec " + exe + " sweep --resume " + shards + " --shard \"$i/" + n + "\" -j " + std::to_string(cpus) + " -q\n"
+      "fi\n"
+      "exec " + exe + " sweep" + args + " -j " + std::to_string(cpus) + " --shard \"$i/" + n + "\" --out " + shards + " -q\n";
+  const std::string finish =
       "#!/bin/bash\n"
-      "# The merge of a normsim sweep's shards: exactly what the sweep run whole writes.\n"
+      "# After every shard task has ended: the merge when every shard is complete, else the\n"
+      "# incomplete shards again and this job after them (round $1 of at most " + std::to_string(kSlurmRetries) + " retries).\n"
       "#SBATCH --job-name=normsim-merge\n"
       "#SBATCH --chdir=" + cwd + "\n"
       "#SBATCH --output=" + (dir / "merge.log").string() + "\n"
-      "set -euo pipefail\n"
-      "exec " + exe + " merge " + shell_quote((out / "shards").string()) + " --out " + shell_quote(out.string()) +
-      (a.plot.empty() ? std::string() : " --plot " + shell_quote(std::filesystem::absolute(a.plot).string())) + " -q\n";
+      "#SBATCH --open-mode=append\n"
+      "set -uo pipefail\n"
+      "round=${1:-0}\n"
+      "incomplete=$(" + exe + " merge " + shards + " --incomplete-of " + n + ") || exit 1\n"
+      "if [ -z \"$incomplete\" ]; then\n"
+      "  exec " + exe + " merge " + shards + " --out " + shell_quote(out.string()) +
+      (a.plot.empty() ? std::string() : " --plot " + shell_quote(std::filesystem::absolute(a.plot).string())) + " -q\n"
+      "fi\n"
+      "if [ \"$round\" -ge " + std::to_string(kSlurmRetries) + " ]; then\n"
+      "  echo \"normsim sweep: shards $incomplete still incomplete after " + std::to_string(kSlurmRetries) + " retries\" >&2; exit 1\n"
+      "fi\n"
+      "echo \"normsim sweep: round $((round + 1)): shards $incomplete again\"\n"
+      "array=$(sbatch --parsable --array=\"$incomplete\" " + shell_quote((dir / "shard.sbatch").string()) + ")\n"
+      "sbatch --parsable --dependency=afterany:${array%%;*} " + shell_quote((dir / "finish.sbatch").string()) + " $((round + 1)) >/dev/null\n";
   const std::string submit =
       "#!/bin/bash\n"
-      "# Submits the sweep's " + n + " shards as one array job and the merge after them (afterok).\n"
+      "# Submits the sweep's " + n + " shards as one array job and the finishing job after them (afterany).\n"
       "set -euo pipefail\n"
       "array=$(sbatch --parsable " + shell_quote((dir / "shard.sbatch").string()) + ")\n"
-      "merge=$(sbatch --parsable --dependency=afterok:${array%%;*} " + shell_quote((dir / "merge.sbatch").string()) + ")\n"
-      "echo \"normsim sweep: array job $array (" + n + " shards), merge job $merge -> " + (out / "sweep.json").string() + "\"\n";
+      "finish=$(sbatch --parsable --dependency=afterany:${array%%;*} " + shell_quote((dir / "finish.sbatch").string()) + " 0)\n"
+      "echo \"normsim sweep: array job $array (" + n + " shards), finishing job $finish -> " + (out / "sweep.json").string() + "\"\n";
   write_report_file(dir.string(), "shard.sbatch", shard);
-  write_report_file(dir.string(), "merge.sbatch", merge);
+  write_report_file(dir.string(), "finish.sbatch", finish);
   write_report_file(dir.string(), "submit.sh", submit);
-  std::cout << "normsim sweep: " << points << " points as a Slurm array of " << n << " shards and a merge\n"
-            << "  " << (dir / "shard.sbatch").string() << "\n  " << (dir / "merge.sbatch").string() << "\n"
+  std::cout << "normsim sweep: " << points << " points as a Slurm array of " << n << " shards and a finishing merge\n"
+            << "  " << (dir / "shard.sbatch").string() << "\n  " << (dir / "finish.sbatch").string() << "\n"
             << "submit with: bash " << (dir / "submit.sh").string() << "\n";
   return kExitOk;
 }
@@ -141,7 +172,80 @@ std::pair<size_t, size_t> parse_shard(const std::string& s) {
   throw config::ConfigError("sweep: --shard '" + s + "': expected i/n with 0 <= i < n <= 100000 (allowed: 0/4, 1/4, 2/4, 3/4 for four shards)");
 }
 
-int sweep(const SweepArgs& a) {
+// The sweep's own arguments as its journal keeps them, for --resume.
+nlohmann::json arguments_json(const SweepArgs& a) {
+  return {{"workload", a.in.workload}, {"arch", a.in.arch},       {"sets", a.in.sets},
+          {"study", a.study},         {"path", a.asic.path},     {"numerics", a.numerics},
+          {"allow_overflow", a.allow_overflow}, {"objectives", a.objectives}, {"no_fast_forward", a.asic.no_fast_forward},
+          {"full_reports", a.full_reports},     {"axes", [&] {
+             nlohmann::json v = nlohmann::json::array();
+             for (const auto& [zip, text] : a.axes) v.push_back({{"zip", zip}, {"text", text}});
+             return v;
+           }()}};
+}
+
+// --resume DIR: the arguments the journal was started with; the flags given
+// now that only say how to run (-j, --progress, --json) are kept.
+SweepArgs resumed_arguments(const SweepArgs& now, const nlohmann::json& j, const std::string& file) {
+  SweepArgs a = now;
+  try {
+    a.in.workload = j.at("workload").get<std::string>();
+    a.in.arch = j.at("arch").get<std::string>();
+    a.in.sets = j.at("sets").get<std::vector<std::string>>();
+    a.study = j.at("study").get<std::string>();
+    a.asic.path = j.at("path").get<std::string>();
+    a.numerics = j.at("numerics").get<bool>();
+    a.allow_overflow = j.at("allow_overflow").get<bool>();
+    a.objectives = j.at("objectives").get<std::string>();
+    a.asic.no_fast_forward = j.at("no_fast_forward").get<bool>();
+    a.full_reports = j.at("full_reports").get<bool>();
+    a.axes.clear();
+    for (const auto& x : j.at("axes")) a.axes.push_back({x.at("zip").get<bool>(), x.at("text").get<std::string>()});
+  } catch (const nlohmann::json::exception& e) {
+    throw config::ConfigError(file + ": key 'sweep.arguments': " + e.what() + " (allowed: a journal normsim sweep writes)");
+  }
+  return a;
+}
+
+// One finished point as its journal line: its figures (and whole report on
+// request); a bit-accurate design whose formats saturate is not one to rank.
+nlohmann::json point_record(const nlohmann::json& row, const nlohmann::json& report, const SweepArgs& a) {
+  nlohmann::json p = row;
+  if (a.numerics && !a.allow_overflow) {
+    std::string stages;
+    const nlohmann::json overflow = report["numerics"].value("overflow", nlohmann::json::object());
+    for (const auto& [stage, v] : overflow.items())
+      if (v.is_number() && v.get<double>() > 0) stages += (stages.empty() ? "" : ", ") + stage + " " + v.dump();
+    if (!stages.empty()) {
+      p["status"] = "infeasible";
+      p["reason"] = "saturates: " + stages + " values (allowed: formats that hold the data, or --allow-overflow to rank it)";
+      return p;
+    }
+  }
+  p["status"] = "ok";
+  p["figures"] = report::point_figures(report, a.numerics);
+  if (a.full_reports) p["report"] = report;
+  return p;
+}
+
+int sweep(const SweepArgs& given) {
+  // --resume DIR: the journal's arguments; its shard from --shard.
+  SweepArgs a = given;
+  std::optional<report::SweepJournal> resume;
+  if (!given.resume.empty()) {
+    if (!given.in.workload.empty() || !given.in.arch.empty() || !given.study.empty() || !given.axes.empty() || !given.in.sets.empty() ||
+        !given.out_dir.empty() || given.slurm)
+      throw config::ConfigError("sweep: --resume DIR takes the study from DIR's journal (allowed: --resume DIR with -j, --shard, --progress, --json, --plot)");
+    size_t shard = 0, shards = 1;
+    if (!given.shard.empty()) std::tie(shard, shards) = parse_shard(given.shard);
+    const std::string file = (std::filesystem::path(given.resume) / report::journal_name(shard, shards)).string();
+    if (!std::filesystem::exists(file))
+      throw config::ConfigError("sweep: --resume '" + config::printable(given.resume) + "': no " + report::journal_name(shard, shards) +
+                                " there (allowed: the --out of an interrupted sweep; --shard i/n for a shard's)");
+    resume = report::read_sweep_journal_file(file);
+    a = resumed_arguments(given, resume->header["sweep"].value("arguments", nlohmann::json::object()), file);
+    a.out_dir = given.resume;
+  }
   // The study: a file, the flags on top of it.
   config::Grid grid;
   InputArgs in = a.in;
@@ -162,6 +266,8 @@ int sweep(const SweepArgs& a) {
     throw config::ConfigError("sweep: --plot needs two or more --objectives (allowed: e.g. --objectives cycles,area,energy)");
   if (a.allow_overflow && !a.numerics)
     throw config::ConfigError("sweep: --allow-overflow without --numerics (allowed: with --numerics; timing-only points have no overflow)");
+  if (a.sample_rows && !a.numerics)
+    throw config::ConfigError("sweep: --sample-rows without --numerics (allowed: with --numerics; timing-only points compute no error)");
   check_out_dir(a.out_dir);
   if (!a.plot.empty()) check_output_file("--plot", a.plot, ".png", "pareto.png", a.out_dir);
 
@@ -175,18 +281,21 @@ int sweep(const SweepArgs& a) {
   }
   if (!a.shard.empty()) {
     std::tie(shard, shards) = parse_shard(a.shard);
-    if (a.out_dir.empty()) throw config::ConfigError("sweep: --shard needs --out (the shard's file is merged by `normsim merge`)");
+    if (a.out_dir.empty()) throw config::ConfigError("sweep: --shard needs --out (the shard's journal is merged by `normsim merge`)");
+    if (a.json || !a.plot.empty()) throw config::ConfigError("sweep: --shard with --json or --plot (allowed: them on `normsim merge`)");
   }
 
   // Validate every point of this shard in the parent: bad input is exit 2
   // before anything runs; a design that cannot be built is a row.
   AsicFlags flags = a.asic;
   flags.no_numerics = !a.numerics;
-  const asic::AsicOptions o = asic_options(flags);
-  std::vector<nlohmann::json> rows;
+  asic::AsicOptions o = asic_options(flags);
+  o.sample_rows = a.sample_rows;
+  std::vector<nlohmann::json> rows;  // this shard's points: index, point, and status and reason if infeasible
   std::vector<InputArgs> point_inputs;  // loaded again in the child: a point's files are small
-  std::vector<size_t> feasible;  // rows that run
   (void)load_inputs(in);  // the study's own configs, before any point's: the report names them
+  const nlohmann::json study_inputs = {{"workload", in.workload}, {"arch", in.arch}, {"sets", in.sets},
+                                       {"path", a.asic.path}, {"configs", report::configs_json(report::current_stamp().configs)}};
   for (size_t p = shard; p < points.size(); p += shards) {
     nlohmann::json row = {{"index", p}, {"point", nlohmann::json::object()}};
     InputArgs pin = in;
@@ -202,8 +311,6 @@ int sweep(const SweepArgs& a) {
     }
     try {
       (void)asic::resolve_asic_config(inp.workload, inp.arch, o);
-      row["status"] = "ok";
-      feasible.push_back(rows.size());
     } catch (const config::ConfigError& e) {
       row["status"] = "infeasible";
       row["reason"] = e.what();
@@ -211,8 +318,54 @@ int sweep(const SweepArgs& a) {
     rows.push_back(std::move(row));
     point_inputs.push_back(std::move(pin));
   }
-
+  if (shards == 1) {
+    const bool any = std::any_of(rows.begin(), rows.end(), [](const nlohmann::json& r) { return !r.contains("status"); });
+    if (!any) check_some_point_ran(rows);  // the error is the one line
+  }
   if (a.slurm) return write_slurm_job(a, points.size());
+
+  nlohmann::json study = report::sweep_json(keys, objectives, a.numerics, {})["study"];
+  study["points"] = points.size();
+  study["inputs"] = study_inputs;
+  // The journal: new, or the interrupted one (of this very study).
+  namespace fs = std::filesystem;
+  const bool temporary = a.out_dir.empty();  // no --out: a journal for this run only
+  std::string dir = a.out_dir;
+  if (temporary) {
+    std::string tmpl = (fs::temp_directory_path() / "normsim-sweep.XXXXXX").string();
+    if (!mkdtemp(tmpl.data())) throw std::runtime_error("sweep: cannot make a temporary directory for its journal");
+    dir = tmpl;
+  }
+  struct RemoveTemporary {
+    bool on;
+    std::string dir;
+    ~RemoveTemporary() {
+      std::error_code ec;
+      if (on) fs::remove_all(dir, ec);
+    }
+  } cleanup{temporary, dir};
+  const std::string journal_file = (fs::path(dir) / report::journal_name(shard, shards)).string();
+  const nlohmann::json sweep_info = {{"arguments", arguments_json(a)},
+                                     {"command", resume ? resume->header["sweep"]["command"] : nlohmann::json(report::current_stamp().command)}};
+  if (resume) {
+    if (resume->study != study || resume->shard != shard || resume->shards != shards)
+      throw config::ConfigError(resume->file + ": the study differs from the one its arguments give now (its files or normsim changed) " +
+                                "(allowed: --resume with the files the sweep started with; or a new sweep)");
+    report::current_stamp().command = resume->header["sweep"]["command"].get<std::vector<std::string>>();
+  }
+  report::SweepJournalWriter journal(journal_file, report::journal_header(study, shard, shards, sweep_info), resume ? &*resume : nullptr);
+  // What is left to do: infeasible rows written now, the rest run.
+  std::vector<size_t> todo;
+  size_t already = 0;
+  for (size_t k = 0; k < rows.size(); ++k) {
+    if (resume && resume->lines.count(rows[k]["index"].get<size_t>())) {
+      ++already;
+      continue;
+    }
+    if (rows[k].contains("status")) journal.add(rows[k]);
+    else todo.push_back(k);
+  }
+  if (resume) spdlog::info("sweep: resuming {}: {} of {} points done, {} to run", resume->file, already, rows.size(), todo.size());
 
   const int jobs = a.jobs > 0 ? a.jobs : std::max(1u, std::thread::hardware_concurrency());
   // Points done / total, rate and ETA on the progress line.
@@ -222,78 +375,78 @@ int sweep(const SweepArgs& a) {
   int failed = 0;
   const auto t0 = std::chrono::steady_clock::now();
   auto tick = [&] {
-    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    const double rate = s > 0 ? static_cast<double>(done) / s : 0;
+    const double sec = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const double rate = sec > 0 ? static_cast<double>(done) / sec : 0;
     char text[128];
-    std::snprintf(text, sizeof text, "%zu/%zu points, %.1f points/s, ETA %.0f s", done, feasible.size(), rate,
-                  rate > 0 ? static_cast<double>(feasible.size() - done) / rate : 0.0);
+    std::snprintf(text, sizeof text, "%zu/%zu points, %.1f points/s, ETA %.0f s", done, todo.size(), rate,
+                  rate > 0 ? static_cast<double>(todo.size() - done) / rate : 0.0);
     progress.status(text);
   };
+  // The validation above leaves the heap full of freed chunks; consolidated
+  // here once, not by every forked child's first malloc (each would copy
+  // the pages it walks).
+  malloc_trim(0);
+  // Points run in batches, one forked child a batch: each child elaborates
+  // a point after another (run_asic takes a fresh SystemC context for each),
+  // so a fork's copied pages are paid once a batch.
+  const size_t batch = std::clamp<size_t>(todo.size() / (static_cast<size_t>(jobs) * 8), 1, kPointsPerChild);
+  const size_t batches = (todo.size() + batch - 1) / batch;
   asic::run_isolated_pool(
-      feasible.size(), jobs,
-      [&](size_t k) {
-        const Inputs inp = load_inputs(point_inputs[feasible[k]]);
-        const nlohmann::json r = report::asic_report_json(asic::run_asic(inp.workload, inp.arch, o));
-        check_report(r, "report");
-        return r.dump();
+      batches, jobs,
+      [&](size_t b) {
+        std::string lines;
+        for (size_t k = b * batch; k < std::min(todo.size(), (b + 1) * batch); ++k) {
+          const std::string at = "point " + rows[todo[k]]["point"].dump() + ": ";
+          try {
+            const Inputs inp = load_inputs(point_inputs[todo[k]]);
+            const nlohmann::json r = report::asic_report_json(asic::run_asic(inp.workload, inp.arch, o));
+            check_report(r, "report");
+            lines += point_record(rows[todo[k]], r, a).dump() + "\n";
+          } catch (const config::ConfigError& e) {
+            throw config::ConfigError(at + e.what());
+          } catch (const config::CheckFailure& e) {
+            throw config::CheckFailure(at + e.what());
+          } catch (const std::exception& e) {
+            throw std::runtime_error(at + e.what());
+          }
+        }
+        return lines;
       },
-      [&](size_t k) { return "sweep point " + rows[feasible[k]]["point"].dump(); },
-      [&](size_t k, int rc, std::string&& text) {
+      [&](size_t) { return std::string("sweep"); },
+      [&](size_t b, int rc, std::string&& text) {
         if (rc != 0) {
           if (!failed) failed = rc;
         } else {
-          rows[feasible[k]]["report"] = nlohmann::json::parse(text);
+          for (size_t at = 0; at < text.size();) {
+            const size_t end = text.find('\n', at);
+            journal.add(nlohmann::json::parse(text.substr(at, end - at)));
+            at = end + 1;
+          }
         }
-        ++done;
+        done += std::min(todo.size(), (b + 1) * batch) - b * batch;
         tick();
       });
   progress.finish();
   if (failed) return failed;
-  // Bit-accurate: a design whose formats saturate is not a design to rank.
-  if (a.numerics && !a.allow_overflow)
-    for (size_t i : feasible) {
-      nlohmann::json& row = rows[i];
-      std::string stages;
-      const nlohmann::json overflow = row["report"]["numerics"].value("overflow", nlohmann::json::object());
-      for (const auto& [stage, v] : overflow.items())
-        if (v.is_number() && v.get<double>() > 0) stages += (stages.empty() ? "" : ", ") + stage + " " + v.dump();
-      if (stages.empty()) continue;
-      row["status"] = "infeasible";
-      row["reason"] = "saturates: " + stages + " values (allowed: formats that hold the data, or --allow-overflow to rank it)";
-    }
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  size_t ran = 0;
-  for (const auto& r : rows) ran += r["status"] == "ok";
-  if (shards == 1 && ran == 0) check_some_point_ran(rows);  // the error is the one line
-  spdlog::info("sweep: {} points ({} infeasible) in {:.2f} s on {} jobs{}", rows.size(), rows.size() - ran, seconds, jobs,
+  spdlog::info("sweep: {} points ({} run now) in {:.2f} s on {} jobs{}", rows.size(), todo.size(), seconds, jobs,
                a.numerics ? ", bit-accurate" : ", timing only");
-
-  const nlohmann::json study_inputs = {{"workload", in.workload}, {"arch", in.arch}, {"sets", in.sets},
-                                       {"path", a.asic.path}, {"configs", report::configs_json(report::current_stamp().configs)}};
   if (shards > 1) {
-    nlohmann::json s = report::sweep_json(keys, objectives, a.numerics, {});
-    s["study"]["points"] = points.size();
-    s["study"]["inputs"] = study_inputs;
-    s["shard"] = {{"index", shard}, {"count", shards}};
-    s["points"] = rows;
-    const std::string name = "sweep-shard-" + std::to_string(shard) + "-of-" + std::to_string(shards) + ".json";
-    write_report_file(a.out_dir, name, s.dump() + "\n");
-    spdlog::info("sweep: shard {}/{} written to {}/{}", shard, shards, a.out_dir, name);
+    spdlog::info("sweep: shard {}/{} written to {}", shard, shards, journal_file);
     return kExitOk;
   }
-  nlohmann::json all = report::sweep_json(keys, objectives, a.numerics, std::move(rows));
-  all["study"]["inputs"] = study_inputs;
-  return write_sweep_outputs(all, a.out_dir, a.json, a.plot);
+  std::vector<report::SweepJournal> one;
+  one.push_back(report::read_sweep_journal_file(journal_file));
+  return write_sweep_outputs(report::check_journal_set(std::move(one)), temporary ? "" : a.out_dir, a.json, a.plot);
 }
 
-// The Pareto front drawn from the JSON by tools/sweep/pareto_plot.py
-// (matplotlib); the script's error, if any, becomes the one line.
-void draw_pareto_plot(const nlohmann::json& all, const std::string& plot) {
+// The Pareto front drawn from the sweep's JSON (written to `sweep_json`,
+// removed here) by tools/sweep/pareto_plot.py (matplotlib); the script's
+// error, if any, becomes the one line.
+void draw_pareto_plot(const std::string& sweep_json, const std::string& plot) {
   namespace fs = std::filesystem;
-  const std::string tmp = plot + ".sweep.json.tmp", err = plot + ".stderr.tmp";
-  write_report_file(fs::path(tmp).parent_path().empty() ? "." : fs::path(tmp).parent_path().string(),
-                    fs::path(tmp).filename().string(), all.dump() + "\n");
-  const std::string cmd = "/usr/bin/python3 " + shell_quote(data_path("tools/sweep/pareto_plot.py")) + " " + shell_quote(tmp) +
+  const std::string err = plot + ".stderr.tmp";
+  const std::string cmd = "/usr/bin/python3 " + shell_quote(data_path("tools/sweep/pareto_plot.py")) + " " + shell_quote(sweep_json) +
                           " " + shell_quote(plot) + " 2>" + shell_quote(err);
   const int rc = std::system(cmd.c_str());
   std::string last;
@@ -301,7 +454,7 @@ void draw_pareto_plot(const nlohmann::json& all, const std::string& plot) {
     for (std::string line; std::getline(in, line);)
       if (!line.empty()) last = line;
   std::error_code ec;
-  fs::remove(tmp, ec);
+  fs::remove(sweep_json, ec);
   fs::remove(err, ec);
   if (rc != 0)
     throw config::ConfigError("sweep: --plot '" + config::printable(plot) + "': the plot script failed" +
@@ -311,23 +464,82 @@ void draw_pareto_plot(const nlohmann::json& all, const std::string& plot) {
 
 }  // namespace
 
-void check_some_point_ran(const nlohmann::json& points) {
+void check_some_point_ran(const std::vector<nlohmann::json>& points) {
   for (const auto& p : points)
-    if (p["status"] == "ok") return;
+    if (p.value("status", "ok") == "ok") return;
   const auto& p = points.at(0);
   throw config::ConfigError("sweep: no point could be built; point " + p["point"].dump() + ": " + p["reason"].get<std::string>());
 }
 
-int write_sweep_outputs(const nlohmann::json& all, const std::string& out_dir, bool json, const std::string& plot) {
-  check_some_point_ran(all["points"]);
-  // The plot first: a failing plot leaves no report behind.
-  if (!plot.empty()) draw_pareto_plot(all, plot);
-  if (!out_dir.empty()) {
-    write_report_file(out_dir, "sweep.json", report::report_text(all, 2) + "\n");
-    write_report_file(out_dir, "sweep.csv", report::sweep_csv(all));
+int write_sweep_outputs(const report::SweepJournalSet& set, const std::string& out_dir, bool json, const std::string& plot) {
+  namespace fs = std::filesystem;
+  const report::PointSource points = set.points();
+  const nlohmann::json& study = set.study;
+  report::SweepLayout layout;
+  try {
+    layout = report::scan_sweep(study, points);
+  } catch (const std::out_of_range& e) {
+    throw config::ConfigError(set.journals.front().file + ": a point lacks a figure the study ranks (" + std::string(e.what()) +
+                              ") (allowed: journals normsim sweep writes)");
   }
-  if (json) std::cout << report::report_text(all) << "\n";
-  else std::cout << report::sweep_table(all);
+  if (layout.columns.empty()) {  // no point ran: the first one's reason is the error
+    std::vector<nlohmann::json> first;
+    points([&](const nlohmann::json& p) {
+      if (first.empty()) first.push_back(p);
+    });
+    check_some_point_ran(first);
+  }
+  // sweep.json: the stamp and the study as report_text writes them, then a
+  // point a line, in index order.
+  std::string head = report::report_text({{"study", study}}, 2);
+  head.resize(head.rfind('}'));
+  while (!head.empty() && (head.back() == '\n' || head.back() == ' ')) head.pop_back();
+  head += ",\n  \"points\": [\n";
+  const std::string tail = "\n  ]\n}\n";
+  // Every output in one pass: each file through a temporary renamed into
+  // place at the end (a failed run leaves no half report), stdout as it goes.
+  std::ofstream json_file, csv_file;
+  const std::string json_path = out_dir.empty() ? "" : (fs::path(out_dir) / "sweep.json").string();
+  const std::string csv_path = out_dir.empty() ? "" : (fs::path(out_dir) / "sweep.csv").string();
+  std::string plot_json = plot.empty() ? "" : plot + ".sweep.json.tmp";
+  std::ofstream plot_file;
+  if (!out_dir.empty()) {
+    std::error_code ec;
+    fs::create_directories(out_dir, ec);
+    json_file.open(json_path + ".tmp", std::ios::binary);
+    csv_file.open(csv_path + ".tmp", std::ios::binary);
+    if (!json_file || !csv_file) throw std::runtime_error(out_dir + ": cannot write sweep.json and sweep.csv");
+  }
+  if (!plot_json.empty()) plot_file.open(plot_json, std::ios::binary);
+  auto to_json = [&](const std::string& text) {
+    if (json_file.is_open()) json_file << text;
+    if (plot_file.is_open()) plot_file << text;
+    if (json) std::cout << text;
+  };
+  to_json(head);
+  if (csv_file.is_open()) csv_file << report::sweep_csv_header(study, layout);
+  if (!json) std::cout << report::sweep_table_header(study, layout);
+  size_t position = 0;
+  points([&](const nlohmann::json& p) {
+    nlohmann::json point = p;
+    report::with_pareto(study, layout, position, point);
+    to_json(std::string(position ? ",\n" : "") + "    " + point.dump());
+    if (csv_file.is_open()) csv_file << report::sweep_csv_row(study, layout, point);
+    if (!json) std::cout << report::sweep_table_row(study, layout, point);
+    ++position;
+  });
+  to_json(tail);
+  if (plot_file.is_open()) {
+    plot_file.close();
+    draw_pareto_plot(plot_json, plot);
+  }
+  if (json_file.is_open()) {
+    json_file.close();
+    csv_file.close();
+    if (!json_file || !csv_file) throw std::runtime_error(out_dir + ": writing sweep.json and sweep.csv failed");
+    fs::rename(json_path + ".tmp", json_path);
+    fs::rename(csv_path + ".tmp", csv_path);
+  }
   return kExitOk;
 }
 
@@ -358,7 +570,11 @@ Command add_sweep(CLI::App& app) {
   c->add_option("--slurm", a->slurm, "write a Slurm array job of N shards and a dependent merge into --out/slurm (submit.sh submits both)")
       ->check(CLI::Range(1, 100000));
   c->add_flag("--progress", a->progress, "progress on stderr even when it is not a terminal");
-  c->add_option("--out", a->out_dir, "directory for sweep.json and sweep.csv (a shard's file with --shard)");
+  c->add_option("--out", a->out_dir, "directory for sweep.json, sweep.csv and the journal sweep.jsonl (a shard's journal with --shard)");
+  c->add_option("--resume", a->resume, "continue the interrupted sweep whose --out is DIR (its journal's study; with --shard i/n, that shard's)");
+  c->add_flag("--full-reports", a->full_reports, "keep each point's whole run report in sweep.json (default: its figures)");
+  add_int_option(c, "--sample-rows", a->sample_rows, 1, int64_t{1} << 40,
+                 "--numerics on N rows spread over the workload (the error's spread over them reported)");
   c->add_flag("--json", a->json, "print the sweep as one JSON object on stdout");
   return {c, [a] { return sweep(*a); }};
 }

@@ -3,6 +3,8 @@
 // the workload/arch loading that run, compare, sweep and area have in common.
 #pragma once
 
+#include "sim/report/sweep_journal.hpp"
+
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
@@ -139,8 +141,11 @@ void write_report_file(const std::string& dir, const std::string& name, const st
 /// A whole sweep's outputs (sweep and merge write the same): sweep.json and
 /// sweep.csv in `out_dir` (if given), the Pareto plot (if asked), the table
 /// or the JSON on stdout. ConfigError when no point could be built.
-int write_sweep_outputs(const nlohmann::json& sweep, const std::string& out_dir, bool json, const std::string& plot);
+/// A sweep's outputs from its journals (the whole sweep's, or every shard's):
+/// sweep.json and sweep.csv into `out_dir` (if given), the table or (`json`)
+/// the JSON on stdout, the Pareto plot.
+int write_sweep_outputs(const report::SweepJournalSet& set, const std::string& out_dir, bool json, const std::string& plot);
 /// ConfigError with the first point's reason when no point of a sweep ran.
-void check_some_point_ran(const nlohmann::json& points);
+void check_some_point_ran(const std::vector<nlohmann::json>& points);
 
 }  // namespace normsim::cli

@@ -17,8 +17,18 @@ ALIASES = {"area": "area.total_mm2", "energy": "energy.total_uj", "error": "nume
 SECTIONS = ("timing", "traffic", "area", "energy", "numerics")
 
 
-def figure(report, name):
-    """A figure by its path in the run report (timing.cycles) or its name alone (cycles)."""
+def figure(point, name):
+    """A figure by its path in the run report (timing.cycles) or its name alone
+    (cycles): from the point's figures, else its whole report (--full-reports)."""
+    figures = point.get("figures")
+    if figures is not None:
+        if name in figures:
+            return figures[name]
+        for k, v in figures.items():
+            if k.rsplit(".", 1)[-1] == name:
+                return v
+        raise KeyError(name)
+    report = point["report"]
     head, _, rest = name.partition(".")
     if head in SECTIONS and rest:
         v = report[head]
@@ -40,15 +50,15 @@ def main():
         sys.exit("pareto_plot: the sweep has fewer than two objectives")
     keys = sweep["study"]["keys"]
     ok = [p for p in sweep["points"] if p["status"] == "ok"]
-    xs = [figure(p["report"], objectives[0]) for p in ok]
-    ys = [figure(p["report"], objectives[1]) for p in ok]
+    xs = [figure(p, objectives[0]) for p in ok]
+    ys = [figure(p, objectives[1]) for p in ok]
     front = [i for i, p in enumerate(ok) if p.get("pareto")]
     fig, ax = plt.subplots(figsize=(9, 6))
     ax.scatter(xs, ys, s=10, c="0.8", label=f"{len(ok)} designs")
     fx = [xs[i] for i in front]
     fy = [ys[i] for i in front]
     if len(objectives) > 2:
-        c = [figure(ok[i]["report"], objectives[2]) for i in front]
+        c = [figure(ok[i], objectives[2]) for i in front]
         sc = ax.scatter(fx, fy, s=30, c=c, cmap="viridis", label=f"Pareto front ({len(front)})", zorder=3)
         fig.colorbar(sc, ax=ax, label=objectives[2])
     else:
