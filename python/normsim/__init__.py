@@ -220,7 +220,10 @@ class SweepReport(dict):
             row.update(p.get("point", {}))
             if "reason" in p:
                 row["reason"] = p["reason"]
-            _flatten(p.get("report", {}), row)
+            if "report" in p:
+                _flatten(p["report"], row)
+            else:  # the point's figures: already the columns' dotted paths
+                row.update(p.get("figures", {}))
             out.append(row)
         return out
 
@@ -232,11 +235,13 @@ def _flatten(report, row):
 
 
 def sweep(workload=None, arch=None, *, study=None, grid=None, zip=None, set=None, objectives=None, path=None,
-          jobs=None, numerics=False):
+          jobs=None, numerics=False, full_reports=False, sample_rows=None):
     """`normsim sweep`: the ASIC model over a design space.
 
     ``grid``: {key: [values]} (each key its own axis, crossed); ``zip``: a list of
-    {key: [values]} whose keys step together. Returns a :class:`SweepReport`.
+    {key: [values]} whose keys step together. Each point keeps its figures, and its
+    whole run report with ``full_reports``; ``sample_rows``: with ``numerics``, the
+    error on that many rows. Returns a :class:`SweepReport`.
     """
     axes = []
     for k, vs in (grid or {}).items():
@@ -248,8 +253,9 @@ def sweep(workload=None, arch=None, *, study=None, grid=None, zip=None, set=None
         report = _command("sweep", configs=[(workload, "workload", None), (arch, "arch", "--arch")],
                           positional=(), options=[("--study", study_arg), ("--objectives",
                                                   ",".join(objectives) if objectives else None),
-                                                  ("--path", path), ("-j", jobs)],
-                          flags=[("--numerics", numerics)] + [(a, True) for a in axes], overrides=set)
+                                                  ("--path", path), ("-j", jobs), ("--sample-rows", sample_rows)],
+                          flags=[("--numerics", numerics), ("--full-reports", full_reports)] + [(a, True) for a in axes],
+                          overrides=set)
     return SweepReport(report)
 
 

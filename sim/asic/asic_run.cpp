@@ -15,10 +15,12 @@
 #include "sim/config/datapath_config.hpp"
 #include "sim/core/functional_run.hpp"
 #include "sim/core/row_inputs.hpp"
+#include "sim/core/row_sample.hpp"
 
 namespace normsim::asic {
 
 namespace {
+constexpr int kSampleGroups = 8;  ///< a row sample's error is also reported per group, for its spread
 std::string fmt_bytes(uint64_t b) { return std::to_string(b) + " B"; }
 
 // SystemC displays its info and warning reports on stdout, where they would
@@ -65,6 +67,10 @@ AsicConfig resolve(const config::Workload& w, const config::Arch& a, const AsicO
   } else if (w.norm == core::NormKind::layernorm && alg == core::VarianceAlgorithm::two_pass)
     throw config::ConfigError(a.source + ": key 'algorithm': two-pass needs a third pass over x, which the ASIC "
                                          "datapath does not have (allowed: welford, single-pass)");
+  if (o.sample_rows > 0 && (w.is_backward() || o.rtl || o.keep_outputs))
+    throw config::ConfigError(std::string("--sample-rows: ") +
+                              (w.is_backward() ? "a backward's numerics run on every row" : o.rtl ? "--rtl checks every row" : "the outputs kept are every row's") +
+                              " (allowed: --sample-rows on a forward's timing model, without --rtl or saved outputs)");
   // --rtl: the built RTL must be this datapath, checked before any work.
   if (o.rtl) {
     if (!o.numerics) throw config::ConfigError("--rtl: the RTL computes the numerics (drop --no-numerics)");
@@ -166,6 +172,33 @@ AsicResult run_asic(const config::Workload& w, const config::Arch& a, const Asic
     numerics_thread = std::thread([&, bcfg] {
       try {
         res.backward = core::run_backward_functional(w, dcfg, bcfg, o.keep_outputs ? &res.backward_outputs : nullptr);
+      } catch (...) {
+        numerics_failure = std::current_exception();
+      }
+    });
+  } else if (o.numerics && o.sample_rows > 0 && o.sample_rows < w.rows) {
+    // A sample of the rows, in interleaved groups: the error over all of
+    // them, and its spread from group to group.
+    numerics_thread = std::thread([&] {
+      try {
+        const std::vector<int64_t> rows = core::sampled_rows(w.rows, o.sample_rows);
+        AsicResult::RowSample s;
+        s.rows = static_cast<int64_t>(rows.size());
+        s.groups = static_cast<int>(std::min<int64_t>(kSampleGroups, s.rows));
+        for (int g = 0; g < s.groups; ++g) {
+          std::vector<int64_t> group;
+          for (size_t k = static_cast<size_t>(g); k < rows.size(); k += static_cast<size_t>(s.groups)) group.push_back(rows[k]);
+          const core::FunctionalResult f =
+              core::run_functional(core::rows_of(w, std::move(group)), dcfg, core::FunctionalOptions{false, false, std::max(1, o.threads)});
+          const double rel = f.numerics.output_error.rel_l2(), ulp = f.numerics.output_error.max_ulp();
+          s.rel_l2_error_min = g ? std::min(s.rel_l2_error_min, rel) : rel;
+          s.rel_l2_error_max = g ? std::max(s.rel_l2_error_max, rel) : rel;
+          s.max_ulp_error_min = g ? std::min(s.max_ulp_error_min, ulp) : ulp;
+          s.max_ulp_error_max = g ? std::max(s.max_ulp_error_max, ulp) : ulp;
+          if (g == 0) num = f.numerics;
+          else core::merge_numerics(num, f.numerics);
+        }
+        res.sample = s;
       } catch (...) {
         numerics_failure = std::current_exception();
       }

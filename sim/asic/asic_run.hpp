@@ -80,6 +80,15 @@ struct AsicResult {
   uint64_t param_buffer_read_bytes = 0;
   TrafficIdentity expected;
   FastForward fast_forward;  ///< whether rows were skipped, the period, and why not
+  /// AsicOptions::sample_rows: the numerics on a sample of the rows, and the
+  /// output error's spread over its groups (interleaved slices of the sample).
+  struct RowSample {
+    int64_t rows = 0;  ///< rows the numerics ran on
+    int groups = 0;
+    double rel_l2_error_min = 0, rel_l2_error_max = 0;
+    double max_ulp_error_min = 0, max_ulp_error_max = 0;
+  };
+  std::optional<RowSample> sample;
   double time_us() const { return cycles / (cfg.clock_ghz * 1e3); }
   double dram_gbps() const { return (dram_bytes_read + dram_bytes_written) / (time_us() * 1e3); }
 };

@@ -37,9 +37,12 @@ std::vector<int64_t> sampled_rows(int64_t rows, int64_t n) {
 
 NormProblem sample_rows(const NormProblem& p, int64_t n) {
   if (n >= p.rows) return p;
+  return rows_of(p, sampled_rows(p.rows, std::max<int64_t>(1, n)));
+}
+
+NormProblem rows_of(const NormProblem& p, std::vector<int64_t> rows) {
   NormProblem s = p;
-  s.rows = std::max<int64_t>(1, n);
-  std::vector<int64_t> rows = sampled_rows(p.rows, s.rows);
+  s.rows = static_cast<int64_t>(rows.size());
   if (s.residual) {  // r and the dropout mask follow the whole tensor's rows
     auto whole = std::make_shared<std::vector<int64_t>>(rows.size());
     for (size_t k = 0; k < rows.size(); ++k) (*whole)[k] = p.residual->tensor_row(rows[k]);

@@ -14,6 +14,8 @@ namespace normsim::core {
 
 /// `p` on n <= p.rows of its rows (n >= p.rows: p itself).
 NormProblem sample_rows(const NormProblem& p, int64_t n);
+/// `p` on the given rows of it (each < p.rows), in that order.
+NormProblem rows_of(const NormProblem& p, std::vector<int64_t> rows);
 /// The rows sample_rows(p, n) takes, ascending.
 std::vector<int64_t> sampled_rows(int64_t rows, int64_t n);
 

@@ -79,6 +79,15 @@ json asic_report_json(const asic::AsicResult& r) {
   json j = run_report_json(r.workload, r.arch, r.numerics);
   if (r.backward) j["numerics"] = backward_numerics_json(r.workload, r.arch, *r.backward);
   if (!r.bit_accurate) j.erase("numerics");
+  if (r.sample) {  // the numerics of a row sample, and the error's spread over its groups
+    const asic::AsicResult::RowSample& s = *r.sample;
+    j["numerics"]["sample_rows"] = s.rows;
+    j["numerics"]["sample_groups"] = s.groups;
+    j["numerics"]["sample_rel_l2_error_min"] = s.rel_l2_error_min;
+    j["numerics"]["sample_rel_l2_error_max"] = s.rel_l2_error_max;
+    j["numerics"]["sample_max_ulp_error_min"] = s.max_ulp_error_min;
+    j["numerics"]["sample_max_ulp_error_max"] = s.max_ulp_error_max;
+  }
   if (r.rtl)
     j["rtl"] = {{"rows_checked", r.rtl->rows_checked},
                 {"rtl_cycles", r.rtl->rtl_cycles},

@@ -39,7 +39,9 @@ std::string unit_of(const std::string& path) {
       {"numerics.mean_max_abs_error", "input units"}, {"numerics.rstd_max_rel_error", "1"},
       {"numerics.input_saturations", "elements"}, {"numerics.residual_add.sums", "elements"},
       {"numerics.residual_add.dropped", "elements"}, {"numerics.residual_add.dropped_fraction", "fraction"},
-      {"numerics.residual_add.dropout_p", "1"}};
+      {"numerics.residual_add.dropout_p", "1"}, {"numerics.sample_rows", "rows"}, {"numerics.sample_groups", "count"},
+      {"numerics.sample_rel_l2_error_min", "1"}, {"numerics.sample_rel_l2_error_max", "1"},
+      {"numerics.sample_max_ulp_error_min", "ulp"}, {"numerics.sample_max_ulp_error_max", "ulp"}};
   if (auto it = units.find(path); it != units.end()) return it->second;
   // A backward's parameter gradients: the same figures as dx's, in gradient units.
   if (path == "numerics.dbranch.dropped") return "elements";

@@ -109,7 +109,7 @@ SweepJournal read_sweep_journal(std::istream& in, const std::string& file) {
   bool whole = false;
   if (!next(at, whole) || !whole) fail(file, 1, "", "no header line", "a journal normsim sweep writes");
   j.header = parse_line(text, file, line);
-  if (!j.header.is_object() || j.header.value("sweep_journal", 0) != 1)
+  if (!j.header.is_object() || !j.header.contains("sweep_journal") || j.header["sweep_journal"] != 1)
     fail(file, 1, "sweep_journal", "not a sweep journal", "a journal normsim sweep writes (sweep_journal: 1)");
   j.study = member(j.header, "study", "study", file, 1);
   const size_t total = count_of(member(j.study, "points", "study.points", file, 1), "study.points", file, 1, 1, SIZE_MAX >> 1);
@@ -120,6 +120,10 @@ SweepJournal read_sweep_journal(std::istream& in, const std::string& file) {
   const json& shard = member(j.header, "shard", "shard", file, 1);
   j.shards = count_of(member(shard, "count", "shard.count", file, 1), "shard.count", file, 1, 1, 100000);
   j.shard = count_of(member(shard, "index", "shard.index", file, 1), "shard.index", file, 1, 0, j.shards - 1);
+  const json& sweep = member(j.header, "sweep", "sweep", file, 1);
+  if (!member(sweep, "arguments", "sweep.arguments", file, 1).is_object())
+    fail(file, 1, "sweep.arguments", "expected an object", "the sweep's arguments");
+  strings(member(sweep, "command", "sweep.command", file, 1), "sweep.command", file, 1);
   j.complete_bytes = offset;
   while (next(at, whole)) {
     if (!whole) {  // the process died writing this line

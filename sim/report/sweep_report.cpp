@@ -33,8 +33,11 @@ constexpr Field kFields[] = {
     {"energy", "dropout_mask_uj"},  {"energy", "leakage_uj"},
     {"energy", "pj_per_element"},   {"timing_closure", "fmax_ghz"},
     {"timing_closure", "added_flip_flops"}};
-constexpr Field kErrorFields[] = {{"numerics", "rel_l2_error"}, {"numerics", "max_abs_error"},
-                                  {"numerics", "max_ulp_error"}, {"numerics", "rms_error"}};
+constexpr Field kErrorFields[] = {{"numerics", "rel_l2_error"},  {"numerics", "max_abs_error"},
+                                  {"numerics", "max_ulp_error"}, {"numerics", "rms_error"},
+                                  // --sample-rows: the error's spread over the sample's groups
+                                  {"numerics", "sample_rel_l2_error_min"}, {"numerics", "sample_rel_l2_error_max"},
+                                  {"numerics", "sample_max_ulp_error_min"}, {"numerics", "sample_max_ulp_error_max"}};
 const std::map<std::string, std::string> kAliases = {
     {"area", "area.total_mm2"}, {"energy", "energy.total_uj"}, {"error", "numerics.rel_l2_error"}, {"time", "timing.time_us"}};
 

@@ -78,17 +78,18 @@ pts = j["points"]
 assert j["study"]["mode"] == "timing-only" and j["study"]["points"] == len(pts) == 4, j["study"]
 assert [p["point"] for p in pts] == [{"arch.lanes": l, "arch.asic.rows_in_flight": r} for l in (4, 16) for r in (2, 4)]
 assert [p["index"] for p in pts] == [0, 1, 2, 3] and all(p["status"] == "ok" for p in pts)
-cyc = {(p["point"]["arch.lanes"], p["point"]["arch.asic.rows_in_flight"]): p["report"]["timing"]["cycles"] for p in pts}
+assert all("report" not in p and "figures" in p for p in pts)  # compact: the figures, not the whole report
+cyc = {(p["point"]["arch.lanes"], p["point"]["arch.asic.rows_in_flight"]): p["figures"]["timing.cycles"] for p in pts}
 assert cyc[(4, 4)] > cyc[(16, 4)], cyc                   # fewer lanes: more cycles
-rd = {p["report"]["traffic"]["dram_bytes_read"] for p in pts}
+rd = {p["figures"]["traffic.dram_bytes_read"] for p in pts}
 assert len(rd) == 1, rd                                  # the bytes moved do not depend on lanes or buffers
 rows = list(csv.DictReader(open(sys.argv[2])))
-assert len(rows) == 4 and float(rows[0]["timing.cycles [cycles]"]) == pts[0]["report"]["timing"]["cycles"]
+assert len(rows) == 4 and float(rows[0]["timing.cycles [cycles]"]) == pts[0]["figures"]["timing.cycles"]
 # The columns are run's report.csv headers: the JSON path and the unit.
 for col in ("area.sram_required_bytes [bytes]", "area.total_mm2 [mm2]", "energy.total_uj [uJ]",
             "timing.stall_cycles.dram_latency [cycles]", "timing.utilization.welford_lanes [fraction]", "traffic.dram_bytes_read [bytes]"):
     assert col in rows[0], (col, list(rows[0]))
-assert float(rows[0]["area.sram_required_bytes [bytes]"]) == pts[0]["report"]["area"]["sram_required_bytes"]
+assert float(rows[0]["area.sram_required_bytes [bytes]"]) == pts[0]["figures"]["area.sram_required_bytes"]
 assert isinstance(pts[0]["point"]["arch.lanes"], int)
 PY
 # A conditional axis adds no duplicates; an infeasible point is a row; the front is marked.
@@ -116,16 +117,40 @@ for i in 0 1 2; do "$N" "${SW[@]}" --shard $i/3 --out "$T/shards" >/dev/null || 
 "$N" merge "$T/shards" --out "$T/merged" -q >/dev/null || bad "merge"
 python3 "$S/tests/cli/same_report.py" "$T/j1/sweep.json" "$T/j4/sweep.json" && cmp -s "$T/j1/sweep.csv" "$T/j4/sweep.csv" && ok || bad "sweep -j 4 differs from -j 1"
 python3 "$S/tests/cli/same_report.py" "$T/j1/sweep.json" "$T/merged/sweep.json" && cmp -s "$T/j1/sweep.csv" "$T/merged/sweep.csv" && ok || bad "merged shards differ from the sweep"
-rm "$T/shards/sweep-shard-1-of-3.json"
-expect_exit 2 "merge: shard 1 of 3 is missing" -- merge "$T/shards" -q
+rm "$T/shards/sweep-shard-1-of-3.jsonl"
+expect_exit 2 "merge: 1 of 3 shards are missing: 1" -- merge "$T/shards" -q
 # --slurm writes the array job, the merge and the script that submits both (run by tests/slurm).
 "$N" sweep --grid arch.lanes=4,8 --slurm 2 --out "$T/sl" -q >"$T/sl.txt" && grep -q "submit with: bash $T/sl/slurm/submit.sh" "$T/sl.txt" &&
-  grep -q -- "--array=0-1" "$T/sl/slurm/shard.sbatch" && grep -q -- '--shard "$SLURM_ARRAY_TASK_ID/2"' "$T/sl/slurm/shard.sbatch" &&
-  grep -q "dependency=afterok" "$T/sl/slurm/submit.sh" && bash -n "$T/sl/slurm/submit.sh" && ok || bad "sweep --slurm: $(cat "$T/sl.txt")"
+  grep -q -- "--array=0-1" "$T/sl/slurm/shard.sbatch" && grep -q -- '--shard "$i/2"' "$T/sl/slurm/shard.sbatch" &&
+  grep -q "dependency=afterany" "$T/sl/slurm/submit.sh" && bash -n "$T/sl/slurm/submit.sh" && bash -n "$T/sl/slurm/finish.sbatch" &&
+  grep -q -- "--incomplete-of 2" "$T/sl/slurm/finish.sbatch" && grep -q -- "sweep --resume" "$T/sl/slurm/shard.sbatch" && ok || bad "sweep --slurm: $(cat "$T/sl.txt")"
+# Killed mid-run and resumed: the journal keeps the finished points, --resume runs the rest, and
+# the outputs are byte-identical to an uninterrupted run's (the stamp's command included).
+RS=(sweep "$W/llama3-70b.yaml" --arch "$AD" --grid arch.lanes=4,8,16,32 --grid arch.asic.rows_in_flight=2,3,4,6,8 --grid arch.asic.input_path=sram-replay,dram-reread --objectives cycles,area -j 1 -q)
+"$N" "${RS[@]}" --out "$T/rs_whole" >/dev/null || bad "sweep for resume"
+"$N" "${RS[@]}" --out "$T/rs" >/dev/null 2>&1 & rs_pid=$!
+for _ in $(seq 1 200); do [ "$(wc -l 2>/dev/null <"$T/rs/sweep.jsonl" || echo 0)" -ge 8 ] && break; sleep 0.05; done
+kill -9 $rs_pid 2>/dev/null; wait $rs_pid 2>/dev/null
+done_lines=$(($(wc -l <"$T/rs/sweep.jsonl") - 1))
+printf '{"index": 39, "point": {"arch.la' >>"$T/rs/sweep.jsonl"  # a line cut short by the kill
+[ ! -e "$T/rs/sweep.json" ] && [ "$done_lines" -ge 7 ] && [ "$done_lines" -lt 40 ] && ok || bad "the killed sweep kept $done_lines points"
+cp "$T/rs_whole/sweep.jsonl" "$T/rs_whole.jsonl"
+"$N" sweep --resume "$T/rs" -j 2 -q >/dev/null 2>"$T/rs.err" &&
+  sed -i "s|$T/rs\b|$T/rs_whole|g" "$T/rs/sweep.json" &&
+  cmp -s "$T/rs_whole/sweep.csv" "$T/rs/sweep.csv" && cmp -s "$T/rs_whole/sweep.json" "$T/rs/sweep.json" &&
+  [ "$(($(wc -l <"$T/rs/sweep.jsonl") - 1))" = 40 ] && ok || bad "sweep --resume: $(cat "$T/rs.err")"
+expect_exit 2 "sweep: --resume DIR takes the study from DIR's journal" -- sweep --resume "$T/rs" --grid arch.lanes=4 -q
+expect_exit 2 "no sweep.jsonl there" -- sweep --resume "$T/sw_nothing" -q
+# An incomplete set of shards: merge names what is missing.
+"$N" "${RS[@]}" --shard 0/2 --out "$T/rsh" >/dev/null && head -5 "$T/rsh/sweep-shard-0-of-2.jsonl" >"$T/rsh/cut" && mv "$T/rsh/cut" "$T/rsh/sweep-shard-0-of-2.jsonl"
+expect_exit 2 "merge: 1 of 2 shards are missing: 1" -- merge "$T/rsh" -q
+[ "$("$N" merge "$T/rsh" --incomplete-of 2)" = "0,1" ] && ok || bad "merge --incomplete-of"
+"$N" "${RS[@]}" --shard 1/2 --out "$T/rsh" >/dev/null
+expect_exit 2 "merge: 16 of 40 points are missing: 8, 10, 12" -- merge "$T/rsh" -q
 expect_exit 2 "slurm needs --out" -- sweep --grid arch.lanes=4,8 --slurm 2 -q
 expect_exit 2 "slurm and --shard together" -- sweep --grid arch.lanes=4,8 --slurm 2 --shard 0/2 --out "$T/sl2" -q
 # asic.sram.area: the area counts the bytes needed (default) or the configured capacity.
-"$N" sweep "$W/gpt2-small.yaml" --grid arch.asic.sram.area=required,capacity --grid arch.asic.sram.capacity_bytes=262144,524288 --json -q >"$T/sa.json" || bad "sram.area sweep"
+"$N" sweep "$W/gpt2-small.yaml" --grid arch.asic.sram.area=required,capacity --grid arch.asic.sram.capacity_bytes=262144,524288 --full-reports --json -q >"$T/sa.json" || bad "sram.area sweep"
 /usr/bin/python3 - "$T/sa.json" <<'PY' && ok || bad "asic.sram.area"
 import json, sys
 a = {(p["point"]["arch.asic.sram.area"], p["point"]["arch.asic.sram.capacity_bytes"]): p["report"]["area"] for p in json.load(open(sys.argv[1]))["points"]}
@@ -164,7 +189,7 @@ expect_exit 2 "bad_study.yaml:2: key 'axes\[0\]': needs exactly one of grid, zip
 grep -q "rel_l2_error" "$T/sweepn.txt" && [ "$(grep -c '^8 \|^16 ' "$T/sweepn.txt")" = 2 ] && ok || bad "sweep --numerics table: $(cat "$T/sweepn.txt")"
 # The same point as a single run: identical cycles.
 c1=$("$N" run "$W/gpt2-small.yaml" --arch "$AD" --set arch.lanes=4 --set arch.asic.rows_in_flight=2 --no-numerics --json -q | /usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)["timing"]["cycles"])')
-c2=$(/usr/bin/python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["points"][0]["report"]["timing"]["cycles"])' "$T/sweep.json")
+c2=$(/usr/bin/python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["points"][0]["figures"]["timing.cycles"])' "$T/sweep.json")
 [ "$c1" = "$c2" ] && ok || bad "sweep point cycles $c2 differ from run's $c1"
 
 # simt / regress: bad input is exit 2 with one line naming the flag or file and the allowed values.

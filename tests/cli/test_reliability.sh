@@ -58,8 +58,8 @@ truncate -s 17M "$T/big.yaml"
 expect 2 "big.yaml: is 17825792 bytes (allowed: a YAML file of at most 16777216 bytes)" -- run "$T/big.yaml" -q
 # The same reader serves a sweep's shards, the golden index and calibrate's records.
 mkdir -p "$T/shards_bad" "$T/golden_dir/index.json" "$T/records"
-mkfifo "$T/shards_bad/sweep-shard-0-of-1.json"
-expect 2 "sweep-shard-0-of-1.json: is not a regular file (a device, FIFO or socket) (allowed: a file sweep --shard writes of at most 1073741824 bytes)" -- merge "$T/shards_bad" --out "$T/merged" -q
+mkfifo "$T/shards_bad/sweep-shard-0-of-1.jsonl"
+expect 2 "sweep-shard-0-of-1.jsonl: is not a regular file (allowed: a journal normsim sweep writes)" -- merge "$T/shards_bad" --out "$T/merged" -q
 expect 2 "index.json: is a directory, expected a JSON file" -- regress "$T/golden_dir" -q
 expect 2 "records/env.json: missing (gpu_ref/scripts/calibrate_gpu.sh writes it)" -- calibrate "$T/records" -o "$T/gpu.yaml" -q
 

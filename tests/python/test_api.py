@@ -131,3 +131,16 @@ def test_simt_area_widths_list():
     assert w["chosen"] and w["margin_bits"] == 1 and w["guards"] == []
     names = normsim.list()
     assert len(names["kernels"]) == 17 and any(x["name"] == "asic-fp32" for x in names["archs"])
+
+
+def test_sweep_keeps_figures_or_whole_reports_and_samples_rows():
+    grid = {"arch.lanes": [4, 8]}
+    compact = normsim.sweep(grid=grid, set=SMALL)
+    full = normsim.sweep(grid=grid, set=SMALL, full_reports=True)
+    assert all("report" not in p and "figures" in p for p in compact["points"])
+    assert all(p["report"]["timing"]["cycles"] == p["figures"]["timing.cycles"] for p in full["points"])
+    assert [p["figures"] for p in compact["points"]] == [p["figures"] for p in full["points"]]
+    sampled = normsim.sweep(grid=grid, set={**SMALL, "workload.rows": 64}, numerics=True, sample_rows=16)
+    for p in sampled["points"]:
+        f = p["figures"]
+        assert f["numerics.sample_rel_l2_error_min"] <= f["numerics.rel_l2_error"] <= f["numerics.sample_rel_l2_error_max"]
