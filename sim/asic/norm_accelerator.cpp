@@ -92,7 +92,7 @@ PeriodState NormAccelerator::period_state() const {
 }
 
 void NormAccelerator::on_row_done() {
-  if (!detector_ || !detector_->searching()) return;
+  if (!detector_ || !detector_->looks_at(normalize().rows_done() - 1)) return;
   int64_t issued = 0;
   for (const auto& [e, m] : units_) {
     if (const auto* u = dynamic_cast<const InputPathUnit*>(m.get())) issued = std::max(issued, u->rows_issued());

@@ -17,6 +17,14 @@ int fraction_bits(double v) {
 }
 }  // namespace
 
+bool SteadyStateDetector::looks_at(int64_t row) const {
+  if (done_) return false;
+  if (row < cfg_.dense_rows) return true;
+  const int64_t window = static_cast<int64_t>(cfg_.repeats + 1) * cfg_.max_period_rows + 1;
+  const int64_t power = int64_t{1} << (63 - std::countl_zero(static_cast<uint64_t>(row)));
+  return row - power < window;
+}
+
 void SteadyStateDetector::stop(std::string reason) {
   if (done_) return;
   done_ = true;
@@ -51,11 +59,8 @@ int64_t SteadyStateDetector::observe(PeriodState&& state, std::vector<double>&& 
                                      int64_t issued_rows) {
   if (done_) return -1;
   const int64_t row = state.row;
-  if (row >= cfg_.give_up_rows) {
-    stop("no period of at most " + std::to_string(cfg_.max_period_rows) + " rows in the first " + std::to_string(cfg_.give_up_rows) +
-         " rows");
-    return -1;
-  }
+  // A gap since the last row looked at: the history starts again.
+  if (!history_.empty() && history_.back().state.row + 1 != row) history_.clear();
   history_.push_back(Snapshot{std::move(state), std::move(counters)});
   const size_t keep = static_cast<size_t>(cfg_.max_period_rows) * static_cast<size_t>(cfg_.repeats) + 1;
   while (history_.size() > keep) history_.pop_front();

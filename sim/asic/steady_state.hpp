@@ -130,7 +130,7 @@ class SteadyStateDetector {
     int64_t first_row = 0;       ///< no cut before this row has finished (the rows a VCD traces)
     int max_period_rows = 16;    ///< periods tried: 1..this
     int repeats = 2;             ///< periods the state must repeat over before a cut
-    int64_t give_up_rows = 100000; ///< rows after which no period is looked for
+    int64_t dense_rows = 64;       ///< rows looked at one after another from the start
   };
   explicit SteadyStateDetector(const Config& c) : cfg_(c) {}
 
@@ -139,6 +139,11 @@ class SteadyStateDetector {
   /// the row limit to cut to, or -1.
   int64_t observe(PeriodState&& state, std::vector<double>&& counters, const std::vector<bool>& peak, int64_t issued_rows);
   bool searching() const { return !done_; }
+  /// Whether the completion of `row` is looked at: every row of the first
+  /// `dense_rows`, then windows of (repeats + 1) x max_period_rows rows from
+  /// each power of two on -- a long transient is found within 2x of its end,
+  /// at a cost that grows with log2 of the rows, not the rows.
+  bool looks_at(int64_t row) const;
   const FastForward& result() const { return ff_; }
   /// Ends the search with no cut, saying why (the run simulates every row).
   void stop(std::string reason);

@@ -360,20 +360,20 @@ void apply_arch_overrides(YamlReader& r, const std::string& file, const std::vec
 }
 }  // namespace
 
-Arch parse_arch_text(const std::string& text, const std::string& file, const std::vector<Override>& overrides) {
+Arch parse_arch_text(const std::string& text, const std::string& file, const std::vector<Override>& overrides, bool digest) {
   YamlReader r = YamlReader::from_text(text, file);
   apply_arch_overrides(r, file, overrides);
   Arch a;
   a.source = file;
-  a.sha256 = core::sha256_hex(r.emit());
+  if (digest) a.sha256 = core::sha256_hex(r.emit());
   a.set_by = r.set_by();
   arch_params().read(r, a);
   return a;
 }
 
-Arch load_arch(const std::string& name_or_path, const std::vector<Override>& overrides) {
+Arch load_arch(const std::string& name_or_path, const std::vector<Override>& overrides, bool digest) {
   const ResolvedConfig c = resolve_config(ShippedKind::arch, name_or_path, "--arch");
-  Arch a = parse_arch_text(c.text, c.file, overrides);
+  Arch a = parse_arch_text(c.text, c.file, overrides, digest);
   a.source = c.source;
   return a;
 }
@@ -388,8 +388,8 @@ std::string arch_yaml_with(const std::string& path, const std::vector<Override>&
   return r.emit();
 }
 
-Arch default_arch(const std::vector<Override>& overrides) {
-  Arch a = parse_arch_text(embedded::kDefaultArchYaml, embedded::kDefaultArchPath, overrides);
+Arch default_arch(const std::vector<Override>& overrides, bool digest) {
+  Arch a = parse_arch_text(embedded::kDefaultArchYaml, embedded::kDefaultArchPath, overrides, digest);
   a.source = std::string("<embedded default: ") + embedded::kDefaultArchPath + ">";
   return a;
 }

@@ -66,11 +66,12 @@ struct Arch {
 /// The arch file's keys (workloads/README.md's tables are generated from it).
 const ParamTable<Arch>& arch_params();
 
-Arch parse_arch_text(const std::string& text, const std::string& file, const std::vector<Override>& overrides = {});
+/// `digest`: as parse_workload_text's.
+Arch parse_arch_text(const std::string& text, const std::string& file, const std::vector<Override>& overrides = {}, bool digest = true);
 /// An arch file, or a shipped arch by name (`normsim list archs`).
-Arch load_arch(const std::string& name_or_path, const std::vector<Override>& overrides = {});
+Arch load_arch(const std::string& name_or_path, const std::vector<Override>& overrides = {}, bool digest = true);
 /// The built-in default (workloads/arch/asic-default.yaml, embedded at build time).
-Arch default_arch(const std::vector<Override>& overrides = {});
+Arch default_arch(const std::vector<Override>& overrides = {}, bool digest = true);
 
 /// An arch file's text with `overrides` applied, as YAML that load_arch reads
 /// back to the same Arch (comments dropped): how a search writes the arch it

@@ -538,7 +538,7 @@ nlohmann::json workload_echo(const Workload& w) {
   return j;
 }
 
-Workload parse_workload_text(const std::string& text, const std::string& file, const std::vector<Override>& overrides) {
+Workload parse_workload_text(const std::string& text, const std::string& file, const std::vector<Override>& overrides, bool digest) {
   YamlReader r = YamlReader::from_text(text, file);
   for (const auto& o : overrides) {
     if (o.target != "workload") continue;
@@ -553,21 +553,21 @@ Workload parse_workload_text(const std::string& text, const std::string& file, c
   }
   Workload w;
   w.source = file;
-  w.sha256 = core::sha256_hex(r.emit());
+  if (digest) w.sha256 = core::sha256_hex(r.emit());
   w.set_by = r.set_by();
   workload_params().read(r, w);
   return w;
 }
 
-Workload load_workload(const std::string& name_or_path, const std::vector<Override>& overrides) {
+Workload load_workload(const std::string& name_or_path, const std::vector<Override>& overrides, bool digest) {
   const ResolvedConfig c = resolve_config(ShippedKind::workload, name_or_path, "workload");
-  Workload w = parse_workload_text(c.text, c.file, overrides);
+  Workload w = parse_workload_text(c.text, c.file, overrides, digest);
   w.source = c.source;
   return w;
 }
 
-Workload default_workload(const std::vector<Override>& overrides) {
-  Workload w = parse_workload_text(embedded::kDefaultWorkloadYaml, embedded::kDefaultWorkloadPath, overrides);
+Workload default_workload(const std::vector<Override>& overrides, bool digest) {
+  Workload w = parse_workload_text(embedded::kDefaultWorkloadYaml, embedded::kDefaultWorkloadPath, overrides, digest);
   w.source = std::string("<embedded default: ") + embedded::kDefaultWorkloadPath + ">";
   return w;
 }

@@ -35,10 +35,13 @@ const ParamTable<Workload>& workload_params();
 /// element count and the input distribution as generated.
 nlohmann::json workload_echo(const Workload& w);
 
-Workload parse_workload_text(const std::string& text, const std::string& file, const std::vector<Override>& overrides = {});
+/// `digest`: compute sha256 (the resolved YAML emitted and hashed: what a
+/// report's stamp names; a sweep's points skip it).
+Workload parse_workload_text(const std::string& text, const std::string& file, const std::vector<Override>& overrides = {},
+                             bool digest = true);
 /// A workload file, or a shipped workload by name (`normsim list workloads`).
-Workload load_workload(const std::string& name_or_path, const std::vector<Override>& overrides = {});
+Workload load_workload(const std::string& name_or_path, const std::vector<Override>& overrides = {}, bool digest = true);
 /// The built-in default (workloads/llama2-7b.yaml, embedded at build time).
-Workload default_workload(const std::vector<Override>& overrides = {});
+Workload default_workload(const std::vector<Override>& overrides = {}, bool digest = true);
 
 }  // namespace normsim::config

@@ -305,7 +305,7 @@ int sweep(const SweepArgs& given) {
     }
     Inputs inp;
     try {
-      inp = load_inputs(pin);
+      inp = load_inputs(pin, false);
     } catch (const config::ConfigError& e) {
       throw config::ConfigError("sweep point " + row["point"].dump() + ": " + e.what());
     }
@@ -398,7 +398,7 @@ int sweep(const SweepArgs& given) {
         for (size_t k = b * batch; k < std::min(todo.size(), (b + 1) * batch); ++k) {
           const std::string at = "point " + rows[todo[k]]["point"].dump() + ": ";
           try {
-            const Inputs inp = load_inputs(point_inputs[todo[k]]);
+            const Inputs inp = load_inputs(point_inputs[todo[k]], false);
             const nlohmann::json r = report::asic_report_json(asic::run_asic(inp.workload, inp.arch, o));
             check_report(r, "report");
             lines += point_record(rows[todo[k]], r, a).dump() + "\n";

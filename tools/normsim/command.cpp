@@ -62,15 +62,16 @@ void add_input_options(CLI::App* c, InputArgs& in, const InputHelp& help) {
                 "override a key" + help.set_note + " (repeatable)");
 }
 
-Inputs load_inputs(const InputArgs& a) {
+Inputs load_inputs(const InputArgs& a, bool digest) {
   std::vector<config::Override> ov;
   for (const auto& s : a.sets) {
     ov.push_back(config::parse_override(s));
     if (ov.back().target == "gpu")
       throw config::ConfigError("--set: key '" + s + "': gpu keys belong to `normsim simt` (allowed: workload.KEY=VALUE, arch.KEY=VALUE)");
   }
-  Inputs in{a.workload.empty() ? config::default_workload(ov) : config::load_workload(a.workload, ov),
-            a.arch.empty() ? config::default_arch(ov) : config::load_arch(a.arch, ov)};
+  Inputs in{a.workload.empty() ? config::default_workload(ov, digest) : config::load_workload(a.workload, ov, digest),
+            a.arch.empty() ? config::default_arch(ov, digest) : config::load_arch(a.arch, ov, digest)};
+  if (!digest) return in;  // nothing to stamp
   std::vector<std::string> workload_sets, arch_sets;
   for (const auto& o : ov) (o.target == "workload" ? workload_sets : arch_sets).push_back(o.text);
   report::record_config({"workload", in.workload.name, in.workload.source, in.workload.sha256, workload_sets});

@@ -78,8 +78,9 @@ struct InputHelp {
 void add_input_options(CLI::App* c, InputArgs& in, const InputHelp& help);
 
 /// The workload and arch of `a` (or the embedded defaults), --set applied;
-/// ConfigError for gpu keys (they belong to `normsim simt`).
-Inputs load_inputs(const InputArgs& a);
+/// ConfigError for gpu keys (they belong to `normsim simt`). `digest`: the
+/// configs' sha256, recorded for the report's stamp (a sweep's points skip it).
+Inputs load_inputs(const InputArgs& a, bool digest = true);
 
 /// --path: nullopt when not given; ConfigError naming the allowed values.
 std::optional<config::InputPath> parse_path_flag(const std::string& p);
