@@ -83,7 +83,7 @@ std::string self_path() {
 // otherwise resubmits the incomplete shards with another finishing job after
 // them, at most `kSlurmRetries` times.
 constexpr int kSlurmRetries = 3;
-constexpr size_t kPointsPerChild = 32;
+constexpr size_t kPointsPerChild = 256;
 
 int write_slurm_job(const SweepArgs& a, size_t points) {
   const std::filesystem::path out = std::filesystem::absolute(a.out_dir);
@@ -291,37 +291,45 @@ int sweep(const SweepArgs& given) {
   flags.no_numerics = !a.numerics;
   asic::AsicOptions o = asic_options(flags);
   o.sample_rows = a.sample_rows;
-  std::vector<nlohmann::json> rows;  // this shard's points: index, point, and status and reason if infeasible
-  std::vector<InputArgs> point_inputs;  // loaded again in the child: a point's files are small
+  // This shard's points: a point's row (index, typed values) and its
+  // inputs are made again from the grid where needed, so the parent holds
+  // no more than the grid and the indices left to run -- its size is what
+  // every forked child copies.
+  auto point_row = [&](size_t p) {
+    nlohmann::json row = {{"index", p}, {"point", nlohmann::json::object()}};
+    for (const auto& [k, v] : points[p]) row["point"][k] = config::typed_value(v);
+    return row;
+  };
+  auto point_args = [&](size_t p) {
+    InputArgs pin = in;
+    for (const auto& [k, v] : points[p]) pin.sets.push_back(k + "=" + v);
+    return pin;
+  };
   (void)load_inputs(in);  // the study's own configs, before any point's: the report names them
   const nlohmann::json study_inputs = {{"workload", in.workload}, {"arch", in.arch}, {"sets", in.sets},
                                        {"path", a.asic.path}, {"configs", report::configs_json(report::current_stamp().configs)}};
+  std::vector<size_t> feasible;            // points that run
+  std::vector<std::string> infeasible;     // the others' journal lines
+  std::optional<nlohmann::json> first_infeasible;
   for (size_t p = shard; p < points.size(); p += shards) {
-    nlohmann::json row = {{"index", p}, {"point", nlohmann::json::object()}};
-    InputArgs pin = in;
-    for (const auto& [k, v] : points[p]) {
-      pin.sets.push_back(k + "=" + v);
-      row["point"][k] = config::typed_value(v);
-    }
     Inputs inp;
     try {
-      inp = load_inputs(pin, false);
+      inp = load_inputs(point_args(p), false);
     } catch (const config::ConfigError& e) {
-      throw config::ConfigError("sweep point " + row["point"].dump() + ": " + e.what());
+      throw config::ConfigError("sweep point " + point_row(p)["point"].dump() + ": " + e.what());
     }
     try {
       (void)asic::resolve_asic_config(inp.workload, inp.arch, o);
+      feasible.push_back(p);
     } catch (const config::ConfigError& e) {
+      nlohmann::json row = point_row(p);
       row["status"] = "infeasible";
       row["reason"] = e.what();
+      if (!first_infeasible) first_infeasible = row;
+      infeasible.push_back(row.dump());
     }
-    rows.push_back(std::move(row));
-    point_inputs.push_back(std::move(pin));
   }
-  if (shards == 1) {
-    const bool any = std::any_of(rows.begin(), rows.end(), [](const nlohmann::json& r) { return !r.contains("status"); });
-    if (!any) check_some_point_ran(rows);  // the error is the one line
-  }
+  if (shards == 1 && feasible.empty()) check_some_point_ran({*first_infeasible});  // the error is the one line
   if (a.slurm) return write_slurm_job(a, points.size());
 
   nlohmann::json study = report::sweep_json(keys, objectives, a.numerics, {})["study"];
@@ -355,18 +363,23 @@ int sweep(const SweepArgs& given) {
   }
   report::SweepJournalWriter journal(journal_file, report::journal_header(study, shard, shards, sweep_info), resume ? &*resume : nullptr);
   // What is left to do: infeasible rows written now, the rest run.
-  std::vector<size_t> todo;
   size_t already = 0;
-  for (size_t k = 0; k < rows.size(); ++k) {
-    if (resume && resume->lines.count(rows[k]["index"].get<size_t>())) {
-      ++already;
-      continue;
-    }
-    if (rows[k].contains("status")) journal.add(rows[k]);
-    else todo.push_back(k);
+  for (const std::string& line : infeasible) {
+    const nlohmann::json row = nlohmann::json::parse(line);
+    if (resume && resume->lines.count(row["index"].get<size_t>())) ++already;
+    else journal.add(row);
   }
-  if (resume) spdlog::info("sweep: resuming {}: {} of {} points done, {} to run", resume->file, already, rows.size(), todo.size());
-
+  infeasible.clear();
+  infeasible.shrink_to_fit();
+  std::vector<size_t> todo;
+  for (size_t p : feasible) {
+    if (resume && resume->lines.count(p)) ++already;
+    else todo.push_back(p);
+  }
+  feasible.clear();
+  feasible.shrink_to_fit();
+  const size_t shard_points = (points.size() - shard + shards - 1) / shards;
+  if (resume) spdlog::info("sweep: resuming {}: {} of {} points done, {} to run", resume->file, already, shard_points, todo.size());
   const int jobs = a.jobs > 0 ? a.jobs : std::max(1u, std::thread::hardware_concurrency());
   // Points done / total, rate and ETA on the progress line.
   ProgressLine& progress = ProgressLine::get();
@@ -396,12 +409,13 @@ int sweep(const SweepArgs& given) {
       [&](size_t b) {
         std::string lines;
         for (size_t k = b * batch; k < std::min(todo.size(), (b + 1) * batch); ++k) {
-          const std::string at = "point " + rows[todo[k]]["point"].dump() + ": ";
+          const nlohmann::json row = point_row(todo[k]);
+          const std::string at = "point " + row["point"].dump() + ": ";
           try {
-            const Inputs inp = load_inputs(point_inputs[todo[k]], false);
+            const Inputs inp = load_inputs(point_args(todo[k]), false);
             const nlohmann::json r = report::asic_report_json(asic::run_asic(inp.workload, inp.arch, o));
             check_report(r, "report");
-            lines += point_record(rows[todo[k]], r, a).dump() + "\n";
+            lines += point_record(row, r, a).dump() + "\n";
           } catch (const config::ConfigError& e) {
             throw config::ConfigError(at + e.what());
           } catch (const config::CheckFailure& e) {
@@ -429,7 +443,7 @@ int sweep(const SweepArgs& given) {
   progress.finish();
   if (failed) return failed;
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  spdlog::info("sweep: {} points ({} run now) in {:.2f} s on {} jobs{}", rows.size(), todo.size(), seconds, jobs,
+  spdlog::info("sweep: {} points ({} run now) in {:.2f} s on {} jobs{}", shard_points, todo.size(), seconds, jobs,
                a.numerics ? ", bit-accurate" : ", timing only");
   if (shards > 1) {
     spdlog::info("sweep: shard {}/{} written to {}", shard, shards, journal_file);
