@@ -15,14 +15,20 @@
 
 namespace normsim::asic {
 
-inline constexpr double kTicksPerCycle = 1e6;
-/// The kernel's resolution for these ticks: set once, before any time exists.
-inline void set_cycle_resolution() { sc_core::sc_set_time_resolution(1, sc_core::SC_FS); }
-inline double now_cycles() { return static_cast<double>(sc_core::sc_time_stamp().value()) / kTicksPerCycle; }
+/// Kernel ticks a cycle: 10^6 (fs); 1000 (ps) in a run lock-stepped with the
+/// verilated RTL, whose SystemC model needs the kernel at the Verilog
+/// timeprecision (such a run simulates every row: no fast-forward).
+inline double g_ticks_per_cycle = 1e6;
+/// The kernel's resolution for these ticks: set once a simulation context, before any time exists.
+inline void set_cycle_resolution(bool rtl = false) {
+  g_ticks_per_cycle = rtl ? 1e3 : 1e6;
+  sc_core::sc_set_time_resolution(1, rtl ? sc_core::SC_PS : sc_core::SC_FS);
+}
+inline double now_cycles() { return static_cast<double>(sc_core::sc_time_stamp().value()) / g_ticks_per_cycle; }
 /// Whether cycle `t` has come, at the kernel's femtosecond resolution (as
 /// trigger_at rounds it): a unit that waited for t sees it reached.
 inline bool reached(double t) {
-  return std::nearbyint(t * kTicksPerCycle) <= static_cast<double>(sc_core::sc_time_stamp().value());
+  return std::nearbyint(t * g_ticks_per_cycle) <= static_cast<double>(sc_core::sc_time_stamp().value());
 }
 /// The units are SC_METHODs (a timed re-trigger costs the kernel about half a
 /// thread's timed wait: tools/bench/bench_systemc_wait). Re-triggers the
@@ -30,7 +36,7 @@ inline bool reached(double t) {
 /// false, and the method carries on, if it does not.
 inline bool trigger_at(double t) {
   const auto now_ticks = sc_core::sc_time_stamp().value();
-  const double target = std::nearbyint(t * kTicksPerCycle);
+  const double target = std::nearbyint(t * g_ticks_per_cycle);
   if (target <= static_cast<double>(now_ticks)) return false;
   sc_core::next_trigger(sc_core::sc_time::from_value(static_cast<sc_core::sc_time::value_type>(target) - now_ticks));
   return true;

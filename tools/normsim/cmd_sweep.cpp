@@ -122,7 +122,8 @@ int write_slurm_job(const SweepArgs& a, size_t points) {
       "incomplete=$(" + exe + " merge " + shards + " --incomplete-of " + n + ") || exit 1\n"
       "if [ -z \"$incomplete\" ]; then\n"
       "  exec " + exe + " merge " + shards + " --out " + shell_quote(out.string()) +
-      (a.plot.empty() ? std::string() : " --plot " + shell_quote(std::filesystem::absolute(a.plot).string())) + " -q\n"
+      (a.plot.empty() ? std::string() : " --plot " + shell_quote(std::filesystem::absolute(a.plot).string())) +
+      " -q >/dev/null\n"  // the table of every point is sweep.csv's, not the log's
       "fi\n"
       "if [ \"$round\" -ge " + std::to_string(kSlurmRetries) + " ]; then\n"
       "  echo \"normsim sweep: shards $incomplete still incomplete after " + std::to_string(kSlurmRetries) + " retries\" >&2; exit 1\n"
