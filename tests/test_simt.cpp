@@ -165,11 +165,23 @@ TEST(Simt, OnePassKernelsReadExactlyTheirCompulsoryBytes) {
 TEST(Simt, CodeBytesAndRegistersAreTheGoldenBuilds) {
   // Instructions per function in the golden SASS, by demangled template-id.
   std::map<std::string, int> instructions;
+  std::map<std::string, std::pair<double, int>> stalls;  // sum and count of the control codes' stall counts
   std::istringstream sass(read_gz(golden() + "/normref.sass.gz"));
   std::string line, fn;
   const std::regex function(R"(Function : (\S+))"), instr(R"(^\s+/\*[0-9a-f]{4}\*/)");
+  const std::regex op(R"(^\s+/\*([0-9a-f]+)\*/\s+(.*?)\s*;)"), self_branch(R"(BRA (?:`\(\.L_x_\d+\) )?0x([0-9a-f]+))"),
+      word(R"(/\* 0x([0-9a-f]{16}) \*/)");
   std::smatch m;
+  bool control_next = false;  // the previous line's instruction counts: its control word is on this line
   while (std::getline(sass, line)) {
+    if (control_next && std::regex_search(line, m, word)) {
+      auto& [sum, n] = stalls[fn];
+      sum += static_cast<double>((std::stoull(m[1], nullptr, 16) >> 41) & 0xF);
+      ++n;
+      control_next = false;
+      continue;
+    }
+    control_next = false;
     if (std::regex_search(line, m, function)) {
       int status = 0;
       char* d = abi::__cxa_demangle(std::string(m[1]).c_str(), nullptr, nullptr, &status);
@@ -179,11 +191,19 @@ TEST(Simt, CodeBytesAndRegistersAreTheGoldenBuilds) {
       fn = at == std::string::npos ? "" : fn.substr(at + 14, fn.find('(') - at - 14);
     } else if (!fn.empty() && std::regex_search(line, instr)) {
       ++instructions[fn];
+      std::smatch o, b;
+      if (!std::regex_search(line, o, op)) continue;
+      const std::string text = o[2];
+      const bool closing = std::regex_search(text, b, self_branch) && std::stoul(b[1], nullptr, 16) == std::stoul(o[1], nullptr, 16);
+      control_next = text.rfind("NOP", 0) != 0 && !closing;
     }
   }
   ASSERT_GT(instructions.size(), 100u);
-  // Every function the table knows is in the SASS with that many instructions.
-  for (const auto& [name, n] : instructions) EXPECT_EQ(16 * sass_facts(name).instructions, 16 * n) << name;
+  // Every function the table knows is in the SASS with that many instructions and that mean stall.
+  for (const auto& [name, n] : instructions) {
+    EXPECT_EQ(16 * sass_facts(name).instructions, 16 * n) << name;
+    EXPECT_NEAR(sass_facts(name).mean_stall_cycles, stalls[name].first / stalls[name].second, 1e-4) << name;
+  }
   // Every golden case's launches: code bytes from the SASS, registers as the GPU reported them.
   int checked = 0;
   for (const auto& c : load_golden(golden())) {

@@ -259,11 +259,14 @@ def sweep(workload=None, arch=None, *, study=None, grid=None, zip=None, set=None
     return SweepReport(report)
 
 
-def simt(kernel, rows=None, hidden=None, *, dtype=None, workload=None, block=None, gpu=None, set=None):
-    """`normsim simt`: a GPU kernel's predicted DRAM/L2 traffic and duration, with ranges."""
+def simt(kernel, rows=None, hidden=None, *, dtype=None, workload=None, block=None, gpu=None, set=None, explain=False,
+         golden=None):
+    """`normsim simt`: a GPU kernel's predicted DRAM/L2 traffic and duration, with ranges; with explain=True also its
+    warp states, occupancy, limiter and the optimisation it implies (report["explain"]), ncu's beside from ``golden``."""
     return _command("simt", configs=[(workload, "workload", "--workload"), (gpu, "gpu", "--gpu")],
                     options=[("--kernel", kernel), ("--rows", rows), ("--hidden", hidden), ("--dtype", dtype),
-                             ("--block", block)], overrides=set)
+                             ("--block", block), ("--golden", None if golden is None else str(golden))],
+                    flags=[("--explain", explain)], overrides=set)
 
 
 def regress(golden=None, *, gpu=None, set=None, baseline=True):

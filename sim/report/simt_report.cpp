@@ -4,6 +4,7 @@
 
 #include "sim/report/text_format.hpp"
 #include "sim/simt/kernels/kernel_registry.hpp"
+#include "sim/simt/limiter.hpp"
 
 namespace normsim::report {
 
@@ -91,6 +92,68 @@ std::string simt_report_text(const simt::Prediction& p, const simt::GpuArch& gpu
   out += strprintf("  L2 bytes              %16.0f  bytes  [%.0f, %.0f]\n", p.l2_bytes, r.l2_bytes.lo, r.l2_bytes.hi);
   out += strprintf("  duration              %16.2f  us     [%.2f, %.2f] (%.0f SM cycles at %.0f MHz)\n", p.duration_us,
                    r.duration_us.lo, r.duration_us.hi, p.cycles, gpu.sm_clock_mhz);
+  return out;
+}
+
+namespace {
+
+nlohmann::json limiter_json(const simt::WarpProfile& w) {
+  const simt::LimiterInfo& l = simt::limiter_info(simt::limiter(w));
+  return {{"limiter", std::string(l.name)}, {"situation", std::string(l.situation)}, {"direction", std::string(l.direction)}};
+}
+
+nlohmann::json explained(const simt::WarpProfile& w) {
+  nlohmann::json j = simt::warp_profile_json(w);
+  j.update(limiter_json(w));
+  return j;
+}
+
+}  // namespace
+
+nlohmann::json simt_explain_json(const simt::Prediction& p, const std::optional<MeasuredWarps>& ncu) {
+  nlohmann::json launches = nlohmann::json::array();
+  for (const simt::LaunchPrediction& l : p.launches) {
+    nlohmann::json j = explained(l.warps);
+    j["name"] = l.name;
+    j["duration_us"] = l.duration_us;
+    launches.push_back(j);
+  }
+  nlohmann::json out = {{"predicted", explained(p.warps)}, {"launches", launches}};
+  if (ncu) {
+    out["ncu_case"] = ncu->case_id;
+    out["ncu"] = explained(ncu->warps);
+  } else {
+    out["ncu_case"] = nullptr;
+    out["ncu"] = nullptr;
+  }
+  return out;
+}
+
+std::string simt_explain_text(const simt::Prediction& p, const std::optional<MeasuredWarps>& ncu) {
+  std::string out = "\n  explain: where the warps spend their cycles (Nsight Compute's warp states)";
+  out += ncu ? ", ncu's golden case " + ncu->case_id + " beside\n" : "\n";
+  auto pct = [](double v) { return strprintf("%5.1f%%", 100 * v); };
+  out += strprintf("    %-18s %16s%s\n", "", "predicted", ncu ? "              ncu" : "");
+  auto row = [&](const std::string& name, const std::string& pred, const std::string& meas) {
+    out += strprintf("    %-18s %16s%s\n", name.c_str(), pred.c_str(), ncu ? strprintf(" %16s", meas.c_str()).c_str() : "");
+  };
+  const simt::WarpProfile& w = p.warps;
+  const simt::WarpProfile* m = ncu ? &ncu->warps : nullptr;
+  for (const simt::WarpStateInfo& i : simt::kWarpStateInfo)
+    row(std::string(i.name), pct(w[i.state]), m ? pct((*m)[i.state]) : "");
+  row("warp cycles/issue", strprintf("%.1f", w.warp_cycles_per_issue), m ? strprintf("%.1f", m->warp_cycles_per_issue) : "");
+  row("occupancy", pct(w.achieved_occupancy), m ? pct(m->achieved_occupancy) : "");
+  row("issue active", pct(w.issue_active), m ? pct(m->issue_active) : "");
+  row("DRAM throughput", pct(w.dram_throughput), m ? pct(m->dram_throughput) : "");
+  row("dominant", std::string(simt::to_string(w.dominant())), m ? std::string(simt::to_string(m->dominant())) : "");
+  const simt::LimiterInfo& l = simt::limiter_info(simt::limiter(w));
+  row("limiter", std::string(l.name), m ? std::string(simt::to_string(simt::limiter(*m))) : "");
+  out += strprintf("  situation: %s\n  direction: %s\n", std::string(l.situation).c_str(), std::string(l.direction).c_str());
+  if (p.launches.size() > 1)
+    for (const simt::LaunchPrediction& x : p.launches)
+      out += strprintf("    launch %-28s %8.2f us: %s, %s leads (%.1f%%)\n", x.name.c_str(), x.duration_us,
+                       std::string(simt::to_string(simt::limiter(x.warps))).c_str(),
+                       std::string(simt::to_string(x.warps.dominant())).c_str(), 100 * x.warps[x.warps.dominant()]);
   return out;
 }
 

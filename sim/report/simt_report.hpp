@@ -3,6 +3,7 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 
 #include "sim/simt/simt_model.hpp"
@@ -11,5 +12,17 @@ namespace normsim::report {
 
 nlohmann::json simt_report_json(const simt::Prediction& p, const simt::GpuArch& gpu);
 std::string simt_report_text(const simt::Prediction& p, const simt::GpuArch& gpu);
+
+/// ncu's measurement of the same launch (a golden case), shown beside the prediction.
+struct MeasuredWarps {
+  std::string case_id;
+  simt::WarpProfile warps;
+};
+
+/// `simt --explain`: per launch and for the plan, where the warps spend
+/// their cycles, occupancy, issue activity, DRAM throughput, the limiter and
+/// the optimisation it implies (simt/limiter.hpp); ncu's beside it when given.
+nlohmann::json simt_explain_json(const simt::Prediction& p, const std::optional<MeasuredWarps>& ncu);
+std::string simt_explain_text(const simt::Prediction& p, const std::optional<MeasuredWarps>& ncu);
 
 }  // namespace normsim::report

@@ -118,6 +118,8 @@ std::shared_ptr<const ParamTable<GpuDramConfig>> dram_params() {
   // 1 GB/s .. 100 TB/s: every GPU memory made spans a small part of it.
   t->add(quantity_param<GpuDramConfig>("bytes_per_s", NORMSIM_MEMBER(bytes_per_s), in_range(1e9, 1e14),
                                 "sustained bandwidth, reads and writes together (a copy kernel's)"));
+  t->add(quantity_param<GpuDramConfig>("peak_bytes_per_s", NORMSIM_MEMBER(peak_bytes_per_s), in_range(1e9, 1e14),
+                                "the datasheet's peak bandwidth (DRAM throughput is reported as a share of it)"));
   t->add(quantity_param<GpuDramConfig>("latency_cycles", NORMSIM_MEMBER(latency_cycles), positive(), "unloaded latency"));
   t->add(quantity_param<GpuDramConfig>("launch_read_bytes", NORMSIM_MEMBER(launch_read_bytes), within(0, 1 << 30),
                                 "bytes every launch reads besides its code and data (constant bank, parameters)"));

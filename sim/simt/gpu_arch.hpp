@@ -73,6 +73,7 @@ struct GpuL1Config {
 
 struct GpuDramConfig {
   core::BytesPerSecond bytes_per_s{3.976e12};  ///< sustained read + write bandwidth (a copy kernel's)
+  core::BytesPerSecond peak_bytes_per_s{4.8e12};  ///< the datasheet's peak (ncu's DRAM throughput is a share of it)
   core::Cycles latency_cycles{650};  ///< unloaded
   core::Bytes launch_read_bytes{2560};  ///< read by every launch besides its code and data (constant bank, parameters)
   /// The share of the first round's bytes in flight whose queueing at the

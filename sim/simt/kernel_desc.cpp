@@ -70,6 +70,7 @@ LaunchPlan plan_launch(KernelId kernel, int64_t rows, int64_t hidden, DType dtyp
     const SassFacts f = sass_facts(k.function);
     k.code_bytes = 16 * static_cast<int64_t>(f.instructions);
     k.registers_per_thread = f.registers_per_thread;
+    k.mean_stall_cycles = f.mean_stall_cycles;
   }
   return plan;
 }

@@ -58,6 +58,7 @@ struct SubKernel {
   int blocks_per_row = 1;         ///< a cluster of blocks shares one row (fast_norm_cluster)
   int threads_per_row = 32;       ///< all of a row's threads (block x blocks_per_row for a cluster)
   int registers_per_thread = 32;  ///< ptxas (sass_facts; a test checks the golden registers_per_thread)
+  double mean_stall_cycles = 1;   ///< the SASS's mean control-code stall per instruction (sass_facts)
   int static_smem_bytes = 0;      ///< ptxas
   int64_t dynamic_smem_bytes = 0;
   int values_per_lane = 0;        ///< welford_warp_reg's template argument (the row held in registers)
@@ -103,6 +104,9 @@ struct LaunchPlan {
 struct SassFacts {
   int instructions = 0;
   int registers_per_thread = 0;
+  /// Mean of its instructions' control-code stall counts (cycles a warp is
+  /// held after an issue; NOPs and the closing self-branch left out).
+  double mean_stall_cycles = 0;
 };
 /// `function` as SubKernel::function; logic_error naming it when the golden
 /// build has no such function.

@@ -1,6 +1,7 @@
 #include "sim/simt/simt_model.hpp"
 
 #include "sim/core/reuse_curve.hpp"
+#include "sim/simt/warp_states_model.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -62,29 +63,56 @@ core::Bytes l1_free_bytes(const SubKernel& k, const Occupancy& o, const GpuArch&
 
 namespace {
 
-// Cycles of the reductions between passes, along one row's critical path.
-double reduction_cycles(const Pass& p, const SubKernel& k, const GpuArch& g) {
+// Cycles of the reduction after a pass, along one row's critical path, by
+// what the warps wait on.
+RowChain reduction_chain(const Pass& p, const SubKernel& k, const GpuArch& g) {
   const double shfl = g.shuffle_latency_cycles, bar = g.barrier_latency_cycles, sm = g.smem_latency_cycles;
-  const double butterfly = 5 * (shfl + 4);  // offsets 16..1, one add each
-  // A Chan merge: three shuffles in parallel, two IEEE divisions and a few FMAs.
-  const double chan = 5 * (shfl + 2 * g.fdiv_latency_cycles + 16);
+  RowChain c;
+  // A butterfly: offsets 16..1, a shuffle and an add each.
+  auto butterflies = [&](double n) {
+    c.shuffle += n * 5 * shfl;
+    c.alu += n * 5 * 4;
+  };
+  // A Chan merge: three shuffles in parallel, two IEEE divisions and a few FMAs, five times.
+  auto chans = [&](double n) {
+    c.shuffle += n * 5 * shfl;
+    c.division += n * 5 * 2 * g.fdiv_latency_cycles;
+    c.alu += n * 5 * 16;
+  };
   switch (p.after) {
-    case Reduction::none: return 0;
-    case Reduction::warp_shuffle: return butterfly;
-    case Reduction::block_two_level: return p.reductions * (2 * butterfly + 2 * bar + sm);
-    case Reduction::smem_tree: return std::log2(std::max(2, k.block)) * (bar + sm + 4);
-    case Reduction::warp_welford: return chan;
-    case Reduction::block_welford: return 2 * chan + 2 * bar + sm;
-    case Reduction::block_barrier: return bar;
+    case Reduction::none: break;
+    case Reduction::warp_shuffle: butterflies(1); break;
+    case Reduction::block_two_level:
+      butterflies(2.0 * p.reductions);
+      c.barrier += p.reductions * 2 * bar;
+      c.smem += p.reductions * sm;
+      break;
+    case Reduction::smem_tree: {
+      const double levels = std::log2(std::max(2, k.block));
+      c.barrier += levels * bar;
+      c.smem += levels * sm;
+      c.alu += levels * 4;
+      break;
+    }
+    case Reduction::warp_welford: chans(1); break;
+    case Reduction::block_welford:
+      chans(2);
+      c.barrier += 2 * bar;
+      c.smem += sm;
+      break;
+    case Reduction::block_barrier: c.barrier += bar; break;
     // Each block's two-level sum, a cluster barrier, the partials read from
     // the other blocks' shared memory (an SM-to-SM access, about an L2 hit).
     case Reduction::cluster_two_level:
-      return p.reductions * (2 * butterfly + 3 * bar + sm + g.l2.near_hit_latency_cycles);
+      butterflies(2.0 * p.reductions);
+      c.barrier += p.reductions * 3 * bar;
+      c.smem += p.reductions * (sm + g.l2.near_hit_latency_cycles);
+      break;
   }
-  return 0;
+  return c;
 }
 
-// One row slot's cycles for each pass of a row: its loads' latency (in
+// One row slot's chain for each pass of a row: its loads' latency (in
 // batches of loads_in_flight) plus its dependency chain, then the reduction.
 // Where a pass's loads are served: the first global pass from DRAM (cold
 // caches, unloaded latency: the queueing is in the memory p-norm of the
@@ -93,16 +121,16 @@ double reduction_cycles(const Pass& p, const SubKernel& k, const GpuArch& g) {
 // partition by address) even where the bytes come from L1 -- the profiled
 // normalise loops (ncu_sections: v4 and v5 at 1024 x 4096) take about 700
 // cycles per iteration although their lines are L1-resident.
-std::vector<double> pass_cycles(const SubKernel& k, const GpuArch& g, double l2_hit) {
+std::vector<RowChain> pass_chains(const SubKernel& k, const GpuArch& g, double l2_hit) {
   const double elems_per_thread = std::ceil(static_cast<double>(k.hidden) / k.threads_per_row);
   const double loads_per_thread =
       std::ceil(static_cast<double>(k.hidden * k.elem_bytes) / (k.threads_per_row * k.vector_bytes));
   const double l2_lat = g.l2.far_hit_latency_cycles;
   const double reread_lat = l2_hit * l2_lat + (1 - l2_hit) * g.dram.latency_cycles.value();
-  std::vector<double> cycles;
+  std::vector<RowChain> chains;
   bool first_global = true;
   for (const Pass& p : k.passes) {
-    double mem = 0;
+    RowChain c = reduction_chain(p, k, g);
     double batches = std::ceil(loads_per_thread / std::max(1, p.loads_in_flight));
     if (p.remainder_instr_per_elem > 0) {
       // Whole bodies, then one load at a time for the leftover elements.
@@ -113,21 +141,38 @@ std::vector<double> pass_cycles(const SubKernel& k, const GpuArch& g, double l2_
     }
     if (p.source == Source::params) {
       const double param_loads = std::ceil(static_cast<double>(k.param_bytes) / (k.block * 16.0));
-      mem = std::ceil(param_loads / std::max(1, p.loads_in_flight)) * l2_lat;
+      c.global_load += std::ceil(param_loads / std::max(1, p.loads_in_flight)) * l2_lat;
     } else if (is_global(p.source)) {
       double lat = first_global ? g.dram.latency_cycles.value() : reread_lat;
       if (k.uncoalesced) lat = g.l2.far_hit_latency_cycles;  // scattered lines: every load an L1 miss
-      mem = batches * lat;
+      c.global_load += batches * lat;
       first_global = false;
     } else if (p.source == Source::shared) {
-      mem = batches * g.smem_latency_cycles;
+      c.shared_load += batches * g.smem_latency_cycles;
     }
-    const double chain = p.chain_cycles_per_elem + p.divisions_per_elem * g.fdiv_latency_cycles;
     // In-order issue: the loads of the next batch leave only after the
     // arithmetic that uses this batch, so the load latency and the
     // per-element dependency chain add up.
-    cycles.push_back(mem + elems_per_thread * chain + reduction_cycles(p, k, g));
+    c.alu += elems_per_thread * p.chain_cycles_per_elem;
+    c.division += elems_per_thread * p.divisions_per_elem * g.fdiv_latency_cycles;
+    chains.push_back(c);
   }
+  return chains;
+}
+
+}  // namespace
+
+RowChain row_chain(const SubKernel& k, const GpuArch& g, double l2_hit) {
+  RowChain sum;
+  for (const RowChain& c : pass_chains(k, g, l2_hit)) sum += c;
+  return sum;
+}
+
+namespace {
+
+std::vector<double> pass_cycles(const SubKernel& k, const GpuArch& g, double l2_hit) {
+  std::vector<double> cycles;
+  for (const RowChain& c : pass_chains(k, g, l2_hit)) cycles.push_back(c.total());
   return cycles;
 }
 
@@ -284,17 +329,20 @@ void predict_duration(const SubKernel& k, const GpuArch& g, LaunchPrediction& r)
   r.dram_us = (r.dram_bytes_read + r.dram_bytes_written) / g.dram.bytes_per_s.value() * 1e6;
   const double elems_per_thread = std::ceil(static_cast<double>(k.hidden) / k.threads_per_row);
   // One row slot (warp, block or thread) walks its rows one after another.
-  double row_cycles = 0;
-  for (double c : pass_cycles(k, g, r.l2_hit)) row_cycles += c;
+  RowChain chain = row_chain(k, g, r.l2_hit);
+  double row_cycles = chain.total();
   double slots_rounds;
   if (k.mapping == RowMapping::element) {
     slots_rounds = std::ceil(o.waves);
     row_cycles = g.dram.latency_cycles.value();  // each thread: one element, its loads in parallel
+    chain = RowChain{};
+    chain.global_load = row_cycles;
   } else {
     slots_rounds = std::ceil(static_cast<double>(k.rows) / std::max<int64_t>(1, o.rows_in_flight));
   }
   r.latency_us = slots_rounds * (row_cycles + g.round_overhead_cycles) / clk;
   r.row_cycles = row_cycles;
+  r.chain = chain;
   r.rounds = slots_rounds;
   // Issue: the warp instructions of every row (element loops plus the
   // row's straight-line code) over the schedulers of the SMs the grid
@@ -320,7 +368,8 @@ void predict_duration(const SubKernel& k, const GpuArch& g, LaunchPrediction& r)
     // Independent chains (independent_instr_share) issue back to back: a cycle each.
     const double chained = instr_per_thread_row * (1 - k.independent_instr_share) + k.overhead_instr_per_warp;
     const double independent = instr_per_thread_row * k.independent_instr_share;
-    r.issue_us = std::max(r.issue_us, slots_rounds * (chained * g.dependent_issue_cycles + independent) / clk);
+    r.dependent_issue_us = slots_rounds * (chained * g.dependent_issue_cycles + independent) / clk;
+    r.issue_us = std::max(r.issue_us, r.dependent_issue_us);
   }
   // Shared memory: one wavefront per cycle per SM.
   double wavefronts_per_row = 0;
@@ -377,6 +426,7 @@ void predict_duration(const SubKernel& k, const GpuArch& g, LaunchPrediction& r)
   const double tensors = in / std::max(1.0, static_cast<double>(k.rows) * row_bytes);  // x (and r, or dy)
   const double first_pass_bytes = gp > 0 ? std::min(in, static_cast<double>(o.rows_in_flight) * row_bytes * tensors) : 0.0;
   r.fill_us = g.dram.fill_weight * first_pass_bytes / g.dram.bytes_per_s.value() * 1e6;
+  r.bounds_us = worst;
   r.duration_us = g.launch_overhead_us + g.kernel_tail_cycles / clk + r.fill_us + worst + r.epilogue_us;
 }
 
@@ -387,6 +437,7 @@ LaunchPrediction predict_launch(const SubKernel& k, const GpuArch& g, const Pert
   predict_reuse(k, g, pert, r);
   predict_bytes(k, g, pert, r);
   predict_duration(k, g, r);
+  r.warps = predict_warp_states(k, g, r);
   return r;
 }
 
@@ -481,6 +532,16 @@ Prediction predict(const LaunchPlan& plan, const GpuArch& gpu, bool with_sensiti
     p.warp_instructions += l.warp_instructions;
     p.duration_us += l.duration_us;
   }
+  // Duration-weighted over the launches, as ncu_profile.json averages a case's launches.
+  for (const LaunchPrediction& l : p.launches) {
+    const double w = p.duration_us > 0 ? l.duration_us / p.duration_us : 1.0 / p.launches.size();
+    for (size_t i = 0; i < kWarpStates; ++i) p.warps.share[i] += w * l.warps.share[i];
+    p.warps.warp_cycles_per_issue += w * l.warps.warp_cycles_per_issue;
+    p.warps.achieved_occupancy += w * l.warps.achieved_occupancy;
+    p.warps.issue_active += w * l.warps.issue_active;
+    p.warps.dram_throughput += w * l.warps.dram_throughput;
+  }
+  p.warps.local_memory_bytes = 0;
   p.cycles = p.duration_us * gpu.cycles_per_us();
   p.dram_read_elasticity = p.dram_bytes_read > 0 ? weighted_elasticity / p.dram_bytes_read : 0.0;
   p.scattered_stores = std::any_of(plan.launches.begin(), plan.launches.end(), [](const SubKernel& k) { return k.uncoalesced; });

@@ -13,6 +13,7 @@
 
 #include "sim/simt/gpu_arch.hpp"
 #include "sim/simt/kernel_desc.hpp"
+#include "sim/simt/warp_state.hpp"
 
 namespace normsim::simt {
 
@@ -35,6 +36,32 @@ double memory_overlap_exponent(const Occupancy& o, const GpuArch& g);
 /// least the driver's carve-out) and gamma/beta leave.
 core::Bytes l1_free_bytes(const SubKernel& k, const Occupancy& o, const GpuArch& g);
 
+/// One row slot's critical path for one row (cycles), by what its warps
+/// wait on there; total() is LaunchPrediction::row_cycles.
+struct RowChain {
+  double global_load = 0;  ///< global loads' latency, in batches of the loads in flight (gamma/beta's too)
+  double shared_load = 0;  ///< loads of a pass over a row kept in shared memory
+  double alu = 0;          ///< the per-element dependency chain and the reductions' adds (fixed-latency pipes)
+  double division = 0;     ///< IEEE divisions on the chain (MUFU.RCP and its Newton step)
+  double shuffle = 0;      ///< the reductions' warp shuffles
+  double smem = 0;         ///< the reductions' shared-memory (and distributed shared memory) round trips
+  double barrier = 0;      ///< __syncthreads and cluster barriers, the block's warps arriving together
+  double total() const { return global_load + shared_load + alu + division + shuffle + smem + barrier; }
+  RowChain& operator+=(const RowChain& o) {
+    global_load += o.global_load;
+    shared_load += o.shared_load;
+    alu += o.alu;
+    division += o.division;
+    shuffle += o.shuffle;
+    smem += o.smem;
+    barrier += o.barrier;
+    return *this;
+  }
+};
+
+/// One row slot's chain for a launch whose re-reads hit the L2 with `l2_hit`.
+RowChain row_chain(const SubKernel& k, const GpuArch& g, double l2_hit);
+
 /// The breakdown of one launch.
 struct LaunchPrediction {
   std::string name;
@@ -48,9 +75,13 @@ struct LaunchPrediction {
   double rounds = 0;             ///< rows one slot walks (rows / rows in flight)
   // Duration bounds (us): the largest decides, plus the launch overhead.
   double dram_us = 0, latency_us = 0, issue_us = 0, smem_us = 0, request_us = 0, dispatch_us = 0;
+  double dependent_issue_us = 0;  ///< of issue_us: one warp issuing its own instructions a dependent latency apart
   double epilogue_us = 0;  ///< the threads' scalar atomics/stores at the end, after everything else
   double fill_us = 0;      ///< the first round's loads queued at the DRAM, once
+  double bounds_us = 0;    ///< the bounds combined (their p-norm), before what is added once
   double duration_us = 0;
+  RowChain chain;          ///< row_cycles by what the warps wait on
+  WarpProfile warps;       ///< where the warps spend their cycles (warp_states_model.hpp)
   std::string bound;  ///< which bound decided
   /// d ln(DRAM bytes read) / d ln(x in flight): how far the prediction
   /// moves when the x of the rows in flight -- the scale of every re-read's
@@ -95,6 +126,7 @@ struct Prediction {
   double duration_us = 0;
   double cycles = 0;  ///< SM cycles at the arch clock
   double dram_read_elasticity = 0;  ///< the launches' elasticities weighted by their DRAM bytes read
+  WarpProfile warps;  ///< the launches' warp profiles weighted by their durations (as ncu_profile.json's)
   PredictionRanges ranges;
   /// Stores whose lanes lie a row apart (v1): the L2 may fill their
   /// sectors from DRAM, by an address hashing the model does not know.

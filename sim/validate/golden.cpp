@@ -75,7 +75,9 @@ class CaseReader {
 };
 
 // nlohmann keeps the last of two equal keys; a golden index is refused instead.
-json parse_json_strict(const std::string& text, const std::string& file) {
+}  // namespace
+
+json parse_golden_json(const std::string& text, const std::string& file) {
   std::vector<std::set<std::string>> keys;
   std::string duplicate;
   const json::parser_callback_t cb = [&](int, json::parse_event_t ev, json& parsed) {
@@ -97,6 +99,8 @@ json parse_json_strict(const std::string& text, const std::string& file) {
   return j;
 }
 
+namespace {
+
 // An output's path: relative, and inside the golden folder once normalised.
 std::string output_path(const CaseReader& r, const std::string& key, const json& v) {
   const std::string path = "outputs." + key;
@@ -112,14 +116,9 @@ std::string output_path(const CaseReader& r, const std::string& key, const json&
 
 }  // namespace
 
-namespace {
-
-// A regular file of at most kMaxGoldenIndexBytes, whole; ConfigError naming it otherwise.
 std::string read_golden_file(const std::string& file, const std::string& what) {
   return config::read_bounded_file(file, {kMaxGoldenIndexBytes, "a JSON file", "cannot read " + what});
 }
-
-}  // namespace
 
 std::vector<GoldenCase> load_golden(const std::string& dir) {
   const std::string file = (std::filesystem::path(dir) / "index.json").string();
@@ -133,7 +132,7 @@ RegressBaseline load_regress_baseline(const std::string& file) {
 }
 
 RegressBaseline parse_regress_baseline(const std::string& text, const std::string& file) {
-  const json j = parse_json_strict(text, file);
+  const json j = parse_golden_json(text, file);
   auto fail = [&](const std::string& key, const std::string& problem, const std::string& allowed) {
     throw config::ConfigError(config::format_config_error(file, 0, key, problem, allowed));
   };
@@ -161,7 +160,7 @@ RegressBaseline parse_regress_baseline(const std::string& text, const std::strin
 }
 
 std::vector<GoldenCase> parse_golden_index(const std::string& text, const std::string& file, const std::string& dir) {
-  const json j = parse_json_strict(text, file);
+  const json j = parse_golden_json(text, file);
   if (!j.is_array()) throw config::ConfigError(file + ": expected a list of cases");
   std::vector<GoldenCase> cases;
   std::map<std::string, size_t> ids;

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json_fwd.hpp>
+
 #include "sim/simt/kernel_desc.hpp"
 
 namespace normsim::validate {
@@ -61,6 +63,13 @@ struct RegressBaseline {
   std::string gpu;
   std::map<std::string, std::array<double, 4>> cases;
 };
+
+/// A golden JSON file's text parsed, refusing a key given twice in one
+/// object (nlohmann would keep the last); ConfigError naming `file` otherwise.
+nlohmann::json parse_golden_json(const std::string& text, const std::string& file);
+
+/// A regular golden file of at most kMaxGoldenIndexBytes, whole; ConfigError naming it and `what` otherwise.
+std::string read_golden_file(const std::string& file, const std::string& what);
 
 /// Reads a baseline; ConfigError (exit 2) naming the file, the key and the value.
 RegressBaseline load_regress_baseline(const std::string& file);

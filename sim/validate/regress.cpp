@@ -7,6 +7,7 @@
 
 #include "sim/config/config_error.hpp"
 #include "sim/simt/kernels/kernel_registry.hpp"
+#include "sim/simt/limiter.hpp"
 
 namespace normsim::validate {
 
@@ -29,8 +30,45 @@ nlohmann::json range_json(const RangeSummary& r) {
 
 nlohmann::json range_value_json(const simt::Range& r) { return nlohmann::json::array({r.lo, r.hi}); }
 
+nlohmann::json warp_summary_json(const WarpStateSummary& w) {
+  nlohmann::json mad = nlohmann::json::object();
+  for (const simt::WarpStateInfo& i : simt::kWarpStateInfo) mad[std::string(i.name)] = w.share_mad[static_cast<size_t>(i.state)];
+  return {{"cases", w.n},
+          {"dominant_agreement", w.dominant_rate()},
+          {"limiter_agreement", w.limiter_rate()},
+          {"share_mad", mad},
+          {"worst_share_mad", w.worst_share_mad()},
+          {"achieved_occupancy_mad", w.occupancy_mad},
+          {"issue_active_mad", w.issue_active_mad},
+          {"dram_throughput_mad", w.dram_throughput_mad}};
+}
+
+// The warp-state targets a summary misses, one text each.
+std::vector<std::string> warp_misses(const WarpStateSummary& w, const Thresholds& t) {
+  std::vector<std::string> out;
+  char line[200];
+  if (w.n == 0) return out;
+  if (!(w.dominant_rate() >= t.warp_dominant_agreement)) {
+    std::snprintf(line, sizeof line, "dominant warp state agrees with ncu on %.1f%% of %zu cases (at least %.0f%%)",
+                  100 * w.dominant_rate(), w.n, 100 * t.warp_dominant_agreement);
+    out.push_back(line);
+  }
+  if (!(w.limiter_rate() >= t.limiter_agreement)) {
+    std::snprintf(line, sizeof line, "limiter agrees with ncu's on %.1f%% of %zu cases (at least %.0f%%)",
+                  100 * w.limiter_rate(), w.n, 100 * t.limiter_agreement);
+    out.push_back(line);
+  }
+  if (!(w.worst_share_mad() <= t.warp_share_mad)) {
+    std::snprintf(line, sizeof line, "%s share off by %.3f on average (at most %.2f for every state)",
+                  std::string(simt::to_string(w.worst_share_state())).c_str(), w.worst_share_mad(), t.warp_share_mad);
+    out.push_back(line);
+  }
+  return out;
+}
+
 nlohmann::json summary_json(const Summary& s) {
   return {{"cases", s.cases},
+          {"warp_states", warp_summary_json(s.warps)},
           {"ranges",
            {{"dram_bytes_read", range_json(s.dram_read_range)},
             {"dram_bytes_written", range_json(s.dram_write_range)},
@@ -61,7 +99,7 @@ RegressResult regress(const std::vector<GoldenCase>& cases, const simt::GpuArch&
   if (!std::filesystem::exists(table))
     throw config::ConfigError(table + ": missing (the GPU's rsqrtf table; gpu_ref/microbench/rsqrt_table.cu writes it)");
   const simt::HardwareRsqrt rsqrt(table);
-  static_cast<SimtRegression&>(r) = simt_regression(cases, gpu, golden_dir, rsqrt);
+  static_cast<SimtRegression&>(r) = simt_regression(cases, gpu, golden_dir, rsqrt, load_ncu_profile(golden_dir));
   const Thresholds& t = r.thresholds;
   char line[320];
   auto fail = [&](const char* fmt, auto... args) {
@@ -89,6 +127,9 @@ RegressResult regress(const std::vector<GoldenCase>& cases, const simt::GpuArch&
     if (!(s->duration.corr >= t.duration_corr))
       fail("duration r %.3f on the %s cases (at least %.2f)", s->duration.corr, name, t.duration_corr);
   }
+  r.warp_state_misses = warp_misses(r.all.warps, t);
+  if (t.warp_states_gate)
+    for (const std::string& m : r.warp_state_misses) fail("%s", m.c_str());
   if (r.all.bit_exact != r.all.outputs_compared)
     fail("%zu of %zu output cases not bit-exact", r.all.outputs_compared - r.all.bit_exact, r.all.outputs_compared);
   if (baseline) {
@@ -178,6 +219,15 @@ nlohmann::json to_json(const RegressResult& r) {
                                            {"max_ulp", std::isfinite(c.max_ulp) ? nlohmann::json(c.max_ulp) : nlohmann::json("inf")},
                                            {"order_free_max_ulp", c.order_free_max_ulp},
                                            {"error", c.output_error.empty() ? nlohmann::json() : nlohmann::json(c.output_error)}}
+                          : nlohmann::json()},
+                     {"warp_states",
+                      c.warps_compared
+                          ? nlohmann::json{{"predicted", simt::warp_profile_json(c.pred.warps)},
+                                           {"ncu", simt::warp_profile_json(c.ncu_warps)},
+                                           {"predicted_limiter", std::string(simt::to_string(simt::limiter(c.pred.warps)))},
+                                           {"ncu_limiter", std::string(simt::to_string(simt::limiter(c.ncu_warps)))},
+                                           {"dominant_agrees", c.dominant_agrees},
+                                           {"limiter_agrees", c.limiter_agrees}}
                           : nlohmann::json()},
                      {"rel_error",
                       {{"dram_bytes_read", c.dram_read_err},
@@ -276,7 +326,12 @@ nlohmann::json to_json(const RegressResult& r) {
             {"baseline_slack", r.thresholds.baseline_slack},
             {"range_coverage_target", r.thresholds.range_coverage_target},
             {"firm_read_width_target", r.thresholds.firm_read_width_target},
-            {"asic_time_mae", r.thresholds.asic_time_mae}}},
+            {"asic_time_mae", r.thresholds.asic_time_mae},
+            {"warp_dominant_agreement", r.thresholds.warp_dominant_agreement},
+            {"limiter_agreement", r.thresholds.limiter_agreement},
+            {"warp_share_mad", r.thresholds.warp_share_mad},
+            {"warp_states_gate", r.thresholds.warp_states_gate}}},
+          {"warp_state_misses", r.warp_state_misses},
           {"firm_read_misses", r.firm_read_misses},
           {"read_outside_range", r.read_outside_range},
           {"baseline", r.baseline_file.empty() ? nlohmann::json() : nlohmann::json(r.baseline_file)},
@@ -327,6 +382,31 @@ std::string format_text(const RegressResult& r) {
   range_row("training", r.training);
   range_row("held-out", r.held_out);
   for (const auto& band : r.by_elasticity) range_row(band.name, band.summary);
+  out += "\nwarp states against ncu's Warp State Statistics (mean |predicted - measured| share per state; agreement "
+         "of the largest state and of the limiter):\n";
+  std::snprintf(b, sizeof b, "%-20s %5s %6s %6s %6s %6s %6s %6s %6s %6s %6s %6s %8s %8s\n", "kernel / set", "cases", "sel",
+                "n_sel", "long", "short", "mio", "lg", "bar", "wait", "drain", "other", "dominant", "limiter");
+  out += b;
+  auto warp_row = [&](const std::string& name, const WarpStateSummary& w) {
+    if (w.n == 0) return;
+    int n = std::snprintf(b, sizeof b, "%-20s %5zu", name.c_str(), w.n);
+    for (double m : w.share_mad) n += std::snprintf(b + n, sizeof b - n, " %6.3f", m);
+    std::snprintf(b + n, sizeof b - n, " %7.1f%% %7.1f%%\n", 100 * w.dominant_rate(), 100 * w.limiter_rate());
+    out += b;
+  };
+  for (const auto& [k, s] : r.per_kernel) warp_row(k, s.warps);
+  out += "\n";
+  warp_row("all", r.all.warps);
+  warp_row("training", r.training.warps);
+  warp_row("held-out", r.held_out.warps);
+  std::snprintf(b, sizeof b, "  occupancy, issue activity and DRAM throughput off by %.3f, %.3f and %.3f of peak on average\n",
+                r.all.warps.occupancy_mad, r.all.warps.issue_active_mad, r.all.warps.dram_throughput_mad);
+  out += b;
+  std::snprintf(b, sizeof b, "  targets (%s): dominant state >= %.0f%%, limiter >= %.0f%%, every state's share within %.2f\n",
+                r.thresholds.warp_states_gate ? "gating" : "reported, not gating", 100 * r.thresholds.warp_dominant_agreement,
+                100 * r.thresholds.limiter_agreement, r.thresholds.warp_share_mad);
+  out += b;
+  for (const std::string& m : r.warp_state_misses) out += "  missed: " + m + "\n";
   out += "\noutputs (emulated fp32 arithmetic against the GPU's .npy files):\n";
   for (const auto& c : r.cases) {
     if (!c.outputs_compared) continue;

@@ -10,6 +10,7 @@
 
 #include "sim/core/npy.hpp"
 #include "sim/simt/kernels/kernel_registry.hpp"
+#include "sim/simt/limiter.hpp"
 #include "sim/validate/thresholds.hpp"
 
 namespace normsim::validate {
@@ -95,6 +96,24 @@ Summary summary(const std::vector<const CaseResult*>& cs) {
                    [](const CaseResult& c) { return c.golden.l2_bytes; });
   s.duration = summarise(cs, &CaseResult::duration_err, [](const CaseResult& c) { return c.pred.duration_us; },
                          [](const CaseResult& c) { return c.golden.duration_us; });
+  for (const CaseResult* c : cs) {
+    if (!c->warps_compared) continue;
+    WarpStateSummary& w = s.warps;
+    ++w.n;
+    w.dominant_agree += c->dominant_agrees;
+    w.limiter_agree += c->limiter_agrees;
+    const simt::WarpProfile &p = c->pred.warps, &m = c->ncu_warps;
+    for (size_t i = 0; i < simt::kWarpStates; ++i) w.share_mad[i] += std::fabs(p.share[i] - m.share[i]);
+    w.occupancy_mad += std::fabs(p.achieved_occupancy - m.achieved_occupancy);
+    w.issue_active_mad += std::fabs(p.issue_active - m.issue_active);
+    w.dram_throughput_mad += std::fabs(p.dram_throughput - m.dram_throughput);
+  }
+  if (const double n = static_cast<double>(s.warps.n); n > 0) {
+    for (double& v : s.warps.share_mad) v /= n;
+    s.warps.occupancy_mad /= n;
+    s.warps.issue_active_mad /= n;
+    s.warps.dram_throughput_mad /= n;
+  }
   return s;
 }
 
@@ -191,10 +210,20 @@ std::vector<bool> held_out_mask(const std::vector<GoldenCase>& cases) {
   return mask;
 }
 
+double WarpStateSummary::worst_share_mad() const { return share_mad[static_cast<size_t>(worst_share_state())]; }
+
+simt::WarpState WarpStateSummary::worst_share_state() const {
+  size_t worst = 0;
+  for (size_t i = 1; i < simt::kWarpStates; ++i)
+    if (share_mad[i] > share_mad[worst]) worst = i;
+  return static_cast<simt::WarpState>(worst);
+}
+
 double rel_error(double p, double m) { return m != 0 ? (p - m) / m : (p == 0 ? 0.0 : INFINITY); }
 
 SimtRegression simt_regression(const std::vector<GoldenCase>& cases, const simt::GpuArch& gpu,
-                               const std::string& golden_dir, const simt::HardwareRsqrt& rsqrt) {
+                               const std::string& golden_dir, const simt::HardwareRsqrt& rsqrt,
+                               const NcuProfiles& ncu) {
   SimtRegression r;
   const std::vector<bool> held = held_out_mask(cases);
   for (size_t i = 0; i < cases.size(); ++i) {
@@ -213,6 +242,12 @@ SimtRegression simt_regression(const std::vector<GoldenCase>& cases, const simt:
     c.l2_in_range = rg.l2_bytes.contains(g.l2_bytes);
     c.duration_in_range = rg.duration_us.contains(g.duration_us);
     compare_outputs(c, golden_dir, rsqrt, gpu);
+    if (const auto it = ncu.find(g.id); it != ncu.end()) {
+      c.warps_compared = true;
+      c.ncu_warps = it->second.warps;
+      c.dominant_agrees = c.pred.warps.dominant() == c.ncu_warps.dominant();
+      c.limiter_agrees = simt::limiter(c.pred.warps) == simt::limiter(c.ncu_warps);
+    }
     r.cases.push_back(std::move(c));
   }
   std::vector<const CaseResult*> all, train, hold;

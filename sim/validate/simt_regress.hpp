@@ -13,6 +13,7 @@
 #include "sim/simt/emulate.hpp"
 #include "sim/simt/simt_model.hpp"
 #include "sim/validate/golden.hpp"
+#include "sim/validate/ncu_profile.hpp"
 
 namespace normsim::validate {
 
@@ -32,6 +33,23 @@ struct CaseResult {
   /// to reproduce, so not part of bit_exact; the largest gap in fp32 ulps.
   double order_free_max_ulp = 0;
   std::string output_error;         ///< why the comparison could not run
+  // Warp states (cases ncu_profile.json holds): the model's against ncu's.
+  bool warps_compared = false;
+  simt::WarpProfile ncu_warps;
+  bool dominant_agrees = false;  ///< the same state has the largest share
+  bool limiter_agrees = false;   ///< simt::limiter of both profiles is the same
+};
+
+/// The predicted warp profiles against ncu's over a set of cases.
+struct WarpStateSummary {
+  size_t n = 0, dominant_agree = 0, limiter_agree = 0;
+  std::array<double, simt::kWarpStates> share_mad{};  ///< mean |predicted - measured| share, per state
+  double occupancy_mad = 0, issue_active_mad = 0, dram_throughput_mad = 0;  ///< mean |difference| of the fractions
+  double dominant_rate() const { return n ? static_cast<double>(dominant_agree) / static_cast<double>(n) : 1.0; }
+  double limiter_rate() const { return n ? static_cast<double>(limiter_agree) / static_cast<double>(n) : 1.0; }
+  /// The largest of share_mad, and its state.
+  double worst_share_mad() const;
+  simt::WarpState worst_share_state() const;
 };
 
 struct CounterSummary {
@@ -54,6 +72,7 @@ struct Summary {
   size_t outputs_compared = 0, bit_exact = 0;
   CounterSummary dram_read, dram_write, l2, duration;
   RangeSummary dram_read_range, dram_write_range, l2_range, duration_range;
+  WarpStateSummary warps;
 };
 
 /// The DRAM-read elasticity bands the regression summarises separately
@@ -104,8 +123,10 @@ inline constexpr CounterField kCounterFields[] = {{kBaselineCounters[0], &CaseRe
 static_assert(std::size(kCounterFields) == kBaselineCounters.size());
 
 /// Every case predicted on `gpu`; outputs compared where recorded (`golden_dir`
-/// holds the .npy files), the kernels' rsqrtf replayed from `rsqrt`.
+/// holds the .npy files), the kernels' rsqrtf replayed from `rsqrt`; warp
+/// states against `ncu`'s profiles where it holds the case.
 SimtRegression simt_regression(const std::vector<GoldenCase>& cases, const simt::GpuArch& gpu,
-                               const std::string& golden_dir, const simt::HardwareRsqrt& rsqrt);
+                               const std::string& golden_dir, const simt::HardwareRsqrt& rsqrt,
+                               const NcuProfiles& ncu = {});
 
 }  // namespace normsim::validate

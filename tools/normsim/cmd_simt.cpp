@@ -1,5 +1,6 @@
 // `normsim simt`: a gpu_ref kernel's predicted DRAM/L2 traffic and duration
 // on a GPU (the SIMT model, docs/SIMT.md).
+#include <filesystem>
 #include <iostream>
 
 #include "command.hpp"
@@ -7,6 +8,8 @@
 #include "sim/config/config_error.hpp"
 #include "sim/report/simt_report.hpp"
 #include "sim/simt/kernels/kernel_registry.hpp"
+#include "sim/validate/golden.hpp"
+#include "sim/validate/ncu_profile.hpp"
 
 namespace normsim::cli {
 
@@ -16,7 +19,8 @@ struct SimtArgs {
   std::string kernel, workload, dtype = "fp32", gpu;
   int64_t rows = 0, hidden = 0;
   int block = 0;
-  bool json = false;
+  bool json = false, explain = false;
+  std::string golden;  ///< where --explain looks for ncu's profile of the same launch
   std::vector<std::string> sets;
 };
 
@@ -26,6 +30,20 @@ std::string kernels_of(core::NormKind norm) {
   for (const auto& k : simt::kernel_infos())
     if (k.layernorm == (norm == core::NormKind::layernorm)) names += (names.empty() ? "" : ", ") + std::string(k.name);
   return names;
+}
+
+// ncu's profile of the golden case that ran this launch (kernel, shape,
+// dtype, block), if the golden folder holds one.
+std::optional<report::MeasuredWarps> measured_beside(const simt::Prediction& p, const std::string& dir) {
+  if (!std::filesystem::exists(std::filesystem::path(dir) / "index.json")) return std::nullopt;
+  const auto profiles = validate::load_ncu_profile(dir);
+  for (const validate::GoldenCase& g : validate::load_golden(dir)) {
+    if (g.kernel != p.plan.kernel || g.rows != p.plan.rows || g.hidden != p.plan.hidden || g.dtype != p.plan.dtype ||
+        g.block != p.plan.block)
+      continue;
+    if (const auto it = profiles.find(g.id); it != profiles.end()) return report::MeasuredWarps{g.id, it->second.warps};
+  }
+  return std::nullopt;
 }
 
 int simt_command(const SimtArgs& a) {
@@ -62,10 +80,16 @@ int simt_command(const SimtArgs& a) {
     throw config::ConfigError("simt: --block: value " + std::to_string(a.block) + " is not a whole number of warps (allowed: 32, 64, ..., 1024)");
   const simt::GpuArch gpu = load_gpu(a.gpu, a.sets);
   const simt::Prediction p = simt::predict(simt::plan_launch(kernel, rows, hidden, simt::parse_dtype(dtype), a.block, gpu), gpu);
-  const nlohmann::json report = report::simt_report_json(p, gpu);
+  if (!a.golden.empty() && !a.explain) throw config::ConfigError("simt: --golden: only with --explain (allowed: --explain --golden DIR)");
+  const std::string golden = a.golden.empty() ? "gpu_ref/golden/h200" : a.golden;
+  if (!a.golden.empty() && !std::filesystem::is_regular_file(std::filesystem::path(golden) / "index.json"))
+    throw config::ConfigError("simt: --golden: " + golden + "/index.json: missing (allowed: a golden folder such as gpu_ref/golden/h200)");
+  const std::optional<report::MeasuredWarps> ncu = a.explain ? measured_beside(p, golden) : std::nullopt;
+  nlohmann::json report = report::simt_report_json(p, gpu);
+  if (a.explain) report["explain"] = report::simt_explain_json(p, ncu);
   check_report(report, "simt");
   if (a.json) std::cout << report::report_text(report, 2) << "\n";
-  else std::cout << report::simt_report_text(p, gpu);
+  else std::cout << report::simt_report_text(p, gpu) << (a.explain ? report::simt_explain_text(p, ncu) : "");
   return kExitOk;
 }
 
@@ -84,6 +108,10 @@ Command add_simt(CLI::App& app) {
   c->add_option("--gpu", a->gpu, "GPU arch: a shipped name (" + config::shipped_names(config::ShippedKind::gpu) + ") or a YAML path (default h200)");
   c->add_option("--set", a->sets, "override a GPU key: gpu.l2.bytes=52428800 (repeatable)");
   c->add_flag("--json", a->json, "print the prediction as one JSON object on stdout");
+  c->add_flag("--explain", a->explain,
+              "also where the warps spend their cycles (ncu's warp states), occupancy, issue activity, DRAM throughput, "
+              "the limiter and the optimisation it implies; ncu's measurement beside it when a golden case ran the same launch");
+  c->add_option("--golden", a->golden, "golden folder whose ncu_profile.json --explain shows beside (default gpu_ref/golden/h200 when present)");
   return {c, [a] { return simt_command(*a); }};
 }
 
