@@ -1,10 +1,15 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine: every golden case once under ncu with the metrics
 # that explain a kernel's duration -- executed instructions, warp latency per
-# instruction, issue activity, achieved occupancy, L1 and L2 throughput and the
-# stall reasons -- one CSV per case, packed into OUTDIR/profile.tar.gz.
+# instruction, issue activity, achieved occupancy, L1 and L2 throughput, the
+# stall reasons (Warp State Statistics) and local-memory (spill) sectors --
+# one CSV per case, packed into OUTDIR/profile.tar.gz
+# (build_profile.py PROFILE_DIR golden/h200/ncu_profile.json --merge adds them).
 #   gpu_ref/scripts/run_profile.sh OUTDIR [ID-REGEX]
 # METRICS=a,b,c replaces the metric list (e.g. the L2 hit counters).
+# RECORDED=golden/h200/ncu_profile.json skips the cases that file holds with
+# every metric of the list (a rerun after a deadline or a lost machine goes on
+# where the last stopped); DEADLINE_S stops starting cases after that many seconds.
 set -uo pipefail
 out=${1:?OUTDIR}; filter=${2:-.}
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -22,9 +27,24 @@ metrics="gpu__time_duration.sum,smsp__inst_executed.sum,smsp__average_warp_laten
 metrics="$metrics,smsp__issue_active.avg.pct_of_peak_sustained_active,sm__warps_active.avg.pct_of_peak_sustained_active"
 metrics="$metrics,l1tex__throughput.avg.pct_of_peak_sustained_active,lts__throughput.avg.pct_of_peak_sustained_elapsed"
 metrics="$metrics,dram__throughput.avg.pct_of_peak_sustained_elapsed$stalls"
+metrics="$metrics,l1tex__t_sectors_pipe_lsu_mem_local_op_ld.sum,l1tex__t_sectors_pipe_lsu_mem_local_op_st.sum"
 metrics=${METRICS:-$metrics}
+# The ids RECORDED already holds with every metric (build_profile.py keys them
+# by ncu's names, the duration and instruction sums renamed).
+recorded=""
+if [ -n "${RECORDED:-}" ] && [ -f "$RECORDED" ]; then
+  recorded=$(python3 - "$RECORDED" "$metrics" <<'PY'
+import json, sys
+have = json.load(open(sys.argv[1]))
+want = {{"gpu__time_duration.sum": "duration_ns", "smsp__inst_executed.sum": "inst_executed"}.get(m, m)
+        for m in sys.argv[2].split(",")}
+print(" ".join(sorted(k for k, v in have.items() if want <= set(v))))
+PY
+)
+fi
 start=$(date +%s)
 bash "$here/scripts/golden_cases.sh" | grep -E "$filter" | while read -r id args; do
+  case " $recorded " in *" $id "*) echo "$id recorded"; continue;; esac
   if [ -n "${DEADLINE_S:-}" ] && [ $(( $(date +%s) - start )) -gt "$DEADLINE_S" ]; then echo "$id skipped"; continue; fi
   args=${args/--npy/}
   allow=""

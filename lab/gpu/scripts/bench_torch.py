@@ -6,10 +6,16 @@ write) before every timed call, medians. One JSON object per line.
 With --ours LIB (libfast_norm_capi.so), fast_ln / fast_rms run on the same
 tensors and are timed in the same loop (mode "ours"): the calls of one case
 take turns rep by rep, so drift and buffer placement are shared; their
-output is checked against torch eager's.
-  bench_torch.py [--reps 20] [--no-compile] [--ours LIB]
+output is checked against torch eager's. A copy of the case's own x (mode
+"copy") takes its turn in the same loop: each record's pct_copy is against
+the copy of that case.
+--c all: every multiple of 256 from 768 to 8192, of 1024 from 9216 to 32768,
+then 49152 and 65536 (56 row lengths). --out FILE appends the records there
+and skips the (op, dtype, C) cases FILE already holds, so that a run cut
+short by --deadline-s (or a lost machine) goes on where it stopped.
+  bench_torch.py [--reps 20] [--no-compile] [--ours LIB] [--c all|C,C,...] [--out FILE] [--deadline-s S]
 """
-import argparse, ctypes, json, sys, time
+import argparse, ctypes, json, os, sys, time
 import torch
 import torch.nn.functional as F
 
@@ -17,7 +23,33 @@ ap = argparse.ArgumentParser()
 ap.add_argument("--reps", type=int, default=20)
 ap.add_argument("--no-compile", action="store_true")
 ap.add_argument("--ours", help="libfast_norm_capi.so: time fast_ln / fast_rms on the same tensors")
+ap.add_argument("--c", default="768,1024,2048,4096,8192,16384,65536", help="'all' or a comma-separated list of row lengths")
+ap.add_argument("--out", help="append the records to this JSONL file and skip the cases it holds")
+ap.add_argument("--deadline-s", type=float, default=0, help="start no case after this many seconds (0: none)")
 args = ap.parse_args()
+if args.c == "all":
+    row_lengths = list(range(768, 8192 + 1, 256)) + list(range(9216, 32768 + 1, 1024)) + [49152, 65536]
+else:
+    row_lengths = [int(c) for c in args.c.split(",")]
+done = set()
+if args.out and os.path.exists(args.out):
+    for line in open(args.out):
+        try:
+            r = json.loads(line)
+        except ValueError:
+            continue  # a torn last line
+        if r.get("mode") == "copy":
+            done.add((r["op"], r["dtype"], r["C"]))
+out_file = open(args.out, "a") if args.out else None
+started = time.time()
+
+
+def emit(rec):
+    line = json.dumps(rec)
+    print(line, flush=True)
+    if out_file:
+        out_file.write(line + "\n")
+        out_file.flush()
 torch._dynamo.config.cache_size_limit = 256
 dev = "cuda"
 flush = torch.empty(256 << 20, dtype=torch.uint8, device=dev)
@@ -66,10 +98,16 @@ src = torch.randn(n, device=dev)
 dst = torch.empty_like(src)
 copy_us = median_us(lambda: dst.copy_(src))
 copy_gbps = 2 * n * 4 / (copy_us * 1e3)
-print(json.dumps({"kernel": "torch_copy", "us": round(copy_us, 2), "gbps": round(copy_gbps, 1)}), flush=True)
+emit({"kernel": "torch_copy", "us": round(copy_us, 2), "gbps": round(copy_gbps, 1)})
 
 for dtype in (torch.float32, torch.bfloat16):
-    for C in (768, 1024, 2048, 4096, 8192, 16384, 65536):
+    dname = str(dtype).split(".")[-1].replace("float32", "fp32").replace("bfloat16", "bf16")
+    for C in row_lengths:
+        if all((op, dname, C) in done for op in ("layer_norm", "rms_norm")):
+            continue
+        if args.deadline_s and time.time() - started > args.deadline_s:
+            emit({"skipped": f"{dname} C={C} and later: past --deadline-s"})
+            break
         rows = n // C
         x = torch.randn(rows, C, device=dev, dtype=dtype)
         w = torch.randn(C, device=dev, dtype=dtype)
@@ -78,7 +116,10 @@ for dtype in (torch.float32, torch.bfloat16):
         ops = {"layer_norm": lambda x=x, w=w, b=b, C=C: F.layer_norm(x, (C,), w, b, 1e-5),
                "rms_norm": lambda x=x, w=w, C=C: F.rms_norm(x, (C,), w, 1e-5)}
         for name, fn in ops.items():
-            fns = {"eager": fn}
+            if (name, dname, C) in done:
+                continue
+            xc = torch.empty_like(x)
+            fns = {"copy": lambda x=x, xc=xc: xc.copy_(x), "eager": fn}
             compile_s = {}
             if not args.no_compile:
                 t0 = time.time()
@@ -95,16 +136,20 @@ for dtype in (torch.float32, torch.bfloat16):
                 check = (y.float() - ref).abs().max().item() / (ref.abs().max().item() + 1.0)
             us_by_mode = median_us_interleaved(fns)
             bytes_ = 2 * rows * C * eb + (2 if name == "layer_norm" else 1) * C * eb
-            for mode, us in us_by_mode.items():
-                gbps = bytes_ / (us * 1e3)
-                rec = {"kernel": f"torch_{name}" if mode != "ours" else ("fast_rms" if name == "rms_norm" else "fast_ln"),
-                       "mode": mode, "dtype": str(dtype).split(".")[-1].replace("float32", "fp32").replace("bfloat16", "bf16"),
-                       "C": C, "rows": rows, "us": round(us, 2), "gbps": round(gbps, 1),
-                       "copy_gbps": round(copy_gbps, 1), "pct_copy": round(100 * gbps / copy_gbps, 1)}
+            case_copy_gbps = 2 * rows * C * eb / (us_by_mode["copy"] * 1e3)
+            # The copy last: a reader that finds it knows the case is whole.
+            for mode in [m for m in us_by_mode if m != "copy"] + ["copy"]:
+                us = us_by_mode[mode]
+                gbps = (bytes_ if mode != "copy" else 2 * rows * C * eb) / (us * 1e3)
+                kernel = {"ours": "fast_rms" if name == "rms_norm" else "fast_ln", "copy": "torch_copy"}.get(mode, f"torch_{name}")
+                rec = {"kernel": kernel, "op": name, "mode": mode, "dtype": dname,
+                       "C": C, "rows": rows, "reps": args.reps, "us": round(us, 2), "gbps": round(gbps, 1),
+                       "copy_gbps": round(case_copy_gbps, 1), "pct_copy": round(100 * gbps / case_copy_gbps, 1)}
                 if mode in compile_s:
                     rec["compile_s"] = compile_s[mode]
                 if mode == "ours":
                     rec["max_rel_diff_vs_eager"] = check
-                print(json.dumps(rec), flush=True)
+                emit(rec)
+            del xc
         del x, w, b
-print(json.dumps({"torch": torch.__version__}), flush=True)
+emit({"torch": torch.__version__})
