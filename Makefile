@@ -12,7 +12,7 @@ SAN_DIR ?= build-sanitize
 # LeakSanitizer does not scan thread stacks (their recorded bounds are wrong).
 SAN_ENV = ASAN_OPTIONS=detect_leaks=1:detect_stack_use_after_return=0:allocator_may_return_null=1:strict_string_checks=1 \
   LSAN_OPTIONS=use_stacks=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
-FUZZ_TARGETS = fuzz_npy_header fuzz_config_text fuzz_arch_yaml fuzz_gpu_yaml fuzz_overrides fuzz_golden_index fuzz_sweep_journal fuzz_regress_baseline fuzz_calibrate_records
+FUZZ_TARGETS = fuzz_npy_header fuzz_config_text fuzz_arch_yaml fuzz_gpu_yaml fuzz_overrides fuzz_golden_index fuzz_sweep_journal fuzz_regress_baseline fuzz_calibrate_records fuzz_ncu_profile
 
 all: build
 

@@ -280,6 +280,22 @@ for k in ("dram_bytes_read", "dram_bytes_written", "l2_bytes", "duration_us"):
 assert p["firmness"] in ("firm", "on the L2 cliff", "scattered stores"), p
 assert j["gpu_arch"]["name"] == "h200" and j["gpu_arch"]["overrides"] == [], j["gpu_arch"]
 PY
+# --explain: warp states, the limiter and its direction; ncu's golden profile beside when a case ran the launch.
+expect_exit 2 "simt: --golden: only with --explain" -- simt --kernel v4 --rows 1024 --hidden 4096 --golden "$S/gpu_ref/golden/h200" -q
+expect_exit 2 "simt: --golden: $T/nogolden/index.json: missing" -- simt --kernel v4 --rows 1024 --hidden 4096 --explain --golden "$T/nogolden" -q
+"$N" simt --kernel v4 --rows 1024 --hidden 4096 --explain --golden "$S/gpu_ref/golden/h200" >"$T/explain.txt" || bad "simt --explain"
+grep -q "ncu's golden case v4_fp32_1024x4096_b256 beside" "$T/explain.txt" && grep -Eq "^    long_scoreboard +[0-9.]+% +88.6%$" "$T/explain.txt" &&
+  grep -q "^  direction: more loads in flight" "$T/explain.txt" && ok || bad "simt --explain prints ncu beside and the direction"
+"$N" simt --kernel v4 --rows 1000 --hidden 4096 --explain --golden "$S/gpu_ref/golden/h200" --json -q >"$T/explain.json" || bad "simt --explain --json"
+/usr/bin/python3 - "$T/explain.json" <<'PY' && ok || bad "simt --explain --json contract"
+import json, sys
+e = json.load(open(sys.argv[1]))["explain"]
+p = e["predicted"]
+assert e["ncu"] is None and e["ncu_case"] is None, e  # no golden case ran 1000 rows
+assert abs(sum(p["stall_share"].values()) - 1) < 1e-9, p
+assert p["limiter"] in ("dram_bandwidth", "latency", "synchronisation", "spills", "issue") and p["direction"], p
+assert 0 < p["achieved_occupancy"] <= 1 and 0 < p["issue_active"] < 1 and len(e["launches"]) == 1, e
+PY
 # calibrate: the committed H200 records make an arch file that simt and regress take.
 expect_exit 2 "calibrate: -o: missing" -- calibrate "$S/gpu_ref/golden/h200" -q
 expect_exit 2 "device.json\|env.json: missing" -- calibrate "$T" -o "$T/none.yaml" -q

@@ -157,6 +157,13 @@ mk_golden 'c["outputs"] = {"y": "outputs/../../x.npy"}'
 expect 2 "key 'outputs.y'.*is not inside the golden folder" -- regress "$G" -q
 printf '[{"id": "a", "id": "b"}]' >"$G/index.json"
 expect 2 "index.json: key 'id': duplicate key" -- regress "$G" -q
+# ncu's golden profile (simt --explain, regress) is read like a config too.
+mk_golden 'pass'
+printf '{"a": {"dram__throughput.avg.pct_of_peak_sustained_elapsed": 120}}' >"$G/ncu_profile.json"
+expect 2 "ncu_profile.json: key 'a.dram__throughput.avg.pct_of_peak_sustained_elapsed': value 120 out of range (allowed: 0..100)" -- simt --kernel v4 --rows 8 --hidden 64 --explain --golden "$G" -q
+printf '{"a": {"sm__cycles": 1}}' >"$G/ncu_profile.json"
+expect 2 "ncu_profile.json: key 'a.sm__cycles': unknown metric" -- simt --kernel v4 --rows 8 --hidden 64 --explain --golden "$G" -q
+rm -f "$G/ncu_profile.json"
 
 # The per-case baseline is validated the same way, before any case runs.
 printf '{"gpu": "h200", "cases": {"a": {"dram_bytes_read": -0.5}}}' >"$T/baseline.json"

@@ -133,6 +133,15 @@ def test_simt_area_widths_list():
     assert len(names["kernels"]) == 17 and any(x["name"] == "asic-fp32" for x in names["archs"])
 
 
+def test_simt_explain_with_ncu_beside():
+    golden = SOURCE_DIR / "gpu_ref" / "golden" / "h200"
+    e = normsim.simt("v4", rows=1024, hidden=4096, explain=True, golden=golden)["explain"]
+    assert e["ncu_case"] == "v4_fp32_1024x4096_b256"
+    assert e["predicted"]["dominant"] == e["ncu"]["dominant"] == "long_scoreboard"
+    assert e["predicted"]["limiter"] == e["ncu"]["limiter"] == "latency"
+    assert "explain" not in normsim.simt("v4", rows=1024, hidden=4096)
+
+
 def test_sweep_keeps_figures_or_whole_reports_and_samples_rows():
     grid = {"arch.lanes": [4, 8]}
     compact = normsim.sweep(grid=grid, set=SMALL)
