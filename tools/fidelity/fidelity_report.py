@@ -89,6 +89,28 @@ lines += ["", f"Firm predictions (off the cliff, no scattered stores): {len(firm
           f"Measured DRAM reads outside their range: "
           + (", ".join(f"{c['id']} ({'held out' if c['held_out'] else 'training'}, {pct(c['rel_error']['dram_bytes_read'])})"
                        for c in outside) or "none") + "."]
+def warp_row(name, w):
+    worst = max(w["share_mad"], key=w["share_mad"].get)
+    return (f"| {name} | {w['cases']} | {pct(w['dominant_agreement'])} | {pct(w['limiter_agreement'])} | "
+            f"{w['worst_share_mad']:.3f} ({worst}) | {w['achieved_occupancy_mad']:.3f} | {w['issue_active_mad']:.3f} | "
+            f"{w['dram_throughput_mad']:.3f} |")
+
+
+t = r["thresholds"]
+lines += ["", "### Warp states against ncu (`simt --explain`)", "",
+          "Per case, the predicted warp states against ncu's Warp State Statistics (ncu_profile.json): whether the "
+          "largest state and the limiter (the same rule on both) agree, and the mean absolute difference of each "
+          "state's share (the worst state shown), of the achieved occupancy, the issue activity and the DRAM "
+          f"throughput (fractions). Targets: dominant state {pct(t['warp_dominant_agreement'])}, limiter "
+          f"{pct(t['limiter_agreement'])}, every state within {t['warp_share_mad']:.2f}"
+          + (" (gating)." if t["warp_states_gate"] else " (reported, not gating)."), "",
+          "| kernel / set | cases | dominant agrees | limiter agrees | worst share error | occupancy | issue | DRAM |",
+          "|---|---|---|---|---|---|---|---|"]
+for k, s_ in sorted(r["per_kernel"].items()):
+    lines.append(warp_row(k, s_["warp_states"]))
+for name, key in (("all", "summary"), ("training", "training"), ("held-out", "held_out")):
+    lines.append(warp_row(f"**{name}**", r[key]["warp_states"]))
+lines += ["", "Missed: " + ("; ".join(r["warp_state_misses"]) or "none") + "."]
 lines += ["", "### Cases past the per-case DRAM-read target (5%)", "",
           "Implied x in flight: the error over the elasticity, the change of the x in flight (of every reuse distance) "
           "that alone would account for the miss.", "",
