@@ -30,7 +30,7 @@ struct RegressResult : SimtRegression {
   std::vector<std::string> read_outside_range;  ///< cases whose measured DRAM read is outside its range
   std::string baseline_file;                    ///< empty: no baseline was checked
   std::vector<BaselineMiss> baseline_misses;    ///< cases worse than their baseline by more than the slack
-  std::vector<std::string> warp_state_misses;   ///< warp-state targets missed over all cases (failures when gating)
+  std::vector<std::string> warp_state_misses;   ///< warp-state thresholds missed over all cases (the gating ones are failures too)
   std::vector<std::string> failures;            ///< one line per threshold missed
   bool pass_models = false;  ///< the SIMT model's thresholds, every output bit-exact, every ASIC case bit-exact
   bool pass = false;         ///< and the ASIC model's time within its threshold

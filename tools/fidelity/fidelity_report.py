@@ -101,9 +101,9 @@ lines += ["", "### Warp states against ncu (`simt --explain`)", "",
           "Per case, the predicted warp states against ncu's Warp State Statistics (ncu_profile.json): whether the "
           "largest state and the limiter (the same rule on both) agree, and the mean absolute difference of each "
           "state's share (the worst state shown), of the achieved occupancy, the issue activity and the DRAM "
-          f"throughput (fractions). Targets: dominant state {pct(t['warp_dominant_agreement'])}, limiter "
-          f"{pct(t['limiter_agreement'])}, every state within {t['warp_share_mad']:.2f}"
-          + (" (gating)." if t["warp_states_gate"] else " (reported, not gating)."), "",
+          f"throughput (fractions). Thresholds: dominant state {pct(t['warp_dominant_agreement'])} and limiter "
+          f"{pct(t['limiter_agreement'])} of the cases (gating); every state within {t['warp_share_mad']:.2f} "
+          "(a target, reported).", "",
           "| kernel / set | cases | dominant agrees | limiter agrees | worst share error | occupancy | issue | DRAM |",
           "|---|---|---|---|---|---|---|---|"]
 for k, s_ in sorted(r["per_kernel"].items()):
