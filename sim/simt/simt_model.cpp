@@ -392,6 +392,7 @@ void predict_duration(const SubKernel& k, const GpuArch& g, LaunchPrediction& r)
   // holds.
   const double pe = memory_overlap_exponent(o, g);
   const double memory_us = std::pow(std::pow(r.latency_us, pe) + std::pow(r.dram_us, pe), 1.0 / pe);
+  r.memory_us = memory_us;
   const double largest = std::max({memory_us, r.issue_us, r.smem_us, r.request_us, r.dispatch_us});
   // The SM's pipes overlap imperfectly: the bounds combine as a p-norm too
   // (p -> infinity: the largest alone).

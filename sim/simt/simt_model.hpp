@@ -78,6 +78,7 @@ struct LaunchPrediction {
   double dependent_issue_us = 0;  ///< of issue_us: one warp issuing its own instructions a dependent latency apart
   double epilogue_us = 0;  ///< the threads' scalar atomics/stores at the end, after everything else
   double fill_us = 0;      ///< the first round's loads queued at the DRAM, once
+  double memory_us = 0;    ///< the latency chain and DRAM time combined (their p-norm): the memory bound
   double bounds_us = 0;    ///< the bounds combined (their p-norm), before what is added once
   double duration_us = 0;
   RowChain chain;          ///< row_cycles by what the warps wait on

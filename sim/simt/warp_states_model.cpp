@@ -23,8 +23,7 @@ WarpProfile predict_warp_states(const SubKernel& k, const GpuArch& g, const Laun
   // The bounds without block dispatch: while the SMs wait for blocks no warp
   // is resident, so the warps are there for this share of the main phase (Little's law).
   const double q = g.bound_overlap_exponent;
-  const double pe = memory_overlap_exponent(r.occ, g);
-  const double memory_us = std::pow(std::pow(r.latency_us, pe) + std::pow(r.dram_us, pe), 1.0 / pe);
+  const double memory_us = r.memory_us;
   const double resident_us =
       std::pow(std::pow(memory_us, q) + std::pow(r.issue_us, q) + std::pow(r.smem_us, q) + std::pow(r.request_us, q), 1.0 / q);
   const double resident_share = r.bounds_us > 0 ? std::min(1.0, resident_us / r.bounds_us) : 1.0;
