@@ -32,16 +32,36 @@ std::string kernels_of(core::NormKind norm) {
   return names;
 }
 
-// ncu's profile of the golden case that ran this launch (kernel, shape,
-// dtype, block), if the golden folder holds one.
-std::optional<report::MeasuredWarps> measured_beside(const simt::Prediction& p, const std::string& dir) {
-  if (!std::filesystem::exists(std::filesystem::path(dir) / "index.json")) return std::nullopt;
-  const auto profiles = validate::load_ncu_profile(dir);
-  for (const validate::GoldenCase& g : validate::load_golden(dir)) {
+// A golden folder's cases and ncu's profiles of them, read whole before any work.
+struct GoldenProfiles {
+  std::vector<validate::GoldenCase> cases;
+  validate::NcuProfiles profiles;
+};
+
+// --explain's golden folder: the one named (refused unless it holds an
+// index), else the default one when present; nothing without --explain.
+GoldenProfiles read_golden_profiles(const SimtArgs& a) {
+  if (!a.golden.empty() && !a.explain) throw config::ConfigError("simt: --golden: only with --explain (allowed: --explain --golden DIR)");
+  if (!a.explain) return {};
+  const std::string dir = a.golden.empty() ? "gpu_ref/golden/h200" : a.golden;
+  if (!std::filesystem::is_regular_file(std::filesystem::path(dir) / "index.json")) {
+    if (a.golden.empty()) return {};
+    throw config::ConfigError("simt: --golden: " + dir + "/index.json: missing (allowed: a golden folder such as gpu_ref/golden/h200)");
+  }
+  GoldenProfiles g;
+  g.profiles = validate::load_ncu_profile(dir);
+  g.cases = validate::load_golden(dir);
+  return g;
+}
+
+// ncu's profile of the golden case that ran this launch (kernel, shape, dtype, block), if one did.
+std::optional<report::MeasuredWarps> measured_beside(const simt::Prediction& p, const GoldenProfiles& golden) {
+  for (const validate::GoldenCase& g : golden.cases) {
     if (g.kernel != p.plan.kernel || g.rows != p.plan.rows || g.hidden != p.plan.hidden || g.dtype != p.plan.dtype ||
         g.block != p.plan.block)
       continue;
-    if (const auto it = profiles.find(g.id); it != profiles.end()) return report::MeasuredWarps{g.id, it->second.warps};
+    if (const auto it = golden.profiles.find(g.id); it != golden.profiles.end())
+      return report::MeasuredWarps{g.id, it->second.warps};
   }
   return std::nullopt;
 }
@@ -79,11 +99,8 @@ int simt_command(const SimtArgs& a) {
   if (a.block % 32)
     throw config::ConfigError("simt: --block: value " + std::to_string(a.block) + " is not a whole number of warps (allowed: 32, 64, ..., 1024)");
   const simt::GpuArch gpu = load_gpu(a.gpu, a.sets);
+  const GoldenProfiles golden = read_golden_profiles(a);
   const simt::Prediction p = simt::predict(simt::plan_launch(kernel, rows, hidden, simt::parse_dtype(dtype), a.block, gpu), gpu);
-  if (!a.golden.empty() && !a.explain) throw config::ConfigError("simt: --golden: only with --explain (allowed: --explain --golden DIR)");
-  const std::string golden = a.golden.empty() ? "gpu_ref/golden/h200" : a.golden;
-  if (!a.golden.empty() && !std::filesystem::is_regular_file(std::filesystem::path(golden) / "index.json"))
-    throw config::ConfigError("simt: --golden: " + golden + "/index.json: missing (allowed: a golden folder such as gpu_ref/golden/h200)");
   const std::optional<report::MeasuredWarps> ncu = a.explain ? measured_beside(p, golden) : std::nullopt;
   nlohmann::json report = report::simt_report_json(p, gpu);
   if (a.explain) report["explain"] = report::simt_explain_json(p, ncu);
