@@ -30,3 +30,29 @@ extern "C" int normref_fast_norm(int bf16, int rms, void* y, float* mean, float*
   return rms ? launch<float, true>(y, mean, rstd, x, gamma, beta, rows, C, st)
              : launch<float, false>(y, mean, rstd, x, gamma, beta, rows, C, st);
 }
+
+/// Blocks of the LayerNorm backward's persistent grid for (dtype, rows, C):
+/// the partials buffer of normref_ln_backward holds 2 * blocks * C floats.
+extern "C" int normref_ln_backward_blocks(int bf16, int rows, int C) {
+  return bf16 ? normref::dev::backward_blocks<__nv_bfloat16, true>(rows, C)
+              : normref::dev::backward_blocks<float, true>(rows, C);
+}
+
+/// The LayerNorm backward (bwd_twolevel): dx [rows][C] of x's type, dgamma
+/// and dbeta [C] fp32, from dy and x [rows][C], gamma [C] fp32 and the
+/// forward's mean and rstd [rows]. Returns the launch's cudaError_t.
+extern "C" int normref_ln_backward(int bf16, void* dx, float* dgamma, float* dbeta, float* partial, const void* dy,
+                                   const void* x, const float* gamma, const float* mean, const float* rstd, int rows,
+                                   int C, int blocks, void* stream) {
+  auto st = static_cast<cudaStream_t>(stream);
+  if (bf16) {
+    using B = __nv_bfloat16;
+    return static_cast<int>(normref::dev::launch_backward<B, true>(static_cast<B*>(dx), dgamma, dbeta, partial,
+                                                                   static_cast<const B*>(dy), static_cast<const B*>(x),
+                                                                   gamma, mean, rstd, rows, C, blocks, st));
+  }
+  return static_cast<int>(normref::dev::launch_backward<float, true>(static_cast<float*>(dx), dgamma, dbeta, partial,
+                                                                     static_cast<const float*>(dy),
+                                                                     static_cast<const float*>(x), gamma, mean, rstd,
+                                                                     rows, C, blocks, st));
+}

@@ -9,11 +9,20 @@ take turns rep by rep, so drift and buffer placement are shared; their
 output is checked against torch eager's. A copy of the case's own x (mode
 "copy") takes its turn in the same loop: each record's pct_copy is against
 the copy of that case.
+--liger DIR: Liger-Kernel's Triton kernels (LigerLayerNormFunction,
+LigerRMSNormFunction; a copy of its source, e.g. a copy of ../shared/peers/liger,
+imported from DIR at run time) take their turn in the same loop (mode "liger").
+--pass bwd: the backward instead (--c defaults to 768,2304,4096,8192):
+autograd.grad of each implementation's own forward graph (rebuilt untimed
+before every rep, dy restored: Liger's RMSNorm writes dx over dy), and with
+--ours the LayerNorm backward (bwd_twolevel: dx, dgamma, dbeta) on the
+statistics of fast_ln; bytes counted as x, dy read and dx written.
 --c all: every multiple of 256 from 768 to 8192, of 1024 from 9216 to 32768,
 then 49152 and 65536 (56 row lengths). --out FILE appends the records there
 and skips the (op, dtype, C) cases FILE already holds, so that a run cut
 short by --deadline-s (or a lost machine) goes on where it stopped.
-  bench_torch.py [--reps 20] [--no-compile] [--ours LIB] [--c all|C,C,...] [--out FILE] [--deadline-s S]
+  bench_torch.py [--reps 20] [--no-compile] [--ours LIB] [--liger DIR] [--pass fwd|bwd] [--c all|C,C,...]
+                 [--out FILE] [--deadline-s S]
 """
 import argparse, ctypes, json, os, sys, time
 import torch
@@ -23,10 +32,14 @@ ap = argparse.ArgumentParser()
 ap.add_argument("--reps", type=int, default=20)
 ap.add_argument("--no-compile", action="store_true")
 ap.add_argument("--ours", help="libfast_norm_capi.so: time fast_ln / fast_rms on the same tensors")
-ap.add_argument("--c", default="768,1024,2048,4096,8192,16384,65536", help="'all' or a comma-separated list of row lengths")
+ap.add_argument("--liger", help="a directory holding the liger_kernel package: time its Triton kernels too")
+ap.add_argument("--pass", dest="pass_", choices=("fwd", "bwd"), default="fwd")
+ap.add_argument("--c", default=None, help="'all' or a comma-separated list of row lengths")
 ap.add_argument("--out", help="append the records to this JSONL file and skip the cases it holds")
 ap.add_argument("--deadline-s", type=float, default=0, help="start no case after this many seconds (0: none)")
 args = ap.parse_args()
+if args.c is None:
+    args.c = "768,2304,4096,8192" if args.pass_ == "bwd" else "768,1024,2048,4096,8192,16384,65536"
 if args.c == "all":
     row_lengths = list(range(768, 8192 + 1, 256)) + list(range(9216, 32768 + 1, 1024)) + [49152, 65536]
 else:
@@ -38,7 +51,7 @@ if args.out and os.path.exists(args.out):
             r = json.loads(line)
         except ValueError:
             continue  # a torn last line
-        if r.get("mode") == "copy":
+        if r.get("mode") == "copy" and r.get("pass", "fwd") == args.pass_:
             done.add((r["op"], r["dtype"], r["C"]))
 out_file = open(args.out, "a") if args.out else None
 started = time.time()
@@ -83,6 +96,22 @@ if args.ours:
     ours = ctypes.CDLL(args.ours)
     ours.normref_fast_norm.restype = ctypes.c_int
     ours.normref_fast_norm.argtypes = [ctypes.c_int, ctypes.c_int] + [ctypes.c_void_p] * 6 + [ctypes.c_int, ctypes.c_int, ctypes.c_void_p]
+    ours.normref_ln_backward_blocks.restype = ctypes.c_int
+    ours.normref_ln_backward_blocks.argtypes = [ctypes.c_int] * 3
+    ours.normref_ln_backward.restype = ctypes.c_int
+    ours.normref_ln_backward.argtypes = [ctypes.c_int] + [ctypes.c_void_p] * 9 + [ctypes.c_int] * 3 + [ctypes.c_void_p]
+
+liger_ln = liger_rms = None
+if args.liger:
+    sys.path.insert(0, args.liger)
+    try:
+        import packaging.version  # noqa: F401  (Liger's utils import it)
+    except ImportError:
+        sys.path.append(os.path.join(args.liger, "_fallback"))
+    from liger_kernel.ops.layer_norm import LigerLayerNormFunction as liger_ln
+    from liger_kernel.ops.rms_norm import LigerRMSNormFunction as liger_rms
+
+EPS = 1e-5
 
 
 def our_norm(rms, x, w, b, y, mean, rstd):
@@ -93,12 +122,135 @@ def our_norm(rms, x, w, b, y, mean, rstd):
         raise RuntimeError(f"normref_fast_norm: cudaError {err}")
 
 
+def torch_fn(name, C):
+    if name == "layer_norm":
+        return lambda x, w, b: F.layer_norm(x, (C,), w, b, EPS)
+    return lambda x, w, b: F.rms_norm(x, (C,), w, EPS)
+
+
+def liger_fn(name):
+    if name == "layer_norm":
+        return lambda x, w, b: liger_ln.apply(x, w, b, EPS)
+    # Llama-style LigerRMSNorm: offset 0, casting "llama", in place (dx over dy)
+    return lambda x, w, b: liger_rms.apply(x, w, EPS, 0.0, "llama", True, None)
+
+
+def rel_diff(a, ref):
+    ref = ref.float()
+    return (a.float() - ref).abs().max().item() / (ref.abs().max().item() + 1.0)
+
+
 n = 1 << 27
 src = torch.randn(n, device=dev)
 dst = torch.empty_like(src)
 copy_us = median_us(lambda: dst.copy_(src))
 copy_gbps = 2 * n * 4 / (copy_us * 1e3)
-emit({"kernel": "torch_copy", "us": round(copy_us, 2), "gbps": round(copy_gbps, 1)})
+emit({"kernel": "torch_copy", "us": round(copy_us, 2), "gbps": round(copy_gbps, 1), "device": torch.cuda.get_device_name()})
+del src, dst
+
+
+def forward_fns(name, dname, C, x, w, b, rows, checks):
+    fn = torch_fn(name, C)
+    eager = lambda: fn(x, w, b)
+    fns = {"eager": eager}
+    compile_s = {}
+    if not args.no_compile:
+        t0 = time.time()
+        cf = torch.compile(fn, dynamic=False)
+        fns["compile"] = lambda: cf(x, w, b)
+        fns["compile"]()
+        compile_s["compile"] = round(time.time() - t0, 1)
+    ref = eager()
+    if liger_ln is not None:
+        lf = liger_fn(name)
+        fns["liger"] = lambda: lf(x, w, b)
+        checks["liger"] = rel_diff(fns["liger"](), ref)
+    if ours is not None:
+        y, mean, rstd = torch.empty_like(x), torch.empty(rows, device=dev), torch.empty(rows, device=dev)
+        rms = name == "rms_norm"
+        fns["ours"] = lambda: our_norm(rms, x, w, b, y, mean, rstd)
+        fns["ours"]()
+        checks["ours"] = rel_diff(y, ref)
+    return fns, compile_s
+
+
+def backward_fns(name, dname, C, x0, w0, b0, rows, checks):
+    """{mode: fn} and {mode: pre}: pre rebuilds the forward graph (untimed)."""
+    dy0 = torch.randn_like(x0)
+    dy = dy0.clone()
+    fns, pres, compile_s, grads = {}, {}, {}, {}
+    impls = {"eager": torch_fn(name, C)}
+    if not args.no_compile:
+        impls["compile"] = torch.compile(torch_fn(name, C), dynamic=False)
+    if liger_ln is not None:
+        impls["liger"] = liger_fn(name)
+    for mode, f in impls.items():
+        x = x0.clone().requires_grad_(True)
+        w = w0.clone().requires_grad_(True)
+        b = b0.clone().requires_grad_(True)
+        ins = (x, w, b) if name == "layer_norm" else (x, w)
+        state = {}
+
+        def pre(f=f, x=x, w=w, b=b, state=state):
+            dy.copy_(dy0)
+            state["y"] = f(x, w, b)
+
+        t0 = time.time()
+        pre()
+        grads[mode] = [g.detach().clone() for g in torch.autograd.grad(state["y"], ins, dy)]
+        if mode == "compile":
+            compile_s[mode] = round(time.time() - t0, 1)
+        pres[mode] = pre
+        fns[mode] = lambda state=state, ins=ins: torch.autograd.grad(state["y"], ins, dy)
+    if ours is not None and name == "layer_norm":
+        bf16 = int(x0.dtype == torch.bfloat16)
+        y, mean, rstd = torch.empty_like(x0), torch.empty(rows, device=dev), torch.empty(rows, device=dev)
+        our_norm(False, x0, w0, b0, y, mean, rstd)
+        blocks = ours.normref_ln_backward_blocks(bf16, rows, C)
+        gamma = w0.float().contiguous()
+        dx, dg, db = torch.empty_like(x0), torch.empty(C, device=dev), torch.empty(C, device=dev)
+        partial = torch.empty(2 * blocks * C, device=dev)
+        stream = torch.cuda.current_stream().cuda_stream
+
+        def run_ours():
+            err = ours.normref_ln_backward(bf16, dx.data_ptr(), dg.data_ptr(), db.data_ptr(), partial.data_ptr(),
+                                           dy0.data_ptr(), x0.data_ptr(), gamma.data_ptr(), mean.data_ptr(),
+                                           rstd.data_ptr(), rows, C, blocks, stream)
+            if err:
+                raise RuntimeError(f"normref_ln_backward: cudaError {err}")
+
+        run_ours()
+        grads["ours"] = [dx.clone(), dg.clone(), db.clone()]
+        fns["ours"] = run_ours
+    ref = grads["eager"]
+    for mode, g in grads.items():
+        if mode != "eager":
+            checks[mode] = max(rel_diff(a, r) for a, r in zip(g, ref))
+    return fns, pres, compile_s
+
+
+def timed(fns, pres):
+    """{mode: median us}: modes take turns rep by rep; each rep's pre (untimed) then the L2 flush."""
+    for k, fn in fns.items():
+        for _ in range(3):
+            if k in pres:
+                pres[k]()
+            fn()
+    torch.cuda.synchronize()
+    ts = {k: [] for k in fns}
+    for i in range(args.reps):
+        for k, fn in fns.items():
+            if k in pres:
+                pres[k]()
+            flush.fill_(i & 0xFF)
+            e0, e1 = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            e0.record()
+            fn()
+            e1.record()
+            e1.synchronize()
+            ts[k].append(e0.elapsed_time(e1) * 1e3)
+    return {k: sorted(v)[len(v) // 2] for k, v in ts.items()}
+
 
 for dtype in (torch.float32, torch.bfloat16):
     dname = str(dtype).split(".")[-1].replace("float32", "fp32").replace("bfloat16", "bf16")
@@ -106,50 +258,50 @@ for dtype in (torch.float32, torch.bfloat16):
         if all((op, dname, C) in done for op in ("layer_norm", "rms_norm")):
             continue
         if args.deadline_s and time.time() - started > args.deadline_s:
-            emit({"skipped": f"{dname} C={C} and later: past --deadline-s"})
+            emit({"skipped": f"{args.pass_} {dname} C={C} and later: past --deadline-s"})
             break
         rows = n // C
         x = torch.randn(rows, C, device=dev, dtype=dtype)
-        w = torch.randn(C, device=dev, dtype=dtype)
-        b = torch.randn(C, device=dev, dtype=dtype)
+        w = (1.0 + 0.1 * torch.randn(C, device=dev)).to(dtype)
+        b = (0.1 * torch.randn(C, device=dev)).to(dtype)
         eb = x.element_size()
-        ops = {"layer_norm": lambda x=x, w=w, b=b, C=C: F.layer_norm(x, (C,), w, b, 1e-5),
-               "rms_norm": lambda x=x, w=w, C=C: F.rms_norm(x, (C,), w, 1e-5)}
-        for name, fn in ops.items():
+        for name in ("layer_norm", "rms_norm"):
             if (name, dname, C) in done:
                 continue
             xc = torch.empty_like(x)
-            fns = {"copy": lambda x=x, xc=xc: xc.copy_(x), "eager": fn}
-            compile_s = {}
-            if not args.no_compile:
-                t0 = time.time()
-                fns["compile"] = torch.compile(fn, dynamic=False)
-                fns["compile"]()
-                compile_s["compile"] = round(time.time() - t0, 1)
-            check = None
-            if ours is not None:
-                y, mean, rstd = torch.empty_like(x), torch.empty(rows, device=dev), torch.empty(rows, device=dev)
-                rms = name == "rms_norm"
-                fns["ours"] = lambda rms=rms, x=x, w=w, b=b, y=y, mean=mean, rstd=rstd: our_norm(rms, x, w, b, y, mean, rstd)
-                fns["ours"]()
-                ref = fn().float()
-                check = (y.float() - ref).abs().max().item() / (ref.abs().max().item() + 1.0)
-            us_by_mode = median_us_interleaved(fns)
-            bytes_ = 2 * rows * C * eb + (2 if name == "layer_norm" else 1) * C * eb
+            checks = {}
+            try:
+                if args.pass_ == "fwd":
+                    fns, compile_s = forward_fns(name, dname, C, x, w, b, rows, checks)
+                    pres = {}
+                    bytes_ = 2 * rows * C * eb + (2 if name == "layer_norm" else 1) * C * eb
+                else:
+                    fns, pres, compile_s = backward_fns(name, dname, C, x, w, b, rows, checks)
+                    bytes_ = 3 * rows * C * eb + (3 if name == "layer_norm" else 2) * C * eb
+                fns["copy"] = lambda x=x, xc=xc: xc.copy_(x)
+                us_by_mode = timed(fns, pres)
+            except Exception as e:  # one case's failure (an OOM, a peer's error) is a record, not the end
+                emit({"error": f"{type(e).__name__}: {e}"[:400], "pass": args.pass_, "op": name, "dtype": dname, "C": C})
+                torch.cuda.empty_cache()
+                continue
             case_copy_gbps = 2 * rows * C * eb / (us_by_mode["copy"] * 1e3)
             # The copy last: a reader that finds it knows the case is whole.
             for mode in [m for m in us_by_mode if m != "copy"] + ["copy"]:
                 us = us_by_mode[mode]
                 gbps = (bytes_ if mode != "copy" else 2 * rows * C * eb) / (us * 1e3)
-                kernel = {"ours": "fast_rms" if name == "rms_norm" else "fast_ln", "copy": "torch_copy"}.get(mode, f"torch_{name}")
-                rec = {"kernel": kernel, "op": name, "mode": mode, "dtype": dname,
+                if mode == "ours":
+                    kernel = ("fast_rms" if name == "rms_norm" else "fast_ln") if args.pass_ == "fwd" else "bwd_twolevel"
+                else:
+                    kernel = {"copy": "torch_copy", "liger": f"liger_{name}"}.get(mode, f"torch_{name}")
+                rec = {"kernel": kernel, "pass": args.pass_, "op": name, "mode": mode, "dtype": dname,
                        "C": C, "rows": rows, "reps": args.reps, "us": round(us, 2), "gbps": round(gbps, 1),
                        "copy_gbps": round(case_copy_gbps, 1), "pct_copy": round(100 * gbps / case_copy_gbps, 1)}
                 if mode in compile_s:
                     rec["compile_s"] = compile_s[mode]
-                if mode == "ours":
-                    rec["max_rel_diff_vs_eager"] = check
+                if mode in checks:
+                    rec["max_rel_diff_vs_eager"] = checks[mode]
                 emit(rec)
-            del xc
+            del xc, fns, pres
+            torch.cuda.empty_cache()
         del x, w, b
-emit({"torch": torch.__version__})
+emit({"torch": torch.__version__, "device": torch.cuda.get_device_name()})

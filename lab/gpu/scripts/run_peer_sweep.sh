@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Runs on the GPU machine: the SM probes (sm_latency_probe) and the kernel
+# sweep against the peers -- ours, torch eager, torch.compile and Liger-Kernel
+# interleaved with a copy of each case's x (bench_torch.py), backward first
+# (16 cases), then the forward over every row length (--c all).
+#   LIGER=DIR [FWD_RECORD=f.jsonl] [BWD_RECORD=b.jsonl] [DEADLINE_S=500] \
+#     lab/gpu/scripts/run_peer_sweep.sh OUTDIR
+# The records resume: FWD_RECORD/BWD_RECORD (a previous call's output) are
+# copied into OUTDIR and bench_torch.py skips the cases they hold.
+set -uo pipefail
+out=${1:?OUTDIR}
+here=$(cd "$(dirname "$0")/../../../gpu_ref" && pwd)
+lab=$(cd "$(dirname "$0")" && pwd)
+start=$(date +%s)
+deadline=${DEADLINE_S:-500}
+mkdir -p "$out"
+nvidia-smi --query-gpu=name,driver_version,clocks.current.sm,clocks.max.sm,clocks.current.memory,power.limit \
+  --format=csv >"$out/nvidia_smi.csv" 2>&1
+work=$(mktemp -d)
+cmake -S "$here" -B "$work" -DCMAKE_BUILD_TYPE=Release -DNORMSIM_LAB=ON >"$out/build.log" 2>&1 &&
+  cmake --build "$work" -j 16 --target fast_norm_capi sm_latency_probe >>"$out/build.log" 2>&1 ||
+  { tail -30 "$out/build.log"; exit 1; }
+echo "built in $(( $(date +%s) - start )) s"
+[ -n "${SKIP_PROBE:-}" ] || timeout 120 "$work/sm_latency_probe" >"$out/sm_latency_probe.jsonl" 2>&1
+tail -n 3 "$out/sm_latency_probe.jsonl" 2>/dev/null
+liger=()
+[ -n "${LIGER:-}" ] && liger=(--liger "$LIGER")
+for pass in bwd fwd; do
+  rec=$( [ $pass = bwd ] && echo "${BWD_RECORD:-}" || echo "${FWD_RECORD:-}" )
+  if [ -n "$rec" ] && [ -f "$rec" ]; then cp "$rec" "$out/torch_$pass.jsonl"; fi
+  left=$(( deadline - ($(date +%s) - start) ))
+  [ $pass = bwd ] && left=$(( left < 200 ? left : 200 ))
+  c=$( [ $pass = fwd ] && echo all || echo 768,2304,4096,8192 )
+  echo "$pass: deadline $left s"
+  PYTHONUNBUFFERED=1 timeout $(( left + 90 )) python3 "$lab/bench_torch.py" --pass $pass --c $c --reps 20 \
+    --ours "$work/libfast_norm_capi.so" "${liger[@]}" --out "$out/torch_$pass.jsonl" --deadline-s "$left" \
+    >/dev/null 2>"$out/torch_$pass.err"
+  echo "$pass rc=$?"; tail -n 3 "$out/torch_$pass.err"
+done
+echo "done in $(( $(date +%s) - start )) s"
