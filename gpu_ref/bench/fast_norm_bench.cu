@@ -3,7 +3,7 @@
 // on sampled rows, timed with CUDA events after a warm-up, the L2 flushed
 // before every timed launch, medians; the copy kernel is timed in the same
 // run. One JSON object per line on stdout.
-//   fast_norm_bench [--reps 20]
+//   fast_norm_bench [--reps 20] [--c C,C,...] [--variants a,b,...]
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -154,6 +154,13 @@ std::vector<std::string> variants(int C, bool bf16) {
     if (bf16)
       v.insert(v.end(), {"stream2_params_smem", "sweep_keep_x", "sweep_store_evict_first", "sweep_keep_x_store_evict_first"});
     else v.push_back("cluster_one_row");
+    // Rows one 1024-thread block holds (C <= 32768): the streamed kernel as a
+    // cluster of one (the next row brought into shared memory while this one
+    // is reduced) or of two, against the register scheme's one block an SM.
+    if (C <= 32768) {
+      v.insert(v.end(), {"stream1_mailbox", "stream2_mailbox"});
+      if (bf16) v.push_back("stream1_params_smem");
+    }
     return v;
   }
   std::vector<std::string> v(std::begin(kHintNames), std::end(kHintNames));
@@ -176,11 +183,16 @@ std::vector<std::string> variants(int C, bool bf16) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  int reps = 20, only_c = 0;  // --c C: that row length alone
+  int reps = 20;
+  std::vector<int> row_lengths = {768, 1024, 2048, 4096, 8192, 16384, 65536};  // --c C,C,...: those instead
   std::string only_variants;  // --variants a,b,c: those variants alone (and the shipped kernel)
   for (int i = 1; i + 1 < argc; ++i) {
     if (std::string(argv[i]) == "--reps") reps = std::atoi(argv[i + 1]);
-    if (std::string(argv[i]) == "--c") only_c = std::atoi(argv[i + 1]);
+    if (std::string(argv[i]) == "--c") {
+      row_lengths.clear();
+      for (const char* p = argv[i + 1]; *p; ++p)
+        if (p == argv[i + 1] || p[-1] == ',') row_lengths.push_back(std::atoi(p));
+    }
     if (std::string(argv[i]) == "--variants") only_variants = "," + std::string(argv[i + 1]) + ",";
   }
   cudaStream_t st;
@@ -222,9 +234,8 @@ int main(int argc, char** argv) {
   std::printf("{\"kernel\": \"copy\", \"bytes\": %zu, \"us\": %.2f, \"gbps\": %.1f}\n", 2 * n * 4, flat_us, copy_gbps);
 
   for (int bf16 = 0; bf16 < 2; ++bf16)
-    for (int C : {768, 1024, 2048, 4096, 8192, 16384, 65536})
+    for (int C : row_lengths)
       for (int rms = 0; rms < 2; ++rms)
-      if (only_c == 0 || C == only_c)
       for (const std::string& variant : variants(C, bf16)) {
         if (!only_variants.empty() && variant != "shipped" && only_variants.find("," + variant + ",") == std::string::npos)
           continue;
@@ -255,8 +266,9 @@ int main(int argc, char** argv) {
             } else if (variant.rfind("stream", 0) == 0) {
               // The streamed cluster: 2 blocks of 1024 threads or 4 of 512 (two an SM), block sums by
               // message (st.async) or through a cluster barrier.
-              const bool four = variant[6] == '4', mailbox = variant.find("mailbox") != std::string::npos;
-              const bool params_smem = variant == "stream2_params_smem";
+              const bool four = variant[6] == '4', one = variant[6] == '1';
+              const bool mailbox = variant.find("mailbox") != std::string::npos;
+              const bool params_smem = variant.find("params_smem") != std::string::npos;
               auto go = [&](auto* f, int threads, int cluster) {
                 const int smem = params_smem ? normref::stream_smem_bytes(sizeof(T), sizeof(T), R)
                                              : threads * normref::fast_max_vecs(sizeof(T)) * 16;
@@ -268,10 +280,12 @@ int main(int argc, char** argv) {
               using namespace normref::dev;
               if constexpr (sizeof(T) == 2)
                 if (params_smem) {
-                  go(fast_norm_cluster_stream<T, T, R, 1024, V, 2, true, true>, 1024, 2);
+                  if (one) go(fast_norm_cluster_stream<T, T, R, 1024, V, 1, true, true>, 1024, 1);
+                  else go(fast_norm_cluster_stream<T, T, R, 1024, V, 2, true, true>, 1024, 2);
                   return;
                 }
-              if (four && mailbox) go(fast_norm_cluster_stream<T, T, R, 512, V, 4, true>, 512, 4);
+              if (one) go(fast_norm_cluster_stream<T, T, R, 1024, V, 1, true>, 1024, 1);
+              else if (four && mailbox) go(fast_norm_cluster_stream<T, T, R, 512, V, 4, true>, 512, 4);
               else if (four) go(fast_norm_cluster_stream<T, T, R, 512, V, 4, false>, 512, 4);
               else if (mailbox) go(fast_norm_cluster_stream<T, T, R, 1024, V, 2, true>, 1024, 2);
               else go(fast_norm_cluster_stream<T, T, R, 1024, V, 2, false>, 1024, 2);

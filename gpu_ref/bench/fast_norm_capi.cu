@@ -31,28 +31,38 @@ extern "C" int normref_fast_norm(int bf16, int rms, void* y, float* mean, float*
              : launch<float, false>(y, mean, rstd, x, gamma, beta, rows, C, st);
 }
 
-/// Blocks of the LayerNorm backward's persistent grid for (dtype, rows, C):
-/// the partials buffer of normref_ln_backward holds 2 * blocks * C floats.
-extern "C" int normref_ln_backward_blocks(int bf16, int rows, int C) {
-  return bf16 ? normref::dev::backward_blocks<__nv_bfloat16, true>(rows, C)
-              : normref::dev::backward_blocks<float, true>(rows, C);
+namespace {
+template <typename T, bool RMS>
+int backward(void* dx, float* dgamma, float* dbeta, float* partial, const void* dy, const void* x, const float* gamma,
+             const float* mean, const float* rstd, int rows, int C, int blocks, int threads, cudaStream_t st) {
+  return static_cast<int>(normref::dev::launch_backward<T, true, RMS>(
+      static_cast<T*>(dx), dgamma, dbeta, partial, static_cast<const T*>(dy), static_cast<const T*>(x), gamma, mean,
+      rstd, rows, C, blocks, st, nullptr, threads));
+}
+}  // namespace
+
+/// Blocks of the backward's persistent grid (bwd_twolevel; rms 1: its
+/// RMSNorm form) at `threads` a block (0: the shipped backward_threads):
+/// the partials buffer of normref_norm_backward holds 2 * blocks * C floats.
+extern "C" int normref_norm_backward_blocks(int bf16, int rms, int threads, int rows, int C) {
+  using B = __nv_bfloat16;
+  namespace d = normref::dev;
+  if (bf16) return rms ? d::backward_blocks<B, true, true>(rows, C, threads) : d::backward_blocks<B, true>(rows, C, threads);
+  return rms ? d::backward_blocks<float, true, true>(rows, C, threads) : d::backward_blocks<float, true>(rows, C, threads);
 }
 
-/// The LayerNorm backward (bwd_twolevel): dx [rows][C] of x's type, dgamma
-/// and dbeta [C] fp32, from dy and x [rows][C], gamma [C] fp32 and the
-/// forward's mean and rstd [rows]. Returns the launch's cudaError_t.
-extern "C" int normref_ln_backward(int bf16, void* dx, float* dgamma, float* dbeta, float* partial, const void* dy,
-                                   const void* x, const float* gamma, const float* mean, const float* rstd, int rows,
-                                   int C, int blocks, void* stream) {
+/// The backward (bwd_twolevel; rms 1: RMSNorm's, dbeta and mean unused):
+/// dx [rows][C] of x's type, dgamma and dbeta [C] fp32, from dy and x
+/// [rows][C], gamma [C] fp32 and the forward's mean and rstd [rows], on
+/// `blocks` blocks of `threads` (0: shipped). Returns the cudaError_t.
+extern "C" int normref_norm_backward(int bf16, int rms, void* dx, float* dgamma, float* dbeta, float* partial,
+                                     const void* dy, const void* x, const float* gamma, const float* mean,
+                                     const float* rstd, int rows, int C, int blocks, int threads, void* stream) {
   auto st = static_cast<cudaStream_t>(stream);
-  if (bf16) {
-    using B = __nv_bfloat16;
-    return static_cast<int>(normref::dev::launch_backward<B, true>(static_cast<B*>(dx), dgamma, dbeta, partial,
-                                                                   static_cast<const B*>(dy), static_cast<const B*>(x),
-                                                                   gamma, mean, rstd, rows, C, blocks, st));
-  }
-  return static_cast<int>(normref::dev::launch_backward<float, true>(static_cast<float*>(dx), dgamma, dbeta, partial,
-                                                                     static_cast<const float*>(dy),
-                                                                     static_cast<const float*>(x), gamma, mean, rstd,
-                                                                     rows, C, blocks, st));
+  using B = __nv_bfloat16;
+  if (bf16)
+    return rms ? backward<B, true>(dx, dgamma, dbeta, partial, dy, x, gamma, mean, rstd, rows, C, blocks, threads, st)
+               : backward<B, false>(dx, dgamma, dbeta, partial, dy, x, gamma, mean, rstd, rows, C, blocks, threads, st);
+  return rms ? backward<float, true>(dx, dgamma, dbeta, partial, dy, x, gamma, mean, rstd, rows, C, blocks, threads, st)
+             : backward<float, false>(dx, dgamma, dbeta, partial, dy, x, gamma, mean, rstd, rows, C, blocks, threads, st);
 }

@@ -180,47 +180,63 @@ LaunchInfo launch_fused_residual_dropout(T* z, T* y, float* mean, float* rstd, c
   return li;
 }
 
-/// The backward kernel's function for C (TWO_LEVEL: per-block partials).
-template <typename T, bool TWO_LEVEL>
-const void* backward_function(int C) {
+/// f(std::integral_constant<int, TH>{}) for the backward's block: the
+/// powers of two of with_threads, or a multiple of 32 that holds a row's
+/// vectors exactly (96 or 288 threads: C = 768 or 2304 at one or two
+/// vectors a thread; a lab variant, backward_threads picks powers of two).
+template <class F>
+void with_backward_threads(int threads, F&& f) {
+  switch (threads) {
+    case 96: f(std::integral_constant<int, 96>{}); break;
+    case 288: f(std::integral_constant<int, 288>{}); break;
+    default: with_threads(threads, f); break;
+  }
+}
+
+/// The backward kernel's function for C at `threads` (0: backward_threads;
+/// TWO_LEVEL: per-block partials; RMS: the RMSNorm backward).
+template <typename T, bool TWO_LEVEL, bool RMS = false>
+const void* backward_function(int C, int threads = 0) {
   const void* f = nullptr;
-  with_threads(backward_threads(C, sizeof(T)), [&](auto th) {
+  with_backward_threads(threads ? threads : backward_threads(C, sizeof(T)), [&](auto th) {
     constexpr int TH = decltype(th)::value;
-    f = reinterpret_cast<const void*>(ln_backward<T, TH, (sizeof(T) == 4 ? 2 : 1), TWO_LEVEL>);
+    f = reinterpret_cast<const void*>(ln_backward<T, TH, (sizeof(T) == 4 ? 2 : 1), TWO_LEVEL, RMS>);
   });
   return f;
 }
 
 /// Blocks of the backward's persistent grid: every SM full (the occupancy
 /// calculator), never more than rows.
-template <typename T, bool TWO_LEVEL>
-int backward_blocks(int rows, int C) {
+template <typename T, bool TWO_LEVEL, bool RMS = false>
+int backward_blocks(int rows, int C, int threads = 0) {
   int sms = 0, per_sm = 0, dev = 0;
+  if (!threads) threads = backward_threads(C, sizeof(T));
   cudaGetDevice(&dev);
   cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
-  cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, backward_function<T, TWO_LEVEL>(C),
-                                                backward_threads(C, sizeof(T)), 0);
+  cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, backward_function<T, TWO_LEVEL, RMS>(C, threads), threads, 0);
   return std::min(rows, sms * per_sm);
 }
 
 /// bwd_atomic (TWO_LEVEL false: dgamma/dbeta zeroed, then atomics) or
-/// bwd_twolevel (partials[2 blocks][C], then bwd_column_sum).
-template <typename T, bool TWO_LEVEL>
+/// bwd_twolevel (partials[2 blocks][C], then bwd_column_sum); RMS: the
+/// RMSNorm backward (dbeta neither read nor written: may be null; mean unread).
+template <typename T, bool TWO_LEVEL, bool RMS = false>
 cudaError_t launch_backward(T* dx, float* dgamma, float* dbeta, float* partial, const T* dy, const T* x,
                             const float* gamma, const float* mean, const float* rstd, int rows, int C, int blocks,
-                            cudaStream_t st, LaunchInfo* info = nullptr) {
+                            cudaStream_t st, LaunchInfo* info = nullptr, int threads = 0) {
   LaunchInfo li;
   li.grid = blocks;
-  li.block = backward_threads(C, sizeof(T));
-  li.func = backward_function<T, TWO_LEVEL>(C);
+  li.block = threads ? threads : backward_threads(C, sizeof(T));
+  li.func = backward_function<T, TWO_LEVEL, RMS>(C, li.block);
   if (!TWO_LEVEL) {
     if (cudaError_t e = cudaMemsetAsync(dgamma, 0, C * sizeof(float), st)) return e;
-    if (cudaError_t e = cudaMemsetAsync(dbeta, 0, C * sizeof(float), st)) return e;
+    if (!RMS)
+      if (cudaError_t e = cudaMemsetAsync(dbeta, 0, C * sizeof(float), st)) return e;
   }
   void* args[] = {&dx, &dgamma, &dbeta, &partial, const_cast<T**>(&dy), const_cast<T**>(&x),
                   const_cast<float**>(&gamma), const_cast<float**>(&mean), const_cast<float**>(&rstd), &rows, &C};
   if (cudaError_t e = cudaLaunchKernel(li.func, dim3(blocks), dim3(li.block), args, 0, st)) return e;
-  if (TWO_LEVEL) bwd_column_sum<<<(C + 31) / 32, 1024, 0, st>>>(dgamma, dbeta, partial, blocks, C);
+  if (TWO_LEVEL) bwd_column_sum<<<(C + 31) / 32, 1024, 0, st>>>(dgamma, RMS ? nullptr : dbeta, partial, blocks, C);
   if (info) *info = li;
   return cudaSuccess;
 }

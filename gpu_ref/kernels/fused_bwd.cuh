@@ -128,7 +128,9 @@ __global__ void residual_add(T* __restrict__ z, const T* __restrict__ x, const T
 // One block walks rows blockIdx.x, += gridDim.x; each thread keeps the
 // dgamma/dbeta partials of its columns. TWO_LEVEL: partials to
 // partial[blockIdx.x][C] (then bwd_column_sum); else atomics into dgamma/dbeta.
-template <typename T, int THREADS, int VECS, bool TWO_LEVEL>
+// RMS: the RMSNorm backward (x_hat = x rstd, no mean; dx = rstd / C (C g -
+// x_hat S2); no dbeta: its partials are neither kept nor written).
+template <typename T, int THREADS, int VECS, bool TWO_LEVEL, bool RMS = false>
 __global__ void __launch_bounds__(THREADS) ln_backward(T* __restrict__ dx, float* __restrict__ dgamma,
                                                        float* __restrict__ dbeta, float* __restrict__ partial,
                                                        const T* __restrict__ dy, const T* __restrict__ x,
@@ -154,7 +156,7 @@ __global__ void __launch_bounds__(THREADS) ln_backward(T* __restrict__ dx, float
     for (int j = 0; j < kN; ++j) pg[k][j] = pb[k][j] = 0.0f;
   }
   for (int64_t row = blockIdx.x; row < rows; row += gridDim.x) {
-    const float mu = mean[row], rs = rstd[row];
+    const float mu = RMS ? 0.0f : mean[row], rs = rstd[row];
     float xh[VECS][kN], g[VECS][kN];
     float s1 = 0.0f, s2 = 0.0f;
 #pragma unroll
@@ -171,7 +173,7 @@ __global__ void __launch_bounds__(THREADS) ln_backward(T* __restrict__ dx, float
           s1 += g[k][j];
           s2 += g[k][j] * xh[k][j];
           pg[k][j] += dyv * xh[k][j];
-          pb[k][j] += dyv;
+          if constexpr (!RMS) pb[k][j] += dyv;
         }
       } else {
 #pragma unroll
@@ -179,7 +181,7 @@ __global__ void __launch_bounds__(THREADS) ln_backward(T* __restrict__ dx, float
       }
     }
     const float2 S = row_sum2<THREADS>(s1, s2, smem);  // the backward's two row reductions, together
-    const float S1 = S.x, S2 = S.y;
+    const float S1 = RMS ? 0.0f : S.x, S2 = S.y;
     const float scale = rs / static_cast<float>(C), Cf = static_cast<float>(C);
 #pragma unroll
     for (int k = 0; k < VECS; ++k) {
@@ -200,10 +202,10 @@ __global__ void __launch_bounds__(THREADS) ln_backward(T* __restrict__ dx, float
       for (int j = 0; j < kN; ++j) {
         if constexpr (TWO_LEVEL) {
           partial[(2 * static_cast<int64_t>(blockIdx.x)) * C + i * kN + j] = pg[k][j];
-          partial[(2 * static_cast<int64_t>(blockIdx.x) + 1) * C + i * kN + j] = pb[k][j];
+          if constexpr (!RMS) partial[(2 * static_cast<int64_t>(blockIdx.x) + 1) * C + i * kN + j] = pb[k][j];
         } else {
           atomicAdd(dgamma + i * kN + j, pg[k][j]);
-          atomicAdd(dbeta + i * kN + j, pb[k][j]);
+          if constexpr (!RMS) atomicAdd(dbeta + i * kN + j, pb[k][j]);
         }
       }
     }
@@ -214,7 +216,8 @@ __global__ void __launch_bounds__(THREADS) ln_backward(T* __restrict__ dx, float
 /// partial[2b+1][c]. A 32 x 32 block per 32 columns: thread (ty, tx) sums
 /// blocks ty, ty + 32, ... of column 32 blockIdx.x + tx (a warp reads 128
 /// contiguous bytes), then warp 0 adds the 32 partial sums in ty order --
-/// a fixed order, so the result does not depend on timing.
+/// a fixed order, so the result does not depend on timing. dbeta null (the
+/// RMSNorm backward): dgamma alone.
 __global__ void __launch_bounds__(1024) bwd_column_sum(float* __restrict__ dgamma, float* __restrict__ dbeta,
                                                        const float* __restrict__ partial, int blocks, int C) {
   __shared__ float sg[32][33], sb[32][33];  // +1: no bank conflicts on the transposed read
@@ -224,7 +227,7 @@ __global__ void __launch_bounds__(1024) bwd_column_sum(float* __restrict__ dgamm
   if (c < C)
     for (int k = ty; k < blocks; k += 32) {
       g += partial[(2 * static_cast<int64_t>(k)) * C + c];
-      b += partial[(2 * static_cast<int64_t>(k) + 1) * C + c];
+      if (dbeta) b += partial[(2 * static_cast<int64_t>(k) + 1) * C + c];
     }
   sg[ty][tx] = g;
   sb[ty][tx] = b;
@@ -234,7 +237,7 @@ __global__ void __launch_bounds__(1024) bwd_column_sum(float* __restrict__ dgamm
 #pragma unroll
     for (int k = 0; k < 32; ++k) G += sg[k][tx], Bs += sb[k][tx];
     dgamma[c] = G;
-    dbeta[c] = Bs;
+    if (dbeta) dbeta[c] = Bs;
   }
 }
 

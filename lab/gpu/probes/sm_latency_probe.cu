@@ -8,7 +8,8 @@
 //   lsu     W warps on every SM, each issuing U independent global loads a
 //           step of 4, 8 or 16 bytes a lane from an L2-resident buffer: warp
 //           load instructions and bytes per SM cycle (the LSU/MIO queue that
-//           throttles narrow loads);
+//           throttles narrow loads); lsu_l1 the same from a 16 KiB
+//           buffer that the L1 holds (the LSU's own rate, no L2 bound);
 //   atomic  atomicAdd(float) with the result unused (RED), every thread of a
 //           full grid on one of A addresses (contention = threads / A):
 //           atomics per ns and per SM cycle.
@@ -64,7 +65,7 @@ __global__ void smem_chain(long long* cycles, int* sink, int stride) {
   sink[threadIdx.x] = p;
 }
 
-template <typename V, int U>
+template <typename V, int U, bool L1>
 __global__ void lsu_stream(const V* __restrict__ buf, size_t mask, int steps, float* sink, long long* cycles) {
   const size_t warp = (static_cast<size_t>(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
   const int lane = threadIdx.x % 32;
@@ -74,7 +75,8 @@ __global__ void lsu_stream(const V* __restrict__ buf, size_t mask, int steps, fl
 #pragma unroll
     for (int u = 0; u < U; ++u) {
       const size_t i = ((warp * U + u) * 32 + static_cast<size_t>(k) * 7919 * 32 + lane) & mask;
-      const V v = __ldcg(buf + i);  // L2, not L1: every load goes through the LSU to the L2
+      // L1: a 16 KiB buffer loaded through the L1 (hits); else the L2 only.
+      const V v = L1 ? __ldca(buf + i) : __ldcg(buf + i);
       acc += reinterpret_cast<const float*>(&v)[0];
     }
   }
@@ -113,21 +115,21 @@ float time_ms(F&& launch) {
   return best;
 }
 
-template <typename V, int U>
+template <typename V, int U, bool L1 = false>
 int lsu_case(const void* buf, size_t bytes, int sms, int warps_per_sm, double clock_khz, float* sink, long long* cyc) {
   const size_t mask = bytes / sizeof(V) - 1;
   const int threads = std::min(warps_per_sm, 32) * 32;
   const int blocks = sms * ((warps_per_sm * 32 + threads - 1) / threads);
   const int steps = 256;
   const float ms = time_ms([&] {
-    lsu_stream<V, U><<<blocks, threads>>>(static_cast<const V*>(buf), mask, steps, sink, cyc);
+    lsu_stream<V, U, L1><<<blocks, threads>>>(static_cast<const V*>(buf), mask, steps, sink, cyc);
   });
   CUDA_OK(cudaGetLastError());
   const double warp_loads = static_cast<double>(blocks) * threads / 32 * steps * U;
   const double sm_cycles = ms * 1e-3 * clock_khz * 1e3;
-  std::printf("{\"probe\": \"lsu\", \"bytes_per_lane\": %d, \"warps_per_sm\": %d, \"loads_in_flight\": %d, "
+  std::printf("{\"probe\": \"%s\", \"bytes_per_lane\": %d, \"warps_per_sm\": %d, \"loads_in_flight\": %d, "
               "\"time_us\": %.2f, \"warp_loads_per_sm_cycle\": %.4f, \"bytes_per_sm_cycle\": %.2f}\n",
-              static_cast<int>(sizeof(V)), warps_per_sm, U, ms * 1e3, warp_loads / sms / sm_cycles,
+              L1 ? "lsu_l1" : "lsu", static_cast<int>(sizeof(V)), warps_per_sm, U, ms * 1e3, warp_loads / sms / sm_cycles,
               warp_loads * 32 * sizeof(V) / sms / sm_cycles);
   return 0;
 }
@@ -177,6 +179,9 @@ int main(int argc, char** argv) {
       if (lsu_case<float, 4>(buf, bytes, prop.multiProcessorCount, w, clock_khz, fsink, cyc)) return 1;
       if (lsu_case<float2, 4>(buf, bytes, prop.multiProcessorCount, w, clock_khz, fsink, cyc)) return 1;
       if (lsu_case<float4, 4>(buf, bytes, prop.multiProcessorCount, w, clock_khz, fsink, cyc)) return 1;
+      if (lsu_case<float, 4, true>(buf, 16384, prop.multiProcessorCount, w, clock_khz, fsink, cyc)) return 1;
+      if (lsu_case<float2, 4, true>(buf, 16384, prop.multiProcessorCount, w, clock_khz, fsink, cyc)) return 1;
+      if (lsu_case<float4, 4, true>(buf, 16384, prop.multiProcessorCount, w, clock_khz, fsink, cyc)) return 1;
     }
     CUDA_OK(cudaFree(buf));
   }

@@ -16,7 +16,11 @@ imported from DIR at run time) take their turn in the same loop (mode "liger").
 autograd.grad of each implementation's own forward graph (rebuilt untimed
 before every rep, dy restored: Liger's RMSNorm writes dx over dy), and with
 --ours the LayerNorm backward (bwd_twolevel: dx, dgamma, dbeta) on the
-statistics of fast_ln; bytes counted as x, dy read and dx written.
+statistics of fast_ln, and the RMSNorm backward on fast_rms's (both
+bwd_twolevel: dx, dgamma (, dbeta)); where the shipped power-of-two block
+leaves threads idle (C = 768, 2304) also a block of exactly the row's
+vectors (mode ours_t96 / ours_t288); bytes counted as x, dy read and dx
+written.
 --c all: every multiple of 256 from 768 to 8192, of 1024 from 9216 to 32768,
 then 49152 and 65536 (56 row lengths). --out FILE appends the records there
 and skips the (op, dtype, C) cases FILE already holds, so that a run cut
@@ -96,10 +100,10 @@ if args.ours:
     ours = ctypes.CDLL(args.ours)
     ours.normref_fast_norm.restype = ctypes.c_int
     ours.normref_fast_norm.argtypes = [ctypes.c_int, ctypes.c_int] + [ctypes.c_void_p] * 6 + [ctypes.c_int, ctypes.c_int, ctypes.c_void_p]
-    ours.normref_ln_backward_blocks.restype = ctypes.c_int
-    ours.normref_ln_backward_blocks.argtypes = [ctypes.c_int] * 3
-    ours.normref_ln_backward.restype = ctypes.c_int
-    ours.normref_ln_backward.argtypes = [ctypes.c_int] + [ctypes.c_void_p] * 9 + [ctypes.c_int] * 3 + [ctypes.c_void_p]
+    ours.normref_norm_backward_blocks.restype = ctypes.c_int
+    ours.normref_norm_backward_blocks.argtypes = [ctypes.c_int] * 5
+    ours.normref_norm_backward.restype = ctypes.c_int
+    ours.normref_norm_backward.argtypes = [ctypes.c_int] * 2 + [ctypes.c_void_p] * 9 + [ctypes.c_int] * 4 + [ctypes.c_void_p]
 
 liger_ln = liger_rms = None
 if args.liger:
@@ -202,29 +206,36 @@ def backward_fns(name, dname, C, x0, w0, b0, rows, checks):
             compile_s[mode] = round(time.time() - t0, 1)
         pres[mode] = pre
         fns[mode] = lambda state=state, ins=ins: torch.autograd.grad(state["y"], ins, dy)
-    if ours is not None and name == "layer_norm":
-        bf16 = int(x0.dtype == torch.bfloat16)
+    if ours is not None:
+        bf16, rms = int(x0.dtype == torch.bfloat16), int(name == "rms_norm")
         y, mean, rstd = torch.empty_like(x0), torch.empty(rows, device=dev), torch.empty(rows, device=dev)
-        our_norm(False, x0, w0, b0, y, mean, rstd)
-        blocks = ours.normref_ln_backward_blocks(bf16, rows, C)
+        our_norm(bool(rms), x0, w0, b0, y, mean, rstd)
         gamma = w0.float().contiguous()
-        dx, dg, db = torch.empty_like(x0), torch.empty(C, device=dev), torch.empty(C, device=dev)
-        partial = torch.empty(2 * blocks * C, device=dev)
         stream = torch.cuda.current_stream().cuda_stream
+        # The shipped block (0) and, where a power of two leaves threads
+        # idle, the multiple of 32 that holds the row exactly (ours_t96/t288).
+        vecs = 1 if bf16 else 2
+        exact = -(-(C // (8 if bf16 else 4)) // vecs // 32) * 32
+        for threads in [0] + ([exact] if exact in (96, 288) else []):
+            blocks = ours.normref_norm_backward_blocks(bf16, rms, threads, rows, C)
+            dx, dg, db = torch.empty_like(x0), torch.empty(C, device=dev), torch.empty(C, device=dev)
+            partial = torch.empty(2 * blocks * C, device=dev)
 
-        def run_ours():
-            err = ours.normref_ln_backward(bf16, dx.data_ptr(), dg.data_ptr(), db.data_ptr(), partial.data_ptr(),
-                                           dy0.data_ptr(), x0.data_ptr(), gamma.data_ptr(), mean.data_ptr(),
-                                           rstd.data_ptr(), rows, C, blocks, stream)
-            if err:
-                raise RuntimeError(f"normref_ln_backward: cudaError {err}")
+            def run_ours(threads=threads, blocks=blocks, dx=dx, dg=dg, db=db, partial=partial):
+                err = ours.normref_norm_backward(bf16, rms, dx.data_ptr(), dg.data_ptr(), None if rms else db.data_ptr(),
+                                                 partial.data_ptr(), dy0.data_ptr(), x0.data_ptr(), gamma.data_ptr(),
+                                                 mean.data_ptr(), rstd.data_ptr(), rows, C, blocks, threads, stream)
+                if err:
+                    raise RuntimeError(f"normref_norm_backward: cudaError {err}")
 
-        run_ours()
-        grads["ours"] = [dx.clone(), dg.clone(), db.clone()]
-        fns["ours"] = run_ours
+            run_ours()
+            mode = "ours" if threads == 0 else f"ours_t{threads}"
+            grads[mode] = [dx.clone(), dg.clone()] + ([] if rms else [db.clone()])
+            fns[mode] = run_ours
     ref = grads["eager"]
     for mode, g in grads.items():
         if mode != "eager":
+            # dgamma (and dbeta) in fp32 against torch's, which are in x's dtype
             checks[mode] = max(rel_diff(a, r) for a, r in zip(g, ref))
     return fns, pres, compile_s
 
@@ -289,8 +300,9 @@ for dtype in (torch.float32, torch.bfloat16):
             for mode in [m for m in us_by_mode if m != "copy"] + ["copy"]:
                 us = us_by_mode[mode]
                 gbps = (bytes_ if mode != "copy" else 2 * rows * C * eb) / (us * 1e3)
-                if mode == "ours":
-                    kernel = ("fast_rms" if name == "rms_norm" else "fast_ln") if args.pass_ == "fwd" else "bwd_twolevel"
+                if mode.startswith("ours"):
+                    kernel = ("fast_rms" if name == "rms_norm" else "fast_ln") if args.pass_ == "fwd" else \
+                        ("bwd_rms_twolevel" if name == "rms_norm" else "bwd_twolevel")
                 else:
                     kernel = {"copy": "torch_copy", "liger": f"liger_{name}"}.get(mode, f"torch_{name}")
                 rec = {"kernel": kernel, "pass": args.pass_, "op": name, "mode": mode, "dtype": dname,
