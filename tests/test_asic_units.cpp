@@ -15,6 +15,7 @@
 #include "sim/asic/cycle_signal.hpp"
 #include "sim/asic/handshake_fifo.hpp"
 #include "sim/asic/input_path_unit.hpp"
+#include "sim/asic/netlist.hpp"
 #include "sim/asic/norm_accelerator.hpp"
 #include "sim/asic/normalize_unit.hpp"
 #include "sim/asic/reread_stream.hpp"
@@ -424,6 +425,46 @@ TEST(AsicUnits, TheAcceleratorBuildsTheUnitsItsGeometryEnables) {
   for (const core::StatSet& s : top.stats()) counted.push_back(s.unit);
   EXPECT_EQ(counted, (std::vector<std::string>{"residual_adder_pass", "chan_merge_tree", "welford_lanes", "normalize",
                                                "dram", "sram"}));
+  sc_core::sc_start();
+  EXPECT_EQ(top.normalize().rows_done(), 8);
+}
+
+// The netlist: every port a unit declares is an sc_port of the built module
+// and every sc_port of a module is declared (a port the registry does not
+// name would be bound by nothing); each FIFO has one writer and one reader
+// where both its units are built, and the channels' depths follow the arch.
+TEST(AsicUnits, TheNetlistDeclaresEveryPortAndBindsEachFifoEnd) {
+  Bench b("llama2-7b", 8, "asic-default", InputPath::dram_reread);
+  b.cfg.rows_in_flight = 3;
+  b.g = make_run_geometry(b.w, b.a, b.cfg);
+  const Netlist n = make_netlist(b.g, b.cfg);
+  EXPECT_EQ(n.pass, "forward");
+  std::set<std::string> fifo_ends;
+  for (const Netlist::Connection& k : n.connections) {
+    if (k.channel->signal) continue;
+    EXPECT_FALSE(k.writer.unit.empty()) << k.channel->name;
+    ASSERT_EQ(k.readers.size(), 1u) << k.channel->name;
+    EXPECT_GT(k.depth, 0) << k.channel->name;
+    if (k.channel->name == "free_row_buffers") EXPECT_EQ(k.depth, 3);
+    fifo_ends.insert(k.writer.unit + "." + k.writer.port);
+    fifo_ends.insert(k.readers[0].unit + "." + k.readers[0].port);
+  }
+  NormAccelerator top("top", b.g, b.cfg, core::MergeSchedule{b.a.lanes, b.a.merge.units}, nullptr);
+  for (const AsicUnitEntry* e : n.units) {
+    const sc_core::sc_object* unit = nullptr;
+    for (const sc_core::sc_object* o : top.get_child_objects())
+      if (e->name == o->basename()) unit = o;
+    ASSERT_NE(unit, nullptr) << e->name;
+    std::set<std::string> ports, declared;
+    for (const sc_core::sc_object* o : unit->get_child_objects())
+      if (dynamic_cast<const sc_core::sc_port_base*>(o)) ports.insert(o->basename());
+    for (const PortDecl& p : e->ports) {
+      declared.insert(std::string(p.port));
+      EXPECT_NO_THROW(accelerator_channel(p.channel)) << e->name << "." << p.port;
+    }
+    EXPECT_EQ(ports, declared) << e->name;
+  }
+  EXPECT_TRUE(fifo_ends.count("reread_stream.to_normalize") && fifo_ends.count("normalize.reread"));
   sc_core::sc_start();
   EXPECT_EQ(top.normalize().rows_done(), 8);
 }

@@ -8,7 +8,7 @@ packages=(
   libsystemc-dev verilator yosys
   libgtest-dev libspdlog-dev libfmt-dev libcli11-dev libyaml-cpp-dev nlohmann-json3-dev zlib1g-dev
   python3 python3-numpy python3-matplotlib time
-  python3-dev pybind11-dev python3-pytest python3-jsonschema help2man man-db
+  python3-dev pybind11-dev python3-pytest python3-jsonschema help2man man-db graphviz
   slurm-wlm munge
 )
 

@@ -28,7 +28,7 @@ import tempfile as _tempfile
 from . import _normsim
 
 __version__ = _normsim.version
-__all__ = ["run", "compare", "sweep", "simt", "regress", "area", "widths", "list",
+__all__ = ["run", "compare", "sweep", "simt", "regress", "area", "netlist", "widths", "list",
            "NormsimError", "InputError", "CheckFailed"]
 
 _list = list  # `list` below is normsim's
@@ -280,6 +280,12 @@ def area(workload=None, arch=None, *, set=None, synth=False, path=None, sram=Non
     """`normsim area`: the datapath's units' area (and, with synth=True, yosys's)."""
     return _command("area", configs=[(workload, "workload", None), (arch, "arch", "--arch")],
                     options=[("--path", path), ("--sram", sram)], flags=[("--synth", synth)], overrides=set)
+
+
+def netlist(workload=None, arch=None, *, set=None, path=None):
+    """`normsim netlist`: the units and channels of the ASIC design a run of ``workload`` on ``arch`` builds."""
+    return _command("netlist", configs=[(workload, "workload", None), (arch, "arch", "--arch")],
+                    options=[("--path", path)], overrides=set)
 
 
 def widths(targets, workload=None, arch=None, *, stages=None, guard=None, margin_bits=None, set=None):

@@ -1,5 +1,6 @@
 #include "sim/asic/asic_run.hpp"
 
+#include <algorithm>
 #include <bit>
 #include <cstdio>
 #include <exception>
@@ -145,116 +146,116 @@ std::string fast_forward_refusal(const RunGeometry& g, const AsicOptions& o) {
   return "";
 }
 
-}  // namespace
-
-AsicConfig resolve_asic_config(const config::Workload& w, const config::Arch& a, const AsicOptions& o) {
-  return resolve(w, a, o, nullptr);
-}
-
-AsicResult run_asic(const config::Workload& w, const config::Arch& a, const AsicOptions& o) {
-  AsicResult res;
-  res.cfg = resolve(w, a, o, &res.timing_closure);
-  res.bit_accurate = o.numerics;
-  res.workload = w;
-  res.arch = a;
-
-  const RunGeometry geometry = make_run_geometry(w, a, res.cfg);
-  const core::MergeSchedule merge{a.lanes, a.merge.units};
-  RowArithmetic arith;  // the units' own arithmetic: only with --rtl (else beside the simulation, or none)
-
-  const core::DatapathConfig dcfg = config::datapath_config(w, a, o.algorithm);
-  std::vector<float> gamma, beta;
-  std::unique_ptr<core::NormDatapath> dp;
-  std::unique_ptr<core::OutputChecker> checker;
-  core::NumericsResult& num = res.numerics;
-  // Numerics beside the simulation (threads), or inside the units with --rtl.
-  std::thread numerics_thread;
-  std::exception_ptr numerics_failure;
-  if (o.numerics && w.is_backward()) {
-    core::init_numerics(num, w, dcfg);
-    const core::BackwardConfig bcfg = config::backward_config(w, a);
-    numerics_thread = std::thread([&, bcfg] {
-      try {
-        res.backward = core::run_backward_functional(w, dcfg, bcfg, o.keep_outputs ? &res.backward_outputs : nullptr);
-      } catch (...) {
-        numerics_failure = std::current_exception();
-      }
-    });
-  } else if (o.numerics && o.sample_rows > 0 && o.sample_rows < w.rows) {
-    // A sample of the rows, in interleaved groups: the error over all of
-    // them, and its spread from group to group.
-    numerics_thread = std::thread([&] {
-      try {
-        const std::vector<int64_t> rows = core::sampled_rows(w.rows, o.sample_rows);
-        AsicResult::RowSample s;
-        s.rows = static_cast<int64_t>(rows.size());
-        s.groups = static_cast<int>(std::min<int64_t>(kSampleGroups, s.rows));
-        for (int g = 0; g < s.groups; ++g) {
-          std::vector<int64_t> group;
-          for (size_t k = static_cast<size_t>(g); k < rows.size(); k += static_cast<size_t>(s.groups)) group.push_back(rows[k]);
-          const core::FunctionalResult f =
-              core::run_functional(core::rows_of(w, std::move(group)), dcfg, core::FunctionalOptions{false, false, std::max(1, o.threads)});
-          const double rel = f.numerics.output_error.rel_l2(), ulp = f.numerics.output_error.max_ulp();
-          s.rel_l2_error_min = g ? std::min(s.rel_l2_error_min, rel) : rel;
-          s.rel_l2_error_max = g ? std::max(s.rel_l2_error_max, rel) : rel;
-          s.max_ulp_error_min = g ? std::min(s.max_ulp_error_min, ulp) : ulp;
-          s.max_ulp_error_max = g ? std::max(s.max_ulp_error_max, ulp) : ulp;
-          if (g == 0) num = f.numerics;
-          else core::merge_numerics(num, f.numerics);
-        }
-        res.sample = s;
-      } catch (...) {
-        numerics_failure = std::current_exception();
-      }
-    });
-  } else if (o.numerics && !o.rtl) {
-    numerics_thread = std::thread([&] {
-      try {
+// The numerics of a run: beside the simulation on a thread (the functional
+// model on every row or a sample of them, or the backward's), or inside the
+// units (--rtl: the row arithmetic they call, checked by an OutputChecker).
+// finish() joins the thread and rethrows what it threw; the destructor joins
+// it on every other way out (an exception in the simulation too).
+class RunNumerics {
+ public:
+  RunNumerics(const config::Workload& w, const config::Arch& a, const AsicOptions& o, AsicResult& res)
+      : dcfg_(config::datapath_config(w, a, o.algorithm)) {
+    core::NumericsResult& num = res.numerics;
+    if (o.numerics && w.is_backward()) {
+      core::init_numerics(num, w, dcfg_);
+      const core::BackwardConfig bcfg = config::backward_config(w, a);
+      beside([&res, &w, &o, bcfg, this] {
+        res.backward = core::run_backward_functional(w, dcfg_, bcfg, o.keep_outputs ? &res.backward_outputs : nullptr);
+      });
+    } else if (o.numerics && o.sample_rows > 0 && o.sample_rows < w.rows) {
+      beside([&res, &w, &o, this] { res.sample = sample_rows(w, o, res.numerics); });
+    } else if (o.numerics && !o.rtl) {
+      beside([&res, &w, &o, this] {
         core::FunctionalResult f =
-            core::run_functional(w, dcfg, core::FunctionalOptions{o.keep_outputs, o.keep_inputs, std::max(1, o.threads)});
-        num = std::move(f.numerics);
+            core::run_functional(w, dcfg_, core::FunctionalOptions{o.keep_outputs, o.keep_inputs, std::max(1, o.threads)});
+        res.numerics = std::move(f.numerics);
         res.outputs = std::move(f.outputs);
+      });
+    } else if (o.numerics) {
+      core::generate_params(w, gamma_, beta_);
+      dp_ = std::make_unique<core::NormDatapath>(dcfg_, gamma_, beta_);
+      core::init_numerics(num, w, dcfg_);
+      num.counters.add(dp_->parameter_counters());
+      if (o.keep_outputs) res.outputs.allocate(w.rows, w.hidden, o.keep_inputs);
+      checker_ = std::make_unique<core::OutputChecker>(w, dp_->output_lsb(), gamma_, beta_, o.keep_outputs ? &res.outputs : nullptr);
+      arith_ = RowArithmetic{&w, dp_.get(), checker_.get(), &num, nullptr};
+    } else {
+      core::init_numerics(num, w, dcfg_);
+    }
+  }
+  ~RunNumerics() {
+    if (thread_.joinable()) thread_.join();
+  }
+  const core::DatapathConfig& datapath() const { return dcfg_; }
+  const std::vector<float>& gamma() const { return gamma_; }
+  const std::vector<float>& beta() const { return beta_; }
+  /// The units' arithmetic (--rtl), or null when the numerics run beside them or not at all.
+  RowArithmetic* in_units() { return arith_.datapath ? &arith_ : nullptr; }
+  void check_against(RtlPipeline* rtl) { arith_.rtl = rtl; }
+  void finish() {
+    if (thread_.joinable()) thread_.join();
+    if (failure_) std::rethrow_exception(failure_);
+  }
+
+ private:
+  template <class F>
+  void beside(F&& f) {
+    thread_ = std::thread([this, f = std::forward<F>(f)] {
+      try {
+        f();
       } catch (...) {
-        numerics_failure = std::current_exception();
+        failure_ = std::current_exception();
       }
     });
-  } else if (o.numerics) {
-    core::generate_params(w, gamma, beta);
-    dp = std::make_unique<core::NormDatapath>(dcfg, gamma, beta);
-    core::init_numerics(num, w, dcfg);
-    num.counters.add(dp->parameter_counters());
-    if (o.keep_outputs) res.outputs.allocate(w.rows, w.hidden, o.keep_inputs);
-    checker = std::make_unique<core::OutputChecker>(w, dp->output_lsb(), gamma, beta, o.keep_outputs ? &res.outputs : nullptr);
-    arith = RowArithmetic{&w, dp.get(), checker.get(), &num, nullptr};
-  } else {
-    core::init_numerics(num, w, dcfg);
   }
-  // Joins the numerics thread on every way out (an exception in the simulation too).
-  struct Join {
-    std::thread& t;
-    ~Join() {
-      if (t.joinable()) t.join();
+  // A sample of the rows, in interleaved groups: the error over all of
+  // them, and its spread from group to group.
+  AsicResult::RowSample sample_rows(const config::Workload& w, const AsicOptions& o, core::NumericsResult& num) const {
+    const std::vector<int64_t> rows = core::sampled_rows(w.rows, o.sample_rows);
+    AsicResult::RowSample s;
+    s.rows = static_cast<int64_t>(rows.size());
+    s.groups = static_cast<int>(std::min<int64_t>(kSampleGroups, s.rows));
+    for (int g = 0; g < s.groups; ++g) {
+      std::vector<int64_t> group;
+      for (size_t k = static_cast<size_t>(g); k < rows.size(); k += static_cast<size_t>(s.groups)) group.push_back(rows[k]);
+      const core::FunctionalResult f =
+          core::run_functional(core::rows_of(w, std::move(group)), dcfg_, core::FunctionalOptions{false, false, std::max(1, o.threads)});
+      const double rel = f.numerics.output_error.rel_l2(), ulp = f.numerics.output_error.max_ulp();
+      s.rel_l2_error_min = g ? std::min(s.rel_l2_error_min, rel) : rel;
+      s.rel_l2_error_max = g ? std::max(s.rel_l2_error_max, rel) : rel;
+      s.max_ulp_error_min = g ? std::min(s.max_ulp_error_min, ulp) : ulp;
+      s.max_ulp_error_max = g ? std::max(s.max_ulp_error_max, ulp) : ulp;
+      if (g == 0) num = f.numerics;
+      else core::merge_numerics(num, f.numerics);
     }
-  } join{numerics_thread};
+    return s;
+  }
+  core::DatapathConfig dcfg_;
+  std::vector<float> gamma_, beta_;
+  std::unique_ptr<core::NormDatapath> dp_;
+  std::unique_ptr<core::OutputChecker> checker_;
+  RowArithmetic arith_;
+  std::thread thread_;
+  std::exception_ptr failure_;
+};
 
-  // A further simulation in this process elaborates in a fresh SystemC
-  // context (the last one's modules are gone; its kernel is left behind).
+// A further simulation in this process elaborates in a fresh SystemC
+// context (the last one's modules are gone; its kernel is left behind).
+void fresh_simulation_context(bool rtl) {
   static int simulations = 0;
   if (simulations++ > 0) {
     sc_core::sc_curr_simcontext = new sc_core::sc_simcontext;
     sc_core::sc_default_global_context = sc_core::sc_curr_simcontext;
   }
   sc_core::sc_report_handler::set_handler(systemc_reports_off_stdout);
-  set_cycle_resolution(o.rtl);
-  std::unique_ptr<RtlPipeline> rtl;
-  if (o.rtl) {
-    rtl = std::make_unique<RtlPipeline>(a, dcfg, gamma, beta);
-    arith.rtl = rtl.get();
-  }
-  NormAccelerator top("norm_accelerator", geometry, res.cfg, merge, arith.datapath ? &arith : nullptr, o.rows_done);
-  const std::string no_skip = fast_forward_refusal(geometry, o);
-  if (no_skip.empty())
-    top.fast_forward({.rows = w.rows, .first_row = o.trace_file.empty() ? 0 : o.trace_rows});
+  set_cycle_resolution(rtl);
+}
+
+// Runs the elaborated model to its last row: the fast-forward where the run
+// allows it, the VCD of the first rows when asked. Fills res.fast_forward.
+void simulate(NormAccelerator& top, const RunGeometry& g, const config::Workload& w, const AsicOptions& o, AsicResult& res) {
+  const std::string no_skip = fast_forward_refusal(g, o);
+  if (no_skip.empty()) top.fast_forward({.rows = w.rows, .first_row = o.trace_file.empty() ? 0 : o.trace_rows});
   sc_core::sc_trace_file* tf = nullptr;
   if (!o.trace_file.empty()) {
     std::string base = o.trace_file;
@@ -274,63 +275,102 @@ AsicResult run_asic(const config::Workload& w, const config::Arch& a, const Asic
   if (!no_skip.empty()) res.fast_forward.reason = no_skip;
   else if (!res.fast_forward.applied && res.fast_forward.reason.empty())
     res.fast_forward.reason = "no period found in the " + std::to_string(w.rows) + " rows";
+}
+
+// The RTL lock step's account, and its latencies against the model's.
+RtlCheck rtl_check(const RtlPipeline& rtl, const AsicConfig& cfg, const core::MergeSchedule& merge) {
+  RtlCheck c;
+  c.rows_checked = rtl.rows_checked();
+  c.rtl_cycles = rtl.rtl_cycles();
+  c.stats_latency_cycles = rtl.stats_latency_cycles();
+  c.normalize_latency_cycles = rtl.normalize_latency_cycles();
+  const auto& lat = cfg.latency;
+  c.model_stats_latency_cycles = lat.welford_cycles + merge.latency_cycles(lat.merge_level_cycles) + lat.rsqrt_cycles;
+  c.model_normalize_latency_cycles = lat.normalize_cycles;
+  c.seconds = rtl.seconds();
+  if (c.stats_latency_cycles != c.model_stats_latency_cycles || c.normalize_latency_cycles != c.model_normalize_latency_cycles)
+    throw std::runtime_error("--rtl: the RTL pipeline took " + std::to_string(c.stats_latency_cycles) + " / " +
+                             std::to_string(c.normalize_latency_cycles) + " cycles (statistics / normalise), the model " +
+                             std::to_string(c.model_stats_latency_cycles) + " / " +
+                             std::to_string(c.model_normalize_latency_cycles));
+  return c;
+}
+
+// The result from the finished model (the passes after its last row still
+// move bytes through its memories): its cycles, every unit's counters
+// (with the skipped periods' deltas added), the DRAM's bytes by kind and
+// the SRAM's, each read by its name.
+void assemble(NormAccelerator& top, const RunGeometry& g, const config::Workload& w, const config::Arch& a,
+              AsicResult& res) {
   // Skipped periods: every time after the cut moves by m T, every counter by m deltas.
   const double skipped_cycles = res.fast_forward.cycles_skipped();
-
-  if (rtl) {
-    RtlCheck c;
-    c.rows_checked = rtl->rows_checked();
-    c.rtl_cycles = rtl->rtl_cycles();
-    c.stats_latency_cycles = rtl->stats_latency_cycles();
-    c.normalize_latency_cycles = rtl->normalize_latency_cycles();
-    const auto& lat = res.cfg.latency;
-    c.model_stats_latency_cycles = lat.welford_cycles + merge.latency_cycles(lat.merge_level_cycles) + lat.rsqrt_cycles;
-    c.model_normalize_latency_cycles = lat.normalize_cycles;
-    c.seconds = rtl->seconds();
-    if (c.stats_latency_cycles != c.model_stats_latency_cycles || c.normalize_latency_cycles != c.model_normalize_latency_cycles)
-      throw std::runtime_error("--rtl: the RTL pipeline took " + std::to_string(c.stats_latency_cycles) + " / " +
-                               std::to_string(c.normalize_latency_cycles) + " cycles (statistics / normalise), the model " +
-                               std::to_string(c.model_stats_latency_cycles) + " / " +
-                               std::to_string(c.model_normalize_latency_cycles));
-    res.rtl = c;
-  }
   res.cycles = top.normalize().last_output_cycle() + skipped_cycles;
-  if (geometry.backward) {  // dgamma/dbeta's last transfers follow the lanes' last row
-    res.param_grads_done_cycle = finish_param_grads(geometry, top.dram, top.sram, top.lanes().last_row_cycle()) + skipped_cycles;
+  if (g.backward) {  // dgamma/dbeta's last transfers follow the lanes' last row
+    res.param_grads_done_cycle = finish_param_grads(g, top.dram, top.sram, top.lanes().last_row_cycle()) + skipped_cycles;
     res.cycles = std::max(res.cycles, res.param_grads_done_cycle);
-    res.cycles = std::max(res.cycles, finish_branch_pass(geometry, top.dram, top.normalize().last_output_cycle()) + skipped_cycles);
+    res.cycles = std::max(res.cycles, finish_branch_pass(g, top.dram, top.normalize().last_output_cycle()) + skipped_cycles);
   }
   res.first_stats_cycle = top.rsqrt().first_stats_cycle();
   res.last_lanes_cycle = top.lanes().last_row_cycle() + skipped_cycles;
   res.unit_stats = top.stats();
-  std::vector<double> counters = top.counter_values();
+  std::vector<double> values = top.counter_values();
   if (res.fast_forward.applied) {
     const double m = static_cast<double>(res.fast_forward.periods_skipped);
-    for (size_t i = 0; i < counters.size(); ++i) counters[i] += m * res.fast_forward.counter_delta.at(i);
+    for (size_t i = 0; i < values.size(); ++i) values[i] += m * res.fast_forward.counter_delta.at(i);
     size_t i = 0;
     for (core::StatSet& s : res.unit_stats)
-      for (core::Stat& st : s.stats) st.value = counters[i++];
+      for (core::Stat& st : s.stats) st.value = values[i++];
   }
-  const core::StatSet& dram_stats = res.unit_stats[res.unit_stats.size() - 2];
-  const core::StatSet& sram_stats = res.unit_stats.back();
-  const core::StatSet* norm_stats = nullptr;
-  for (const core::StatSet& s : res.unit_stats)
-    if (s.unit == "normalize") norm_stats = &s;
-  auto count = [](const core::StatSet& s, const std::string& name) { return static_cast<uint64_t>(s.value(name)); };
-  for (int k = 0; k < kTrafficKinds; ++k) res.dram_bytes[k] = count(dram_stats, "bytes." + std::string(to_string(static_cast<Traffic>(k))));
-  res.dram_bytes_read = static_cast<uint64_t>(counters[counters.size() - 2]);
-  res.dram_bytes_written = static_cast<uint64_t>(counters.back());
+  const std::vector<std::string> names = top.counter_names();
+  auto count = [&](const std::string& name) {
+    const auto it = std::find(names.begin(), names.end(), name);
+    if (it == names.end()) throw std::logic_error("run_asic: no counter " + name);
+    return static_cast<uint64_t>(values[static_cast<size_t>(it - names.begin())]);
+  };
+  for (int k = 0; k < kTrafficKinds; ++k) res.dram_bytes[k] = count("dram.bytes." + std::string(to_string(static_cast<Traffic>(k))));
+  res.dram_bytes_read = count("dram.total_bytes_read");
+  res.dram_bytes_written = count("dram.total_bytes_written");
   // The parameters are written into their buffer once and read once per row.
   // The SRAM holds the row buffers, gamma/beta (written once, read every row)
   // and the re-read FIFO (every re-read byte written and read once).
-  const uint64_t fifo = count(*norm_stats, "reread_fifo_read_bytes");
-  res.param_buffer_read_bytes = count(*norm_stats, "param_buffer_read_bytes");
-  res.sram_bytes_read = count(sram_stats, "bytes_read") + res.param_buffer_read_bytes + fifo;
-  res.sram_bytes_written = count(sram_stats, "bytes_written") + static_cast<uint64_t>(geometry.param_bytes) + fifo;
-  res.sram_peak_bytes = count(sram_stats, "peak_occupancy_bytes");
+  const uint64_t fifo = count("normalize.reread_fifo_read_bytes");
+  res.param_buffer_read_bytes = count("normalize.param_buffer_read_bytes");
+  res.sram_bytes_read = count("sram.bytes_read") + res.param_buffer_read_bytes + fifo;
+  res.sram_bytes_written = count("sram.bytes_written") + static_cast<uint64_t>(g.param_bytes) + fifo;
+  res.sram_peak_bytes = count("sram.peak_occupancy_bytes");
   res.expected = traffic_identity(w, a, res.cfg);
-  if (numerics_thread.joinable()) numerics_thread.join();
-  if (numerics_failure) std::rethrow_exception(numerics_failure);
+}
+
+}  // namespace
+
+AsicConfig resolve_asic_config(const config::Workload& w, const config::Arch& a, const AsicOptions& o) {
+  return resolve(w, a, o, nullptr);
+}
+
+// A run in four steps: the config resolved and checked, the numerics
+// started (RunNumerics), the model elaborated and simulated, the result
+// assembled from its counters.
+AsicResult run_asic(const config::Workload& w, const config::Arch& a, const AsicOptions& o) {
+  AsicResult res;
+  res.cfg = resolve(w, a, o, &res.timing_closure);
+  res.bit_accurate = o.numerics;
+  res.workload = w;
+  res.arch = a;
+  const RunGeometry geometry = make_run_geometry(w, a, res.cfg);
+  const core::MergeSchedule merge{a.lanes, a.merge.units};
+
+  RunNumerics numerics(w, a, o, res);
+  fresh_simulation_context(o.rtl);
+  std::unique_ptr<RtlPipeline> rtl;
+  if (o.rtl) {
+    rtl = std::make_unique<RtlPipeline>(a, numerics.datapath(), numerics.gamma(), numerics.beta());
+    numerics.check_against(rtl.get());
+  }
+  NormAccelerator top("norm_accelerator", geometry, res.cfg, merge, numerics.in_units(), o.rows_done);
+  simulate(top, geometry, w, o, res);
+  if (rtl) res.rtl = rtl_check(*rtl, res.cfg, merge);
+  assemble(top, geometry, w, a, res);
+  numerics.finish();
   return res;
 }
 

@@ -23,14 +23,36 @@
 
 namespace normsim::asic {
 
+/// What every HandshakeFifo shows whatever its token: the handshake as a
+/// waveform draws it (NormAccelerator's trace reads channels through this).
+class FifoState {
+ public:
+  int depth() const { return depth_; }
+  int occupancy() const { return occupancy_; }
+  bool valid() const { return occupancy_ > 0; }       ///< the reader side holds a token
+  bool ready() const { return occupancy_ < depth_; }  ///< the writer side can take one
+  int writers_waiting() const { return writers_waiting_; }  ///< writers stalled on full
+  int readers_waiting() const { return readers_waiting_; }  ///< readers starved on empty
+  uint64_t writes() const { return writes_; }               ///< tokens handed over so far
+  uint64_t reads() const { return reads_; }                 ///< tokens taken so far
+
+ protected:
+  explicit FifoState(int depth) : depth_(depth) {}
+  int depth_;
+  int occupancy_ = 0;
+  int writers_waiting_ = 0, readers_waiting_ = 0;
+  uint64_t writes_ = 0, reads_ = 0;
+};
+
 template <class T>
-class HandshakeFifo : public sc_core::sc_prim_channel,
+class HandshakeFifo : public FifoState,
+                      public sc_core::sc_prim_channel,
                       public sc_core::sc_fifo_in_if<T>,
                       public sc_core::sc_fifo_out_if<T> {
  public:
   enum class Wake { now, next_delta };
   HandshakeFifo(const char* name, int depth, Wake reader_wake = Wake::now)
-      : sc_core::sc_prim_channel(name), depth_(depth), reader_wake_(reader_wake) {}
+      : FifoState(depth), sc_core::sc_prim_channel(name), reader_wake_(reader_wake) {}
 
   // Reader side.
   bool nb_read(T& v) override {
@@ -38,6 +60,7 @@ class HandshakeFifo : public sc_core::sc_prim_channel,
     const bool was_full = static_cast<int>(q_.size()) == depth_;
     v = q_.front();
     q_.pop_front();
+    occupancy_ = static_cast<int>(q_.size());
     ++reads_;
     if (was_full) read_event_.notify();
     return true;
@@ -60,6 +83,7 @@ class HandshakeFifo : public sc_core::sc_prim_channel,
   bool nb_write(const T& v) override {
     if (static_cast<int>(q_.size()) == depth_) return false;
     q_.push_back(v);
+    occupancy_ = static_cast<int>(q_.size());
     ++writes_;
     if (q_.size() == 1) {
       if (reader_wake_ == Wake::now)
@@ -79,25 +103,17 @@ class HandshakeFifo : public sc_core::sc_prim_channel,
   const sc_core::sc_event& data_read_event() const override { return read_event_; }
 
   /// Fills the FIFO during elaboration (no one can be waiting yet).
-  void preload(const T& v) { q_.push_back(v); }
+  void preload(const T& v) {
+    q_.push_back(v);
+    occupancy_ = static_cast<int>(q_.size());
+  }
 
   const char* kind() const override { return "HandshakeFifo"; }
 
-  // The handshake as a waveform shows it (NormAccelerator's trace):
-  int depth() const { return depth_; }
-  bool valid() const { return !q_.empty(); }                          ///< the reader side holds a token
-  bool ready() const { return static_cast<int>(q_.size()) < depth_; }  ///< the writer side can take one
-  int writers_waiting() const { return writers_waiting_; }            ///< writers stalled on full
-  int readers_waiting() const { return readers_waiting_; }            ///< readers starved on empty
-  uint64_t writes() const { return writes_; }                         ///< tokens handed over so far
-  uint64_t reads() const { return reads_; }                           ///< tokens taken so far
-  const std::deque<T>& contents() const { return q_; }               ///< the tokens held, oldest first (the fast-forward's state)
+  const std::deque<T>& contents() const { return q_; }  ///< the tokens held, oldest first (the fast-forward's state)
 
  private:
-  int depth_;
   Wake reader_wake_;
-  int writers_waiting_ = 0, readers_waiting_ = 0;
-  uint64_t writes_ = 0, reads_ = 0;
   std::deque<T> q_;
   sc_core::sc_event written_event_, read_event_;
 };

@@ -22,10 +22,10 @@ namespace normsim::asic {
 
 struct InputPathUnit : sc_core::sc_module, HasPeriodState {
   SC_HAS_PROCESS(InputPathUnit);
-  sc_core::sc_fifo_in<RowSlot*> free_slots;
-  sc_core::sc_fifo_out<ChunkToken> to_lanes;
-  CycleOut params_on_chip;  ///< when gamma/beta have landed in their buffer
-  CycleIn adder_done;       ///< a separate adder's z is in DRAM (read only with fuse none)
+  sc_core::sc_fifo_in<RowSlot*> free_slots{"free_slots"};
+  sc_core::sc_fifo_out<ChunkToken> to_lanes{"to_lanes"};
+  CycleOut params_on_chip{"params_on_chip"};  ///< when gamma/beta have landed in their buffer
+  CycleIn adder_done{"adder_done"};       ///< a separate adder's z is in DRAM (read only with fuse none)
 
   /// `arith`: the rows' arithmetic, null when timing only.
   /// `limit`: the rows to issue (the workload's, less what the fast-forward skips).

@@ -1,8 +1,8 @@
 #include "sim/asic/norm_accelerator.hpp"
 
+#include <stdexcept>
+
 #include "sim/asic/sim_time.hpp"
-#include "sim/asic/input_path_unit.hpp"
-#include "sim/asic/reread_stream.hpp"
 
 namespace normsim::asic {
 
@@ -11,28 +11,55 @@ NormAccelerator::NormAccelerator(sc_core::sc_module_name n, const RunGeometry& g
     : sc_module(n),
       dram("dram", cfg.dram, cfg.clock_ghz),
       sram("sram", cfg.sram),
-      free_slots_("free_row_buffers", cfg.rows_in_flight),
-      stats_to_normalize_("stats_to_normalize", cfg.rows_in_flight),
-      input_to_lanes_("input_to_lanes", std::max(2, cfg.rows_in_flight * g.chunks)),
-      reread_fifo_("reread_fifo", g.reread_fifo_transactions),
-      // The re-read stream is at most rows in flight rows behind the lanes (WelfordLaneArray::step).
-      sum_in_dram_("sum_in_dram", cfg.rows_in_flight, HandshakeFifo<double>::Wake::next_delta),
-      params_on_chip_("params_on_chip"),
-      adder_done_("adder_done"),
       g_(g),
       row_limit_(g.rows) {
-  AcceleratorChannels ch{free_slots_, input_to_lanes_, stats_to_normalize_, reread_fifo_,
-                         sum_in_dram_, params_on_chip_, adder_done_};
+  // The netlist's channels, then its units, each bound as it is built.
+  const Netlist netlist = make_netlist(g, cfg);
+  for (const ChannelDecl& d : accelerator_channels()) {
+    Channel c{&d, d.make(d, g, cfg), nullptr};
+    c.object = dynamic_cast<const sc_core::sc_object*>(c.channel.get());
+    c.fifo = dynamic_cast<const FifoState*>(c.channel.get());
+    c.signal = dynamic_cast<const CycleSignal*>(c.channel.get());
+    for (const Netlist::Connection& k : netlist.connections)
+      if (k.channel == &d) {
+        c.writer = k.writer.unit;
+        if (!k.readers.empty()) c.reader = k.readers.front().unit;
+      }
+    channels_.push_back(std::move(c));
+  }
   UnitBuild build{g, cfg, merge, dram, sram, arith, rows_done_out, row_limit_, [this] { on_row_done(); }};
   for (const AsicUnitEntry& e : asic_units())
-    if (e.enabled(g)) units_.emplace_back(&e, e.make(build, ch));
+    if (e.enabled(g)) {
+      units_.emplace_back(&e, e.make(build));
+      bind_ports(e, *units_.back().second);
+    }
+  auto& free_slots = dynamic_cast<HandshakeFifo<RowSlot*>&>(*channel("free_row_buffers").channel);
   for (int i = 0; i < cfg.rows_in_flight; ++i) {
     slots_.push_back(std::make_unique<RowSlot>());
     slots_.back()->index = i;
-    free_slots_.preload(slots_.back().get());
+    free_slots.preload(slots_.back().get());
   }
   sram.hold(g.param_bytes);  // gamma/beta live on chip for the whole run
   SC_THREAD(trace_process);
+}
+
+NormAccelerator::Channel& NormAccelerator::channel(std::string_view name) {
+  for (Channel& c : channels_)
+    if (c.decl->name == name) return c;
+  throw std::logic_error("norm_accelerator: no channel " + std::string(name));
+}
+
+void NormAccelerator::bind_ports(const AsicUnitEntry& e, sc_core::sc_module& unit) {
+  for (const PortDecl& p : e.ports) {
+    sc_core::sc_object* port = nullptr;
+    for (sc_core::sc_object* o : unit.get_child_objects())
+      if (p.port == o->basename()) port = o;
+    Channel& c = channel(p.channel);
+    if (!port || !c.decl->bind(*port, *c.channel, p.dir))
+      throw std::logic_error("norm_accelerator: unit " + std::string(e.name) + " has no " +
+                             (p.dir == PortDir::in ? "input" : "output") + " port " + std::string(p.port) + " for channel " +
+                             std::string(p.channel) + " (" + std::string(c.decl->token) + ")");
+  }
 }
 
 const sc_core::sc_module& NormAccelerator::unit(std::string_view name) const {
@@ -70,6 +97,15 @@ std::vector<double> NormAccelerator::counter_values(std::vector<bool>* peak) con
   return v;
 }
 
+std::vector<std::string> NormAccelerator::counter_names() const {
+  std::vector<std::string> names;
+  for (const core::StatSet& s : stats())
+    for (const core::Stat& st : s.stats) names.push_back(s.unit + "." + st.name);
+  names.push_back("dram.total_bytes_read");
+  names.push_back("dram.total_bytes_written");
+  return names;
+}
+
 void NormAccelerator::fast_forward(const SteadyStateDetector::Config& c) {
   detector_ = std::make_unique<SteadyStateDetector>(c);
   ff_result_ = detector_->result();
@@ -79,13 +115,8 @@ PeriodState NormAccelerator::period_state() const {
   PeriodState s;
   s.now = now_cycles();
   s.row = normalize().rows_done() - 1;
-  for (const auto& [e, m] : units_)
-    if (const auto* u = dynamic_cast<const HasPeriodState*>(m.get())) u->period_state(s);
-  s.queue(free_slots_.contents());
-  s.queue(stats_to_normalize_.contents());
-  s.queue(input_to_lanes_.contents());
-  s.queue(reread_fifo_.contents());
-  s.queue(sum_in_dram_.contents());
+  for (const auto& [e, m] : units_) e->period_state(*m, s);
+  for (const Channel& c : channels_) c.decl->period_state(*c.channel, s);
   dram.period_state(s);
   sram.period_state(s);
   return s;
@@ -94,68 +125,57 @@ PeriodState NormAccelerator::period_state() const {
 void NormAccelerator::on_row_done() {
   if (!detector_ || !detector_->looks_at(normalize().rows_done() - 1)) return;
   int64_t issued = 0;
-  for (const auto& [e, m] : units_) {
-    if (const auto* u = dynamic_cast<const InputPathUnit*>(m.get())) issued = std::max(issued, u->rows_issued());
-    if (const auto* u = dynamic_cast<const RereadStream*>(m.get())) issued = std::max(issued, u->rows_issued());
-  }
+  for (const auto& [e, m] : units_)
+    if (e->rows_issued) issued = std::max(issued, e->rows_issued(*m));
   if (counter_is_peak_.empty()) (void)counter_values(&counter_is_peak_);
   const int64_t cut = detector_->observe(period_state(), counter_values(), counter_is_peak_, issued);
   if (cut >= 0) row_limit_.cut(cut);
   ff_result_ = detector_->result();
 }
 
-template <class T>
-void NormAccelerator::trace_fifo(sc_core::sc_trace_file* tf, FifoTrace<T>& t) {
+void NormAccelerator::trace_channel(sc_core::sc_trace_file* tf, Channel& c) {
   // "norm_accelerator.input_to_lanes.occupancy": SystemC's VCD writer makes
   // each dotted prefix a scope.
-  const std::string fifo = t.fifo->name();
-  sc_core::sc_trace(tf, t.waves.occupancy, fifo + ".occupancy");
-  sc_core::sc_trace(tf, t.waves.depth, fifo + ".depth");
+  const std::string channel = c.object->name();
+  if (c.signal) {  // the announced cycle (-1 until announced)
+    sc_core::sc_trace(tf, c.signal->traced(), channel + ".cycle");
+    return;
+  }
+  sc_core::sc_trace(tf, c.waves.occupancy, channel + ".occupancy");
+  sc_core::sc_trace(tf, c.waves.depth, channel + ".depth");
   const std::string top = name();
   auto port = [&](PortWaves& p, const std::string& unit, const char* dir) {
-    const std::string base = top + "." + unit + "." + dir + "_" + std::string(t.fifo->basename());
+    const std::string base = top + "." + unit + "." + dir + "_" + std::string(c.object->basename());
     sc_core::sc_trace(tf, p.valid, base + ".valid");
     sc_core::sc_trace(tf, p.ready, base + ".ready");
     sc_core::sc_trace(tf, p.fire, base + ".fire");
   };
-  if (!t.writer.empty()) port(t.out_of_writer, t.writer, "out");
-  if (!t.reader.empty()) port(t.into_reader, t.reader, "in");
+  if (!c.writer.empty()) port(c.out_of_writer, c.writer, "out");
+  if (!c.reader.empty()) port(c.into_reader, c.reader, "in");
 }
 
-template <class T>
-void NormAccelerator::sample(FifoTrace<T>& t) {
-  const HandshakeFifo<T>& f = *t.fifo;
-  t.waves.occupancy = f.num_available();
-  t.waves.depth = f.depth();
+void NormAccelerator::sample(Channel& c) {
+  if (!c.fifo) return;
+  const FifoState& f = *c.fifo;
+  c.waves.occupancy = f.occupancy();
+  c.waves.depth = f.depth();
   // The writer's side: it offers a token (moved one, or is stalled on full); the FIFO is ready while not full.
-  t.out_of_writer.fire = static_cast<int>(f.writes() - t.writes);
-  t.out_of_writer.valid = t.out_of_writer.fire > 0 || f.writers_waiting() > 0;
-  t.out_of_writer.ready = f.ready();
+  c.out_of_writer.fire = static_cast<int>(f.writes() - c.writes);
+  c.out_of_writer.valid = c.out_of_writer.fire > 0 || f.writers_waiting() > 0;
+  c.out_of_writer.ready = f.ready();
   // The reader's side: the FIFO offers a token while not empty; the reader is ready when it took one or waits.
-  t.into_reader.fire = static_cast<int>(f.reads() - t.reads);
-  t.into_reader.valid = f.valid();
-  t.into_reader.ready = t.into_reader.fire > 0 || f.readers_waiting() > 0;
-  t.writes = f.writes();
-  t.reads = f.reads();
+  c.into_reader.fire = static_cast<int>(f.reads() - c.reads);
+  c.into_reader.valid = f.valid();
+  c.into_reader.ready = c.into_reader.fire > 0 || f.readers_waiting() > 0;
+  c.writes = f.writes();
+  c.reads = f.reads();
 }
 
 void NormAccelerator::trace(sc_core::sc_trace_file* tf, int64_t rows) {
   tracing_ = true;
   trace_rows_ = rows;
-  // Each FIFO with the units on its sides (the bindings in the constructor).
-  free_slots_trace_.reset(new FifoTrace<RowSlot*>{&free_slots_, "normalize", "input_path", {}, {}, {}, 0, 0});
-  input_trace_.reset(new FifoTrace<ChunkToken>{&input_to_lanes_, "input_path", "welford_lanes", {}, {}, {}, 0, 0});
-  stats_trace_.reset(new FifoTrace<RowSlot*>{&stats_to_normalize_, "welford_lanes", "normalize", {}, {}, {}, 0, 0});
-  reread_trace_.reset(new FifoTrace<Grant>{&reread_fifo_, "reread_stream", "normalize", {}, {}, {}, 0, 0});
-  sum_trace_.reset(new FifoTrace<double>{&sum_in_dram_, "welford_lanes", "reread_stream", {}, {}, {}, 0, 0});
-  trace_fifo(tf, *free_slots_trace_);
-  trace_fifo(tf, *input_trace_);
-  trace_fifo(tf, *stats_trace_);
-  trace_fifo(tf, *reread_trace_);
-  trace_fifo(tf, *sum_trace_);
-  // The announced cycles (-1 until announced).
-  sc_core::sc_trace(tf, params_on_chip_.traced(), params_on_chip_.name() + std::string(".cycle"));
-  sc_core::sc_trace(tf, adder_done_.traced(), adder_done_.name() + std::string(".cycle"));
+  // Each channel with the built units on its sides (the netlist).
+  for (Channel& c : channels_) trace_channel(tf, c);
   auto memory_port = [&](MemoryPortWaves& p, const std::string& base) {
     sc_core::sc_trace(tf, p.requests, base + ".request");
     sc_core::sc_trace(tf, p.outstanding, base + ".outstanding");
@@ -186,11 +206,7 @@ void NormAccelerator::trace_process() {
   const bool shared_sram_port = &sram.read_port() == &sram.write_port();
   while (normalize().rows_done() < trace_rows) {
     const double now = now_cycles();
-    sample(*free_slots_trace_);
-    sample(*input_trace_);
-    sample(*stats_trace_);
-    sample(*reread_trace_);
-    sample(*sum_trace_);
+    for (Channel& c : channels_) sample(c);
     memory_port(dram_port_, dram.port(), now);
     memory_port(sram_read_port_, sram.read_port(), now);
     if (!shared_sram_port) memory_port(sram_write_port_, sram.write_port(), now);

@@ -4,7 +4,9 @@
 // writer; HandshakeFifo), cycle announcements (CycleSignal) and a pool of row
 // buffers. Every hand-over between units is one of these channels; the
 // units share nothing else but the run's immutable geometry and the
-// memories they issue requests to.
+// memories they issue requests to. The channels and the units' ports on
+// them come from the netlist (netlist.hpp, unit_registry.hpp): this module
+// builds, binds and traces whatever those tables declare.
 #pragma once
 
 #include <atomic>
@@ -15,6 +17,7 @@
 #include "sim/asic/chan_merge_tree.hpp"
 #include "sim/asic/cycle_signal.hpp"
 #include "sim/asic/handshake_fifo.hpp"
+#include "sim/asic/netlist.hpp"
 #include "sim/asic/normalize_unit.hpp"
 #include "sim/asic/rsqrt_unit.hpp"
 #include "sim/asic/steady_state.hpp"
@@ -51,6 +54,9 @@ SC_MODULE(NormAccelerator) {
   /// Every counter as one list: stats()' values in order, then the DRAM's
   /// bytes read and written. `peak` marks the maxima.
   std::vector<double> counter_values(std::vector<bool>* peak = nullptr) const;
+  /// counter_values()' names, in its order: "<unit>.<counter>", then
+  /// "dram.total_bytes_read" and "dram.total_bytes_written".
+  std::vector<std::string> counter_names() const;
 
   /// Adds the first `rows` rows to a VCD trace, sampled every cycle: a scope
   /// per unit with each of its ports' valid/ready and tokens moved (fire),
@@ -71,29 +77,29 @@ SC_MODULE(NormAccelerator) {
     int requests = 0, outstanding = 0;
     bool grant = false;
   };
-  template <class T>
-  struct FifoTrace {
-    HandshakeFifo<T>* fifo;
-    std::string writer, reader;  ///< the units on its two sides ("" for none)
+  // A channel as built, and what its trace shows.
+  struct Channel {
+    const ChannelDecl* decl;
+    std::unique_ptr<sc_core::sc_interface> channel;
+    const sc_core::sc_object* object;  ///< the same channel, as named in the hierarchy
+    const FifoState* fifo = nullptr;      ///< its handshake (null for a signal)
+    const CycleSignal* signal = nullptr;  ///< its announcement (null for a FIFO)
+    std::string writer, reader;           ///< the built units on its two sides ("" for none)
     FifoWaves waves;
     PortWaves out_of_writer, into_reader;
     uint64_t writes = 0, reads = 0;
   };
-  template <class T>
-  void trace_fifo(sc_core::sc_trace_file* tf, FifoTrace<T>& t);
-  template <class T>
-  static void sample(FifoTrace<T>& t);
+  void trace_channel(sc_core::sc_trace_file* tf, Channel& c);
+  static void sample(Channel& c);
   void trace_process();
   void on_row_done();
   PeriodState period_state() const;
+  /// Binds unit `e`'s ports (its entry's `ports`) to the channels they name.
+  void bind_ports(const AsicUnitEntry& e, sc_core::sc_module& unit);
+  Channel& channel(std::string_view name);
   /// The built unit named `name` (a unit every run has).
   const sc_core::sc_module& unit(std::string_view name) const;
-  HandshakeFifo<RowSlot*> free_slots_, stats_to_normalize_;
-  HandshakeFifo<ChunkToken> input_to_lanes_;
-  HandshakeFifo<Grant> reread_fifo_;
-  HandshakeFifo<double> sum_in_dram_;  ///< fused with a re-read: lanes -> re-read stream, a row's z in DRAM
-  CycleSignal params_on_chip_;         ///< input path -> normalise unit
-  CycleSignal adder_done_;             ///< separate adder's pass -> input path and lanes
+  std::vector<Channel> channels_;
   std::vector<std::unique_ptr<RowSlot>> slots_;
   std::vector<std::pair<const AsicUnitEntry*, std::unique_ptr<sc_core::sc_module>>> units_;
   const RunGeometry& g_;
@@ -102,10 +108,6 @@ SC_MODULE(NormAccelerator) {
   FastForward ff_result_;
   std::vector<bool> counter_is_peak_;
   // Traced values (sampled every cycle by trace_process while tracing).
-  std::unique_ptr<FifoTrace<RowSlot*>> free_slots_trace_, stats_trace_;
-  std::unique_ptr<FifoTrace<ChunkToken>> input_trace_;
-  std::unique_ptr<FifoTrace<Grant>> reread_trace_;
-  std::unique_ptr<FifoTrace<double>> sum_trace_;
   MemoryPortWaves dram_port_, sram_read_port_, sram_write_port_;
   double dram_bytes_read_ = 0, dram_bytes_written_ = 0, sram_held_bytes_ = 0;
   int rows_done_ = 0;

@@ -21,10 +21,10 @@ namespace normsim::asic {
 
 struct NormalizeUnit : sc_core::sc_module, HasPeriodState {
   SC_HAS_PROCESS(NormalizeUnit);
-  sc_core::sc_fifo_in<RowSlot*> from_rsqrt;
-  sc_core::sc_fifo_in<Grant> reread;  ///< the DRAM re-read stream (unused for SRAM replay)
-  sc_core::sc_fifo_out<RowSlot*> free_slots;
-  CycleIn params_on_chip;             ///< gamma/beta in their buffer
+  sc_core::sc_fifo_in<RowSlot*> from_rsqrt{"from_rsqrt"};
+  sc_core::sc_fifo_in<Grant> reread{"reread"};  ///< the DRAM re-read stream (unused for SRAM replay)
+  sc_core::sc_fifo_out<RowSlot*> free_slots{"free_slots"};
+  CycleIn params_on_chip{"params_on_chip"};             ///< gamma/beta in their buffer
   struct Config {
     int latency_cycles = 1;   ///< latency.normalize_cycles
     bool write_stats = false;  ///< write mean/rstd per row

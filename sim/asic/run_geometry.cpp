@@ -17,7 +17,6 @@ RunGeometry make_run_geometry(const config::Workload& w, const config::Arch& a, 
   g.stats_bytes_per_row = stats_bytes_per_row(w);
   g.stored_elems = replay_stored_elems(c, w.hidden);
   g.param_bytes = param_bytes(w, a);
-  g.rows_in_flight = c.rows_in_flight;
   g.reread_fifo_transactions = reread_fifo_transactions(w, c);
   g.fusion = fusion_of(w, a);
   if (w.is_backward()) {

@@ -25,7 +25,6 @@ struct RunGeometry {
   int stats_bytes_per_row = 8;      ///< mean and rstd (LayerNorm) or rstd (RMSNorm), fp32
   int64_t stored_elems = 0;         ///< the part of a row the replay path keeps on chip
   int64_t param_bytes = 0;          ///< gamma/beta at their formats' widths
-  int rows_in_flight = 1;
   int reread_fifo_transactions = 1;  ///< the re-read FIFO's depth (traffic_identity.hpp)
   Fusion fusion = Fusion::none;      ///< docs/ASIC.md, "Fusion"
   bool sum_written_all = false;      ///< fused: all of z is written (kept, or Pre-Norm); else only what is re-read

@@ -21,7 +21,7 @@ namespace normsim::asic {
 SC_MODULE(SeparateAdderPass) {
   SC_HAS_PROCESS(SeparateAdderPass);
   /// Announces the cycle its last z write is in DRAM, once it has issued it.
-  CycleOut done;
+  CycleOut done{"done"};
   /// Idle (its counters zero) unless the geometry's fusion is a separate adder.
   SeparateAdderPass(sc_core::sc_module_name n, const RunGeometry& g, DramModel& dram);
   const core::StatGroup& stats() const { return stats_; }

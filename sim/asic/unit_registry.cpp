@@ -20,80 +20,74 @@ template <class Unit>
 const core::StatGroup* stats_of(const sc_core::sc_module& m) {
   return &static_cast<const Unit&>(m).stats();
 }
+template <class Unit>
+void period_of(const sc_core::sc_module& m, PeriodState& s) {
+  static_cast<const Unit&>(m).period_state(s);
+}
+void no_period(const sc_core::sc_module&, PeriodState&) {}
+template <class Unit>
+int64_t rows_issued_of(const sc_core::sc_module& m) {
+  return static_cast<const Unit&>(m).rows_issued();
+}
+constexpr PortDir In = PortDir::in, Out = PortDir::out;
 
-Module make_adder_pass(UnitBuild& b, AcceleratorChannels& ch) {
-  auto u = std::make_unique<SeparateAdderPass>("residual_adder_pass", b.geometry, b.dram);
-  u->done(ch.adder_done);
-  return u;
+Module make_adder_pass(UnitBuild& b) {
+  return std::make_unique<SeparateAdderPass>("residual_adder_pass", b.geometry, b.dram);
 }
 
-Module make_input_path(UnitBuild& b, AcceleratorChannels& ch) {
-  auto u = std::make_unique<InputPathUnit>("input_path", b.geometry, b.row_limit, b.dram, b.sram, b.arith);
-  u->free_slots(ch.free_slots);
-  u->to_lanes(ch.input_to_lanes);
-  u->params_on_chip(ch.params_on_chip);
-  u->adder_done(ch.adder_done);
-  return u;
+Module make_input_path(UnitBuild& b) {
+  return std::make_unique<InputPathUnit>("input_path", b.geometry, b.row_limit, b.dram, b.sram, b.arith);
 }
 
-Module make_merge_tree(UnitBuild& b, AcceleratorChannels&) {
+Module make_merge_tree(UnitBuild& b) {
   auto u = std::make_unique<ChanMergeTree>(
       "chan_merge_tree", ChanMergeTree::Config{b.merge, b.cfg.latency.merge_level_cycles, b.cfg.datapaths}, b.arith);
   b.merge_tree = u.get();
   return u;
 }
 
-Module make_rsqrt(UnitBuild& b, AcceleratorChannels&) {
+Module make_rsqrt(UnitBuild& b) {
   auto u = std::make_unique<RsqrtUnit>("rsqrt", b.cfg.latency.rsqrt_cycles, b.arith);
   b.rsqrt = u.get();
   return u;
 }
 
-Module make_lanes(UnitBuild& b, AcceleratorChannels& ch) {
-  auto u = std::make_unique<WelfordLaneArray>("welford_lanes", b.geometry, b.cfg.latency.welford_cycles, b.dram, b.sram,
-                                              *b.merge_tree, *b.rsqrt, b.arith);
-  u->from_input(ch.input_to_lanes);
-  u->to_normalize(ch.stats_to_normalize);
-  u->sum_in_dram(ch.sum_in_dram);
-  u->adder_done(ch.adder_done);
-  return u;
+Module make_lanes(UnitBuild& b) {
+  return std::make_unique<WelfordLaneArray>("welford_lanes", b.geometry, b.cfg.latency.welford_cycles, b.dram, b.sram,
+                                            *b.merge_tree, *b.rsqrt, b.arith);
 }
 
-Module make_normalize(UnitBuild& b, AcceleratorChannels& ch) {
-  auto u = std::make_unique<NormalizeUnit>(
+Module make_normalize(UnitBuild& b) {
+  return std::make_unique<NormalizeUnit>(
       "normalize", b.geometry, NormalizeUnit::Config{b.cfg.latency.normalize_cycles, b.cfg.write_stats, b.rows_done_out, b.row_done},
       b.dram, b.sram, b.arith);
-  u->from_rsqrt(ch.stats_to_normalize);
-  u->free_slots(ch.free_slots);
-  u->reread(ch.reread_fifo);
-  u->params_on_chip(ch.params_on_chip);
-  return u;
 }
 
-Module make_reread(UnitBuild& b, AcceleratorChannels& ch) {
-  auto u = std::make_unique<RereadStream>("reread_stream", b.geometry, b.row_limit, b.dram);
-  u->to_normalize(ch.reread_fifo);
-  u->sum_in_dram(ch.sum_in_dram);
-  return u;
+Module make_reread(UnitBuild& b) {
+  return std::make_unique<RereadStream>("reread_stream", b.geometry, b.row_limit, b.dram);
 }
 
 const std::vector<AsicUnitEntry> kUnits = {
     {"residual_adder_pass",
      "the unfused baseline's separate adder: x and r in, z = dropout(x) + r out, over the whole tensor first",
-     [](const RunGeometry& g) { return g.fusion == Fusion::separate_adder; }, make_adder_pass, stats_of<SeparateAdderPass>,
+     [](const RunGeometry& g) { return g.fusion == Fusion::separate_adder; }, make_adder_pass,
+     {{"done", "adder_done", Out}}, stats_of<SeparateAdderPass>, no_period, nullptr,
      {Traffic::adder_read, Traffic::adder_write},
      {},
      {}},  // another unit's (or a GPU kernel's) cost, not this design's
     {"input_path",
      "gamma/beta once, then each row's transactions (x, and r when fused; dy and the saved statistics in a backward) into a "
      "free row buffer",
-     always, make_input_path, no_stats,
+     always, make_input_path,
+     {{"free_slots", "free_row_buffers", In}, {"to_lanes", "input_to_lanes", Out}, {"params_on_chip", "params_on_chip", Out},
+      {"adder_done", "adder_done", In}},
+     no_stats, period_of<InputPathUnit>, rows_issued_of<InputPathUnit>,
      {Traffic::params, Traffic::input, Traffic::residual, Traffic::grad, Traffic::saved_stats, Traffic::grad_acc_read}, {},
      {"residual_adder", "dropout_mask_generator"}},  // a fused unit's adder sits on the input path, in front of the lanes
     {"chan_merge_tree", "log2 L levels of Chan merges (adders for sums), dedicated or on shared merge units", always,
-     make_merge_tree, stats_of<ChanMergeTree>, {}, {Stage::sum, Stage::sumsq, Stage::mean, Stage::m2, Stage::variance},
+     make_merge_tree, {}, stats_of<ChanMergeTree>, period_of<ChanMergeTree>, nullptr, {}, {Stage::sum, Stage::sumsq, Stage::mean, Stage::m2, Stage::variance},
      {"chan_merge_tree", "adder_tree", "merge_tree_registers", "merge_sequencer"}},
-    {"rsqrt", "variance + eps -> rstd: leading-zero normalise, table seed, Newton steps", always, make_rsqrt, no_stats, {},
+    {"rsqrt", "variance + eps -> rstd: leading-zero normalise, table seed, Newton steps", always, make_rsqrt, {}, no_stats, no_period, nullptr, {},
      {Stage::rsqrt_in, Stage::rsqrt_out},
      {"variance_scale", "rsqrt_unit"}},
     // A backward's lanes also keep dgamma/dbeta; their last transfers after
@@ -101,16 +95,24 @@ const std::vector<AsicUnitEntry> kUnits = {
     {"welford_lanes",
      "L lanes, an element a lane a cycle; the kept part into the row buffer, a fused unit's z to DRAM, a backward's "
      "dgamma/dbeta accumulated",
-     always, make_lanes, stats_of<WelfordLaneArray>,
+     always, make_lanes,
+     {{"from_input", "input_to_lanes", In}, {"to_normalize", "stats_to_normalize", Out}, {"sum_in_dram", "sum_in_dram", Out},
+      {"adder_done", "adder_done", In}},
+     stats_of<WelfordLaneArray>, period_of<WelfordLaneArray>, nullptr,
      {Traffic::sum, Traffic::grad_acc_write, Traffic::partials, Traffic::partials_read, Traffic::param_grads},
      {Stage::input, Stage::sum, Stage::sumsq, Stage::mean, Stage::m2, Stage::recip},
      {"welford_lanes", "sum_lanes", "square_sum_lanes"}},
     {"normalize", "the row back from the row buffer and the re-read FIFO, L outputs a cycle, written through a write buffer",
-     always, make_normalize, stats_of<NormalizeUnit>, {Traffic::output, Traffic::stats, Traffic::branch_grad, Traffic::branch_pass_read},
+     always, make_normalize,
+     {{"from_rsqrt", "stats_to_normalize", In}, {"free_slots", "free_row_buffers", Out}, {"reread", "reread_fifo", In},
+      {"params_on_chip", "params_on_chip", In}},
+     stats_of<NormalizeUnit>, period_of<NormalizeUnit>, nullptr, {Traffic::output, Traffic::stats, Traffic::branch_grad, Traffic::branch_pass_read},
      {Stage::xhat, Stage::gamma, Stage::beta, Stage::output},
      {"normalize_affine", "branch_grad_scaler"}},  // a Post-Norm backward's branch gradient leaves beside dz
     {"reread_stream", "the part of each row not kept, re-read from DRAM in row order into the re-read FIFO",
-     [](const RunGeometry& g) { return g.rereads(); }, make_reread, no_stats, {Traffic::input_reread, Traffic::grad_reread}, {},
+     [](const RunGeometry& g) { return g.rereads(); }, make_reread,
+     {{"to_normalize", "reread_fifo", Out}, {"sum_in_dram", "sum_in_dram", In}}, no_stats, period_of<RereadStream>,
+     rows_issued_of<RereadStream>, {Traffic::input_reread, Traffic::grad_reread}, {},
      {}},  // an address generator: its FIFO is SRAM, costed with it
 };
 }  // namespace

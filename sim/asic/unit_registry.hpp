@@ -1,9 +1,10 @@
 // The ASIC model's units, one entry each, in elaboration order: what the unit
-// is, when a run has it, how it is built and bound to the accelerator's
-// channels, the DRAM traffic it moves and the fixed-point stages it
-// computes. NormAccelerator builds the units a run enables from this list
-// and nothing else; adding a unit is its module, its entry here, and its
-// channels in AcceleratorChannels (docs/ARCHITECTURE.md, "Where a change goes").
+// is, when a run has it, how it is built, its ports and the channels they
+// bind to (netlist.hpp), the DRAM traffic it moves and the fixed-point
+// stages it computes. NormAccelerator builds the units a run enables from
+// this list and nothing else; adding a unit is its module and its entry
+// here, and a new hand-over one row in netlist.cpp (docs/ARCHITECTURE.md,
+// "Where a change goes").
 #pragma once
 
 #include <functional>
@@ -17,6 +18,7 @@
 #include "sim/asic/cycle_signal.hpp"
 #include "sim/asic/handshake_fifo.hpp"
 #include "sim/asic/memory_models.hpp"
+#include "sim/asic/netlist.hpp"
 #include "sim/asic/row_arithmetic.hpp"
 #include "sim/asic/row_slot.hpp"
 #include "sim/asic/run_geometry.hpp"
@@ -28,17 +30,6 @@ namespace normsim::asic {
 
 class ChanMergeTree;
 class RsqrtUnit;
-
-/// Every channel between the units (docs/ASIC.md, "Processes and hand-overs").
-struct AcceleratorChannels {
-  HandshakeFifo<RowSlot*>& free_slots;          ///< normalize -> input_path
-  HandshakeFifo<ChunkToken>& input_to_lanes;    ///< input_path -> welford_lanes
-  HandshakeFifo<RowSlot*>& stats_to_normalize;  ///< welford_lanes -> normalize
-  HandshakeFifo<Grant>& reread_fifo;            ///< reread_stream -> normalize
-  HandshakeFifo<double>& sum_in_dram;           ///< welford_lanes -> reread_stream
-  CycleSignal& params_on_chip;                  ///< input_path -> normalize
-  CycleSignal& adder_done;                      ///< residual_adder_pass -> input_path, welford_lanes
-};
 
 /// What a unit is built from; the units built before it are in `built`.
 struct UnitBuild {
@@ -60,10 +51,16 @@ struct AsicUnitEntry {
   std::string_view summary;  ///< one line, for docs and listings
   /// Whether a run of this geometry has the unit.
   bool (*enabled)(const RunGeometry& g);
-  /// Builds it (named `name`) and binds its ports to `ch`.
-  std::unique_ptr<sc_core::sc_module> (*make)(UnitBuild& b, AcceleratorChannels& ch);
+  /// Builds it (named `name`); NormAccelerator binds its `ports`.
+  std::unique_ptr<sc_core::sc_module> (*make)(UnitBuild& b);
+  /// Its ports (sc_port members of these names) and the channels they bind to.
+  std::vector<PortDecl> ports;
   /// Its counters (busy and stall cycles by cause), if it keeps any.
   const core::StatGroup* (*stats)(const sc_core::sc_module& unit);
+  /// Adds the state that repeats with a steady period (steady_state.hpp), if it keeps any.
+  void (*period_state)(const sc_core::sc_module& unit, PeriodState& s);
+  /// Rows it has started to issue, if it issues rows (the fast-forward cuts after them).
+  int64_t (*rows_issued)(const sc_core::sc_module& unit);
   std::vector<Traffic> dram_traffic;  ///< the DRAM traffic kinds it requests
   std::vector<core::Stage> stages;    ///< the fixed-point stages it computes (core::NormDatapath)
   /// The sim/area units that cost its logic (area::estimate_area's names, whichever the arch's arithmetic builds).

@@ -20,10 +20,10 @@ namespace normsim::asic {
 
 struct WelfordLaneArray : sc_core::sc_module, HasPeriodState {
   SC_HAS_PROCESS(WelfordLaneArray);
-  sc_core::sc_fifo_in<ChunkToken> from_input;
-  sc_core::sc_fifo_out<RowSlot*> to_normalize;  ///< rows with their statistics
-  sc_core::sc_fifo_out<double> sum_in_dram;     ///< fused with a re-read: per row, the cycle its z is in DRAM
-  CycleIn adder_done;                           ///< a separate adder's z is in DRAM (stall attribution)
+  sc_core::sc_fifo_in<ChunkToken> from_input{"from_input"};
+  sc_core::sc_fifo_out<RowSlot*> to_normalize{"to_normalize"};  ///< rows with their statistics
+  sc_core::sc_fifo_out<double> sum_in_dram{"sum_in_dram"};     ///< fused with a re-read: per row, the cycle its z is in DRAM
+  CycleIn adder_done{"adder_done"};                           ///< a separate adder's z is in DRAM (stall attribution)
   /// `latency_cycles`: latency.welford_cycles.
   WelfordLaneArray(sc_core::sc_module_name n, const RunGeometry& g, int latency_cycles, DramModel& dram, SramModel& sram,
                    ChanMergeTree& tree, RsqrtUnit& rsqrt, RowArithmetic* arith);

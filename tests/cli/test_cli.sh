@@ -688,5 +688,45 @@ expect_exit 2 "key 'residual.dataflow': pre_norm with pass backward" -- run "$W/
 expect_exit 2 "key 'fuse.mode': residual cannot apply" -- run "$W/postnorm-7b-bwd.yaml" --set arch.fuse.mode=residual -q
 expect_exit 2 "fp32.yaml has no 'asic' section" -- run "$W/llama2-7b.yaml" --arch "$W/arch/fp32.yaml" --set arch.asic.clock_ghz=2 --no-numerics -q
 
+# netlist: the design a run builds -- every unit of the run's registry with
+# its ports, every channel with its writer and readers; JSON, text and dot agree.
+"$N" netlist "$W/llama2-7b.yaml" --arch "$AD" --path dram-reread --json -q >"$T/nl_re.json" || bad "netlist --json"
+"$N" netlist "$W/postnorm-7b.yaml" --arch "$AD" --set arch.fuse.mode=none --json -q >"$T/nl_sep.json" || bad "netlist separate adder"
+"$N" netlist "$W/llama2-7b.yaml" --arch "$AD" --path sram-replay --dot "$T/nl.dot" -q >"$T/nl.txt" || bad "netlist --dot"
+/usr/bin/python3 - "$T/nl_re.json" "$T/nl_sep.json" "$T/nl.dot" "$T/nl.txt" <<'PY' && ok || bad "netlist contents"
+import json, sys
+re_, sep = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+dot, txt = open(sys.argv[3]).read(), open(sys.argv[4]).read()
+assert re_["report"] == "netlist" and re_["pass"] == "forward" and re_["path"] == "dram-reread", re_["pass"]
+units = [u["name"] for u in re_["units"]]
+assert units == ["input_path", "chan_merge_tree", "rsqrt", "welford_lanes", "normalize", "reread_stream"], units
+ch = {c["name"]: c for c in re_["channels"]}
+assert ch["reread_fifo"]["writer"] == {"unit": "reread_stream", "port": "to_normalize"}, ch["reread_fifo"]
+assert ch["reread_fifo"]["readers"] == [{"unit": "normalize", "port": "reread"}]
+assert ch["params_on_chip"]["kind"] == "signal" and ch["params_on_chip"]["depth_entries"] == 0
+# every port of every unit names a channel whose side lists that unit and port
+for u in re_["units"]:
+    for p in u["ports"]:
+        c = ch[p["channel"]]
+        ends = [c["writer"]] if p["direction"] == "out" else c["readers"]
+        assert {"unit": u["name"], "port": p["port"]} in ends, (u["name"], p)
+assert sep["pass"] == "separate_adder" and sep["units"][0]["name"] == "residual_adder_pass", sep["units"][0]
+sc = {c["name"]: c for c in sep["channels"]}
+assert sc["adder_done"]["writer"]["unit"] == "residual_adder_pass"
+assert sorted(r["unit"] for r in sc["adder_done"]["readers"]) == ["input_path", "welford_lanes"], sc["adder_done"]
+assert dot.startswith("digraph netlist {") and '"input_path" -> "welford_lanes"' in dot, dot
+assert "reread_stream" not in dot and "reread_stream" not in txt  # sram-replay: no re-read unit
+assert "input_to_lanes" in txt and "input_path.to_lanes -> welford_lanes.from_input" in txt, txt
+PY
+"$N" netlist "$W/llama2-7b.yaml" --arch "$AD" --set arch.asic.rows_in_flight=3 --json -q | /usr/bin/python3 -c "
+import json, sys
+c = {c['name']: c for c in json.load(sys.stdin)['channels']}
+assert c['free_row_buffers']['depth_entries'] == 3 and c['stats_to_normalize']['depth_entries'] == 3, c['free_row_buffers']
+" && ok || bad "netlist depths follow the arch"
+dot -Tsvg "$T/nl.dot" -o "$T/nl.svg" && grep -q "<svg" "$T/nl.svg" && ok || bad "netlist dot renders (graphviz)"
+expect_exit 2 "fp32.yaml: key 'asic': missing" -- netlist "$W/llama2-7b.yaml" --arch "$A/fp32.yaml" -q
+expect_exit 2 "--dot.*\.dot" -- netlist --dot "$T/nl.png" -q
+[ ! -e "$T/nl.png" ] && ok || bad "netlist --dot refused leaves no file"
+
 echo "$passes passed, $fails failed"
 [ "$fails" = 0 ]

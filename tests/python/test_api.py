@@ -127,6 +127,10 @@ def test_simt_area_widths_list():
     assert p["kernel"] == "fast_ln" and p["prediction"]["dram_bytes_read"] > 0
     a = normsim.area("llama2-7b", "asic-default")
     assert a["total_mm2"] > 0
+    n = normsim.netlist("llama2-7b", "asic-default", path="dram-reread", set={"arch.asic.rows_in_flight": 2})
+    channels = {c["name"]: c for c in n["channels"]}
+    assert n["pass"] == "forward" and [u["name"] for u in n["units"]][-1] == "reread_stream"
+    assert channels["free_row_buffers"]["depth_entries"] == 2 and channels["reread_fifo"]["writer"]["unit"] == "reread_stream"
     w = normsim.widths("max_ulp<=8", set=SMALL, stages=["gamma"], guard="none", margin_bits=1)
     assert w["chosen"] and w["margin_bits"] == 1 and w["guards"] == []
     names = normsim.list()

@@ -22,6 +22,7 @@ COMMANDS = {
     "widths": ["widths", "--target", "max_ulp<=8", "--stages", "gamma", "--guard", "none", "--set", "workload.rows=8"],
     "simt": ["simt", "--kernel", "v5", "--rows", "64", "--hidden", "768"],
     "area": ["area"],
+    "netlist": ["netlist", "--path", "dram-reread"],
 }
 
 

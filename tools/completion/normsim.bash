@@ -20,7 +20,7 @@ _normsim() {
     --workload) COMPREPLY=($(compgen -W "$(_normsim_names workloads)" -- "$cur")); compopt -o default 2>/dev/null; return ;;
     --kernel) COMPREPLY=($(compgen -W "$(_normsim_names kernels)" -- "$cur")); return ;;
     --path) COMPREPLY=($(compgen -W "sram-replay dram-reread partial-replay" -- "$cur")); return ;;
-    --out|--trace|--synth-dir|--rtl-dir|-o) compopt -o default 2>/dev/null; COMPREPLY=(); return ;;
+    --out|--trace|--synth-dir|--rtl-dir|--dot|-o) compopt -o default 2>/dev/null; COMPREPLY=(); return ;;
   esac
   if [[ $cur == -* ]]; then
     COMPREPLY=($(compgen -W "$("$bin" "$sub" --help 2>/dev/null | grep -oE '(^|[ ,])--?[a-zA-Z][-a-zA-Z0-9]*' | tr -d ' ,')" -- "$cur"))

@@ -59,7 +59,8 @@ int cli_main(int argc, char** argv) {
                "a progress line on stderr for commands past 2 s even when stderr is not a terminal (default: on a terminal, "
                "without -q or --json)");
   const Command commands[] = {add_run(app),  add_compare(app), add_sweep(app), add_merge(app), add_widths(app),
-                              add_simt(app), add_area(app),    add_regress(app), add_calibrate(app), add_list(app)};
+                              add_simt(app), add_area(app),    add_netlist(app), add_regress(app), add_calibrate(app),
+                              add_list(app)};
 
   try {
     app.parse(argc, argv);

@@ -41,6 +41,7 @@ Command add_calibrate(CLI::App& app);
 Command add_area(CLI::App& app);
 Command add_merge(CLI::App& app);
 Command add_widths(CLI::App& app);
+Command add_netlist(CLI::App& app);
 Command add_list(CLI::App& app);
 
 /// The help of a NAME|PATH argument, from the shipped-config registry:

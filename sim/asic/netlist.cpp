@@ -1,0 +1,128 @@
+#include "sim/asic/netlist.hpp"
+
+#include <stdexcept>
+
+#include "sim/asic/cycle_signal.hpp"
+#include "sim/asic/handshake_fifo.hpp"
+#include "sim/asic/memory_models.hpp"
+#include "sim/asic/row_slot.hpp"
+#include "sim/asic/unit_registry.hpp"
+
+namespace normsim::asic {
+
+namespace {
+
+template <class T>
+std::unique_ptr<sc_core::sc_interface> make_fifo(const ChannelDecl& d, const RunGeometry& g, const AsicConfig& c) {
+  return std::make_unique<HandshakeFifo<T>>(std::string(d.name).c_str(), d.depth(g, c));
+}
+// A FIFO whose writer announces at the end of its step: its reader wakes a delta later.
+template <class T>
+std::unique_ptr<sc_core::sc_interface> make_late_fifo(const ChannelDecl& d, const RunGeometry& g, const AsicConfig& c) {
+  return std::make_unique<HandshakeFifo<T>>(std::string(d.name).c_str(), d.depth(g, c), HandshakeFifo<T>::Wake::next_delta);
+}
+std::unique_ptr<sc_core::sc_interface> make_signal(const ChannelDecl& d, const RunGeometry&, const AsicConfig&) {
+  return std::make_unique<CycleSignal>(std::string(d.name).c_str());
+}
+
+template <class T>
+bool bind_fifo(sc_core::sc_object& port, sc_core::sc_interface& channel, PortDir dir) {
+  auto& fifo = dynamic_cast<HandshakeFifo<T>&>(channel);
+  if (dir == PortDir::in) {
+    auto* p = dynamic_cast<sc_core::sc_fifo_in<T>*>(&port);
+    if (p) (*p)(fifo);
+    return p != nullptr;
+  }
+  auto* p = dynamic_cast<sc_core::sc_fifo_out<T>*>(&port);
+  if (p) (*p)(fifo);
+  return p != nullptr;
+}
+bool bind_signal(sc_core::sc_object& port, sc_core::sc_interface& channel, PortDir dir) {
+  auto& signal = dynamic_cast<CycleSignal&>(channel);
+  if (dir == PortDir::in) {
+    auto* p = dynamic_cast<CycleIn*>(&port);
+    if (p) (*p)(signal);
+    return p != nullptr;
+  }
+  auto* p = dynamic_cast<CycleOut*>(&port);
+  if (p) (*p)(signal);
+  return p != nullptr;
+}
+
+template <class T>
+void fifo_period_state(const sc_core::sc_interface& channel, PeriodState& s) {
+  s.queue(dynamic_cast<const HandshakeFifo<T>&>(channel).contents());
+}
+void no_period_state(const sc_core::sc_interface&, PeriodState&) {}
+
+template <class T>
+constexpr ChannelDecl fifo(std::string_view name, std::string_view token, std::string_view summary,
+                           int (*depth)(const RunGeometry&, const AsicConfig&), bool late = false) {
+  return {name, token, summary, false, depth, late ? make_late_fifo<T> : make_fifo<T>, bind_fifo<T>, fifo_period_state<T>};
+}
+constexpr ChannelDecl signal(std::string_view name, std::string_view summary) {
+  return {name, "cycle", summary, true, nullptr, make_signal, bind_signal, no_period_state};
+}
+
+const std::vector<ChannelDecl> kChannels = {
+    fifo<RowSlot*>("free_row_buffers", "row buffer", "row buffers the normalise unit has emptied, back to the input path",
+                   [](const RunGeometry&, const AsicConfig& c) { return c.rows_in_flight; }),
+    fifo<RowSlot*>("stats_to_normalize", "row buffer", "rows with their statistics, lanes (through merge and RSQRT) to normalise",
+                   [](const RunGeometry&, const AsicConfig& c) { return c.rows_in_flight; }),
+    fifo<ChunkToken>("input_to_lanes", "transaction", "each row's stream transactions, input path to lanes",
+                     [](const RunGeometry& g, const AsicConfig& c) { return std::max(2, c.rows_in_flight * g.chunks); }),
+    fifo<Grant>("reread_fifo", "transaction", "the re-read part of each row from DRAM, in row order",
+                [](const RunGeometry& g, const AsicConfig&) { return g.reread_fifo_transactions; }),
+    // The re-read stream is at most rows in flight rows behind the lanes (WelfordLaneArray::step).
+    fifo<double>("sum_in_dram", "cycle", "fused with a re-read: the cycle each row's z is in DRAM, lanes to re-read stream",
+                 [](const RunGeometry&, const AsicConfig& c) { return c.rows_in_flight; }, true),
+    signal("params_on_chip", "the cycle gamma/beta have landed in their buffer"),
+    signal("adder_done", "the cycle a separate adder's last z write is in DRAM"),
+};
+
+}  // namespace
+
+std::span<const ChannelDecl> accelerator_channels() { return kChannels; }
+
+const ChannelDecl& accelerator_channel(std::string_view name) {
+  for (const ChannelDecl& d : kChannels)
+    if (d.name == name) return d;
+  throw std::logic_error("netlist: no channel " + std::string(name));
+}
+
+std::string pass_name(const RunGeometry& g) {
+  if (g.backward) return g.fusion == Fusion::none ? "backward" : "postnorm_backward";
+  switch (g.fusion) {
+    case Fusion::fused: return "fused_residual";
+    case Fusion::separate_adder: return "separate_adder";
+    case Fusion::none: break;
+  }
+  return "forward";
+}
+
+Netlist make_netlist(const RunGeometry& g, const AsicConfig& c) {
+  Netlist n;
+  n.pass = pass_name(g);
+  for (const AsicUnitEntry& e : asic_units())
+    if (e.enabled(g)) n.units.push_back(&e);
+  for (const ChannelDecl& d : kChannels) {
+    Netlist::Connection k{&d, d.signal ? 0 : d.depth(g, c), {}, {}};
+    for (const AsicUnitEntry* e : n.units)
+      for (const PortDecl& p : e->ports)
+        if (p.channel == d.name) {
+          Netlist::End end{std::string(e->name), std::string(p.port)};
+          if (p.dir == PortDir::in) {
+            if (!d.signal && !k.readers.empty())
+              throw std::logic_error("netlist: FIFO " + std::string(d.name) + " has two readers");
+            k.readers.push_back(std::move(end));
+          } else {
+            if (!k.writer.unit.empty()) throw std::logic_error("netlist: channel " + std::string(d.name) + " has two writers");
+            k.writer = std::move(end);
+          }
+        }
+    if (!k.writer.unit.empty() || !k.readers.empty()) n.connections.push_back(std::move(k));
+  }
+  return n;
+}
+
+}  // namespace normsim::asic

@@ -1,0 +1,91 @@
+#include "sim/report/netlist_report.hpp"
+
+#include <algorithm>
+#include <sstream>
+
+#include "sim/asic/unit_registry.hpp"
+
+namespace normsim::report {
+
+namespace {
+nlohmann::json end_json(const asic::Netlist::End& e) { return {{"unit", e.unit}, {"port", e.port}}; }
+std::string end_text(const nlohmann::json& e) {
+  return e["unit"].get<std::string>().empty() ? "(none)" : e["unit"].get<std::string>() + "." + e["port"].get<std::string>();
+}
+std::string kind_text(const nlohmann::json& c) {
+  if (c["kind"] == "signal") return "signal of a cycle";
+  return "FIFO " + std::to_string(c["depth_entries"].get<int>()) + " x " + c["token"].get<std::string>();
+}
+}  // namespace
+
+nlohmann::json netlist_report_json(const std::string& workload, const std::string& arch, const std::string& path,
+                                   const asic::Netlist& n) {
+  nlohmann::json units = nlohmann::json::array();
+  for (const asic::AsicUnitEntry* e : n.units) {
+    nlohmann::json ports = nlohmann::json::array();
+    for (const asic::PortDecl& p : e->ports)
+      ports.push_back({{"port", p.port}, {"channel", p.channel}, {"direction", p.dir == asic::PortDir::in ? "in" : "out"}});
+    units.push_back({{"name", e->name}, {"summary", e->summary}, {"ports", ports}});
+  }
+  nlohmann::json channels = nlohmann::json::array();
+  for (const asic::Netlist::Connection& k : n.connections) {
+    nlohmann::json readers = nlohmann::json::array();
+    for (const auto& r : k.readers) readers.push_back(end_json(r));
+    channels.push_back({{"name", k.channel->name},
+                        {"kind", k.channel->signal ? "signal" : "fifo"},
+                        {"token", k.channel->token},
+                        {"depth_entries", k.depth},
+                        {"summary", k.channel->summary},
+                        {"writer", end_json(k.writer)},
+                        {"readers", readers}});
+  }
+  return {{"workload", workload}, {"arch", arch}, {"path", path}, {"pass", n.pass}, {"units", units}, {"channels", channels}};
+}
+
+std::string netlist_report_text(const nlohmann::json& r) {
+  std::ostringstream o;
+  o << "netlist of " << r["workload"].get<std::string>() << " on " << r["arch"].get<std::string>() << " ("
+    << r["path"].get<std::string>() << ", " << r["pass"].get<std::string>() << " pass): " << r["units"].size()
+    << " units, " << r["channels"].size() << " channels\n\nunits, in elaboration order:\n";
+  size_t w = 0;
+  for (const auto& u : r["units"]) w = std::max(w, u["name"].get<std::string>().size());
+  for (const auto& u : r["units"]) {
+    const std::string name = u["name"];
+    o << "  " << name << std::string(w - name.size() + 2, ' ') << u["summary"].get<std::string>() << "\n";
+  }
+  o << "\nchannels (writer -> reader):\n";
+  size_t wn = 0, wk = 0;
+  for (const auto& c : r["channels"]) {
+    wn = std::max(wn, c["name"].get<std::string>().size());
+    wk = std::max(wk, kind_text(c).size());
+  }
+  for (const auto& c : r["channels"]) {
+    const std::string name = c["name"], kind = kind_text(c);
+    std::string readers;
+    for (const auto& e : c["readers"]) readers += (readers.empty() ? "" : ", ") + end_text(e);
+    o << "  " << name << std::string(wn - name.size() + 2, ' ') << kind << std::string(wk - kind.size() + 2, ' ')
+      << end_text(c["writer"]) << " -> " << (readers.empty() ? "(none)" : readers) << "\n";
+  }
+  return o.str();
+}
+
+std::string netlist_report_dot(const nlohmann::json& r) {
+  std::ostringstream o;
+  o << "digraph netlist {\n  label=\"" << r["workload"].get<std::string>() << " on " << r["arch"].get<std::string>() << " ("
+    << r["path"].get<std::string>() << ", " << r["pass"].get<std::string>() << " pass)\";\n  rankdir=LR;\n"
+    << "  node [shape=box, fontname=\"Helvetica\"];\n  edge [fontname=\"Helvetica\", fontsize=10];\n";
+  for (const auto& u : r["units"]) o << "  \"" << u["name"].get<std::string>() << "\";\n";
+  for (const auto& c : r["channels"]) {
+    const std::string label = c["name"].get<std::string>() + "\\n" + kind_text(c);
+    const std::string style = c["kind"] == "signal" ? ", style=dashed" : "";
+    const std::string writer = c["writer"]["unit"];
+    for (const auto& e : c["readers"]) {
+      if (writer.empty()) continue;
+      o << "  \"" << writer << "\" -> \"" << e["unit"].get<std::string>() << "\" [label=\"" << label << "\"" << style << "];\n";
+    }
+  }
+  o << "}\n";
+  return o.str();
+}
+
+}  // namespace normsim::report

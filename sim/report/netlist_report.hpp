@@ -1,0 +1,23 @@
+// `normsim netlist`: the design a run would build -- its units and the
+// channels between their ports (sim/asic/netlist.hpp) -- as JSON, as text
+// and as a Graphviz graph.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+
+#include "sim/asic/netlist.hpp"
+
+namespace normsim::report {
+
+/// The report body: workload, arch, path, pass, units (name, summary,
+/// ports) and channels (name, kind, token, depth_entries, writer, readers).
+nlohmann::json netlist_report_json(const std::string& workload, const std::string& arch, const std::string& path,
+                                   const asic::Netlist& n);
+/// The same for a terminal: the units, then one line a channel.
+std::string netlist_report_text(const nlohmann::json& report);
+/// A Graphviz digraph: a node a unit, an edge a channel (writer -> reader).
+std::string netlist_report_dot(const nlohmann::json& report);
+
+}  // namespace normsim::report
