@@ -1,21 +1,22 @@
 // log2(L) levels of Chan merges (adders for sums) on the arch's merge units
 // (core::MergeSchedule): a dedicated tree is a pure, pipelined latency; a
 // shared one takes one row at a time, so a row can wait for it. The lane
-// array hands it a finished row as a blocking transport call that annotates
-// the row's time (TLM loosely-timed style), which costs no thread switch.
+// array hands it a finished row through its `merge` port, a blocking
+// transport (row_transport.hpp) that costs no thread switch.
 #pragma once
 
 #include <systemc.h>
 
 #include "sim/asic/row_arithmetic.hpp"
 #include "sim/asic/row_slot.hpp"
+#include "sim/asic/row_transport.hpp"
 #include "sim/core/merge_schedule.hpp"
 #include "sim/core/stats.hpp"
 #include "sim/asic/steady_state.hpp"
 
 namespace normsim::asic {
 
-struct ChanMergeTree : sc_core::sc_module, HasPeriodState {
+struct ChanMergeTree : sc_core::sc_module, RowTransportIf, HasPeriodState {
   struct Config {
     core::MergeSchedule merge;  ///< the tree on the arch's merge units
     int level_cycles = 1;       ///< latency.merge_level_cycles
@@ -25,7 +26,7 @@ struct ChanMergeTree : sc_core::sc_module, HasPeriodState {
   /// Merges the row's lane states; its time advances by the wait for the
   /// units and the tree's latency. Returns the wait: the cycles the lanes
   /// hold the row's states before the tree takes them.
-  double transport(RowSlot& slot);
+  double transport(RowSlot& slot) override;
   const core::StatGroup& stats() const { return stats_; }
   void period_state(PeriodState& s) const override { s.time(free_at_); }
 

@@ -6,6 +6,7 @@
 #include "sim/asic/handshake_fifo.hpp"
 #include "sim/asic/memory_models.hpp"
 #include "sim/asic/row_slot.hpp"
+#include "sim/asic/row_transport.hpp"
 #include "sim/asic/unit_registry.hpp"
 
 namespace normsim::asic {
@@ -49,6 +50,16 @@ bool bind_signal(sc_core::sc_object& port, sc_core::sc_interface& channel, PortD
   return p != nullptr;
 }
 
+// `port` is the initiator's port (out), or the target unit itself (in:
+// it must implement the transport).
+bool bind_transport(sc_core::sc_object& port, sc_core::sc_interface& target, PortDir dir) {
+  auto* t = dynamic_cast<RowTransportIf*>(&target);
+  if (dir == PortDir::in) return t != nullptr && dynamic_cast<sc_core::sc_interface*>(&port) == &target;
+  auto* p = dynamic_cast<RowTransportPort*>(&port);
+  if (p && t) (*p)(*t);
+  return p != nullptr && t != nullptr;
+}
+
 template <class T>
 void fifo_period_state(const sc_core::sc_interface& channel, PeriodState& s) {
   s.queue(dynamic_cast<const HandshakeFifo<T>&>(channel).contents());
@@ -58,10 +69,14 @@ void no_period_state(const sc_core::sc_interface&, PeriodState&) {}
 template <class T>
 constexpr ChannelDecl fifo(std::string_view name, std::string_view token, std::string_view summary,
                            int (*depth)(const RunGeometry&, const AsicConfig&), bool late = false) {
-  return {name, token, summary, false, depth, late ? make_late_fifo<T> : make_fifo<T>, bind_fifo<T>, fifo_period_state<T>};
+  return {name, token, summary, ChannelKind::fifo, {}, depth, late ? make_late_fifo<T> : make_fifo<T>, bind_fifo<T>,
+          fifo_period_state<T>};
 }
 constexpr ChannelDecl signal(std::string_view name, std::string_view summary) {
-  return {name, "cycle", summary, true, nullptr, make_signal, bind_signal, no_period_state};
+  return {name, "cycle", summary, ChannelKind::signal, {}, nullptr, make_signal, bind_signal, no_period_state};
+}
+constexpr ChannelDecl transport(std::string_view name, std::string_view target, std::string_view summary) {
+  return {name, "row", summary, ChannelKind::transport, target, nullptr, nullptr, bind_transport, no_period_state};
 }
 
 const std::vector<ChannelDecl> kChannels = {
@@ -78,6 +93,8 @@ const std::vector<ChannelDecl> kChannels = {
                  [](const RunGeometry&, const AsicConfig& c) { return c.rows_in_flight; }, true),
     signal("params_on_chip", "the cycle gamma/beta have landed in their buffer"),
     signal("adder_done", "the cycle a separate adder's last z write is in DRAM"),
+    transport("row_to_merge", "chan_merge_tree", "each finished row's lane states, lanes to the Chan merge tree"),
+    transport("row_to_rsqrt", "rsqrt", "each merged row's variance, lanes to the RSQRT unit"),
 };
 
 }  // namespace
@@ -106,14 +123,14 @@ Netlist make_netlist(const RunGeometry& g, const AsicConfig& c) {
   for (const AsicUnitEntry& e : asic_units())
     if (e.enabled(g)) n.units.push_back(&e);
   for (const ChannelDecl& d : kChannels) {
-    Netlist::Connection k{&d, d.signal ? 0 : d.depth(g, c), {}, {}};
+    Netlist::Connection k{&d, d.depth ? d.depth(g, c) : 0, {}, {}};
     for (const AsicUnitEntry* e : n.units)
       for (const PortDecl& p : e->ports)
         if (p.channel == d.name) {
           Netlist::End end{std::string(e->name), std::string(p.port)};
           if (p.dir == PortDir::in) {
-            if (!d.signal && !k.readers.empty())
-              throw std::logic_error("netlist: FIFO " + std::string(d.name) + " has two readers");
+            if (d.kind != ChannelKind::signal && !k.readers.empty())
+              throw std::logic_error("netlist: channel " + std::string(d.name) + " has two readers");
             k.readers.push_back(std::move(end));
           } else {
             if (!k.writer.unit.empty()) throw std::logic_error("netlist: channel " + std::string(d.name) + " has two writers");

@@ -23,6 +23,9 @@ namespace normsim::asic {
 struct AsicUnitEntry;
 
 enum class PortDir { in, out };
+/// A FIFO of tokens (ready/valid), a cycle announced once, or a blocking
+/// transport to a unit that implements it (row_transport.hpp).
+enum class ChannelKind { fifo, signal, transport };
 
 /// A unit's port (its sc_port member's name) and the channel it binds to.
 struct PortDecl {
@@ -32,15 +35,18 @@ struct PortDecl {
 };
 
 /// One channel between units: a HandshakeFifo of `token`s (ready/valid,
-/// `depth` entries) or a CycleSignal (a cycle announced once).
+/// `depth` entries), a CycleSignal (a cycle announced once), or a row
+/// transport whose far end is the unit `target` itself (its `In` port in
+/// the registry names the interface it implements, not an sc_port).
 struct ChannelDecl {
   std::string_view name;     ///< its SystemC name and the VCD scope
-  std::string_view token;    ///< what one entry carries ("cycle" for a signal)
+  std::string_view token;    ///< what one entry carries ("cycle" for a signal, "row" for a transport)
   std::string_view summary;  ///< one line, for the netlist and docs
-  bool signal = false;
-  /// Entries of a FIFO for this run (0 for a signal).
+  ChannelKind kind = ChannelKind::fifo;
+  std::string_view target;  ///< a transport's unit
+  /// Entries of a FIFO for this run (null: none, a signal or transport).
   int (*depth)(const RunGeometry& g, const AsicConfig& c) = nullptr;
-  /// Builds the channel.
+  /// Builds the channel (null for a transport: its target unit is the channel).
   std::unique_ptr<sc_core::sc_interface> (*make)(const ChannelDecl& d, const RunGeometry& g, const AsicConfig& c) = nullptr;
   /// Binds `port` (a unit's sc_port) to `channel`; false when the port's
   /// type does not fit this channel's direction and token.
@@ -64,9 +70,9 @@ struct Netlist {
   };
   struct Connection {
     const ChannelDecl* channel;
-    int depth;  ///< entries (0 for a signal)
+    int depth;  ///< entries (0 for a signal or a transport)
     End writer;
-    std::vector<End> readers;  ///< one for a FIFO; a signal may have several
+    std::vector<End> readers;  ///< one for a FIFO or a transport; a signal may have several
   };
   std::vector<Connection> connections;  ///< the channels with a built unit on at least one side
 };

@@ -16,7 +16,7 @@ NormAccelerator::NormAccelerator(sc_core::sc_module_name n, const RunGeometry& g
   // The netlist's channels, then its units, each bound as it is built.
   const Netlist netlist = make_netlist(g, cfg);
   for (const ChannelDecl& d : accelerator_channels()) {
-    Channel c{&d, d.make(d, g, cfg), nullptr};
+    Channel c{&d, d.make ? d.make(d, g, cfg) : nullptr, nullptr};
     c.object = dynamic_cast<const sc_core::sc_object*>(c.channel.get());
     c.fifo = dynamic_cast<const FifoState*>(c.channel.get());
     c.signal = dynamic_cast<const CycleSignal*>(c.channel.get());
@@ -55,7 +55,14 @@ void NormAccelerator::bind_ports(const AsicUnitEntry& e, sc_core::sc_module& uni
     for (sc_core::sc_object* o : unit.get_child_objects())
       if (p.port == o->basename()) port = o;
     Channel& c = channel(p.channel);
-    if (!port || !c.decl->bind(*port, *c.channel, p.dir))
+    sc_core::sc_interface* to = c.channel.get();
+    if (c.decl->kind == ChannelKind::transport) {
+      // The target unit is the channel (built before the units that call it).
+      for (auto& [te, tm] : units_)
+        if (te->name == c.decl->target) to = dynamic_cast<sc_core::sc_interface*>(tm.get());
+      if (p.dir == PortDir::in) port = &unit;
+    }
+    if (!port || !to || !c.decl->bind(*port, *to, p.dir))
       throw std::logic_error("norm_accelerator: unit " + std::string(e.name) + " has no " +
                              (p.dir == PortDir::in ? "input" : "output") + " port " + std::string(p.port) + " for channel " +
                              std::string(p.channel) + " (" + std::string(c.decl->token) + ")");
@@ -116,7 +123,8 @@ PeriodState NormAccelerator::period_state() const {
   s.now = now_cycles();
   s.row = normalize().rows_done() - 1;
   for (const auto& [e, m] : units_) e->period_state(*m, s);
-  for (const Channel& c : channels_) c.decl->period_state(*c.channel, s);
+  for (const Channel& c : channels_)
+    if (c.channel) c.decl->period_state(*c.channel, s);
   dram.period_state(s);
   sram.period_state(s);
   return s;
@@ -136,6 +144,7 @@ void NormAccelerator::on_row_done() {
 void NormAccelerator::trace_channel(sc_core::sc_trace_file* tf, Channel& c) {
   // "norm_accelerator.input_to_lanes.occupancy": SystemC's VCD writer makes
   // each dotted prefix a scope.
+  if (!c.object) return;  // a transport: a call, nothing to sample
   const std::string channel = c.object->name();
   if (c.signal) {  // the announced cycle (-1 until announced)
     sc_core::sc_trace(tf, c.signal->traced(), channel + ".cycle");

@@ -5,10 +5,11 @@ namespace normsim::asic {
 RsqrtUnit::RsqrtUnit(sc_core::sc_module_name n, int latency_cycles, RowArithmetic* arith)
     : sc_module(n), latency_cycles_(latency_cycles), arith_(arith) {}
 
-void RsqrtUnit::transport(RowSlot& slot) {
+double RsqrtUnit::transport(RowSlot& slot) {
   if (arith_) arith_->datapath->rsqrt(slot.state, arith_->numerics->counters);
   slot.t_ready += latency_cycles_;
   if (first_stats_cycle_ < 0) first_stats_cycle_ = slot.t_ready;
+  return 0;
 }
 
 }  // namespace normsim::asic

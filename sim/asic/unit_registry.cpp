@@ -42,19 +42,17 @@ Module make_input_path(UnitBuild& b) {
 Module make_merge_tree(UnitBuild& b) {
   auto u = std::make_unique<ChanMergeTree>(
       "chan_merge_tree", ChanMergeTree::Config{b.merge, b.cfg.latency.merge_level_cycles, b.cfg.datapaths}, b.arith);
-  b.merge_tree = u.get();
   return u;
 }
 
 Module make_rsqrt(UnitBuild& b) {
   auto u = std::make_unique<RsqrtUnit>("rsqrt", b.cfg.latency.rsqrt_cycles, b.arith);
-  b.rsqrt = u.get();
   return u;
 }
 
 Module make_lanes(UnitBuild& b) {
   return std::make_unique<WelfordLaneArray>("welford_lanes", b.geometry, b.cfg.latency.welford_cycles, b.dram, b.sram,
-                                            *b.merge_tree, *b.rsqrt, b.arith);
+                                            b.arith);
 }
 
 Module make_normalize(UnitBuild& b) {
@@ -85,9 +83,9 @@ const std::vector<AsicUnitEntry> kUnits = {
      {Traffic::params, Traffic::input, Traffic::residual, Traffic::grad, Traffic::saved_stats, Traffic::grad_acc_read}, {},
      {"residual_adder", "dropout_mask_generator"}},  // a fused unit's adder sits on the input path, in front of the lanes
     {"chan_merge_tree", "log2 L levels of Chan merges (adders for sums), dedicated or on shared merge units", always,
-     make_merge_tree, {}, stats_of<ChanMergeTree>, period_of<ChanMergeTree>, nullptr, {}, {Stage::sum, Stage::sumsq, Stage::mean, Stage::m2, Stage::variance},
+     make_merge_tree, {{"transport", "row_to_merge", In}}, stats_of<ChanMergeTree>, period_of<ChanMergeTree>, nullptr, {}, {Stage::sum, Stage::sumsq, Stage::mean, Stage::m2, Stage::variance},
      {"chan_merge_tree", "adder_tree", "merge_tree_registers", "merge_sequencer"}},
-    {"rsqrt", "variance + eps -> rstd: leading-zero normalise, table seed, Newton steps", always, make_rsqrt, {}, no_stats, no_period, nullptr, {},
+    {"rsqrt", "variance + eps -> rstd: leading-zero normalise, table seed, Newton steps", always, make_rsqrt, {{"transport", "row_to_rsqrt", In}}, no_stats, no_period, nullptr, {},
      {Stage::rsqrt_in, Stage::rsqrt_out},
      {"variance_scale", "rsqrt_unit"}},
     // A backward's lanes also keep dgamma/dbeta; their last transfers after
@@ -97,7 +95,7 @@ const std::vector<AsicUnitEntry> kUnits = {
      "dgamma/dbeta accumulated",
      always, make_lanes,
      {{"from_input", "input_to_lanes", In}, {"to_normalize", "stats_to_normalize", Out}, {"sum_in_dram", "sum_in_dram", Out},
-      {"adder_done", "adder_done", In}},
+      {"adder_done", "adder_done", In}, {"merge", "row_to_merge", Out}, {"rsqrt", "row_to_rsqrt", Out}},
      stats_of<WelfordLaneArray>, period_of<WelfordLaneArray>, nullptr,
      {Traffic::sum, Traffic::grad_acc_write, Traffic::partials, Traffic::partials_read, Traffic::param_grads},
      {Stage::input, Stage::sum, Stage::sumsq, Stage::mean, Stage::m2, Stage::recip},

@@ -28,8 +28,6 @@
 
 namespace normsim::asic {
 
-class ChanMergeTree;
-class RsqrtUnit;
 
 /// What a unit is built from; the units built before it are in `built`.
 struct UnitBuild {
@@ -42,8 +40,6 @@ struct UnitBuild {
   std::atomic<int64_t>* rows_done_out;    ///< a progress line's counter, or null
   const RowLimit& row_limit;              ///< the rows the issuing units go up to
   std::function<void()> row_done;         ///< called as each row finishes (the fast-forward's look)
-  ChanMergeTree* merge_tree = nullptr;    ///< built: the lanes' transports
-  RsqrtUnit* rsqrt = nullptr;
 };
 
 struct AsicUnitEntry {
@@ -53,7 +49,8 @@ struct AsicUnitEntry {
   bool (*enabled)(const RunGeometry& g);
   /// Builds it (named `name`); NormAccelerator binds its `ports`.
   std::unique_ptr<sc_core::sc_module> (*make)(UnitBuild& b);
-  /// Its ports (sc_port members of these names) and the channels they bind to.
+  /// Its ports (sc_port members of these names; for a transport's target,
+  /// the interface the unit implements) and the channels they bind to.
   std::vector<PortDecl> ports;
   /// Its counters (busy and stall cycles by cause), if it keeps any.
   const core::StatGroup* (*stats)(const sc_core::sc_module& unit);

@@ -8,14 +8,12 @@
 namespace normsim::asic {
 
 WelfordLaneArray::WelfordLaneArray(sc_core::sc_module_name n, const RunGeometry& g, int latency_cycles, DramModel& dram,
-                                   SramModel& sram, ChanMergeTree& tree, RsqrtUnit& rsqrt, RowArithmetic* arith)
+                                   SramModel& sram, RowArithmetic* arith)
     : sc_module(n),
       g_(g),
       latency_cycles_(latency_cycles),
       dram_(dram),
       sram_(sram),
-      tree_(tree),
-      rsqrt_(rsqrt),
       arith_(arith) {
   stalls_.register_in(stats_);
   stats_.add("stall_cycles.merge_unit", "cycles", "a finished row waited in the lanes for the shared merge units", &merge_wait_);
@@ -64,11 +62,11 @@ void WelfordLaneArray::step() {
         slot->t_ready = free_at_ + latency_cycles_;
         // Shared merge units busy: the lanes keep the row's states (and take
         // no new elements) until the units take them.
-        const double wait = tree_.transport(*slot);
+        const double wait = merge->transport(*slot);
         merge_wait_ += wait;
         free_at_ += wait;
         last_row_cycle_ = free_at_;
-        rsqrt_.transport(*slot);
+        rsqrt->transport(*slot);
         if (arith_ && arith_->rtl) arith_->rtl->post_stats(slot->row, slot->x, slot->state);
         // Fused with a re-read: the row's z is in DRAM when its last write is.
         // The re-read stream is at most rows_in_flight rows behind the lanes

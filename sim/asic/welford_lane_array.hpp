@@ -1,17 +1,16 @@
 // L Welford (or partial-sum) lanes, one element per lane per cycle; element
 // i to lane i mod L. Each finished row goes through the Chan merge tree and
-// the RSQRT unit (blocking transports) and on to the normalise unit with
+// the RSQRT unit (its `merge` and `rsqrt` ports, blocking transports) and on to the normalise unit with
 // its statistics. The lanes also write the part of the row the replay path
 // keeps into the row buffer, and a fused unit's sum z into DRAM, as they
 // take each transaction.
 #pragma once
 
-#include "sim/asic/chan_merge_tree.hpp"
 #include "sim/asic/cycle_signal.hpp"
 #include "sim/asic/memory_models.hpp"
 #include "sim/asic/row_arithmetic.hpp"
 #include "sim/asic/row_slot.hpp"
-#include "sim/asic/rsqrt_unit.hpp"
+#include "sim/asic/row_transport.hpp"
 #include "sim/asic/run_geometry.hpp"
 #include "sim/asic/stall_counters.hpp"
 #include "sim/asic/steady_state.hpp"
@@ -24,9 +23,11 @@ struct WelfordLaneArray : sc_core::sc_module, HasPeriodState {
   sc_core::sc_fifo_out<RowSlot*> to_normalize{"to_normalize"};  ///< rows with their statistics
   sc_core::sc_fifo_out<double> sum_in_dram{"sum_in_dram"};     ///< fused with a re-read: per row, the cycle its z is in DRAM
   CycleIn adder_done{"adder_done"};                           ///< a separate adder's z is in DRAM (stall attribution)
+  RowTransportPort merge{"merge"};                            ///< each finished row's lane states to the Chan merge tree
+  RowTransportPort rsqrt{"rsqrt"};                            ///< then its variance to the RSQRT unit
   /// `latency_cycles`: latency.welford_cycles.
   WelfordLaneArray(sc_core::sc_module_name n, const RunGeometry& g, int latency_cycles, DramModel& dram, SramModel& sram,
-                   ChanMergeTree& tree, RsqrtUnit& rsqrt, RowArithmetic* arith);
+                   RowArithmetic* arith);
   const core::StatGroup& stats() const { return stats_; }
   double last_row_cycle() const { return last_row_cycle_; }  ///< when the lanes finished the last row
   void period_state(PeriodState& s) const override;
@@ -44,8 +45,6 @@ struct WelfordLaneArray : sc_core::sc_module, HasPeriodState {
   const int latency_cycles_;
   DramModel& dram_;
   SramModel& sram_;
-  ChanMergeTree& tree_;
-  RsqrtUnit& rsqrt_;
   RowArithmetic* arith_;
   double free_at_ = 0;  ///< cycle the lanes can take the next element
   enum class Phase { take, sram_write, hand_over } phase_ = Phase::take;

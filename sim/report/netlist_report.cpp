@@ -14,6 +14,7 @@ std::string end_text(const nlohmann::json& e) {
 }
 std::string kind_text(const nlohmann::json& c) {
   if (c["kind"] == "signal") return "signal of a cycle";
+  if (c["kind"] == "transport") return "transport of a row";
   return "FIFO " + std::to_string(c["depth_entries"].get<int>()) + " x " + c["token"].get<std::string>();
 }
 }  // namespace
@@ -32,7 +33,9 @@ nlohmann::json netlist_report_json(const std::string& workload, const std::strin
     nlohmann::json readers = nlohmann::json::array();
     for (const auto& r : k.readers) readers.push_back(end_json(r));
     channels.push_back({{"name", k.channel->name},
-                        {"kind", k.channel->signal ? "signal" : "fifo"},
+                        {"kind", k.channel->kind == asic::ChannelKind::signal      ? "signal"
+                                 : k.channel->kind == asic::ChannelKind::transport ? "transport"
+                                                                                   : "fifo"},
                         {"token", k.channel->token},
                         {"depth_entries", k.depth},
                         {"summary", k.channel->summary},
@@ -77,7 +80,7 @@ std::string netlist_report_dot(const nlohmann::json& r) {
   for (const auto& u : r["units"]) o << "  \"" << u["name"].get<std::string>() << "\";\n";
   for (const auto& c : r["channels"]) {
     const std::string label = c["name"].get<std::string>() + "\\n" + kind_text(c);
-    const std::string style = c["kind"] == "signal" ? ", style=dashed" : "";
+    const std::string style = c["kind"] == "signal" ? ", style=dashed" : c["kind"] == "transport" ? ", style=bold" : "";
     const std::string writer = c["writer"]["unit"];
     for (const auto& e : c["readers"]) {
       if (writer.empty()) continue;
