@@ -72,28 +72,6 @@ dev = "cuda"
 flush = torch.empty(256 << 20, dtype=torch.uint8, device=dev)
 
 
-def median_us_interleaved(fns):
-    """{name: fn} timed rep by rep in turn; {name: median us}."""
-    for fn in fns.values():
-        for _ in range(3):
-            fn()
-    torch.cuda.synchronize()
-    ts = {k: [] for k in fns}
-    for i in range(args.reps):
-        for k, fn in fns.items():
-            flush.fill_(i & 0xFF)
-            e0, e1 = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-            e0.record()
-            fn()
-            e1.record()
-            e1.synchronize()
-            ts[k].append(e0.elapsed_time(e1) * 1e3)
-    return {k: sorted(v)[len(v) // 2] for k, v in ts.items()}
-
-
-def median_us(fn):
-    return median_us_interleaved({"fn": fn})["fn"]
-
 
 ours = None
 if args.ours:
@@ -144,10 +122,33 @@ def rel_diff(a, ref):
     return (a.float() - ref).abs().max().item() / (ref.abs().max().item() + 1.0)
 
 
+def timed(fns, pres):
+    """{mode: median us}: modes take turns rep by rep; each rep's pre (untimed) then the L2 flush."""
+    for k, fn in fns.items():
+        for _ in range(3):
+            if k in pres:
+                pres[k]()
+            fn()
+    torch.cuda.synchronize()
+    ts = {k: [] for k in fns}
+    for i in range(args.reps):
+        for k, fn in fns.items():
+            if k in pres:
+                pres[k]()
+            flush.fill_(i & 0xFF)
+            e0, e1 = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            e0.record()
+            fn()
+            e1.record()
+            e1.synchronize()
+            ts[k].append(e0.elapsed_time(e1) * 1e3)
+    return {k: sorted(v)[len(v) // 2] for k, v in ts.items()}
+
+
 n = 1 << 27
 src = torch.randn(n, device=dev)
 dst = torch.empty_like(src)
-copy_us = median_us(lambda: dst.copy_(src))
+copy_us = timed({"copy": lambda: dst.copy_(src)}, {})["copy"]
 copy_gbps = 2 * n * 4 / (copy_us * 1e3)
 emit({"kernel": "torch_copy", "us": round(copy_us, 2), "gbps": round(copy_gbps, 1), "device": torch.cuda.get_device_name()})
 del src, dst
@@ -238,29 +239,6 @@ def backward_fns(name, dname, C, x0, w0, b0, rows, checks):
             # dgamma (and dbeta) in fp32 against torch's, which are in x's dtype
             checks[mode] = max(rel_diff(a, r) for a, r in zip(g, ref))
     return fns, pres, compile_s
-
-
-def timed(fns, pres):
-    """{mode: median us}: modes take turns rep by rep; each rep's pre (untimed) then the L2 flush."""
-    for k, fn in fns.items():
-        for _ in range(3):
-            if k in pres:
-                pres[k]()
-            fn()
-    torch.cuda.synchronize()
-    ts = {k: [] for k in fns}
-    for i in range(args.reps):
-        for k, fn in fns.items():
-            if k in pres:
-                pres[k]()
-            flush.fill_(i & 0xFF)
-            e0, e1 = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-            e0.record()
-            fn()
-            e1.record()
-            e1.synchronize()
-            ts[k].append(e0.elapsed_time(e1) * 1e3)
-    return {k: sorted(v)[len(v) // 2] for k, v in ts.items()}
 
 
 for dtype in (torch.float32, torch.bfloat16):
