@@ -8,8 +8,6 @@
 #include <thread>
 
 #include "sim/asic/norm_accelerator.hpp"
-#include "sim/asic/branch_grad_pass.hpp"
-#include "sim/asic/param_grad_pass.hpp"
 #include "sim/asic/replay_path.hpp"
 #include "sim/asic/run_geometry.hpp"
 #include "sim/asic/sim_time.hpp"
@@ -305,10 +303,9 @@ void assemble(NormAccelerator& top, const RunGeometry& g, const config::Workload
   // Skipped periods: every time after the cut moves by m T, every counter by m deltas.
   const double skipped_cycles = res.fast_forward.cycles_skipped();
   res.cycles = top.normalize().last_output_cycle() + skipped_cycles;
-  if (g.backward) {  // dgamma/dbeta's last transfers follow the lanes' last row
-    res.param_grads_done_cycle = finish_param_grads(g, top.dram, top.sram, top.lanes().last_row_cycle()) + skipped_cycles;
-    res.cycles = std::max(res.cycles, res.param_grads_done_cycle);
-    res.cycles = std::max(res.cycles, finish_branch_pass(g, top.dram, top.normalize().last_output_cycle()) + skipped_cycles);
+  for (const auto& [pass, done] : top.finish_after_rows()) {  // a backward's dgamma/dbeta, its branch pass
+    if (pass == "param_grad_pass") res.param_grads_done_cycle = done + skipped_cycles;
+    res.cycles = std::max(res.cycles, done + skipped_cycles);
   }
   res.first_stats_cycle = top.rsqrt().first_stats_cycle();
   res.last_lanes_cycle = top.lanes().last_row_cycle() + skipped_cycles;

@@ -108,7 +108,9 @@ const ChannelDecl& accelerator_channel(std::string_view name) {
 }
 
 std::string pass_name(const RunGeometry& g) {
-  if (g.backward) return g.fusion == Fusion::none ? "backward" : "postnorm_backward";
+  // A Post-Norm backward: a residual stream, or the branch's gradient to make.
+  if (g.backward)
+    return g.residual_bytes > 0 || g.branch_grad_bytes > 0 || g.branch_pass_bytes > 0 ? "postnorm_backward" : "backward";
   switch (g.fusion) {
     case Fusion::fused: return "fused_residual";
     case Fusion::separate_adder: return "separate_adder";

@@ -29,7 +29,7 @@ NormAccelerator::NormAccelerator(sc_core::sc_module_name n, const RunGeometry& g
   }
   UnitBuild build{g, cfg, merge, dram, sram, arith, rows_done_out, row_limit_, [this] { on_row_done(); }};
   for (const AsicUnitEntry& e : asic_units())
-    if (e.enabled(g)) {
+    if (e.make && e.enabled(g)) {
       units_.emplace_back(&e, e.make(build));
       bind_ports(e, *units_.back().second);
     }
@@ -102,6 +102,14 @@ std::vector<double> NormAccelerator::counter_values(std::vector<bool>* peak) con
   v.push_back(static_cast<double>(dram.bytes_read()));
   v.push_back(static_cast<double>(dram.bytes_written()));
   return v;
+}
+
+std::vector<std::pair<std::string_view, double>> NormAccelerator::finish_after_rows() {
+  std::vector<std::pair<std::string_view, double>> done;
+  const RowsDone rows{lanes().last_row_cycle(), normalize().last_output_cycle()};
+  for (const AsicUnitEntry& e : asic_units())
+    if (e.after_rows && e.enabled(g_)) done.emplace_back(e.name, e.after_rows(g_, dram, sram, rows));
+  return done;
 }
 
 std::vector<std::string> NormAccelerator::counter_names() const {

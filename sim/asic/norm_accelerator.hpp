@@ -40,6 +40,10 @@ SC_MODULE(NormAccelerator) {
   const RsqrtUnit& rsqrt() const;
   const NormalizeUnit& normalize() const;
 
+  /// Runs the after-rows passes the geometry enables (asic_units() order),
+  /// once every row is out; each pass's name and the cycle it is done.
+  std::vector<std::pair<std::string_view, double>> finish_after_rows();
+
   /// Every built unit's counters, in elaboration order, then DRAM's and SRAM's.
   std::vector<core::StatSet> stats() const;
 

@@ -1,8 +1,10 @@
 #include "sim/asic/unit_registry.hpp"
 
+#include "sim/asic/branch_grad_pass.hpp"
 #include "sim/asic/chan_merge_tree.hpp"
 #include "sim/asic/input_path_unit.hpp"
 #include "sim/asic/normalize_unit.hpp"
+#include "sim/asic/param_grad_pass.hpp"
 #include "sim/asic/reread_stream.hpp"
 #include "sim/asic/rsqrt_unit.hpp"
 #include "sim/asic/separate_adder_pass.hpp"
@@ -89,7 +91,7 @@ const std::vector<AsicUnitEntry> kUnits = {
      {Stage::rsqrt_in, Stage::rsqrt_out},
      {"variance_scale", "rsqrt_unit"}},
     // A backward's lanes also keep dgamma/dbeta; their last transfers after
-    // the last row (param_grad_pass.hpp) are the lanes' accumulator's.
+    // the last row are the param_grad_pass's.
     {"welford_lanes",
      "L lanes, an element a lane a cycle; the kept part into the row buffer, a fused unit's z to DRAM, a backward's "
      "dgamma/dbeta accumulated",
@@ -97,14 +99,14 @@ const std::vector<AsicUnitEntry> kUnits = {
      {{"from_input", "input_to_lanes", In}, {"to_normalize", "stats_to_normalize", Out}, {"sum_in_dram", "sum_in_dram", Out},
       {"adder_done", "adder_done", In}, {"merge", "row_to_merge", Out}, {"rsqrt", "row_to_rsqrt", Out}},
      stats_of<WelfordLaneArray>, period_of<WelfordLaneArray>, nullptr,
-     {Traffic::sum, Traffic::grad_acc_write, Traffic::partials, Traffic::partials_read, Traffic::param_grads},
+     {Traffic::sum, Traffic::grad_acc_write, Traffic::partials},
      {Stage::input, Stage::sum, Stage::sumsq, Stage::mean, Stage::m2, Stage::recip},
      {"welford_lanes", "sum_lanes", "square_sum_lanes"}},
     {"normalize", "the row back from the row buffer and the re-read FIFO, L outputs a cycle, written through a write buffer",
      always, make_normalize,
      {{"from_rsqrt", "stats_to_normalize", In}, {"free_slots", "free_row_buffers", Out}, {"reread", "reread_fifo", In},
       {"params_on_chip", "params_on_chip", In}},
-     stats_of<NormalizeUnit>, period_of<NormalizeUnit>, nullptr, {Traffic::output, Traffic::stats, Traffic::branch_grad, Traffic::branch_pass_read},
+     stats_of<NormalizeUnit>, period_of<NormalizeUnit>, nullptr, {Traffic::output, Traffic::stats, Traffic::branch_grad},
      {Stage::xhat, Stage::gamma, Stage::beta, Stage::output},
      {"normalize_affine", "branch_grad_scaler"}},  // a Post-Norm backward's branch gradient leaves beside dz
     {"reread_stream", "the part of each row not kept, re-read from DRAM in row order into the re-read FIFO",
@@ -112,6 +114,24 @@ const std::vector<AsicUnitEntry> kUnits = {
      {{"to_normalize", "reread_fifo", Out}, {"sum_in_dram", "sum_in_dram", In}}, no_stats, period_of<RereadStream>,
      rows_issued_of<RereadStream>, {Traffic::input_reread, Traffic::grad_reread}, {},
      {}},  // an address generator: its FIFO is SRAM, costed with it
+    // After the rows (docs/ASIC.md, "Backward"): no process of their own.
+    {"param_grad_pass",
+     "dgamma/dbeta after the lanes' last row: the accumulator read out and written once, or the partials read back and "
+     "summed",
+     [](const RunGeometry& g) { return g.backward; }, nullptr, {}, no_stats, no_period, nullptr,
+     {Traffic::partials_read, Traffic::param_grads}, {}, {},
+     [](const RunGeometry& g, DramModel& dram, SramModel& sram, const RowsDone& d) {
+       return finish_param_grads(g, dram, sram, d.lanes_cycle);
+     }},
+    // Its writes are the branch gradient (Traffic::branch_grad), the
+    // normalise unit's kind when the unit writes it fused.
+    {"branch_grad_pass",
+     "an unfused Post-Norm backward with dropout: dz read back after the last output, dz * mask / (1 - p) written",
+     [](const RunGeometry& g) { return g.backward && g.branch_pass_bytes > 0; }, nullptr, {}, no_stats, no_period, nullptr,
+     {Traffic::branch_pass_read}, {}, {},
+     [](const RunGeometry& g, DramModel& dram, SramModel&, const RowsDone& d) {
+       return finish_branch_pass(g, dram, d.output_cycle);
+     }},
 };
 }  // namespace
 

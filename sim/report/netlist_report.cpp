@@ -26,7 +26,8 @@ nlohmann::json netlist_report_json(const std::string& workload, const std::strin
     nlohmann::json ports = nlohmann::json::array();
     for (const asic::PortDecl& p : e->ports)
       ports.push_back({{"port", p.port}, {"channel", p.channel}, {"direction", p.dir == asic::PortDir::in ? "in" : "out"}});
-    units.push_back({{"name", e->name}, {"summary", e->summary}, {"ports", ports}});
+    units.push_back({{"name", e->name}, {"phase", e->after_rows ? "after_rows" : "rows"}, {"summary", e->summary},
+                     {"ports", ports}});
   }
   nlohmann::json channels = nlohmann::json::array();
   for (const asic::Netlist::Connection& k : n.connections) {
@@ -54,7 +55,8 @@ std::string netlist_report_text(const nlohmann::json& r) {
   for (const auto& u : r["units"]) w = std::max(w, u["name"].get<std::string>().size());
   for (const auto& u : r["units"]) {
     const std::string name = u["name"];
-    o << "  " << name << std::string(w - name.size() + 2, ' ') << u["summary"].get<std::string>() << "\n";
+    o << "  " << name << std::string(w - name.size() + 2, ' ') << (u["phase"] == "after_rows" ? "(after the rows) " : "")
+      << u["summary"].get<std::string>() << "\n";
   }
   o << "\nchannels (writer -> reader):\n";
   size_t wn = 0, wk = 0;

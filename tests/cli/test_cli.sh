@@ -723,6 +723,14 @@ import json, sys
 c = {c['name']: c for c in json.load(sys.stdin)['channels']}
 assert c['free_row_buffers']['depth_entries'] == 3 and c['stats_to_normalize']['depth_entries'] == 3, c['free_row_buffers']
 " && ok || bad "netlist depths follow the arch"
+"$N" netlist "$W/postnorm-7b-bwd.yaml" --set arch.fuse.mode=none --json -q | /usr/bin/python3 -c "
+import json, sys
+r = json.load(sys.stdin)
+phase = {u['name']: u['phase'] for u in r['units']}
+assert r['pass'] == 'postnorm_backward', r['pass']
+assert phase['param_grad_pass'] == phase['branch_grad_pass'] == 'after_rows' and phase['welford_lanes'] == 'rows', phase
+assert list(phase)[-2:] == ['param_grad_pass', 'branch_grad_pass'], list(phase)
+" && ok || bad "netlist of a backward: the after-rows passes"
 dot -Tsvg "$T/nl.dot" -o "$T/nl.svg" && grep -q "<svg" "$T/nl.svg" && ok || bad "netlist dot renders (graphviz)"
 expect_exit 2 "fp32.yaml: key 'asic': missing" -- netlist "$W/llama2-7b.yaml" --arch "$A/fp32.yaml" -q
 expect_exit 2 "--dot.*\.dot" -- netlist --dot "$T/nl.png" -q
