@@ -10,7 +10,8 @@ RunCosts run_costs(const core::DatapathConfig& dp, const config::AsicConfig& c, 
   rc.sram_at_capacity = c.sram.area_at_capacity;
   rc.sram_required_bytes = run.sram_required_bytes;
   const double costed = rc.sram_at_capacity ? static_cast<double>(c.sram.capacity_bytes) : run.sram_required_bytes;
-  rc.area = estimate_area(dp, {costed, c.sram.banks, c.sram.ports}, c.node, c.latency.merge_level_cycles, backward);
+  rc.area = estimate_area(dp, {costed, c.sram.banks, c.sram.ports}, c.node, c.pass_latencies(backward != nullptr).merge_level_cycles,
+                          backward);
   add_timing_registers(rc.area, c.timing_flip_flops, c.node);
   // This unit's share of a fused residual workload: its adder and mask generator.
   for (const char* fused : {"residual_adder", "branch_grad_scaler", "dropout_mask_generator"})

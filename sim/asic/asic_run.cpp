@@ -58,15 +58,11 @@ AsicConfig resolve(const config::Workload& w, const config::Arch& a, const AsicO
   const auto alg = o.algorithm.value_or(a.algorithm);
   if (w.is_backward()) {
     // The backward (docs/ASIC.md, "Backward"): its formats and order, no
-    // statistics written (it reads the forward's), its own latencies on
-    // the same skeleton -- the row-sum tree as the merge, S/C as the RSQRT
-    // unit's slot, the dx pipeline as the normalise unit's.
+    // statistics written (it reads the forward's); its latencies are its
+    // own keys (AsicConfig::pass_latencies).
     (void)config::backward_config(w, a);
     if (o.rtl) throw config::ConfigError("--rtl: the backward has no lock-stepped RTL pipeline (drop --rtl)");
     c.write_stats = false;
-    c.latency.merge_level_cycles = c.backward.row_sum_level_cycles;
-    c.latency.rsqrt_cycles = c.backward.row_mean_cycles;
-    c.latency.normalize_cycles = c.backward.dx_cycles;
   } else if (w.norm == core::NormKind::layernorm && alg == core::VarianceAlgorithm::two_pass)
     throw config::ConfigError(a.source + ": key 'algorithm': two-pass needs a third pass over x, which the ASIC "
                                          "datapath does not have (allowed: welford, single-pass)");

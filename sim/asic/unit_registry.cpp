@@ -43,23 +43,24 @@ Module make_input_path(UnitBuild& b) {
 
 Module make_merge_tree(UnitBuild& b) {
   auto u = std::make_unique<ChanMergeTree>(
-      "chan_merge_tree", ChanMergeTree::Config{b.merge, b.cfg.latency.merge_level_cycles, b.cfg.datapaths}, b.arith);
+      "chan_merge_tree",
+      ChanMergeTree::Config{b.merge, b.cfg.pass_latencies(b.geometry.backward).merge_level_cycles, b.cfg.datapaths}, b.arith);
   return u;
 }
 
 Module make_rsqrt(UnitBuild& b) {
-  auto u = std::make_unique<RsqrtUnit>("rsqrt", b.cfg.latency.rsqrt_cycles, b.arith);
+  auto u = std::make_unique<RsqrtUnit>("rsqrt", b.cfg.pass_latencies(b.geometry.backward).rsqrt_cycles, b.arith);
   return u;
 }
 
 Module make_lanes(UnitBuild& b) {
-  return std::make_unique<WelfordLaneArray>("welford_lanes", b.geometry, b.cfg.latency.welford_cycles, b.dram, b.sram,
+  return std::make_unique<WelfordLaneArray>("welford_lanes", b.geometry, b.cfg.pass_latencies(b.geometry.backward).welford_cycles, b.dram, b.sram,
                                             b.arith);
 }
 
 Module make_normalize(UnitBuild& b) {
   return std::make_unique<NormalizeUnit>(
-      "normalize", b.geometry, NormalizeUnit::Config{b.cfg.latency.normalize_cycles, b.cfg.write_stats, b.rows_done_out, b.row_done},
+      "normalize", b.geometry, NormalizeUnit::Config{b.cfg.pass_latencies(b.geometry.backward).normalize_cycles, b.cfg.write_stats, b.rows_done_out, b.row_done},
       b.dram, b.sram, b.arith);
 }
 

@@ -156,6 +156,16 @@ struct AsicConfig {
   UnitLatencies latency;
   BackwardAsicConfig backward;
   DramPort dram_port() const { return dram.port(clock_ghz); }
+  /// The latencies of the pass a run simulates: the forward's, or the
+  /// backward's on the same skeleton (docs/ASIC.md, "Backward": the
+  /// row-sum tree in the merge tree's place, S/C in the RSQRT unit's, the
+  /// dx pipeline in the normalise unit's; the lanes keep theirs). Each unit
+  /// and cost reads its latency here; neither key set is written over.
+  UnitLatencies pass_latencies(bool backward) const {
+    if (!backward) return latency;
+    return {latency.welford_cycles, this->backward.row_sum_level_cycles, this->backward.row_mean_cycles,
+            this->backward.dx_cycles};
+  }
 };
 
 /// The `asic` section's keys (workloads/README.md's table is generated from

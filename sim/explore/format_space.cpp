@@ -55,15 +55,16 @@ Array to_array(const SearchFormats& v) {
 }
 
 std::string node_of(const config::Arch& a) { return a.asic ? a.asic->node : config::AsicConfig{}.node; }
-int merge_level_cycles_of(const config::Arch& a) {
-  return a.asic ? a.asic->latency.merge_level_cycles : config::AsicConfig{}.latency.merge_level_cycles;
+// The merge (or, in a backward, row-sum) tree's level latency, as `run` costs it.
+int merge_level_cycles_of(const config::Arch& a, bool backward) {
+  return (a.asic ? *a.asic : config::AsicConfig{}).pass_latencies(backward).merge_level_cycles;
 }
 
 // The forward datapath's stages.
 class ForwardSpace : public FormatSpace {
  public:
   ForwardSpace(const config::Workload& w, const config::Arch& a)
-      : arch_(a), node_(node_of(a)), mlc_(merge_level_cycles_of(a)) {
+      : arch_(a), node_(node_of(a)), mlc_(merge_level_cycles_of(a, false)) {
     add_problem(w);
     has_beta_ = w.beta.has_value();
     floor_ = core::datapath_output_lsb(dps_[0]);
@@ -131,7 +132,7 @@ class ForwardSpace : public FormatSpace {
 class BackwardSpace : public FormatSpace {
  public:
   BackwardSpace(const config::Workload& w, const config::Arch& a)
-      : arch_(a), node_(node_of(a)), mlc_(merge_level_cycles_of(a)) {
+      : arch_(a), node_(node_of(a)), mlc_(merge_level_cycles_of(a, true)) {
     add_problem(w);
     // The yardsticks: the start's dx and accumulator resolutions, as `run`
     // of an arch with them floors its ulps.
