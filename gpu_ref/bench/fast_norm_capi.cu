@@ -32,10 +32,10 @@ extern "C" int normref_fast_norm(int bf16, int rms, void* y, float* mean, float*
 }
 
 namespace {
-template <typename T, bool RMS>
+template <typename T, bool RMS, bool PREFETCH = false>
 int backward(void* dx, float* dgamma, float* dbeta, float* partial, const void* dy, const void* x, const float* gamma,
              const float* mean, const float* rstd, int rows, int C, int blocks, int threads, cudaStream_t st) {
-  return static_cast<int>(normref::dev::launch_backward<T, true, RMS>(
+  return static_cast<int>(normref::dev::launch_backward<T, true, RMS, PREFETCH>(
       static_cast<T*>(dx), dgamma, dbeta, partial, static_cast<const T*>(dy), static_cast<const T*>(x), gamma, mean,
       rstd, rows, C, blocks, st, nullptr, threads));
 }
@@ -65,4 +65,31 @@ extern "C" int normref_norm_backward(int bf16, int rms, void* dx, float* dgamma,
                : backward<B, false>(dx, dgamma, dbeta, partial, dy, x, gamma, mean, rstd, rows, C, blocks, threads, st);
   return rms ? backward<float, true>(dx, dgamma, dbeta, partial, dy, x, gamma, mean, rstd, rows, C, blocks, threads, st)
              : backward<float, false>(dx, dgamma, dbeta, partial, dy, x, gamma, mean, rstd, rows, C, blocks, threads, st);
+}
+
+/// normref_norm_backward's lab variant with the next row prefetched
+/// (ln_backward PREFETCH): the same arguments, the same bits; its grid from
+/// normref_norm_backward_blocks (the same occupancy where the registers allow).
+extern "C" int normref_norm_backward_prefetch(int bf16, int rms, void* dx, float* dgamma, float* dbeta, float* partial,
+                                              const void* dy, const void* x, const float* gamma, const float* mean,
+                                              const float* rstd, int rows, int C, int blocks, int threads,
+                                              void* stream) {
+  auto st = static_cast<cudaStream_t>(stream);
+  using B = __nv_bfloat16;
+  if (bf16)
+    return rms ? backward<B, true, true>(dx, dgamma, dbeta, partial, dy, x, gamma, mean, rstd, rows, C, blocks, threads, st)
+               : backward<B, false, true>(dx, dgamma, dbeta, partial, dy, x, gamma, mean, rstd, rows, C, blocks, threads, st);
+  return rms ? backward<float, true, true>(dx, dgamma, dbeta, partial, dy, x, gamma, mean, rstd, rows, C, blocks, threads, st)
+             : backward<float, false, true>(dx, dgamma, dbeta, partial, dy, x, gamma, mean, rstd, rows, C, blocks, threads,
+                                            st);
+}
+
+/// Blocks of the prefetching variant's persistent grid (its own occupancy).
+extern "C" int normref_norm_backward_prefetch_blocks(int bf16, int rms, int threads, int rows, int C) {
+  using B = __nv_bfloat16;
+  namespace d = normref::dev;
+  if (bf16)
+    return rms ? d::backward_blocks<B, true, true, true>(rows, C, threads) : d::backward_blocks<B, true, false, true>(rows, C, threads);
+  return rms ? d::backward_blocks<float, true, true, true>(rows, C, threads)
+             : d::backward_blocks<float, true, false, true>(rows, C, threads);
 }

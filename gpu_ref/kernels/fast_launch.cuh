@@ -195,39 +195,40 @@ void with_backward_threads(int threads, F&& f) {
 
 /// The backward kernel's function for C at `threads` (0: backward_threads;
 /// TWO_LEVEL: per-block partials; RMS: the RMSNorm backward).
-template <typename T, bool TWO_LEVEL, bool RMS = false>
+template <typename T, bool TWO_LEVEL, bool RMS = false, bool PREFETCH = false>
 const void* backward_function(int C, int threads = 0) {
   const void* f = nullptr;
   with_backward_threads(threads ? threads : backward_threads(C, sizeof(T)), [&](auto th) {
     constexpr int TH = decltype(th)::value;
-    f = reinterpret_cast<const void*>(ln_backward<T, TH, (sizeof(T) == 4 ? 2 : 1), TWO_LEVEL, RMS>);
+    f = reinterpret_cast<const void*>(ln_backward<T, TH, (sizeof(T) == 4 ? 2 : 1), TWO_LEVEL, RMS, PREFETCH>);
   });
   return f;
 }
 
 /// Blocks of the backward's persistent grid: every SM full (the occupancy
 /// calculator), never more than rows.
-template <typename T, bool TWO_LEVEL, bool RMS = false>
+template <typename T, bool TWO_LEVEL, bool RMS = false, bool PREFETCH = false>
 int backward_blocks(int rows, int C, int threads = 0) {
   int sms = 0, per_sm = 0, dev = 0;
   if (!threads) threads = backward_threads(C, sizeof(T));
   cudaGetDevice(&dev);
   cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
-  cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, backward_function<T, TWO_LEVEL, RMS>(C, threads), threads, 0);
+  cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, backward_function<T, TWO_LEVEL, RMS, PREFETCH>(C, threads),
+                                                threads, 0);
   return std::min(rows, sms * per_sm);
 }
 
 /// bwd_atomic (TWO_LEVEL false: dgamma/dbeta zeroed, then atomics) or
 /// bwd_twolevel (partials[2 blocks][C], then bwd_column_sum); RMS: the
 /// RMSNorm backward (dbeta neither read nor written: may be null; mean unread).
-template <typename T, bool TWO_LEVEL, bool RMS = false>
+template <typename T, bool TWO_LEVEL, bool RMS = false, bool PREFETCH = false>
 cudaError_t launch_backward(T* dx, float* dgamma, float* dbeta, float* partial, const T* dy, const T* x,
                             const float* gamma, const float* mean, const float* rstd, int rows, int C, int blocks,
                             cudaStream_t st, LaunchInfo* info = nullptr, int threads = 0) {
   LaunchInfo li;
   li.grid = blocks;
   li.block = threads ? threads : backward_threads(C, sizeof(T));
-  li.func = backward_function<T, TWO_LEVEL, RMS>(C, li.block);
+  li.func = backward_function<T, TWO_LEVEL, RMS, PREFETCH>(C, li.block);
   if (!TWO_LEVEL) {
     if (cudaError_t e = cudaMemsetAsync(dgamma, 0, C * sizeof(float), st)) return e;
     if (!RMS)

@@ -19,7 +19,8 @@ before every rep, dy restored: Liger's RMSNorm writes dx over dy), and with
 statistics of fast_ln, and the RMSNorm backward on fast_rms's (both
 bwd_twolevel: dx, dgamma (, dbeta)); where the shipped power-of-two block
 leaves threads idle (C = 768, 2304) also a block of exactly the row's
-vectors (mode ours_t96 / ours_t288); bytes counted as x, dy read and dx
+vectors (mode ours_t96 / ours_t288), and each with the next row prefetched
+(mode ..._pf); bytes counted as x, dy read and dx
 written.
 --c all: every multiple of 256 from 768 to 8192, of 1024 from 9216 to 32768,
 then 49152 and 65536 (56 row lengths). --out FILE appends the records there
@@ -82,6 +83,10 @@ if args.ours:
     ours.normref_norm_backward_blocks.argtypes = [ctypes.c_int] * 5
     ours.normref_norm_backward.restype = ctypes.c_int
     ours.normref_norm_backward.argtypes = [ctypes.c_int] * 2 + [ctypes.c_void_p] * 9 + [ctypes.c_int] * 4 + [ctypes.c_void_p]
+    ours.normref_norm_backward_prefetch_blocks.restype = ctypes.c_int
+    ours.normref_norm_backward_prefetch_blocks.argtypes = [ctypes.c_int] * 5
+    ours.normref_norm_backward_prefetch.restype = ctypes.c_int
+    ours.normref_norm_backward_prefetch.argtypes = ours.normref_norm_backward.argtypes
 
 liger_ln = liger_rms = None
 if args.liger:
@@ -217,20 +222,23 @@ def backward_fns(name, dname, C, x0, w0, b0, rows, checks):
         # idle, the multiple of 32 that holds the row exactly (ours_t96/t288).
         vecs = 1 if bf16 else 2
         exact = -(-(C // (8 if bf16 else 4)) // vecs // 32) * 32
-        for threads in [0] + ([exact] if exact in (96, 288) else []):
-            blocks = ours.normref_norm_backward_blocks(bf16, rms, threads, rows, C)
+        # Each also with the next row prefetched (mode ..._pf: ln_backward PREFETCH).
+        for threads, pf in [(t, p) for t in [0] + ([exact] if exact in (96, 288) else []) for p in (0, 1)]:
+            blocks = (ours.normref_norm_backward_prefetch_blocks if pf else ours.normref_norm_backward_blocks)(
+                bf16, rms, threads, rows, C)
             dx, dg, db = torch.empty_like(x0), torch.empty(C, device=dev), torch.empty(C, device=dev)
             partial = torch.empty(2 * blocks * C, device=dev)
+            launch = ours.normref_norm_backward_prefetch if pf else ours.normref_norm_backward
 
-            def run_ours(threads=threads, blocks=blocks, dx=dx, dg=dg, db=db, partial=partial):
-                err = ours.normref_norm_backward(bf16, rms, dx.data_ptr(), dg.data_ptr(), None if rms else db.data_ptr(),
-                                                 partial.data_ptr(), dy0.data_ptr(), x0.data_ptr(), gamma.data_ptr(),
-                                                 mean.data_ptr(), rstd.data_ptr(), rows, C, blocks, threads, stream)
+            def run_ours(threads=threads, blocks=blocks, dx=dx, dg=dg, db=db, partial=partial, launch=launch):
+                err = launch(bf16, rms, dx.data_ptr(), dg.data_ptr(), None if rms else db.data_ptr(),
+                             partial.data_ptr(), dy0.data_ptr(), x0.data_ptr(), gamma.data_ptr(),
+                             mean.data_ptr(), rstd.data_ptr(), rows, C, blocks, threads, stream)
                 if err:
                     raise RuntimeError(f"normref_norm_backward: cudaError {err}")
 
             run_ours()
-            mode = "ours" if threads == 0 else f"ours_t{threads}"
+            mode = ("ours" if threads == 0 else f"ours_t{threads}") + ("_pf" if pf else "")
             grads[mode] = [dx.clone(), dg.clone()] + ([] if rms else [db.clone()])
             fns[mode] = run_ours
     ref = grads["eager"]

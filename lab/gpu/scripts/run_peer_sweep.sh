@@ -37,7 +37,7 @@ for pass in ${PASSES:-bwd fwd}; do
   rec=$( [ $pass = bwd ] && echo "${BWD_RECORD:-}" || echo "${FWD_RECORD:-}" )
   if [ -n "$rec" ] && [ -f "$rec" ]; then cp "$rec" "$out/torch_$pass.jsonl"; fi
   left=$(( deadline - ($(date +%s) - start) ))
-  [ $pass = bwd ] && left=$(( left < 200 ? left : 200 ))
+  [ $pass = bwd ] && [ "${PASSES:-bwd fwd}" != bwd ] && left=$(( left < 200 ? left : 200 ))
   c=$( [ $pass = fwd ] && echo all || echo 768,2304,4096,8192 )
   echo "$pass: deadline $left s"
   PYTHONUNBUFFERED=1 timeout $(( left + 90 )) python3 "$lab/bench_torch.py" --pass $pass --c $c --reps 20 \
