@@ -78,7 +78,7 @@ using Launcher = bool (*)(const LaunchArgs<T>&, Launch&);
 
 template <typename T>
 bool launch_fast(const LaunchArgs<T>& p, Launch& L) {
-  const FastShape sh = fast_norm_shape(p.C, sizeof(T));
+  const FastShape sh = fast_norm_shape(p.C, sizeof(T), p.k == KernelId::fast_rms);
   dev::LaunchInfo li;
   // bf16 runs read gamma/beta in bf16 (as torch keeps them); fp32 runs in fp32.
   const T* w = static_cast<const T*>(p.B.w_in);

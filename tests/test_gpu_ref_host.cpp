@@ -104,35 +104,55 @@ TEST(NormrefValidate, PassesCorrectKernelsFailsSinglePassOnCancellationAndUnwrit
 
 TEST(FastShape, RowsGoToWarpsBlocksClustersOrTwoSweeps) {
   // fp32: 8 vectors (32 values) a thread at most.
-  const FastShape w = fast_norm_shape(768, 4);  // 192 vectors: a warp of 6 each, one row a block
+  const FastShape w = fast_norm_shape(768, 4, false);  // 192 vectors: a warp of 6 each, one row a block
   EXPECT_EQ(w.scheme, FastScheme::registers);
   EXPECT_EQ(w.threads_per_row, 32);
   EXPECT_EQ(w.vecs, 6);
   EXPECT_EQ(w.rows_per_block, 1);
   EXPECT_EQ(w.block(), 32);
   EXPECT_EQ(w.grid(8193, 0), 8193);
-  const FastShape b = fast_norm_shape(4096, 4);  // 1024 vectors: 512 threads x 2 (fp32 C = 1024..16384)
+  const FastShape b = fast_norm_shape(4096, 4, false);  // 1024 vectors: 512 threads x 2 (fp32 C = 1024..16384)
   EXPECT_EQ(b.threads_per_row, 512);
   EXPECT_EQ(b.vecs, 2);
   EXPECT_EQ(b.rows_per_block, 1);
   EXPECT_EQ(b.block(), 512);
-  EXPECT_EQ(fast_norm_shape(1024, 4).threads_per_row, 128);  // 256 vectors: 128 x 2, no longer a warp of 8
-  EXPECT_EQ(fast_norm_shape(1000, 4).threads_per_row, 32);   // 250 vectors: a warp of 8
-  EXPECT_EQ(fast_norm_shape(8192, 4).vecs, 4);               // 2048 vectors: 512 x 4
-  EXPECT_EQ(fast_norm_shape(16384, 4).vecs, 8);              // 4096 vectors: 512 x 8
-  EXPECT_EQ(fast_norm_shape(32768, 4).threads_per_row, 1024);  // 8192 vectors: 1024 x 8
-  EXPECT_EQ(fast_norm_shape(4096, 2).threads_per_row, 128);  // bf16 keeps 4 vectors a thread: 512 / 4
-  const FastShape c = fast_norm_shape(65536, 4);  // past 1024 x 8: two 1024-thread blocks a row
+  EXPECT_EQ(fast_norm_shape(1024, 4, false).threads_per_row, 128);  // 256 vectors: 128 x 2, no longer a warp of 8
+  EXPECT_EQ(fast_norm_shape(1000, 4, false).threads_per_row, 32);   // 250 vectors: a warp of 8
+  EXPECT_EQ(fast_norm_shape(8192, 4, false).vecs, 4);               // 2048 vectors: 512 x 4
+  EXPECT_EQ(fast_norm_shape(16384, 4, false).vecs, 8);              // 4096 vectors: 512 x 8
+  EXPECT_EQ(fast_norm_shape(32768, 4, false).threads_per_row, 1024);  // 8192 vectors: 1024 x 8
+  EXPECT_EQ(fast_norm_shape(4096, 2, false).threads_per_row, 128);  // bf16 keeps 4 vectors a thread: 512 / 4
+  const FastShape c = fast_norm_shape(65536, 4, false);  // past 1024 x 8: two 1024-thread blocks a row
   EXPECT_EQ(c.scheme, FastScheme::cluster);
   EXPECT_EQ(c.block(), 1024);
   EXPECT_EQ(c.grid(1024, 132), 132);  // persistent: the clusters the GPU holds, walking the rows
   EXPECT_EQ(c.grid(10, 132), 20);
-  EXPECT_EQ(fast_norm_shape(65536, 2).scheme, FastScheme::cluster);  // bf16: 2 x 1024 threads x 4 vectors
-  EXPECT_EQ(fast_norm_shape(65536, 2).vecs, 4);
-  EXPECT_EQ(fast_norm_shape(131072, 2).scheme, FastScheme::two_sweep);
-  EXPECT_EQ(fast_norm_shape(131072, 4).scheme, FastScheme::two_sweep);
+  EXPECT_EQ(fast_norm_shape(65536, 2, false).scheme, FastScheme::cluster);  // bf16: 2 x 1024 threads x 4 vectors
+  EXPECT_EQ(fast_norm_shape(65536, 2, false).vecs, 4);
+  EXPECT_EQ(fast_norm_shape(131072, 2, false).scheme, FastScheme::two_sweep);
+  EXPECT_EQ(fast_norm_shape(131072, 4, false).scheme, FastScheme::two_sweep);
   EXPECT_EQ(fused_residual_threads(768, 4), 32);
   EXPECT_EQ(backward_threads(768, 4), 128);
+}
+
+TEST(FastShape, Bf16RowsThatLeaveA1024ThreadBlockThinStreamAsAClusterOfOne) {
+  // bf16 past 512 x 4 vectors: the register scheme's 1024 threads, unless a
+  // thread would hold at most 3.25 vectors (LayerNorm) or 2.4 (RMSNorm).
+  for (const bool rms : {false, true}) {
+    const FastShape first = fast_norm_shape(16384 + 1024, 2, rms);  // 2176 vectors
+    EXPECT_EQ(first.scheme, FastScheme::cluster);
+    EXPECT_EQ(first.cluster, 1);
+    EXPECT_EQ(first.block(), 1024);
+    EXPECT_EQ(first.vecs, 4);
+    EXPECT_EQ(first.grid(4096, 132), 132);  // persistent, one block a row
+    EXPECT_EQ(fast_norm_shape(16384, 2, rms).scheme, FastScheme::registers);  // 512 x 4 holds it
+  }
+  EXPECT_EQ(fast_norm_shape(26624, 2, false).cluster, 1);  // 3328 vectors: LayerNorm's last
+  EXPECT_EQ(fast_norm_shape(27648, 2, false).scheme, FastScheme::registers);
+  EXPECT_EQ(fast_norm_shape(19456, 2, true).cluster, 1);  // 2432 vectors: RMSNorm's last
+  EXPECT_EQ(fast_norm_shape(20480, 2, true).scheme, FastScheme::registers);
+  EXPECT_EQ(fast_norm_shape(17408, 4, false).scheme, FastScheme::registers);  // fp32 keeps its registers
+  EXPECT_EQ(fast_norm_shape(65536, 2, true).cluster, 2);
   EXPECT_EQ(backward_threads(16384, 4), 0);  // does not fit 1024 threads
 }
 

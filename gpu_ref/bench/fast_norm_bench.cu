@@ -30,7 +30,7 @@ using normref::dev::L2Hint;
 template <typename T, bool RMS, L2Hint LOAD = L2Hint::none, L2Hint STORE = L2Hint::none>
 normref::FastShape launch(T* y, float* mean, float* rstd, const T* x, const T* g, const T* b, int rows, int C,
                           cudaStream_t st) {
-  const normref::FastShape sh = normref::fast_norm_shape(C, sizeof(T));
+  const normref::FastShape sh = normref::fast_norm_shape(C, sizeof(T), RMS);
   CUDA_OK((normref::dev::launch_fast_norm<T, T, RMS, LOAD, STORE>(sh, y, mean, rstd, x, g, b, rows, C, st)));
   return sh;
 }
@@ -148,7 +148,7 @@ void launch_replaced(bool two_sweep, T* y, float* mean, float* rstd, const T* x,
 // threads per row, other thread counts a row; C = 65536 the streamed cluster with a cluster barrier per
 // exchange or as four 512-thread blocks, the two sweeps -- for bf16 also
 // with L2 policies on x and y --, the one-row cluster).
-std::vector<std::string> variants(int C, bool bf16) {
+std::vector<std::string> variants(int C, bool bf16, bool rms) {
   if (C > 16384) {
     std::vector<std::string> v = {"shipped", "stream2_barrier", "stream4_mailbox", "two_sweep"};
     if (bf16)
@@ -160,6 +160,9 @@ std::vector<std::string> variants(int C, bool bf16) {
     if (C <= 32768) {
       v.insert(v.end(), {"stream1_mailbox", "stream2_mailbox"});
       if (bf16) v.push_back("stream1_params_smem");
+      // Where the cluster of one ships (bf16, fast_norm_shape), the register
+      // scheme it replaced: 1024 threads x 4 vectors, one block an SM.
+      if (bf16 && normref::fast_norm_shape(C, 2, rms).cluster == 1) v.push_back("registers1024");
     }
     return v;
   }
@@ -169,7 +172,7 @@ std::vector<std::string> variants(int C, bool bf16) {
   // is 1, 2, 4 or 8 vectors; the shipped shape itself excluded). The fp32
   // shapes of fast_norm_shape were picked from these (recorded then as el_tTH,
   // lab/records/h200/fast_norm_evict_last_threads.jsonl).
-  const normref::FastShape sh = normref::fast_norm_shape(C, bf16 ? 2 : 4);
+  const normref::FastShape sh = normref::fast_norm_shape(C, bf16 ? 2 : 4, rms);
   const int kN = bf16 ? 8 : 4;  // elements a 16-byte vector
   for (int th : {64, 128, 256, 512, 1024}) {
     const int ve = C / (th * kN);
@@ -236,12 +239,12 @@ int main(int argc, char** argv) {
   for (int bf16 = 0; bf16 < 2; ++bf16)
     for (int C : row_lengths)
       for (int rms = 0; rms < 2; ++rms)
-      for (const std::string& variant : variants(C, bf16)) {
+      for (const std::string& variant : variants(C, bf16, rms)) {
         if (!only_variants.empty() && variant != "shipped" && only_variants.find("," + variant + ",") == std::string::npos)
           continue;
         const int rows = static_cast<int>(n / C);
         const size_t eb = bf16 ? 2 : 4;
-        normref::FastShape sh = normref::fast_norm_shape(C, eb);
+        normref::FastShape sh = normref::fast_norm_shape(C, eb, rms);
         // One dispatch for both element types: d(y, x, gamma, beta) with the typed buffers.
         auto typed = [&](auto&& d) {
           if (bf16) rms ? d(std::true_type{}, yb, xb, gb, bb) : d(std::false_type{}, yb, xb, gb, bb);
@@ -289,6 +292,9 @@ int main(int argc, char** argv) {
               else if (four) go(fast_norm_cluster_stream<T, T, R, 512, V, 4, false>, 512, 4);
               else if (mailbox) go(fast_norm_cluster_stream<T, T, R, 1024, V, 2, true>, 1024, 2);
               else go(fast_norm_cluster_stream<T, T, R, 1024, V, 2, false>, 1024, 2);
+            } else if (variant == "registers1024") {
+              constexpr int V = sizeof(T) == 4 ? 8 : 4;
+              normref::dev::fast_norm<T, T, R, 1024, V, 1><<<rows, 1024, 0, st>>>(y, mean, rstd, x, gm, bt, rows, C);
             } else if (variant.rfind("threads", 0) == 0) {
               launch_threads<T, R>(std::atoi(variant.c_str() + 7), y, mean, rstd, x, gm, bt, rows, C, st);
             } else if (variant == "wide") {

@@ -4,13 +4,14 @@
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
 
+#include "bench/bwd_prefetch.cuh"
 #include "kernels/fast_launch.cuh"
 
 namespace {
 template <typename T, bool RMS>
 int launch(void* y, float* mean, float* rstd, const void* x, const void* gamma, const void* beta, int rows, int C,
            cudaStream_t st) {
-  const normref::FastShape sh = normref::fast_norm_shape(C, sizeof(T));
+  const normref::FastShape sh = normref::fast_norm_shape(C, sizeof(T), RMS);
   return static_cast<int>(normref::dev::launch_fast_norm<T, T, RMS>(
       sh, static_cast<T*>(y), mean, rstd, static_cast<const T*>(x), static_cast<const T*>(gamma),
       static_cast<const T*>(beta), rows, C, st));
@@ -32,10 +33,10 @@ extern "C" int normref_fast_norm(int bf16, int rms, void* y, float* mean, float*
 }
 
 namespace {
-template <typename T, bool RMS, bool PREFETCH = false>
+template <typename T, bool RMS>
 int backward(void* dx, float* dgamma, float* dbeta, float* partial, const void* dy, const void* x, const float* gamma,
              const float* mean, const float* rstd, int rows, int C, int blocks, int threads, cudaStream_t st) {
-  return static_cast<int>(normref::dev::launch_backward<T, true, RMS, PREFETCH>(
+  return static_cast<int>(normref::dev::launch_backward<T, true, RMS>(
       static_cast<T*>(dx), dgamma, dbeta, partial, static_cast<const T*>(dy), static_cast<const T*>(x), gamma, mean,
       rstd, rows, C, blocks, st, nullptr, threads));
 }
@@ -67,29 +68,30 @@ extern "C" int normref_norm_backward(int bf16, int rms, void* dx, float* dgamma,
              : backward<float, false>(dx, dgamma, dbeta, partial, dy, x, gamma, mean, rstd, rows, C, blocks, threads, st);
 }
 
-/// normref_norm_backward's lab variant with the next row prefetched
-/// (ln_backward PREFETCH): the same arguments, the same bits; its grid from
-/// normref_norm_backward_blocks (the same occupancy where the registers allow).
+/// normref_norm_backward's variant with the next row prefetched
+/// (bench/bwd_prefetch.cuh): the same arguments, the same bits; its grid
+/// from normref_norm_backward_prefetch_blocks.
 extern "C" int normref_norm_backward_prefetch(int bf16, int rms, void* dx, float* dgamma, float* dbeta, float* partial,
                                               const void* dy, const void* x, const float* gamma, const float* mean,
                                               const float* rstd, int rows, int C, int blocks, int threads,
                                               void* stream) {
   auto st = static_cast<cudaStream_t>(stream);
   using B = __nv_bfloat16;
-  if (bf16)
-    return rms ? backward<B, true, true>(dx, dgamma, dbeta, partial, dy, x, gamma, mean, rstd, rows, C, blocks, threads, st)
-               : backward<B, false, true>(dx, dgamma, dbeta, partial, dy, x, gamma, mean, rstd, rows, C, blocks, threads, st);
-  return rms ? backward<float, true, true>(dx, dgamma, dbeta, partial, dy, x, gamma, mean, rstd, rows, C, blocks, threads, st)
-             : backward<float, false, true>(dx, dgamma, dbeta, partial, dy, x, gamma, mean, rstd, rows, C, blocks, threads,
-                                            st);
+  namespace d = normref::dev;
+  auto go = [&](auto* tag, auto rms_c) {
+    using T = std::remove_pointer_t<decltype(tag)>;
+    return static_cast<int>(d::BackwardPrefetch<T, decltype(rms_c)::value>::launch(
+        static_cast<T*>(dx), dgamma, dbeta, partial, static_cast<const T*>(dy), static_cast<const T*>(x), gamma, mean,
+        rstd, rows, C, blocks, threads, st));
+  };
+  if (bf16) return rms ? go(static_cast<B*>(nullptr), std::true_type{}) : go(static_cast<B*>(nullptr), std::false_type{});
+  return rms ? go(static_cast<float*>(nullptr), std::true_type{}) : go(static_cast<float*>(nullptr), std::false_type{});
 }
 
 /// Blocks of the prefetching variant's persistent grid (its own occupancy).
 extern "C" int normref_norm_backward_prefetch_blocks(int bf16, int rms, int threads, int rows, int C) {
   using B = __nv_bfloat16;
   namespace d = normref::dev;
-  if (bf16)
-    return rms ? d::backward_blocks<B, true, true, true>(rows, C, threads) : d::backward_blocks<B, true, false, true>(rows, C, threads);
-  return rms ? d::backward_blocks<float, true, true, true>(rows, C, threads)
-             : d::backward_blocks<float, true, false, true>(rows, C, threads);
+  if (bf16) return rms ? d::BackwardPrefetch<B, true>::blocks(rows, C, threads) : d::BackwardPrefetch<B, false>::blocks(rows, C, threads);
+  return rms ? d::BackwardPrefetch<float, true>::blocks(rows, C, threads) : d::BackwardPrefetch<float, false>::blocks(rows, C, threads);
 }

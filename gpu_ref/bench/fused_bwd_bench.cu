@@ -49,7 +49,7 @@ void fused_case(int C, int reps, void* flush, size_t flush_bytes, double copy, c
   auto unfused = [&] {
     normref::dev::residual_add<T><<<(nvec + 255) / 256, 256, 0, st>>>(z2, x, r, nvec);
     // The shipped fast_ln on z2 (fp32 gamma/beta, as the fused kernel reads them).
-    CUDA_OK((normref::dev::launch_fast_norm<T, float, false>(normref::fast_norm_shape(C, sizeof(T)), y2, mean, rstd, z2, g, b,
+    CUDA_OK((normref::dev::launch_fast_norm<T, float, false>(normref::fast_norm_shape(C, sizeof(T), false), y2, mean, rstd, z2, g, b,
                                                               rows, C, st)));
   };
   const double fused_us = median_us(fused, reps, flush, flush_bytes, st);

@@ -56,15 +56,29 @@ inline int threads_for_vectors(int64_t nvec, int max_vecs) {
   return 0;
 }
 
+/// bf16 rows that take a 1024-thread register block (more than 2048 vectors)
+/// but leave its threads few vectors each: the streamed kernel as a cluster
+/// of one instead, up to this many vectors a row. One block an SM holds the
+/// row in registers with nothing to overlap its reductions and stores; the
+/// streamed block brings the next row into shared memory during them. It
+/// wins while a thread holds less than about 3.25 vectors (LayerNorm, two
+/// reductions a row) or 2.4 (RMSNorm, one): measured at every C = 17408-32768
+/// in steps of 1024 (lab/records/h100/fast_norm_stream1_sweep.jsonl: bf16
+/// LayerNorm 73.4-90.8% of the copy -> 89.1-91.7 up to C = 26624, behind
+/// from 27648; RMSNorm 89.6-90.2 -> 91.8-93.1 up to 19456, behind from 20480).
+constexpr int64_t stream_one_max_vecs(bool rms) { return rms ? 2432 : 3328; }
+
 /// fast_ln / fast_rms: a warp per row (one row a block) while the row fits
-/// 32 threads, a block per row up to 1024 threads, then (up to C = 65536) a
-/// cluster of two 1024-thread blocks on a persistent grid, else two sweeps.
+/// 32 threads, a block per row up to 1024 threads (bf16 rows that leave a
+/// 1024-thread block's threads few vectors: a streamed cluster of one), then
+/// (up to C = 65536) a cluster of two 1024-thread blocks on a persistent
+/// grid, else two sweeps.
 /// A warp-per-row kernel holds exactly the vectors its row needs (fewer
 /// registers for C = 768); fp32 rows of 256-4096 vectors take 2, 4 or 8 a
 /// thread on up to 512 threads (below); the others hold the maximum. One row a block
 /// frees a block's slot as soon as its row is done: four rows a block
 /// measured 0-2.7 points of the copy slower (lab/records/h200/fast_norm_warp_row.jsonl).
-inline FastShape fast_norm_shape(int64_t hidden, int elem_bytes) {
+inline FastShape fast_norm_shape(int64_t hidden, int elem_bytes, bool rms) {
   const int64_t nvec = hidden / (16 / elem_bytes);
   const int V = fast_max_vecs(elem_bytes);
   FastShape s;
@@ -82,6 +96,13 @@ inline FastShape fast_norm_shape(int64_t hidden, int elem_bytes) {
     return s;
   }
   if (const int t = threads_for_vectors(nvec, V)) {
+    if (elem_bytes == 2 && t == 1024 && nvec <= stream_one_max_vecs(rms)) {
+      s.scheme = FastScheme::cluster;
+      s.cluster = 1;
+      s.threads_per_row = 1024;
+      s.vecs = V;
+      return s;
+    }
     s.threads_per_row = t;
     s.rows_per_block = 1;
     s.vecs = t == 32 ? static_cast<int>((nvec + 31) / 32) : V;

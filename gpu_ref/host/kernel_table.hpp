@@ -129,7 +129,7 @@ inline int effective_block(const KernelInfo& k, int64_t hidden, DType dtype, int
   if (!k.block_from_hidden) return block ? block : k.default_block;
   const int eb = elem_bytes(dtype);
   switch (k.kind) {
-    case KernelKind::forward: return fast_norm_shape(hidden, eb).block();
+    case KernelKind::forward: return fast_norm_shape(hidden, eb, k.id == KernelId::fast_rms).block();
     case KernelKind::fused_residual: return fused_residual_threads(hidden, eb);
     case KernelKind::backward: return backward_threads(hidden, eb);
   }

@@ -126,16 +126,21 @@ cudaError_t launch_fast_norm(const FastShape& s, T* y, float* mean, float* rstd,
     // (Instantiated only where it can fit sm_90's 227 KiB, the largest opt-in.)
     constexpr bool kMayFit = kSmemBytes + kStreamStaticSmemBytes <= 227 * 1024;
     const bool params_smem = kMayFit && kSmemBytes + kStreamStaticSmemBytes <= optin;
-    auto* f = fast_norm_cluster_stream<T, P, RMS, 1024, V, 2, true, false>;
-    if constexpr (kMayFit)
-      if (params_smem) f = fast_norm_cluster_stream<T, P, RMS, 1024, V, 2, true, true>;
-    li.func = reinterpret_cast<const void*>(f);
-    const int smem = params_smem ? kSmemBytes
-                                 : static_cast<int>(std::min<int64_t>((C / Vec16<T>::kN + 1) / 2, 1024 * V) * 16);
-    if (cudaError_t e = cudaFuncSetAttribute(f, cudaFuncAttributeMaxDynamicSharedMemorySize, smem)) return e;
-    li.grid = static_cast<int>(s.grid(rows, resident_clusters(f, 1024, smem, 2, st) * 2));
-    li.smem = smem;
-    err = launch_cluster(f, li.grid, li.block, smem, 2, st, y, mean, rstd, x, gamma, beta, rows, C);
+    // Two blocks a row, or one (fast_norm_shape: bf16 rows a 1024-thread block holds thinly).
+    auto go = [&](auto cluster) {
+      constexpr int CL = decltype(cluster)::value;
+      auto* f = fast_norm_cluster_stream<T, P, RMS, 1024, V, CL, true, false>;
+      if constexpr (kMayFit)
+        if (params_smem) f = fast_norm_cluster_stream<T, P, RMS, 1024, V, CL, true, true>;
+      li.func = reinterpret_cast<const void*>(f);
+      const int smem = params_smem ? kSmemBytes
+                                   : static_cast<int>(std::min<int64_t>((C / Vec16<T>::kN + CL - 1) / CL, 1024 * V) * 16);
+      if (cudaError_t e = cudaFuncSetAttribute(f, cudaFuncAttributeMaxDynamicSharedMemorySize, smem)) return e;
+      li.grid = static_cast<int>(s.grid(rows, resident_clusters(f, 1024, smem, CL, st) * CL));
+      li.smem = smem;
+      return launch_cluster(f, li.grid, li.block, smem, CL, st, y, mean, rstd, x, gamma, beta, rows, C);
+    };
+    err = s.cluster == 1 ? go(std::integral_constant<int, 1>{}) : go(std::integral_constant<int, 2>{});
   } else {
     auto* f = fast_norm_two_sweep<T, P, RMS, 1024>;
     li.func = reinterpret_cast<const void*>(f);
@@ -195,40 +200,39 @@ void with_backward_threads(int threads, F&& f) {
 
 /// The backward kernel's function for C at `threads` (0: backward_threads;
 /// TWO_LEVEL: per-block partials; RMS: the RMSNorm backward).
-template <typename T, bool TWO_LEVEL, bool RMS = false, bool PREFETCH = false>
+template <typename T, bool TWO_LEVEL, bool RMS = false>
 const void* backward_function(int C, int threads = 0) {
   const void* f = nullptr;
   with_backward_threads(threads ? threads : backward_threads(C, sizeof(T)), [&](auto th) {
     constexpr int TH = decltype(th)::value;
-    f = reinterpret_cast<const void*>(ln_backward<T, TH, (sizeof(T) == 4 ? 2 : 1), TWO_LEVEL, RMS, PREFETCH>);
+    f = reinterpret_cast<const void*>(ln_backward<T, TH, (sizeof(T) == 4 ? 2 : 1), TWO_LEVEL, RMS>);
   });
   return f;
 }
 
 /// Blocks of the backward's persistent grid: every SM full (the occupancy
 /// calculator), never more than rows.
-template <typename T, bool TWO_LEVEL, bool RMS = false, bool PREFETCH = false>
+template <typename T, bool TWO_LEVEL, bool RMS = false>
 int backward_blocks(int rows, int C, int threads = 0) {
   int sms = 0, per_sm = 0, dev = 0;
   if (!threads) threads = backward_threads(C, sizeof(T));
   cudaGetDevice(&dev);
   cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
-  cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, backward_function<T, TWO_LEVEL, RMS, PREFETCH>(C, threads),
-                                                threads, 0);
+  cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, backward_function<T, TWO_LEVEL, RMS>(C, threads), threads, 0);
   return std::min(rows, sms * per_sm);
 }
 
 /// bwd_atomic (TWO_LEVEL false: dgamma/dbeta zeroed, then atomics) or
 /// bwd_twolevel (partials[2 blocks][C], then bwd_column_sum); RMS: the
 /// RMSNorm backward (dbeta neither read nor written: may be null; mean unread).
-template <typename T, bool TWO_LEVEL, bool RMS = false, bool PREFETCH = false>
+template <typename T, bool TWO_LEVEL, bool RMS = false>
 cudaError_t launch_backward(T* dx, float* dgamma, float* dbeta, float* partial, const T* dy, const T* x,
                             const float* gamma, const float* mean, const float* rstd, int rows, int C, int blocks,
                             cudaStream_t st, LaunchInfo* info = nullptr, int threads = 0) {
   LaunchInfo li;
   li.grid = blocks;
   li.block = threads ? threads : backward_threads(C, sizeof(T));
-  li.func = backward_function<T, TWO_LEVEL, RMS, PREFETCH>(C, li.block);
+  li.func = backward_function<T, TWO_LEVEL, RMS>(C, li.block);
   if (!TWO_LEVEL) {
     if (cudaError_t e = cudaMemsetAsync(dgamma, 0, C * sizeof(float), st)) return e;
     if (!RMS)

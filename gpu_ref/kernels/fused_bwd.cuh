@@ -130,13 +130,7 @@ __global__ void residual_add(T* __restrict__ z, const T* __restrict__ x, const T
 // partial[blockIdx.x][C] (then bwd_column_sum); else atomics into dgamma/dbeta.
 // RMS: the RMSNorm backward (x_hat = x rstd, no mean; dx = rstd / C (C g -
 // x_hat S2); no dbeta: its partials are neither kept nor written).
-// PREFETCH (a lab variant, C <= kPrefetchMaxC): the block's next row of x
-// and dy (and its statistics) is loaded before this row's reduction, so its
-// loads are in flight across the barrier and the dx stores; gamma is read
-// from shared memory instead of registers to make room. The same
-// arithmetic, the same bits.
-inline constexpr int kPrefetchMaxC = 8192;
-template <typename T, int THREADS, int VECS, bool TWO_LEVEL, bool RMS = false, bool PREFETCH = false>
+template <typename T, int THREADS, int VECS, bool TWO_LEVEL, bool RMS = false>
 __global__ void __launch_bounds__(THREADS) ln_backward(T* __restrict__ dx, float* __restrict__ dgamma,
                                                        float* __restrict__ dbeta, float* __restrict__ partial,
                                                        const T* __restrict__ dy, const T* __restrict__ x,
@@ -149,51 +143,20 @@ __global__ void __launch_bounds__(THREADS) ln_backward(T* __restrict__ dx, float
   // gamma of this thread's columns, the same for every row: loaded once, as
   // float4s (per row, as scalar loads a lane 16-32 bytes apart, they cost
   // the L1 8 wavefronts a warp instruction).
-  float gm[PREFETCH ? 1 : VECS][kN], pg[VECS][kN], pb[VECS][kN];
-  __shared__ float4 gamma_smem[PREFETCH ? kPrefetchMaxC / 4 : 1];
-  if constexpr (PREFETCH)
-    for (int q = t; q < C / 4; q += THREADS) gamma_smem[q] = __ldg(reinterpret_cast<const float4*>(gamma) + q);
+  float gm[VECS][kN], pg[VECS][kN], pb[VECS][kN];
 #pragma unroll
   for (int k = 0; k < VECS; ++k) {
     const int i = t + k * THREADS;
-    if constexpr (!PREFETCH)
 #pragma unroll
-      for (int q = 0; q < kN / 4; ++q) {
-        const float4 v = i < nvec ? __ldg(reinterpret_cast<const float4*>(gamma + i * kN) + q) : make_float4(0, 0, 0, 0);
-        gm[k][4 * q] = v.x, gm[k][4 * q + 1] = v.y, gm[k][4 * q + 2] = v.z, gm[k][4 * q + 3] = v.w;
-      }
+    for (int q = 0; q < kN / 4; ++q) {
+      const float4 v = i < nvec ? __ldg(reinterpret_cast<const float4*>(gamma + i * kN) + q) : make_float4(0, 0, 0, 0);
+      gm[k][4 * q] = v.x, gm[k][4 * q + 1] = v.y, gm[k][4 * q + 2] = v.z, gm[k][4 * q + 3] = v.w;
+    }
 #pragma unroll
     for (int j = 0; j < kN; ++j) pg[k][j] = pb[k][j] = 0.0f;
   }
-  // PREFETCH: the next row's vectors and statistics, loaded a row ahead.
-  Vec16<T> nx[PREFETCH ? VECS : 1], nd[PREFETCH ? VECS : 1];
-  float nmu = 0.0f, nrs = 0.0f;
-  auto prefetch = [&](int64_t row) {
-    if (row >= rows) return;
-    if constexpr (!RMS) nmu = mean[row];
-    nrs = rstd[row];
-#pragma unroll
-    for (int k = 0; k < VECS; ++k)
-      if (t + k * THREADS < nvec) {
-        const int64_t off = row * C + static_cast<int64_t>(t + k * THREADS) * kN;
-        nx[k] = fast_load(x + off), nd[k] = fast_load(dy + off);
-      }
-  };
-  if constexpr (PREFETCH) {
-    __syncthreads();  // gamma_smem written
-    prefetch(blockIdx.x);
-  }
   for (int64_t row = blockIdx.x; row < rows; row += gridDim.x) {
-    float mu = 0.0f, rs = 0.0f;
-    Vec16<T> cx[PREFETCH ? VECS : 1], cd[PREFETCH ? VECS : 1];
-    if constexpr (PREFETCH) {
-      mu = nmu, rs = nrs;
-#pragma unroll
-      for (int k = 0; k < VECS; ++k) cx[k] = nx[k], cd[k] = nd[k];
-      prefetch(row + gridDim.x);
-    } else {
-      mu = RMS ? 0.0f : mean[row], rs = rstd[row];
-    }
+    const float mu = RMS ? 0.0f : mean[row], rs = rstd[row];
     float xh[VECS][kN], g[VECS][kN];
     float s1 = 0.0f, s2 = 0.0f;
 #pragma unroll
@@ -201,25 +164,12 @@ __global__ void __launch_bounds__(THREADS) ln_backward(T* __restrict__ dx, float
       const int i = t + k * THREADS;
       if (i < nvec) {
         const int64_t off = row * C + static_cast<int64_t>(i) * kN;
-        Vec16<T> a, d;
-        if constexpr (PREFETCH) a = cx[k], d = cd[k];
-        else a = fast_load(x + off), d = fast_load(dy + off);
-        float gk[kN];
-        if constexpr (PREFETCH) {
-#pragma unroll
-          for (int q = 0; q < kN / 4; ++q) {
-            const float4 v = gamma_smem[i * kN / 4 + q];
-            gk[4 * q] = v.x, gk[4 * q + 1] = v.y, gk[4 * q + 2] = v.z, gk[4 * q + 3] = v.w;
-          }
-        } else {
-#pragma unroll
-          for (int j = 0; j < kN; ++j) gk[j] = gm[k][j];
-        }
+        const Vec16<T> a = fast_load(x + off), d = fast_load(dy + off);
 #pragma unroll
         for (int j = 0; j < kN; ++j) {
           const float dyv = to_f(d.v[j]);
           xh[k][j] = (to_f(a.v[j]) - mu) * rs;
-          g[k][j] = dyv * gk[j];
+          g[k][j] = dyv * gm[k][j];
           s1 += g[k][j];
           s2 += g[k][j] * xh[k][j];
           pg[k][j] += dyv * xh[k][j];

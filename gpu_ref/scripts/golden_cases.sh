@@ -42,6 +42,12 @@ for s in $shapes 131072x1024 8192x16384; do
   npy=" --npy --npy-max-elements 65536"; [ "$h" = 65536 ] && npy=" --npy --npy-max-elements 262144"
   for k in fast_ln fast_rms; do for d in fp32 bf16; do echo "${k}_${d}_${s} --kernel $k --rows $r --hidden $h --dtype $d$npy"; done; done
 done
+# bf16 rows a 1024-thread register block would hold thinly: the streamed
+# cluster of one (host/fast_shape.hpp), two row lengths each, with outputs.
+for c in fast_ln:4096x20480 fast_ln:2048x17408 fast_rms:4096x17408 fast_rms:2048x19456; do
+  k=${c%:*}; s=${c#*:}; r=${s%x*}; h=${s#*x}
+  echo "${k}_bf16_${s} --kernel $k --rows $r --hidden $h --dtype bf16 --npy --npy-max-elements 131072"
+done
 for s in 8192x768 32768x4096 4096x8192 1024x4096; do
   r=${s%x*}; h=${s#*x}
   for k in fused_residual bwd_atomic bwd_twolevel; do for d in fp32 bf16; do

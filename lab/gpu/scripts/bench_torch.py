@@ -26,7 +26,7 @@ written.
 then 49152 and 65536 (56 row lengths). --out FILE appends the records there
 and skips the (op, dtype, C) cases FILE already holds, so that a run cut
 short by --deadline-s (or a lost machine) goes on where it stopped.
-  bench_torch.py [--reps 20] [--no-compile] [--ours LIB] [--liger DIR] [--pass fwd|bwd] [--c all|C,C,...]
+  bench_torch.py [--reps 20] [--no-compile] [--ours LIB] [--liger DIR] [--pass fwd|bwd] [--c all|C,C,...] [--dtypes fp32,bf16]
                  [--out FILE] [--deadline-s S]
 """
 import argparse, ctypes, json, os, sys, time
@@ -40,6 +40,7 @@ ap.add_argument("--ours", help="libfast_norm_capi.so: time fast_ln / fast_rms on
 ap.add_argument("--liger", help="a directory holding the liger_kernel package: time its Triton kernels too")
 ap.add_argument("--pass", dest="pass_", choices=("fwd", "bwd"), default="fwd")
 ap.add_argument("--c", default=None, help="'all' or a comma-separated list of row lengths")
+ap.add_argument("--dtypes", default="fp32,bf16", help="the element types to run (fp32, bf16 or both)")
 ap.add_argument("--out", help="append the records to this JSONL file and skip the cases it holds")
 ap.add_argument("--deadline-s", type=float, default=0, help="start no case after this many seconds (0: none)")
 args = ap.parse_args()
@@ -249,7 +250,7 @@ def backward_fns(name, dname, C, x0, w0, b0, rows, checks):
     return fns, pres, compile_s
 
 
-for dtype in (torch.float32, torch.bfloat16):
+for dtype in [{"fp32": torch.float32, "bf16": torch.bfloat16}[d] for d in args.dtypes.split(",")]:
     dname = str(dtype).split(".")[-1].replace("float32", "fp32").replace("bfloat16", "bf16")
     for C in row_lengths:
         if all((op, dname, C) in done for op in ("layer_norm", "rms_norm")):

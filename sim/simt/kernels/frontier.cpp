@@ -30,7 +30,7 @@ void plan_frontier(const PlanRequest& r, LaunchPlan& plan) {
   const bool bf16 = r.bf16(), rms = r.kernel == KernelId::fast_rms, fused = r.kernel == KernelId::fused_residual || dropout;
   const std::string T = element_type(bf16), R = rms ? "true" : "false";
   const Source G = Source::global, REG = Source::registers;
-  normref::FastShape sh = normref::fast_norm_shape(C, eb);
+  normref::FastShape sh = normref::fast_norm_shape(C, eb, rms);
   if (fused) {  // one block of fused_residual_threads per row, the maximum vectors a thread
     sh = normref::FastShape{};
     sh.threads_per_row = normref::fused_residual_threads(C, eb);
@@ -58,9 +58,10 @@ void plan_frontier(const PlanRequest& r, LaunchPlan& plan) {
     k.name = "fast_norm_cluster_stream";
     const int with_params = normref::stream_smem_bytes(eb, eb, rms);
     const bool params_smem = with_params + normref::kStreamStaticSmemBytes <= r.gpu->smem_per_block_bytes;
-    k.function = "fast_norm_cluster_stream<" + T + ", " + T + ", " + R + ", 1024, " + v + ", 2, true, " +
-                 (params_smem ? "true" : "false") + ">";
-    k.dynamic_smem_bytes = params_smem ? with_params : std::min<int64_t>((C * eb / 16 + 1) / 2, 1024 * sh.vecs) * 16;
+    k.function = "fast_norm_cluster_stream<" + T + ", " + T + ", " + R + ", 1024, " + v + ", " +
+                 std::to_string(sh.cluster) + ", true, " + (params_smem ? "true" : "false") + ">";
+    k.dynamic_smem_bytes =
+        params_smem ? with_params : std::min<int64_t>((C * eb / 16 + sh.cluster - 1) / sh.cluster, 1024 * sh.vecs) * 16;
     red = Reduction::cluster_two_level;
   } else {
     k.name = "fast_norm_two_sweep";
@@ -229,7 +230,7 @@ using VA = core::VarianceAlgorithm;
 // registers (two sweeps).
 template <bool kRms>
 AsicDatapath asic_fast_norm(int64_t hidden, DType dtype, int) {
-  const normref::FastShape sh = normref::fast_norm_shape(hidden, normref::elem_bytes(dtype));
+  const normref::FastShape sh = normref::fast_norm_shape(hidden, normref::elem_bytes(dtype), kRms);
   return {.algorithm = kRms ? VA::welford : VA::two_pass, .rms = kRms, .lanes = sh.threads_per_row,
           .lane_vector = vector_elems(dtype), .lane_blocks = sh.cluster, .hw_rsqrt = true, .params_in_input_type = true,
           .path = sh.scheme == normref::FastScheme::two_sweep ? AsicInputPath::dram_reread : AsicInputPath::sram_replay};
