@@ -3,17 +3,20 @@
 //   stage 0      leading-zero normalise v = m 2^k (k even, m in [1, 4)), seed
 //                y0 from the table indexed by (parity, the TB-1 bits below the
 //                leading one)
+//   (SEED 1)     the ROM holds a line an interval: y0 = c0 + c1 t, t the NR
+//                mantissa bits below the index, rounded once (a stage of its own)
 //   stages 1..N  one Newton-Raphson step each, y' = y (3 - m y^2) / 2, every
 //                product rounded into the iterate format s(NR+3).NR half-even
 //   stage N+1    y 2^(-k/2), rounded once into the rsqrt_out format
 // v <= 0 gives the format's maximum with the overflow flag. Latency N + 2
-// cycles, one result per cycle. sim/core rsqrt_nr(), bit for bit.
+// (+1 with SEED 1) cycles, one result per cycle. sim/core rsqrt_nr(), bit for bit.
 module rsqrt #(
   parameter integer IW = 40, IF = 28, IS = 0,                 // rsqrt_in
   parameter integer OW = 32, OF = 22, OS = 0, OR = 1, OO = 0, // rsqrt_out
   parameter integer TB = 8,                                   // seed table index bits
   parameter integer ITER = 2,                                 // Newton steps
-  parameter integer NR = 28                                   // iterate fraction bits
+  parameter integer NR = 28,                                  // iterate fraction bits
+  parameter integer SEED = 0                                  // 0: a table value, 1: a line an interval
 ) (
   input  wire          clk,
   input  wire          in_valid,
@@ -46,21 +49,65 @@ module rsqrt #(
       assign index = parity;
     end
   endgenerate
-  wire [YW-1:0] seed;
-  rsqrt_seed_rom rom (.index(index), .value(seed));
-
   reg [YW-1:0] y_q [0:ITER];
   reg [IW:0] m_q [0:ITER];          // m = mant 2^parity at IW-1 fraction bits, in [1, 4)
   reg signed [PW:0] hk_q [0:ITER];
   reg pos_q [0:ITER];
   reg valid_q [0:ITER+1];
-  always @(posedge clk) begin
-    y_q[0] <= seed;
-    m_q[0] <= {1'b0, mant} << parity;
-    hk_q[0] <= half_k;
-    pos_q[0] <= positive;
-    valid_q[0] <= in_valid;
-  end
+  generate
+    if (SEED == 0) begin : g_table_seed
+      wire [YW-1:0] seed;
+      rsqrt_seed_rom rom (.index(index), .value(seed));
+      always @(posedge clk) begin
+        y_q[0] <= seed;
+        m_q[0] <= {1'b0, mant} << parity;
+        hk_q[0] <= half_k;
+        pos_q[0] <= positive;
+        valid_q[0] <= in_valid;
+      end
+    end else begin : g_linear_seed
+      // t: the NR bits below the index (lower bits dropped, or zeros appended).
+      localparam integer RB = IW - 1 - MB;  // mantissa bits below the index
+      wire [NR-1:0] t;
+      if (RB >= NR) begin : g_t_cut
+        assign t = mant[RB-1 -: NR];
+      end else if (RB > 0) begin : g_t_pad
+        assign t = {mant[RB-1:0], {(NR-RB){1'b0}}};
+      end else begin : g_t_none
+        assign t = {NR{1'b0}};
+      end
+      wire [2*YW-1:0] line;  // {c0, c1}
+      rsqrt_seed_rom rom (.index(index), .value(line));
+      reg signed [YW-1:0] c0_q, c1_q;
+      reg [NR-1:0] t_q;
+      reg [IW:0] m_s;
+      reg signed [PW:0] hk_s;
+      reg pos_s, valid_s;
+      always @(posedge clk) begin
+        c0_q <= line[2*YW-1:YW];
+        c1_q <= line[YW-1:0];
+        t_q <= t;
+        m_s <= {1'b0, mant} << parity;
+        hk_s <= half_k;
+        pos_s <= positive;
+        valid_s <= in_valid;
+      end
+      // y0 = c0 + c1 t at 2 NR fraction bits, rounded half-even into the iterate.
+      wire signed [YW+NR:0] c1t = c1_q * $signed({1'b0, t_q});
+      wire signed [YW+NR+1:0] y0_exact = ($signed({c0_q, {NR{1'b0}}})) + c1t;
+      wire [YW-1:0] y0;
+      wire unused_y0_ovf;
+      fx_requant #(.IN_W(YW + NR + 2), .SHIFT(NR), .OUT_W(YW), .OUT_S(1), .ROUND(1), .OVF(0))
+        q_y0 (.in(y0_exact), .out(y0), .overflow(unused_y0_ovf));
+      always @(posedge clk) begin
+        y_q[0] <= y0;
+        m_q[0] <= m_s;
+        hk_q[0] <= hk_s;
+        pos_q[0] <= pos_s;
+        valid_q[0] <= valid_s;
+      end
+    end
+  endgenerate
 
   // --- stages 1..ITER: Newton-Raphson -------------------------------------------
   genvar s;

@@ -76,16 +76,14 @@ TEST(ChanMerge, CountsOverflowOfNarrowM2) {
   EXPECT_EQ(r.m2.raw, f[static_cast<int>(Stage::m2)].max_raw());
 }
 
-class RsqrtAccuracy : public ::testing::TestWithParam<std::tuple<int, int>> {};
-
-TEST_P(RsqrtAccuracy, ErrorShrinksQuadraticallyWithNewtonSteps) {
-  const auto [table_bits, iters] = GetParam();
-  RsqrtConfig cfg{table_bits, iters, 40};
+// The worst relative error of rsqrt_nr at `cfg` against fp64 over 20000
+// inputs spread log-uniformly over 2^-20..2^10 (rstd within the output's range).
+static double rsqrt_worst_error(const RsqrtConfig& cfg, uint64_t seed) {
   const auto table = make_rsqrt_table(cfg);
   const FixedFormat in{48, 30, false, Rounding::half_even, Overflow::saturate};
   const FixedFormat out{48, 36, false, Rounding::half_even, Overflow::saturate};
-  std::mt19937_64 rng(11);
-  std::uniform_real_distribution<double> e(-20, 10);  // rstd within the output's range
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> e(-20, 10);
   double worst = 0;
   for (int i = 0; i < 20000; ++i) {
     const Fx v = quantize(std::exp2(e(rng)), in);
@@ -93,6 +91,14 @@ TEST_P(RsqrtAccuracy, ErrorShrinksQuadraticallyWithNewtonSteps) {
     const double ref = 1.0 / std::sqrt(to_double(v));
     worst = std::max(worst, std::fabs(to_double(rsqrt_nr(v, cfg, table, out)) / ref - 1.0));
   }
+  return worst;
+}
+
+class RsqrtAccuracy : public ::testing::TestWithParam<std::tuple<int, int>> {};
+
+TEST_P(RsqrtAccuracy, ErrorShrinksQuadraticallyWithNewtonSteps) {
+  const auto [table_bits, iters] = GetParam();
+  const double worst = rsqrt_worst_error(RsqrtConfig{table_bits, iters, 40}, 11);
   // Seed error ~2^-(table_bits+1); each Newton step squares the relative error (x1.5).
   double bound = std::ldexp(1.0, -(table_bits));
   for (int k = 0; k < iters; ++k) bound = 1.5 * bound * bound + std::ldexp(1.0, -38);
@@ -104,6 +110,64 @@ TEST_P(RsqrtAccuracy, ErrorShrinksQuadraticallyWithNewtonSteps) {
 
 INSTANTIATE_TEST_SUITE_P(Configs, RsqrtAccuracy,
                          ::testing::Combine(::testing::Values(4, 6, 8, 10), ::testing::Values(0, 1, 2, 3)));
+
+// The linear seed: c0 + c1 t an interval, the interval's minimax line. Its
+// relative error is about h^2 max|f''| / (16 f) <= 0.07 4^-(table_bits-1)
+// (h the interval's width), so one Newton step takes it where two take a
+// table seed.
+class RsqrtLinearSeed : public ::testing::TestWithParam<std::tuple<int, int>> {};
+
+TEST_P(RsqrtLinearSeed, SeedErrorIsTheLinesAndOneStepSquaresIt) {
+  const auto [table_bits, iters] = GetParam();
+  const RsqrtConfig cfg{table_bits, iters, 40, RsqrtSeed::linear};
+  ASSERT_EQ(static_cast<int64_t>(make_rsqrt_table(cfg).size()), cfg.rom_words());
+  const double worst = rsqrt_worst_error(cfg, 12);
+  double bound = 0.07 * std::ldexp(1.0, -2 * (table_bits - 1)) + std::ldexp(1.0, -38);
+  for (int k = 0; k < iters; ++k) bound = 1.5 * bound * bound + std::ldexp(1.0, -38);
+  EXPECT_LE(worst, bound + std::ldexp(1.0, -30)) << "table " << table_bits << " iters " << iters;  // +: the output lsb at rstd 2^-5
+  if (iters == 0) {
+    EXPECT_GT(worst, bound / 8) << "a bound so loose it tests nothing";
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Configs, RsqrtLinearSeed, ::testing::Combine(::testing::Values(3, 5, 8, 10), ::testing::Values(0, 1)));
+
+TEST(RsqrtLinearSeed, OneStepMatchesTwoAfterATableEveryInputOfANarrowFormat) {
+  // Every rsqrt_in word of a 20-bit format against fp64: the linear seed and
+  // one step at 8 table bits lands within what a table seed reaches in two.
+  const FixedFormat in{20, 12, false, Rounding::half_even, Overflow::saturate};
+  const FixedFormat out{40, 30, false, Rounding::half_even, Overflow::saturate};
+  const RsqrtConfig two{8, 2, 28}, one{8, 1, 28, RsqrtSeed::linear};
+  const auto t2 = make_rsqrt_table(two), t1 = make_rsqrt_table(one);
+  double worst_two = 0, worst_one = 0;
+  for (int64_t raw = 1; raw < (int64_t(1) << in.total_bits); ++raw) {
+    const Fx v{raw, in.frac_bits};
+    const double ref = 1.0 / std::sqrt(to_double(v));
+    worst_two = std::max(worst_two, std::fabs(to_double(rsqrt_nr(v, two, t2, out)) / ref - 1.0));
+    worst_one = std::max(worst_one, std::fabs(to_double(rsqrt_nr(v, one, t1, out)) / ref - 1.0));
+  }
+  EXPECT_LT(worst_one, 2e-8);
+  EXPECT_LT(worst_two, 2e-8);
+  // A table seed's one step is far off: the line is what buys the step.
+  const RsqrtConfig table_one{8, 1, 28};
+  const auto tt = make_rsqrt_table(table_one);
+  double worst_table_one = 0;
+  for (int64_t raw = 1; raw < (int64_t(1) << in.total_bits); raw += 7) {
+    const Fx v{raw, in.frac_bits};
+    worst_table_one = std::max(worst_table_one, std::fabs(to_double(rsqrt_nr(v, table_one, tt, out)) * std::sqrt(to_double(v)) - 1.0));
+  }
+  EXPECT_GT(worst_table_one, 1e-6);
+}
+
+TEST(RsqrtLinearSeed, StagesAndRomFollowTheSeed) {
+  const RsqrtConfig table{8, 2, 28}, line{8, 1, 28, RsqrtSeed::linear};
+  EXPECT_EQ(table.stages(), 4);  // normalise + seed, two steps, round
+  EXPECT_EQ(line.stages(), 4);   // normalise + ROM, multiply-add, one step, round
+  EXPECT_EQ(table.rom_words(), 256);
+  EXPECT_EQ(line.rom_words(), 512);
+  EXPECT_NE(RsqrtConfig({1, 1, 28, RsqrtSeed::linear}).validate(), "");  // no mantissa bits to interpolate over
+  EXPECT_EQ(RsqrtConfig({2, 1, 28, RsqrtSeed::linear}).validate(), "");
+}
 
 TEST(Rsqrt, ZeroAndTinyInputsSaturateAndAreFlagged) {
   RsqrtConfig cfg;

@@ -197,15 +197,22 @@ def run(workload=None, arch=None, *, set=None, path=None, numerics=True, rtl=Fal
 
 
 def compare(workload=None, arch=None, *, set=None, sram_budget=None, target_cycles=None, numerics=True,
-            fail_on_overflow=False, fuse=None):
+            fail_on_overflow=False, fuse=None, across=None):
     """`normsim compare`: every input path on one workload; {"mode", "paths": [report, ...]}.
 
     fuse: a residual workload's fuse modes to compare ("all", or e.g. ["none", "residual_dropout"]);
-    each row then carries its "fuse"."""
+    each row then carries its "fuse".
+    across: {arch key: [values]}, e.g. {"arch.rsqrt.seed": ["table", "linear"], "arch.rsqrt.iterations": [2, 1]}:
+    each path once per design, the keys' values paired in order; each row carries every key's value."""
     if fuse is not None and not isinstance(fuse, str):
         fuse = ",".join(fuse)
+    if across is not None and not isinstance(across, dict):
+        raise _input_error(f"normsim: compare: across: expected a dict of arch key -> values, got {type(across).__name__}")
+    seq = (type([]), tuple)  # `list` is this module's normsim.list
+    designs = [("--across", f"{k}={','.join(str(v) for v in (vs if isinstance(vs, seq) else [vs]))}")
+               for k, vs in (across or {}).items()]
     return _command("compare", configs=[(workload, "workload", None), (arch, "arch", "--arch")],
-                    options=[("--sram-budget", sram_budget), ("--target-cycles", target_cycles), ("--fuse", fuse)],
+                    options=[("--sram-budget", sram_budget), ("--target-cycles", target_cycles), ("--fuse", fuse)] + designs,
                     flags=[("--no-numerics", not numerics), ("--fail-on-overflow", fail_on_overflow)], overrides=set)
 
 

@@ -193,7 +193,7 @@ AreaReport estimate_area(const core::DatapathConfig& dp, const SramMacros& sram,
     scale.adder_bits = var;
     scale.requant_bits = 2.0 * var;
     add_unit("variance_scale", logic_ge(scale), 0);
-    add_rtl_unit("rsqrt_unit", 1, rsqrt_inventory(f, dp.rsqrt), std::ldexp(1.0, dp.rsqrt.table_bits) * (dp.rsqrt.nr_frac_bits + 3));
+    add_rtl_unit("rsqrt_unit", 1, rsqrt_inventory(f, dp.rsqrt), static_cast<double>(dp.rsqrt.rom_words()) * (dp.rsqrt.nr_frac_bits + 3));
     add_rtl_unit("normalize_affine", L, normalize_inventory(f), 0);
   } else {
     // fp32 nodes (operators and a pipeline register each), dedicated or shared

@@ -128,6 +128,17 @@ LogicInventory merge_sequencer_inventory(int L, int U, int P, int SW, int RW) {
   return v;
 }
 
+namespace {
+double linear_seed_products(const core::RsqrtConfig& rc) {
+  return rc.seed == core::RsqrtSeed::linear ? (rc.nr_frac_bits + 3.0) * (rc.nr_frac_bits + 1) : 0;
+}
+}  // namespace
+
+double rsqrt_stage_bit_products(const core::StageFormats& f, const core::RsqrtConfig& rc) {
+  const double all = rsqrt_inventory(f, rc).multiplier_bit_products;
+  return rc.iterations > 0 ? (all - linear_seed_products(rc)) / rc.iterations : all;
+}
+
 // Widths as rtl_models/rsqrt.v derives them.
 LogicInventory rsqrt_inventory(const core::StageFormats& f, const core::RsqrtConfig& rc) {
   const auto& in = fmt(f, Stage::rsqrt_in);
@@ -146,6 +157,14 @@ LogicInventory rsqrt_inventory(const core::StageFormats& f, const core::RsqrtCon
   v.adder_bits = it * (YW + 2) + 9;  // 3 - m y^2 per step; the exponent
   v.requant_bits = it * (2.0 * YW + (IW + YW + 2) + (2 * YW + 3)) + VW;
   v.flip_flops = (rc.iterations + 1.0) * (YW + IW + 1 + 9 + 2) + out.total_bits + 2;
+  if (rc.seed == core::RsqrtSeed::linear) {
+    // y0 = c0 + c1 t: a YW x (NR + 1) product, its sum and rounding, and a
+    // stage of registers (c0, c1, t, m, k/2, the flags) in front of it.
+    v.multiplier_bit_products += linear_seed_products(rc);
+    v.adder_bits += YW + NR + 2;
+    v.requant_bits += YW + NR + 2;
+    v.flip_flops += 2.0 * YW + NR + (IW + 1) + 9 + 2;
+  }
   return v;
 }
 

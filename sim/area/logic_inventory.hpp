@@ -47,6 +47,10 @@ LogicInventory merge_tree_register_inventory(int lanes, int level_cycles, int st
 LogicInventory merge_sequencer_inventory(int lanes, int units, int level_cycles, int state_bits, int coef_bits);
 /// The pipelined RSQRT unit (its seed table is costed as table bits).
 LogicInventory rsqrt_inventory(const core::StageFormats& f, const core::RsqrtConfig& r);
+/// The multiplier bit products of the RSQRT unit's deepest stage (what its
+/// logic depth follows): a Newton step's, or the linear seed's multiply-add
+/// where there is no step.
+double rsqrt_stage_bit_products(const core::StageFormats& f, const core::RsqrtConfig& r);
 /// One normalise/affine lane.
 LogicInventory normalize_inventory(const core::StageFormats& f);
 /// One lane of a fused unit's residual adder at its format (rtl_models/

@@ -75,6 +75,12 @@ std::shared_ptr<const ParamTable<core::RsqrtConfig>> rsqrt_params() {
                                           "Newton-Raphson steps y' = y (3 - m y^2) / 2"));
   t->add(integer_param<core::RsqrtConfig>("nr_frac_bits", NORMSIM_MEMBER(nr_frac_bits), 4, 60, "bits",
                                           "fraction bits of the Newton iterate registers"));
+  t->add(choice_param<core::RsqrtConfig>(
+      "seed", NORMSIM_MEMBER(seed), core::kRsqrtSeeds.list(),
+      [](const std::string& v) { return core::kRsqrtSeeds.parse(v); },
+      [](core::RsqrtSeed s) { return core::kRsqrtSeeds.name(s); },
+      "the Newton steps' seed: a table value an interval, or a line c0 + c1 t an interval (twice the ROM and one "
+      "multiply-add stage; about twice the seed's correct bits, so one step where a table needs two)"));
   return t;
 }
 
@@ -302,17 +308,20 @@ std::shared_ptr<const ParamTable<Arch>> make_arch_params() {
   asic.unit_of = [](const std::string& sub) { return asic_params().unit_of(sub); };
   t->add(std::move(asic));
   // A fixed-point RSQRT unit takes a cycle each for the leading-zero
-  // normalise, the table seed, every Newton step and the output rounding
-  // (rtl_models/rsqrt.v, after its input register): its latency cannot be less.
+  // normalise, the table seed (two for the linear seed), every Newton step
+  // and the output rounding (rtl_models/rsqrt.v, after its input register):
+  // its latency cannot be less.
   Param<Arch> rsqrt_latency;
   rsqrt_latency.read = [](YamlReader&, Arch&) {};
   rsqrt_latency.check = [](const Arch& a) -> std::optional<ParamError> {
     if (!a.asic || a.arithmetic != core::Arithmetic::fixed) return std::nullopt;
-    const int need = a.rsqrt.iterations + 3;
+    const int need = a.rsqrt.stages() + 1;
     if (a.asic->latency.rsqrt_cycles < need)
       return ParamError{"asic.latency.rsqrt_cycles",
                         {"value " + std::to_string(a.asic->latency.rsqrt_cycles) + " is below the RSQRT unit's " +
-                             std::to_string(need) + " cycles (rsqrt.iterations + 3: normalise, seed, one per Newton step, round)",
+                             std::to_string(need) + " cycles (its input register, normalise and seed" +
+                             (a.rsqrt.seed == core::RsqrtSeed::linear ? ", the line's multiply-add" : "") +
+                             ", one per Newton step, round)",
                          std::to_string(need) + "..10000"}};
     return std::nullopt;
   };

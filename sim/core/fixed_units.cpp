@@ -70,6 +70,8 @@ FxWelford welford_update(const FxWelford& s, Fx x, Fx recip_next, const StageFor
 }
 
 std::string RsqrtConfig::validate() const {
+  if (seed == RsqrtSeed::linear && table_bits < 2)
+    return "table_bits " + std::to_string(table_bits) + " below 2 for the linear seed (it interpolates within a mantissa interval)";
   if (table_bits < 1 || table_bits > 16) return "table_bits " + std::to_string(table_bits) + " outside 1..16";
   if (iterations < 0 || iterations > 4) return "iterations " + std::to_string(iterations) + " outside 0..4";
   if (nr_frac_bits < 4 || nr_frac_bits > 60) return "nr_frac_bits " + std::to_string(nr_frac_bits) + " outside 4..60";
@@ -88,10 +90,24 @@ std::vector<Fx> make_rsqrt_table(const RsqrtConfig& cfg) {
   const int per_half = 1 << mbits;
   std::vector<Fx> t(static_cast<size_t>(2 * per_half));
   const FixedFormat nf = nr_format(cfg);
+  if (cfg.seed == RsqrtSeed::linear) t.resize(t.size() * 2);
   for (int p = 0; p < 2; ++p)
     for (int j = 0; j < per_half; ++j) {
-      const double mid = (1.0 + (j + 0.5) / per_half) * (p ? 2.0 : 1.0);
-      t[static_cast<size_t>(p * per_half + j)] = quantize(1.0 / std::sqrt(mid), nf);
+      const double scale = p ? 2.0 : 1.0;
+      const size_t at = static_cast<size_t>(p * per_half + j);
+      if (cfg.seed == RsqrtSeed::table) {
+        t[at] = quantize(1.0 / std::sqrt((1.0 + (j + 0.5) / per_half) * scale), nf);
+        continue;
+      }
+      // 1/sqrt is convex: the chord lies above it, farthest where the
+      // curve's slope equals the chord's; lowered by half that distance it
+      // is the interval's minimax line (Chebyshev equioscillation).
+      const double a = (1.0 + static_cast<double>(j) / per_half) * scale, h = scale / per_half;
+      const double fa = 1.0 / std::sqrt(a), fb = 1.0 / std::sqrt(a + h), slope = fb - fa;  // per unit t
+      const double at_tangent = std::pow(-2.0 * slope / h, -2.0 / 3.0);  // f'(m) = slope / h
+      const double gap = fa + slope * (at_tangent - a) / h - 1.0 / std::sqrt(at_tangent);
+      t[2 * at] = quantize(fa - gap / 2, nf);
+      t[2 * at + 1] = quantize(slope, nf);
     }
   return t;
 }
@@ -115,8 +131,19 @@ Fx rsqrt_nr(Fx v, const RsqrtConfig& cfg, const std::vector<Fx>& table, const Fi
   const uint64_t frac_idx =
       below >= 0 ? static_cast<uint64_t>((raw >> below) & ((u128(1) << mbits) - 1))
                  : static_cast<uint64_t>((raw << -below) & ((u128(1) << mbits) - 1));
-  Fx y = table[static_cast<size_t>((parity << mbits) | static_cast<int>(frac_idx))];
+  const size_t index = static_cast<size_t>((parity << mbits) | static_cast<int>(frac_idx));
   const FixedFormat nf = nr_format(cfg);
+  Fx y = cfg.seed == RsqrtSeed::table ? table[index] : Fx{};
+  if (cfg.seed == RsqrtSeed::linear) {
+    // t: the nr_frac_bits bits below the index bits (the rest dropped, or
+    // zeros appended), a fraction of the interval; y = c0 + c1 t, rounded once.
+    const int t_bits = cfg.nr_frac_bits;
+    const int low = below - t_bits;  // bit position of t's lowest bit
+    const u128 t_mask = (u128(1) << t_bits) - 1;
+    const u128 t_raw = (below <= 0 ? u128(0) : low >= 0 ? (raw >> low) : (raw << -low)) & t_mask;
+    const Exact te{false, t_raw, t_bits};
+    y = quantize(add(exact(table[2 * index]), mul(exact(table[2 * index + 1]), te)), nf);
+  }
   const Exact three = exact_from_int(3);
   for (int i = 0; i < cfg.iterations; ++i) {
     const Fx y2 = quantize(mul(exact(y), exact(y)), nf);

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/core/enum_names.hpp"
 #include "sim/core/fixed_stage.hpp"
 
 namespace normsim::core {
@@ -46,20 +47,41 @@ FxWelford chan_merge(const FxWelford& a, const FxWelford& b, const StageFormats&
 
 // --- RSQRT unit -------------------------------------------------------------
 
+/// How the RSQRT unit seeds its Newton steps. `table`: one value an
+/// interval (1/sqrt of its midpoint; relative error up to ~2^-table_bits,
+/// so two steps for fp32-class results). `linear`: a line an interval,
+/// c0 + c1 t with t the mantissa bits below the index (the piecewise-linear
+/// seed of published LayerNorm units; ~2^-(2 table_bits + 2)), so one step
+/// does what two do after a plain table, for twice the ROM and a multiplier.
+enum class RsqrtSeed { table, linear };
+inline constexpr EnumNames<RsqrtSeed, 2> kRsqrtSeeds{{"table", "linear"}};
+
 struct RsqrtConfig {
   int table_bits = 8;     ///< seed table index width (1 parity bit + table_bits-1 mantissa bits)
   int iterations = 2;     ///< Newton-Raphson steps y' = y (3 - m y^2) / 2
   int nr_frac_bits = 24;  ///< fraction bits of the Newton iterate registers
+  RsqrtSeed seed = RsqrtSeed::table;  ///< the seed's form (a table value or a line an interval)
   std::string validate() const;
+  /// Words of the seed ROM (a word is nr_frac_bits + 3 bits): 2^table_bits,
+  /// twice that for the linear seed's (c0, c1) pairs.
+  int64_t rom_words() const { return (int64_t(1) << table_bits) * (seed == RsqrtSeed::linear ? 2 : 1); }
+  /// Pipeline stages: normalise and ROM read, the linear seed's
+  /// multiply-add, one per Newton step, the output rounding.
+  int stages() const { return iterations + 2 + (seed == RsqrtSeed::linear ? 1 : 0); }
 };
 
-/// Seed table: entry (p, j) = 1/sqrt(midpoint of [1 + j/2^(b-1), 1 + (j+1)/2^(b-1)) * 2^p),
-/// rounded to nr_frac_bits.
+/// Seed ROM, rounded to nr_frac_bits. `table`: entry (p, j) = 1/sqrt of the
+/// midpoint of [1 + j/2^(b-1), 1 + (j+1)/2^(b-1)) * 2^p. `linear`: entries
+/// 2 (p, j) and 2 (p, j) + 1 are c0 and c1 of the interval's minimax line
+/// c0 + c1 t, t in [0, 1) across the interval (the chord, lowered by half its
+/// largest distance from the curve).
 std::vector<Fx> make_rsqrt_table(const RsqrtConfig& cfg);
 
-/// 1/sqrt(v): leading-zero normalise v = m 2^k (k even, m in [1,4)), seed from
-/// the table, `iterations` Newton steps at nr_frac_bits, then 2^(-k/2) and
-/// one rounding into `out`. v <= 0 saturates `out` (flagged as overflow).
+/// 1/sqrt(v): leading-zero normalise v = m 2^k (k even, m in [1,4)), seed
+/// from the ROM (linear: c0 + c1 t, t the nr_frac_bits mantissa bits below
+/// the index, rounded once), `iterations` Newton steps at nr_frac_bits,
+/// then 2^(-k/2) and one rounding into `out`. v <= 0 saturates `out`
+/// (flagged as overflow).
 Fx rsqrt_nr(Fx v, const RsqrtConfig& cfg, const std::vector<Fx>& table, const FixedFormat& out,
             QuantFlags* flags = nullptr);
 

@@ -337,8 +337,11 @@ std::string compare_table(const json& all) {
   // workload's comparison leads with the fuse mode and shows its area, a
   // backward's with its parameter-gradient path.
   const std::vector<std::string> leads = compare_leads(all);
-  const bool fused = !leads.empty() && leads.front() == "fuse";
-  for (const std::string& lead : leads) o << strprintf("%-17s ", lead.c_str());
+  const bool fused = std::find(leads.begin(), leads.end(), "fuse") != leads.end();
+  auto lead_cell = [](const std::string& lead, const std::string& text) {
+    return strprintf("%-*s ", static_cast<int>(std::max<size_t>(17, lead.size())), text.c_str());
+  };
+  for (const std::string& lead : leads) o << lead_cell(lead, lead);
   o
     << strprintf("%-15s %14s %15s %13s %10s %15s %18s %9s %19s %9s %12s ", "path", "rows_in_flight", "replay_fraction",
                  "cycles", "time_us", "dram_bytes_read", "dram_bytes_written", "dram_gbps", "sram_required_bytes", "sram_mm2",
@@ -347,7 +350,7 @@ std::string compare_table(const json& all) {
     << strprintf("%9s %9s %9s %9s ", "total_mm2", "total_uj", "dram_uj", "sram_uj")
     << (fused ? strprintf("%9s ", "fusion_uj") : std::string()) << strprintf("%12s\n", "rel_l2_error");
   for (const auto& r : reps) {
-    for (const std::string& lead : leads) o << strprintf("%-17s ", r.value(lead, std::string("-")).c_str());
+    for (const std::string& lead : leads) o << lead_cell(lead, r.value(lead, std::string("-")));
     if (r.contains("infeasible")) {
       o << strprintf("%-15s infeasible: %s\n", r["path"].get<std::string>().c_str(), r["infeasible"].get<std::string>().c_str());
       continue;

@@ -305,6 +305,8 @@ std::string sweep_csv(const json& sweep) {
 
 std::vector<std::string> compare_leads(const json& comparison) {
   std::vector<std::string> leads;
+  if (comparison.contains("across"))  // compare --across: its keys first
+    for (const json& k : comparison["across"]) leads.push_back(k.get<std::string>());
   for (const char* k : {"fuse", "param_grad"})
     for (const json& r : comparison["paths"])
       if (r.contains(k)) {

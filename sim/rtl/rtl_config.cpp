@@ -182,6 +182,7 @@ ParameterList unit_parameter_list(Unit unit, const config::Arch& a, int count_bi
       l.push_back({"TB", a.rsqrt.table_bits});
       l.push_back({"ITER", a.rsqrt.iterations});
       l.push_back({"NR", a.rsqrt.nr_frac_bits});
+      l.push_back({"SEED", a.rsqrt.seed == core::RsqrtSeed::linear ? 1 : 0});
       break;
     case Unit::normalize_affine:
       format_params(l, "X", fmt(a, Stage::input), false);
@@ -235,12 +236,20 @@ std::string rom_modules(const config::Arch& a, int64_t max_count) {
   const auto& rc = a.rsqrt;
   const int yw = rc.nr_frac_bits + 3;
   const auto seeds = core::make_rsqrt_table(rc);
-  o << "// rsqrt seeds: 1/sqrt of each interval's midpoint, s" << yw << "." << rc.nr_frac_bits << ".\n"
-    << "module rsqrt_seed_rom (input wire [" << rc.table_bits - 1 << ":0] index, output reg [" << yw - 1
+  const bool linear = rc.seed == core::RsqrtSeed::linear;
+  const int word = linear ? 2 * yw : yw;  // linear: {c0, c1}
+  o << (linear ? "// rsqrt seeds: {c0, c1} of each interval's line c0 + c1 t, each s"
+               : "// rsqrt seeds: 1/sqrt of each interval's midpoint, s")
+    << yw << "." << rc.nr_frac_bits << ".\n"
+    << "module rsqrt_seed_rom (input wire [" << rc.table_bits - 1 << ":0] index, output reg [" << word - 1
     << ":0] value);\n  always @* begin\n    case (index)\n";
-  for (size_t i = 0; i < seeds.size(); ++i)
-    o << "      " << rc.table_bits << "'d" << i << ": value = " << literal(seeds[i], yw) << ";\n";
-  o << "      default: value = " << yw << "'d0;\n    endcase\n  end\nendmodule\n";
+  for (size_t i = 0; i < (size_t(1) << rc.table_bits); ++i) {
+    o << "      " << rc.table_bits << "'d" << i << ": value = ";
+    if (linear) o << "{" << literal(seeds[2 * i], yw) << ", " << literal(seeds[2 * i + 1], yw) << "}";
+    else o << literal(seeds[i], yw);
+    o << ";\n";
+  }
+  o << "      default: value = " << word << "'d0;\n    endcase\n  end\nendmodule\n";
   return o.str();
 }
 
@@ -393,7 +402,7 @@ std::string bench_top(const config::Arch& a, int64_t max_count) {
 std::string parameter_key(const std::string& p) {
   static const std::map<std::string, std::string> whole = {
       {"L", "lanes"}, {"TB", "rsqrt.table_bits"}, {"ITER", "rsqrt.iterations"}, {"NR", "rsqrt.nr_frac_bits"},
-      {"WELFORD_LAT", "asic.latency.welford_cycles"}, {"MERGE_LAT", "asic.latency.merge_level_cycles"},
+      {"SEED", "rsqrt.seed"}, {"WELFORD_LAT", "asic.latency.welford_cycles"}, {"MERGE_LAT", "asic.latency.merge_level_cycles"},
       {"RSQRT_LAT", "asic.latency.rsqrt_cycles"}, {"NORM_LAT", "asic.latency.normalize_cycles"},
       {"MERGE_UNITS", "merge.units"}};
   static const std::map<char, std::string> stage = {{'X', "input"}, {'M', "mean"}, {'Q', "m2"}, {'R', "recip"},
@@ -413,7 +422,7 @@ std::string pipeline_parameters(const config::Arch& a, bool rmsnorm, int64_t max
   const int L = a.lanes;
   const int64_t max_count = (max_hidden + L - 1) / L;
   // The pipeline's own depth: lanes 1 (the lane register), a tree level 1,
-  // rsqrt_in 1 + the rsqrt unit's N + 2, normalise 1.
+  // rsqrt_in 1 + the rsqrt unit's stages, normalise 1.
   auto need = [&](const char* key, int have, int min) {
     if (have < min)
       throw config::ConfigError(a.source + ": asic.latency." + key + ": the RTL pipeline needs a whole number >= " +
@@ -421,7 +430,7 @@ std::string pipeline_parameters(const config::Arch& a, bool rmsnorm, int64_t max
   };
   need("welford_cycles", lat.welford_cycles, 1);
   need("merge_level_cycles", lat.merge_level_cycles, 1);
-  need("rsqrt_cycles", lat.rsqrt_cycles, a.rsqrt.iterations + 3);
+  need("rsqrt_cycles", lat.rsqrt_cycles, a.rsqrt.stages() + 1);
   need("normalize_cycles", lat.normalize_cycles, 1);
   ParameterList l = {{"L", L}, {"LOG2L", std::countr_zero(static_cast<unsigned>(L))}, {"KIND", rmsnorm ? 1 : 0},
                      {"NW", area::count_bits(max_count)}, {"MNW", 24}, {"LMAX", 24},
@@ -443,6 +452,7 @@ std::string pipeline_parameters(const config::Arch& a, bool rmsnorm, int64_t max
   l.push_back({"TB", a.rsqrt.table_bits});
   l.push_back({"ITER", a.rsqrt.iterations});
   l.push_back({"NR", a.rsqrt.nr_frac_bits});
+  l.push_back({"SEED", a.rsqrt.seed == core::RsqrtSeed::linear ? 1 : 0});
   std::ostringstream o;
   for (const auto& [k, v] : l) o << "-G" << k << "=" << v << "\n";
   return o.str();

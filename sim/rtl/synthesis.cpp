@@ -53,7 +53,8 @@ std::string rom_stubs(const config::Arch& a, int count_bits) {
   o << "(* blackbox *) module welford_recip_rom(input wire [" << count_bits - 1 << ":0] n, output wire ["
     << rf.total_bits - 1 << ":0] value); endmodule\n"
     << "(* blackbox *) module rsqrt_seed_rom(input wire [" << a.rsqrt.table_bits - 1 << ":0] index, output wire ["
-    << a.rsqrt.nr_frac_bits + 2 << ":0] value); endmodule\n";
+    << a.rsqrt.rom_words() / (int64_t(1) << a.rsqrt.table_bits) * (a.rsqrt.nr_frac_bits + 3) - 1
+    << ":0] value); endmodule\n";
   return o.str();
 }
 }  // namespace
@@ -202,8 +203,7 @@ void synthesize_forward_units(const config::Arch& arch, const core::DatapathConf
                    merge_levels});
   }
   r.push_back({"rsqrt_unit", 1, synthesize(Unit::rsqrt, arch, 1, rtl_dir, yosys, keep_dir),
-               modelled_logic_levels("rsqrt_unit", area::rsqrt_inventory(dp.formats, dp.rsqrt).multiplier_bit_products /
-                                                       std::max(dp.rsqrt.iterations, 1))});
+               modelled_logic_levels("rsqrt_unit", area::rsqrt_stage_bit_products(dp.formats, dp.rsqrt))});
   r.push_back({"normalize_affine", L, synthesize(Unit::normalize_affine, arch, 1, rtl_dir, yosys, keep_dir),
                modelled_logic_levels("normalize_affine", area::normalize_inventory(dp.formats).multiplier_bit_products)});
 }

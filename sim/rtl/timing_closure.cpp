@@ -131,9 +131,10 @@ TimingClosure close_timing(const core::DatapathConfig& dp, const config::AsicCon
     else
       add("chan_merge_tree", "chan_merge_tree", "merge_level_cycles", L - 1, node, 1, lat.merge_level_cycles);
   }
-  const int steps = std::max(dp.rsqrt.iterations, 1);
-  add("rsqrt_unit", "rsqrt_unit", "rsqrt_cycles", 1, area::rsqrt_inventory(f, dp.rsqrt).multiplier_bit_products / steps, steps,
-      lat.rsqrt_cycles);
+  // The RSQRT unit's multiplying stages: one per Newton step (the deepest),
+  // and the linear seed's multiply-add, a shallower stage of its own.
+  const int steps = std::max(dp.rsqrt.iterations + (dp.rsqrt.seed == core::RsqrtSeed::linear ? 1 : 0), 1);
+  add("rsqrt_unit", "rsqrt_unit", "rsqrt_cycles", 1, area::rsqrt_stage_bit_products(f, dp.rsqrt), steps, lat.rsqrt_cycles);
   add("normalize_affine", "normalize_affine", "normalize_cycles", L, area::normalize_inventory(f).multiplier_bit_products, 1,
       lat.normalize_cycles);
 

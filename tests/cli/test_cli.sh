@@ -591,6 +591,34 @@ for p in ("sram-replay", "dram-reread", "partial-replay"):
     assert fused[1] < none[1], p                     # bandwidth-bound: fewer bytes, fewer cycles
     assert none[2] == 0 < fused[2], p                # the adder and the mask generator are this unit's
 PY
+# compare --across: each path once per design, the keys' values paired; the
+# RSQRT unit's linear seed and one Newton step beside the table seed's two.
+"$N" compare "$W/gpt2-small.yaml" --arch "$AD" --set workload.seq=16 --across arch.rsqrt.seed=table,linear \
+  --across arch.rsqrt.iterations=2,1 --json -q >"$T/across.json" || bad "compare --across"
+/usr/bin/python3 - "$T/across.json" <<'PY' && ok || bad "compare --across contract"
+import json, sys
+c = json.load(open(sys.argv[1]))
+assert c["across"] == ["arch.rsqrt.seed", "arch.rsqrt.iterations"], c["across"]
+rows = c["paths"]
+assert [(r["arch.rsqrt.seed"], r["arch.rsqrt.iterations"]) for r in rows] == [("table", "2")] * 3 + [("linear", "1")] * 3
+for t, l in zip(rows[:3], rows[3:]):
+    assert t["path"] == l["path"]
+    assert t["arch"]["rsqrt"] == {"seed": "table", "iterations": 2, "table_bits": 8, "nr_frac_bits": 28}, t["arch"]["rsqrt"]
+    assert l["arch"]["rsqrt"]["seed"] == "linear" and l["arch"]["rsqrt"]["iterations"] == 1
+    # the same stages (a multiply-add for a Newton step), twice the seed ROM: more area, the same cycles here
+    assert l["timing"]["cycles"] == t["timing"]["cycles"], (l["timing"]["cycles"], t["timing"]["cycles"])
+    assert l["area"]["datapath_mm2"] != t["area"]["datapath_mm2"]
+    assert l["numerics"]["rel_l2_error"] < 1e-3 and t["numerics"]["rel_l2_error"] < 1e-3
+PY
+"$N" compare "$W/gpt2-small.yaml" --arch "$AD" --set workload.seq=16 --across arch.rsqrt.seed=table,linear --no-numerics -q \
+  >"$T/across.txt" || bad "compare --across (table)"
+head -3 "$T/across.txt" | tail -1 | grep -q "^arch.rsqrt.seed *path " && [ "$(grep -c "^linear " "$T/across.txt")" = 3 ] && ok ||
+  bad "compare --across table: $(cat "$T/across.txt")"
+expect_exit 2 "--across: 'rsqrt.seed=linear' is not an arch key" -- compare --across rsqrt.seed=linear -q
+expect_exit 2 "value 'linear' given twice" -- compare --across arch.rsqrt.seed=linear,linear -q
+expect_exit 2 "1 values against arch.rsqrt.seed's 2" -- compare --across arch.rsqrt.seed=table,linear --across arch.rsqrt.iterations=1 -q
+expect_exit 2 "key arch.lanes given twice" -- compare --across arch.lanes=8,16 --across arch.lanes=16,8 -q
+expect_exit 2 "rsqrt.seed" -- compare --across arch.rsqrt.seed=table,cubic -q
 expect_exit 2 "--fuse: unknown mode 'sideways'" -- compare "$W/postnorm-7b.yaml" --fuse none,sideways -q
 expect_exit 2 "has no residual stream" -- compare "$W/llama2-7b.yaml" --fuse all -q
 expect_exit 2 "key 'fuse.mode'" -- run "$W/llama2-7b.yaml" --set arch.fuse.mode=residual -q

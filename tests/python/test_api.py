@@ -33,6 +33,16 @@ def test_compare_fuse_modes_of_a_residual_workload():
         normsim.compare("llama2-7b", set=SMALL, fuse="all")
 
 
+def test_compare_across_two_rsqrt_designs():
+    r = normsim.compare("gpt2-small", set=SMALL, numerics=False,
+                        across={"arch.rsqrt.seed": ["table", "linear"], "arch.rsqrt.iterations": [2, 1]})
+    assert r["across"] == ["arch.rsqrt.seed", "arch.rsqrt.iterations"]
+    designs = [(p["arch.rsqrt.seed"], p["arch.rsqrt.iterations"], p["arch"]["rsqrt"]["seed"]) for p in r["paths"]]
+    assert designs == [("table", "2", "table")] * 3 + [("linear", "1", "linear")] * 3
+    with pytest.raises(normsim.NormsimError):
+        normsim.compare("gpt2-small", set=SMALL, across={"arch.rsqrt.seed": ["table", "table"]})
+
+
 def test_configs_as_names_paths_text_and_dicts():
     path = SOURCE_DIR / "workloads" / "gpt2-small.yaml"
     by_name = normsim.run("gpt2-small", "asic-fp32", set=SMALL)

@@ -29,8 +29,8 @@ OPS = ["adder_bits", "multiplier_bit_products", "requant_bits", "shifter_bits"]
 FF_GE = 5.3  # sim/area kGePerFlipFlop
 
 
-def point(w, tb, it):
-    """Formats scaled from one data width w, as a set of --set overrides."""
+def point(w, tb, it, seed="table"):
+    """Formats scaled from one data width w, as a set of --set overrides (seed: the RSQRT unit's)."""
     f = {"input": (w, w - 6, 1), "mean": (w + 8, w, 1), "m2": (2 * w, w, 1), "recip": (w + 8, w + 7, 0),
          "variance": (w + 16, w + 4, 0), "rsqrt_in": (w + 16, w + 4, 0), "rsqrt_out": (w + 8, w - 2, 0),
          "xhat": (w, w - 6, 1), "gamma": (w, w - 3, 1), "beta": (w, w - 3, 1), "output": (w, w - 5, 1)}
@@ -38,8 +38,10 @@ def point(w, tb, it):
     for stage, (bits, frac, signed) in f.items():
         sets += [f"arch.formats.{stage}.bits={bits}", f"arch.formats.{stage}.frac={frac}",
                  f"arch.formats.{stage}.signed={'true' if signed else 'false'}"]
-    sets += [f"arch.rsqrt.table_bits={tb}", f"arch.rsqrt.iterations={it}", f"arch.rsqrt.nr_frac_bits={w + 4}"]
-    return {"label": f"w{w} t{tb} i{it}", "sets": sets, "workload": "gpt2-small.yaml"}
+    sets += [f"arch.rsqrt.table_bits={tb}", f"arch.rsqrt.iterations={it}", f"arch.rsqrt.nr_frac_bits={w + 4}",
+             f"arch.rsqrt.seed={seed}"]
+    return {"label": f"w{w} t{tb} i{it}" + ("" if seed == "table" else f" {seed}"), "sets": sets,
+            "workload": "gpt2-small.yaml", "seed_products": (w + 7) * (w + 5) if seed == "linear" else 0}
 
 
 def backward_point(w, rms, rounding, overflow):
@@ -61,6 +63,8 @@ def backward_point(w, rms, rounding, overflow):
 
 SWEEP = [point(8, 4, 1), point(12, 5, 1), point(16, 6, 2), point(16, 8, 3), point(20, 7, 2),
          point(24, 8, 2), point(24, 10, 1), point(28, 9, 3), point(32, 8, 2), point(32, 10, 3),
+         # The linear seed (c0 + c1 t an interval) before one Newton step: checked, not fitted apart.
+         point(12, 5, 1, "linear"), point(20, 7, 1, "linear"), point(28, 9, 1, "linear"),
          backward_point(8, False, "half-even", "saturate"), backward_point(12, True, "truncate", "wrap"),
          backward_point(12, False, "half-away", "saturate"), backward_point(16, False, "truncate", "saturate"),
          backward_point(16, True, "half-even", "wrap"), backward_point(20, True, "half-even", "saturate"),
@@ -174,14 +178,18 @@ if bwd_rows:
 
 # Logic depth (sim/rtl/timing_closure.cpp's depth_fits): yosys's `ltp -noff`
 # gate levels of one RTL stage against log2 of its multiplier bit products
-# (the RSQRT unit's over its Newton steps), a + b log2 per unit.
+# (the RSQRT unit's a Newton step's: the linear seed's shallower multiply-add
+# taken out), a + b log2 per unit.
 ITERS = {p["label"]: int(next(s for s in p["sets"] if "iterations" in s).split("=")[1]) for p in SWEEP}
+SEED_PRODUCTS = {p["label"]: p.get("seed_products", 0) for p in SWEEP}
 TIMED = {"welford_lanes", "chan_merge_tree", "rsqrt_unit", "normalize_affine"}  # the units sim/rtl/timing_closure.cpp times
 depth = {}
 for label, r in results:
     for u in r["units"]:
         if u["unit"] in TIMED and "synth" in u and u["synth"].get("logic_levels") and "operators_per_instance" in u:
-            prod = u["operators_per_instance"]["multiplier_bit_products"] / (ITERS[label] if u["unit"] == "rsqrt_unit" else 1)
+            prod = u["operators_per_instance"]["multiplier_bit_products"]
+            if u["unit"] == "rsqrt_unit":
+                prod = (prod - SEED_PRODUCTS[label]) / ITERS[label]
             depth.setdefault(u["unit"], []).append((np.log2(prod), u["synth"]["logic_levels"]))
 depth_lines = ["| unit | a | b | worst error |", "|---|---|---|---|"]
 for unit, pts in depth.items():

@@ -35,8 +35,33 @@ struct CompareArgs {
   int64_t sram_budget = 0;
   double target_cycles = 0;
   std::string fuse;  ///< "": the arch's own mode; else a list or "all"
+  std::vector<std::string> across;  ///< "arch.KEY=V1,V2,..." each: each path once per value, the keys paired
   int jobs = 0;      ///< candidates run at once (0: all cores)
 };
+
+// --across arch.KEY=V1,V2,...: the key and its values, each once. Every
+// value is then applied to the arch as `--set arch.KEY=V` is (its checks, its
+// one-line refusals).
+std::pair<std::string, std::vector<std::string>> across_values(const std::string& flag) {
+  const size_t eq = flag.find('=');
+  const std::string allowed = "allowed: arch.KEY=V1,V2,..., e.g. arch.rsqrt.seed=table,linear";
+  if (eq == std::string::npos || flag.rfind("arch.", 0) != 0 || eq <= 5)
+    throw config::ConfigError("--across: '" + config::printable(flag) + "' is not an arch key with values (" + allowed + ")");
+  const std::string key = flag.substr(0, eq);
+  std::vector<std::string> values;
+  size_t start = eq + 1;
+  for (;;) {
+    const size_t comma = flag.find(',', start);
+    const std::string v = flag.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    if (v.empty()) throw config::ConfigError("--across: " + key + ": an empty value (" + allowed + ")");
+    if (std::find(values.begin(), values.end(), v) != values.end())
+      throw config::ConfigError("--across: " + key + ": value '" + config::printable(v) + "' given twice (allowed: each value once)");
+    values.push_back(v);
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return {key, values};
+}
 
 int jobs(int flag) { return flag > 0 ? flag : static_cast<int>(std::max(1u, std::thread::hardware_concurrency())); }
 
@@ -166,26 +191,64 @@ int compare(const CompareArgs& a) {
                               "residual: section, e.g. postnorm-7b)");
   // The designs beside the path: a residual workload's fuse modes, a
   // backward's parameter-gradient paths (docs/ASIC.md, "Backward").
+  // Each design beside the path, with the labels its rows carry (key, value).
+  struct Label {
+    std::string key, value;
+    bool in_progress = true;  ///< named on the progress line
+  };
   struct Variant {
     config::Arch arch;
-    std::string key, name;
-    std::pair<std::string, std::string> also{};  ///< a second key the row varies (a backward's fuse mode)
+    std::vector<Label> labels;
   };
+  // --across: the arch once per value, as --set would make it; several
+  // --across pair their values (the i-th design takes every key's i-th).
   std::vector<Variant> variants;
-  for (const config::FuseMode fuse : modes) {
-    config::Arch fused = arch;
-    fused.fuse.mode = fuse;
-    variants.push_back({fused, w.residual ? "fuse" : "", std::string(config::to_string(fuse))});
+  if (a.across.empty()) {
+    variants.push_back({arch, {}});
+  } else {
+    std::vector<std::pair<std::string, std::vector<std::string>>> axes;
+    for (const std::string& flag : a.across) {
+      axes.push_back(across_values(flag));
+      if (axes.back().second.size() != axes.front().second.size())
+        throw config::ConfigError("--across: " + axes.back().first + ": " + std::to_string(axes.back().second.size()) +
+                                  " values against " + axes.front().first + "'s " +
+                                  std::to_string(axes.front().second.size()) + " (allowed: as many values for every key, paired in order)");
+      for (size_t k = 0; k + 1 < axes.size(); ++k)
+        if (axes[k].first == axes.back().first)
+          throw config::ConfigError("--across: key " + axes.back().first + " given twice (allowed: each key once)");
+    }
+    all["across"] = nlohmann::json::array();
+    for (const auto& axis : axes) all["across"].push_back(axis.first);
+    for (size_t i = 0; i < axes.front().second.size(); ++i) {
+      std::vector<config::Override> ov;
+      for (const auto& s : a.in.sets) ov.push_back(config::parse_override(s));
+      Variant v;
+      for (const auto& [key, values] : axes) {
+        ov.push_back(config::parse_override(key + "=" + values[i]));
+        v.labels.push_back({key, values[i]});
+      }
+      v.arch = a.in.arch.empty() ? config::default_arch(ov, false) : config::load_arch(a.in.arch, ov, false);
+      variants.push_back(std::move(v));
+    }
   }
-  if (w.is_backward() && arch.asic) {  // each fuse mode asked for (a Post-Norm backward) x each path of dgamma/dbeta
+  // Each fuse mode asked for (a residual workload's rows name theirs).
+  std::vector<Variant> by_fuse;
+  for (const Variant& d : variants)
+    for (const config::FuseMode fuse : modes) {
+      Variant v = d;
+      v.arch.fuse.mode = fuse;
+      if (w.residual) v.labels.push_back({"fuse", std::string(config::to_string(fuse)), !a.fuse.empty()});
+      by_fuse.push_back(std::move(v));
+    }
+  variants = std::move(by_fuse);
+  if (w.is_backward() && arch.asic) {  // x each path of dgamma/dbeta
     std::vector<Variant> by_param_grad;
     for (const Variant& f : variants)
       for (const config::ParamGradPath pg : {config::ParamGradPath::onchip, config::ParamGradPath::partials, config::ParamGradPath::dram_rmw}) {
         Variant v = f;
         v.arch.asic->backward.param_grad = pg;
-        if (!a.fuse.empty()) v.also = {"fuse", v.name};
-        v.key = "param_grad";
-        v.name = std::string(config::kParamGradPaths.name(pg));
+        if (a.fuse.empty()) std::erase_if(v.labels, [](const Label& l) { return l.key == "fuse"; });
+        v.labels.push_back({"param_grad", std::string(config::kParamGradPaths.name(pg))});
         by_param_grad.push_back(std::move(v));
       }
     variants = std::move(by_param_grad);
@@ -193,17 +256,18 @@ int compare(const CompareArgs& a) {
   const size_t rows_total = variants.size() * std::size(kPaths);
   for (const Variant& v : variants) {
     for (auto path : kPaths) {
-      ProgressLine::get().phase((v.key.empty() || (v.key == "fuse" && a.fuse.empty()) ? "" : v.key + " " + v.name + ", ") + "path " +
-                                std::string(config::to_string(path)) + " (" + std::to_string(all["paths"].size() + 1) +
-                                " of " + std::to_string(rows_total) + ")");
+      std::string named;
+      for (const Label& l : v.labels)
+        if (l.in_progress) named += l.key + " " + l.value + ", ";
+      ProgressLine::get().phase(named + "path " + std::string(config::to_string(path)) + " (" +
+                                std::to_string(all["paths"].size() + 1) + " of " + std::to_string(rows_total) + ")");
       nlohmann::json row;
       try {
         row = compare_row(a, w, v.arch, path, mode, base);
       } catch (const ChildFailed& f) {
         return f.rc;
       }
-      if (!v.key.empty()) row[v.key] = v.name;  // the row says which design it is beside its path
-      if (!v.also.first.empty()) row[v.also.first] = v.also.second;
+      for (const Label& l : v.labels) row[l.key] = l.value;  // the row says which design it is beside its path
       all["paths"].push_back(std::move(row));
     }
   }
@@ -241,6 +305,11 @@ Command add_compare(CLI::App& app) {
   c->add_option("--fuse", a->fuse,
                  "a residual workload: each path once per fuse mode -- all, or a list of " +
                      std::string(config::kFuseModeNames) + " (default: the arch's fuse.mode)");
+  c->add_option("--across", a->across,
+                "each path once per value of an arch key, as --set would set it: arch.KEY=V1,V2,...; given again, "
+                "the keys' values pair in order (e.g. --across arch.rsqrt.seed=table,linear --across "
+                "arch.rsqrt.iterations=2,1: the RSQRT unit's two designs side by side)")
+      ->allow_extra_args(false);
   c->add_flag("--no-numerics", a->asic.no_numerics, "timing only");
   c->add_flag("--no-fast-forward", a->asic.no_fast_forward, kNoFastForwardHelp);
   add_int_option(c, "-j,--jobs", a->jobs, 1, 4096, "--sram-budget / --target-cycles: candidates run at once (default: all cores)");
