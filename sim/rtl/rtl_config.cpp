@@ -236,18 +236,17 @@ std::string rom_modules(const config::Arch& a, int64_t max_count) {
   const auto& rc = a.rsqrt;
   const int yw = rc.nr_frac_bits + 3;
   const auto seeds = core::make_rsqrt_table(rc);
-  const bool linear = rc.seed == core::RsqrtSeed::linear;
-  const int word = linear ? 2 * yw : yw;  // linear: {c0, c1}
-  o << (linear ? "// rsqrt seeds: {c0, c1} of each interval's line c0 + c1 t, each s"
-               : "// rsqrt seeds: 1/sqrt of each interval's midpoint, s")
-    << yw << "." << rc.nr_frac_bits << ".\n"
+  // An index's entries side by side, its first in the top bits ({c0, c1} for the linear seed).
+  const size_t per_index = static_cast<size_t>(rc.rom_words() >> rc.table_bits);
+  const int word = static_cast<int>(per_index) * yw;
+  o << "// rsqrt seeds (" << core::kRsqrtSeeds.name(rc.seed) << "), " << per_index << " s" << yw << "."
+    << rc.nr_frac_bits << " word(s) an index: make_rsqrt_table's.\n"
     << "module rsqrt_seed_rom (input wire [" << rc.table_bits - 1 << ":0] index, output reg [" << word - 1
     << ":0] value);\n  always @* begin\n    case (index)\n";
   for (size_t i = 0; i < (size_t(1) << rc.table_bits); ++i) {
-    o << "      " << rc.table_bits << "'d" << i << ": value = ";
-    if (linear) o << "{" << literal(seeds[2 * i], yw) << ", " << literal(seeds[2 * i + 1], yw) << "}";
-    else o << literal(seeds[i], yw);
-    o << ";\n";
+    o << "      " << rc.table_bits << "'d" << i << ": value = {";
+    for (size_t k = 0; k < per_index; ++k) o << (k ? ", " : "") << literal(seeds[per_index * i + k], yw);
+    o << "};\n";
   }
   o << "      default: value = " << word << "'d0;\n    endcase\n  end\nendmodule\n";
   return o.str();
