@@ -53,7 +53,7 @@ FxWelford chan_merge(const FxWelford& a, const FxWelford& b, const StageFormats&
 /// c0 + c1 t with t the mantissa bits below the index (the piecewise-linear
 /// seed of published LayerNorm units; ~2^-(2 table_bits + 2)), so one step
 /// does what two do after a plain table, for twice the ROM and a multiplier.
-enum class RsqrtSeed { table, linear };
+enum class RsqrtSeed { table, linear };  ///< its value is rtl_models/rsqrt.v's SEED
 inline constexpr EnumNames<RsqrtSeed, 2> kRsqrtSeeds{{"table", "linear"}};
 
 struct RsqrtConfig {

@@ -182,7 +182,7 @@ ParameterList unit_parameter_list(Unit unit, const config::Arch& a, int count_bi
       l.push_back({"TB", a.rsqrt.table_bits});
       l.push_back({"ITER", a.rsqrt.iterations});
       l.push_back({"NR", a.rsqrt.nr_frac_bits});
-      l.push_back({"SEED", a.rsqrt.seed == core::RsqrtSeed::linear ? 1 : 0});
+      l.push_back({"SEED", static_cast<int>(a.rsqrt.seed)});
       break;
     case Unit::normalize_affine:
       format_params(l, "X", fmt(a, Stage::input), false);
@@ -451,7 +451,7 @@ std::string pipeline_parameters(const config::Arch& a, bool rmsnorm, int64_t max
   l.push_back({"TB", a.rsqrt.table_bits});
   l.push_back({"ITER", a.rsqrt.iterations});
   l.push_back({"NR", a.rsqrt.nr_frac_bits});
-  l.push_back({"SEED", a.rsqrt.seed == core::RsqrtSeed::linear ? 1 : 0});
+  l.push_back({"SEED", static_cast<int>(a.rsqrt.seed)});
   std::ostringstream o;
   for (const auto& [k, v] : l) o << "-G" << k << "=" << v << "\n";
   return o.str();
