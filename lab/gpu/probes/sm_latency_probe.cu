@@ -12,8 +12,16 @@
 //           buffer that the L1 holds (the LSU's own rate, no L2 bound);
 //   atomic  atomicAdd(float) with the result unused (RED), every thread of a
 //           full grid on one of A addresses (contention = threads / A):
-//           atomics per ns and per SM cycle.
-// One JSON object per line. sm_latency_probe [--only shfl|smem|lsu|atomic]
+//           atomics per ns and per SM cycle;
+//   chase   the remainder loop's loads: W = 1 or 2 warps an SM, each warp's
+//           32 lanes loading one coalesced 128-byte line whose words hold
+//           the next line's index (a dependent chain, like a loop that
+//           loads one element a lane an iteration), one or two chains
+//           interleaved, from lines spread over 4 GiB (DRAM: the L2 misses)
+//           or over 16 MiB read once before (L2 hits): SM cycles a step
+//           (a step: one load of each chain).
+// One JSON object per line. sm_latency_probe [--only shfl|smem|lsu|atomic|chase]
+#include <vector>
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -83,6 +91,29 @@ __global__ void lsu_stream(const V* __restrict__ buf, size_t mask, int steps, fl
   const long long c1 = clock64();
   if (threadIdx.x == 0 && blockIdx.x == 0) *cycles = c1 - c0;
   if (acc == 12345.0f) sink[0] = acc;
+}
+
+// Warp w of the grid starts its chains at lines ((w + start) * 2654435761 +
+// c * 40503) mod lines; each load is the lane's word of the current line,
+// whose words all hold the next line's first word index.
+__global__ void global_chase(const uint32_t* __restrict__ next, uint32_t lines, int steps, int chains, uint32_t start,
+                             long long* cycles, uint32_t* sink) {
+  const uint32_t warp = (blockIdx.x * blockDim.x + threadIdx.x) / 32, lane = threadIdx.x % 32;
+  uint32_t p0 = static_cast<uint32_t>(((warp + start) * 2654435761ull) % lines) * 32;
+  uint32_t p1 = static_cast<uint32_t>(((warp + start) * 2654435761ull + 40503) % lines) * 32;
+  __syncwarp();
+  const long long c0 = clock64();
+  if (chains == 1) {
+    for (int k = 0; k < steps; ++k) p0 = __ldcg(next + p0 + lane);
+  } else {
+    for (int k = 0; k < steps; ++k) {
+      p0 = __ldcg(next + p0 + lane);
+      p1 = __ldcg(next + p1 + lane);
+    }
+  }
+  const long long c1 = clock64();
+  if (lane == 0) cycles[warp] = c1 - c0;
+  if (p0 + p1 == 0xffffffffu) sink[0] = p0;
 }
 
 __global__ void red_contention(float* addr, int addresses, int per_thread) {
@@ -184,6 +215,49 @@ int main(int argc, char** argv) {
       if (lsu_case<float4, 4, true>(buf, 16384, prop.multiProcessorCount, w, clock_khz, fsink, cyc)) return 1;
     }
     CUDA_OK(cudaFree(buf));
+  }
+  if (only.empty() || only == "chase") {
+    // A random cycle through the lines (every word of a line holds the next
+    // line's first word index), built once for the largest buffer; the 16 MiB
+    // case walks a cycle of its own.
+    const int sms = prop.multiProcessorCount;
+    long long* wcyc;
+    CUDA_OK(cudaMalloc(&wcyc, sizeof(long long) * sms * 2));
+    for (const size_t bytes : {size_t(16) << 20, size_t(4) << 30}) {
+      const uint32_t lines = static_cast<uint32_t>(bytes / 128);
+      std::vector<uint32_t> order(lines), host(static_cast<size_t>(lines) * 32);
+      for (uint32_t i = 0; i < lines; ++i) order[i] = i;
+      uint64_t s = 88172645463325252ull;
+      for (uint32_t i = lines - 1; i > 0; --i) {  // Fisher-Yates with xorshift64
+        s ^= s << 13, s ^= s >> 7, s ^= s << 17;
+        std::swap(order[i], order[s % (i + 1)]);
+      }
+      for (uint32_t i = 0; i < lines; ++i)
+        std::fill_n(host.begin() + static_cast<size_t>(order[i]) * 32, 32, order[(i + 1) % lines] * 32);
+      uint32_t* next;
+      CUDA_OK(cudaMalloc(&next, bytes));
+      CUDA_OK(cudaMemcpy(next, host.data(), bytes, cudaMemcpyHostToDevice));
+      const bool dram = bytes > (size_t(64) << 20);
+      for (int w : {1, 2})
+        for (int chains : {1, 2}) {
+          const int steps = dram ? 512 : 2048;
+          // Warm-up: the L2 case's fill (the same chains); the DRAM case's
+          // timed chains start elsewhere, on lines no earlier run touched.
+          global_chase<<<sms * w, 32>>>(next, lines, steps, chains, 0, wcyc, reinterpret_cast<uint32_t*>(sink));
+          const uint32_t start = dram ? 1000003u * static_cast<uint32_t>(w * 2 + chains) : 0;
+          global_chase<<<sms * w, 32>>>(next, lines, steps, chains, start, wcyc, reinterpret_cast<uint32_t*>(sink));
+          CUDA_OK(cudaDeviceSynchronize());
+          std::vector<long long> c(static_cast<size_t>(sms) * w);
+          CUDA_OK(cudaMemcpy(c.data(), wcyc, sizeof(long long) * c.size(), cudaMemcpyDeviceToHost));
+          std::sort(c.begin(), c.end());
+          std::printf("{\"probe\": \"chase\", \"source\": \"%s\", \"buffer_bytes\": %zu, \"warps_per_sm\": %d, "
+                      "\"chains\": %d, \"steps\": %d, \"cycles_per_step_median\": %.1f, \"cycles_per_step_max\": %.1f}\n",
+                      dram ? "dram" : "l2", bytes, w, chains, steps, static_cast<double>(c[c.size() / 2]) / steps,
+                      static_cast<double>(c.back()) / steps);
+        }
+      CUDA_OK(cudaFree(next));
+    }
+    CUDA_OK(cudaFree(wcyc));
   }
   if (only.empty() || only == "atomic") {
     float* addr;
