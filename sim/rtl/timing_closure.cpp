@@ -133,8 +133,9 @@ TimingClosure close_timing(const core::DatapathConfig& dp, const config::AsicCon
   }
   // The RSQRT unit's multiplying stages: one per Newton step (the deepest),
   // and the linear seed's multiply-add, a shallower stage of its own.
-  const int steps = std::max(dp.rsqrt.iterations + (dp.rsqrt.seed == core::RsqrtSeed::linear ? 1 : 0), 1);
-  add("rsqrt_unit", "rsqrt_unit", "rsqrt_cycles", 1, area::rsqrt_stage_bit_products(f, dp.rsqrt), steps, lat.rsqrt_cycles);
+  const int multiplying = std::max(dp.rsqrt.stages() - 2, 1);  // less the normalise and the output rounding
+  add("rsqrt_unit", "rsqrt_unit", "rsqrt_cycles", 1, area::rsqrt_stage_bit_products(f, dp.rsqrt), multiplying,
+      lat.rsqrt_cycles);
   add("normalize_affine", "normalize_affine", "normalize_cycles", L, area::normalize_inventory(f).multiplier_bit_products, 1,
       lat.normalize_cycles);
 

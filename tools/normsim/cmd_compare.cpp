@@ -220,14 +220,13 @@ int compare(const CompareArgs& a) {
     all["across"] = nlohmann::json::array();
     for (const auto& axis : axes) all["across"].push_back(axis.first);
     for (size_t i = 0; i < axes.front().second.size(); ++i) {
-      std::vector<config::Override> ov;
-      for (const auto& s : a.in.sets) ov.push_back(config::parse_override(s));
       Variant v;
+      std::vector<std::string> sets;
       for (const auto& [key, values] : axes) {
-        ov.push_back(config::parse_override(key + "=" + values[i]));
+        sets.push_back(key + "=" + values[i]);
         v.labels.push_back({key, values[i]});
       }
-      v.arch = a.in.arch.empty() ? config::default_arch(ov, false) : config::load_arch(a.in.arch, ov, false);
+      v.arch = load_arch_also(a.in, sets);
       variants.push_back(std::move(v));
     }
   }

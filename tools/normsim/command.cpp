@@ -62,13 +62,28 @@ void add_input_options(CLI::App* c, InputArgs& in, const InputHelp& help) {
                 "override a key" + help.set_note + " (repeatable)");
 }
 
-Inputs load_inputs(const InputArgs& a, bool digest) {
+namespace {
+// --set's workload and arch overrides (a gpu key belongs to `normsim simt`).
+std::vector<config::Override> input_overrides(const std::vector<std::string>& sets) {
   std::vector<config::Override> ov;
-  for (const auto& s : a.sets) {
+  for (const auto& s : sets) {
     ov.push_back(config::parse_override(s));
     if (ov.back().target == "gpu")
       throw config::ConfigError("--set: key '" + s + "': gpu keys belong to `normsim simt` (allowed: workload.KEY=VALUE, arch.KEY=VALUE)");
   }
+  return ov;
+}
+}  // namespace
+
+config::Arch load_arch_also(const InputArgs& a, const std::vector<std::string>& also) {
+  std::vector<std::string> sets = a.sets;
+  sets.insert(sets.end(), also.begin(), also.end());
+  const std::vector<config::Override> ov = input_overrides(sets);
+  return a.arch.empty() ? config::default_arch(ov, false) : config::load_arch(a.arch, ov, false);
+}
+
+Inputs load_inputs(const InputArgs& a, bool digest) {
+  const std::vector<config::Override> ov = input_overrides(a.sets);
   Inputs in{a.workload.empty() ? config::default_workload(ov, digest) : config::load_workload(a.workload, ov, digest),
             a.arch.empty() ? config::default_arch(ov, digest) : config::load_arch(a.arch, ov, digest)};
   if (!digest) return in;  // nothing to stamp

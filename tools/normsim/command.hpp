@@ -82,6 +82,9 @@ void add_input_options(CLI::App* c, InputArgs& in, const InputHelp& help);
 /// ConfigError for gpu keys (they belong to `normsim simt`). `digest`: the
 /// configs' sha256, recorded for the report's stamp (a sweep's points skip it).
 Inputs load_inputs(const InputArgs& a, bool digest = true);
+/// The arch as load_inputs reads it with `also` (arch.KEY=VALUE overrides)
+/// after --set's, unrecorded in the report's stamp (a variant of the inputs).
+config::Arch load_arch_also(const InputArgs& a, const std::vector<std::string>& also);
 
 /// --path: nullopt when not given; ConfigError naming the allowed values.
 std::optional<config::InputPath> parse_path_flag(const std::string& p);
