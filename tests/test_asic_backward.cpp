@@ -143,8 +143,8 @@ TEST(BackwardHandComputed, AccumulatorReadModifyWriteOccupiesTheSram) {
     return nlohmann::json::parse(out);
   };
   const auto fast = run(8), slow = run(4);
-  EXPECT_EQ(fast["timing"]["stall_cycles_by_unit"]["welford_lanes"]["sram_port"], 0.0);
-  EXPECT_GT(slow["timing"]["stall_cycles_by_unit"]["welford_lanes"]["sram_port"].get<double>(), 0);
+  EXPECT_EQ(fast["timing"]["stall_cycles_by_unit"]["row_sum_lanes"]["sram_port"], 0.0);
+  EXPECT_GT(slow["timing"]["stall_cycles_by_unit"]["row_sum_lanes"]["sram_port"].get<double>(), 0);
   EXPECT_GT(slow["timing"]["cycles"].get<double>(), fast["timing"]["cycles"].get<double>());
   EXPECT_EQ(slow["traffic"]["dram_bytes_read"], fast["traffic"]["dram_bytes_read"]);
   EXPECT_EQ(slow["traffic"]["sram_bytes_read"], fast["traffic"]["sram_bytes_read"]);

@@ -10,7 +10,7 @@ RunCosts run_costs(const core::DatapathConfig& dp, const config::AsicConfig& c, 
   rc.sram_at_capacity = c.sram.area_at_capacity;
   rc.sram_required_bytes = run.sram_required_bytes;
   const double costed = rc.sram_at_capacity ? static_cast<double>(c.sram.capacity_bytes) : run.sram_required_bytes;
-  rc.area = estimate_area(dp, {costed, c.sram.banks, c.sram.ports}, c.node, c.pass_latencies(backward != nullptr).merge_level_cycles,
+  rc.area = estimate_area(dp, {costed, c.sram.banks, c.sram.ports}, c.node, c.tree_level_cycles(backward != nullptr),
                           backward);
   add_timing_registers(rc.area, c.timing_flip_flops, c.node);
   // This unit's share of a fused residual workload: its adder and mask generator.

@@ -58,8 +58,8 @@ AsicConfig resolve(const config::Workload& w, const config::Arch& a, const AsicO
   const auto alg = o.algorithm.value_or(a.algorithm);
   if (w.is_backward()) {
     // The backward (docs/ASIC.md, "Backward"): its formats and order, no
-    // statistics written (it reads the forward's); its latencies are its
-    // own keys (AsicConfig::pass_latencies).
+    // statistics written (it reads the forward's); its units are its own
+    // (unit_registry.cpp), each with its latency key.
     (void)config::backward_config(w, a);
     if (o.rtl) throw config::ConfigError("--rtl: the backward has no lock-stepped RTL pipeline (drop --rtl)");
     c.write_stats = false;
@@ -260,12 +260,12 @@ void simulate(NormAccelerator& top, const RunGeometry& g, const config::Workload
   }
   sc_core::sc_start();
   if (tf) sc_core::sc_close_vcd_trace_file(tf);
-  if (top.normalize().rows_done() != top.row_limit())
-    throw std::runtime_error("asic model stopped after " + std::to_string(top.normalize().rows_done()) + " of " +
+  if (top.output().rows_done() != top.row_limit())
+    throw std::runtime_error("asic model stopped after " + std::to_string(top.output().rows_done()) + " of " +
                              std::to_string(top.row_limit()) + " rows");
   res.fast_forward = top.fast_forward_result();
   res.fast_forward.enabled = no_skip.empty();
-  res.fast_forward.rows_simulated = top.normalize().rows_done();
+  res.fast_forward.rows_simulated = top.output().rows_done();
   if (!no_skip.empty()) res.fast_forward.reason = no_skip;
   else if (!res.fast_forward.applied && res.fast_forward.reason.empty())
     res.fast_forward.reason = "no period found in the " + std::to_string(w.rows) + " rows";
@@ -298,12 +298,12 @@ void assemble(NormAccelerator& top, const RunGeometry& g, const config::Workload
               AsicResult& res) {
   // Skipped periods: every time after the cut moves by m T, every counter by m deltas.
   const double skipped_cycles = res.fast_forward.cycles_skipped();
-  res.cycles = top.normalize().last_output_cycle() + skipped_cycles;
+  res.cycles = top.output().last_output_cycle() + skipped_cycles;
   for (const auto& [pass, done] : top.finish_after_rows()) {  // a backward's dgamma/dbeta, its branch pass
-    if (pass == "param_grad_pass") res.param_grads_done_cycle = done + skipped_cycles;
+    if (pass == "param_grad_accumulator") res.param_grads_done_cycle = done + skipped_cycles;
     res.cycles = std::max(res.cycles, done + skipped_cycles);
   }
-  res.first_stats_cycle = top.rsqrt().first_stats_cycle();
+  res.first_stats_cycle = top.lanes().first_stats_cycle();
   res.last_lanes_cycle = top.lanes().last_row_cycle() + skipped_cycles;
   res.unit_stats = top.stats();
   std::vector<double> values = top.counter_values();
@@ -326,8 +326,9 @@ void assemble(NormAccelerator& top, const RunGeometry& g, const config::Workload
   // The parameters are written into their buffer once and read once per row.
   // The SRAM holds the row buffers, gamma/beta (written once, read every row)
   // and the re-read FIFO (every re-read byte written and read once).
-  const uint64_t fifo = count("normalize.reread_fifo_read_bytes");
-  res.param_buffer_read_bytes = count("normalize.param_buffer_read_bytes");
+  const std::string output = top.output().basename();
+  const uint64_t fifo = count(output + ".reread_fifo_read_bytes");
+  res.param_buffer_read_bytes = count(output + ".param_buffer_read_bytes");
   res.sram_bytes_read = count("sram.bytes_read") + res.param_buffer_read_bytes + fifo;
   res.sram_bytes_written = count("sram.bytes_written") + static_cast<uint64_t>(g.param_bytes) + fifo;
   res.sram_peak_bytes = count("sram.peak_occupancy_bytes");

@@ -1,8 +1,10 @@
 // log2(L) levels of Chan merges (adders for sums) on the arch's merge units
 // (core::MergeSchedule): a dedicated tree is a pure, pipelined latency; a
 // shared one takes one row at a time, so a row can wait for it. The lane
-// array hands it a finished row through its `merge` port, a blocking
-// transport (row_transport.hpp) that costs no thread switch.
+// array hands it a finished row through its `reduce` port, a blocking
+// transport (row_transport.hpp) that costs no thread switch. The backward's
+// row-sum tree (S1 and S2 over the lanes, adders only) is the same tree on
+// the same units at its own level latency: an instance of its own.
 #pragma once
 
 #include <systemc.h>
@@ -19,7 +21,7 @@ namespace normsim::asic {
 struct ChanMergeTree : sc_core::sc_module, RowTransportIf, HasPeriodState {
   struct Config {
     core::MergeSchedule merge;  ///< the tree on the arch's merge units
-    int level_cycles = 1;       ///< latency.merge_level_cycles
+    int level_cycles = 1;       ///< one level's latency: latency.merge_level_cycles, or backward.row_sum_level_cycles
     int datapaths = 1;          ///< rows side by side, each on its own units
   };
   ChanMergeTree(sc_core::sc_module_name n, const Config& cfg, RowArithmetic* arith);
@@ -35,7 +37,7 @@ struct ChanMergeTree : sc_core::sc_module, RowTransportIf, HasPeriodState {
   RowArithmetic* arith_;
   double free_at_ = 0;  ///< cycle the units can take the next row
   double busy_cycles_ = 0;
-  core::StatGroup stats_{"chan_merge_tree"};
+  core::StatGroup stats_{basename()};
 };
 
 }  // namespace normsim::asic

@@ -5,6 +5,7 @@
 #include "sim/asic/cycle_signal.hpp"
 #include "sim/asic/handshake_fifo.hpp"
 #include "sim/asic/memory_models.hpp"
+#include "sim/asic/param_grad_accumulator.hpp"
 #include "sim/asic/row_slot.hpp"
 #include "sim/asic/row_transport.hpp"
 #include "sim/asic/unit_registry.hpp"
@@ -51,11 +52,12 @@ bool bind_signal(sc_core::sc_object& port, sc_core::sc_interface& channel, PortD
 }
 
 // `port` is the initiator's port (out), or the target unit itself (in:
-// it must implement the transport).
+// it must implement the transport's interface If).
+template <class If>
 bool bind_transport(sc_core::sc_object& port, sc_core::sc_interface& target, PortDir dir) {
-  auto* t = dynamic_cast<RowTransportIf*>(&target);
+  auto* t = dynamic_cast<If*>(&target);
   if (dir == PortDir::in) return t != nullptr && dynamic_cast<sc_core::sc_interface*>(&port) == &target;
-  auto* p = dynamic_cast<RowTransportPort*>(&port);
+  auto* p = dynamic_cast<sc_core::sc_port_b<If>*>(&port);
   if (p && t) (*p)(*t);
   return p != nullptr && t != nullptr;
 }
@@ -69,32 +71,40 @@ void no_period_state(const sc_core::sc_interface&, PeriodState&) {}
 template <class T>
 constexpr ChannelDecl fifo(std::string_view name, std::string_view token, std::string_view summary,
                            int (*depth)(const RunGeometry&, const AsicConfig&), bool late = false) {
-  return {name, token, summary, ChannelKind::fifo, {}, depth, late ? make_late_fifo<T> : make_fifo<T>, bind_fifo<T>,
+  return {name, token, summary, ChannelKind::fifo, depth, late ? make_late_fifo<T> : make_fifo<T>, bind_fifo<T>,
           fifo_period_state<T>};
 }
 constexpr ChannelDecl signal(std::string_view name, std::string_view summary) {
-  return {name, "cycle", summary, ChannelKind::signal, {}, nullptr, make_signal, bind_signal, no_period_state};
+  return {name, "cycle", summary, ChannelKind::signal, nullptr, make_signal, bind_signal, no_period_state};
 }
-constexpr ChannelDecl transport(std::string_view name, std::string_view target, std::string_view summary) {
-  return {name, "row", summary, ChannelKind::transport, target, nullptr, nullptr, bind_transport, no_period_state};
+template <class If>
+constexpr ChannelDecl transport(std::string_view name, std::string_view token, std::string_view summary) {
+  return {name, token, summary, ChannelKind::transport, nullptr, nullptr, bind_transport<If>, no_period_state};
 }
+int rows_in_flight(const RunGeometry&, const AsicConfig& c) { return c.rows_in_flight; }
 
 const std::vector<ChannelDecl> kChannels = {
-    fifo<RowSlot*>("free_row_buffers", "row buffer", "row buffers the normalise unit has emptied, back to the input path",
-                   [](const RunGeometry&, const AsicConfig& c) { return c.rows_in_flight; }),
+    fifo<RowSlot*>("free_row_buffers", "row buffer", "row buffers the output unit has emptied, back to the input path",
+                   rows_in_flight),
     fifo<RowSlot*>("stats_to_normalize", "row buffer", "rows with their statistics, lanes (through merge and RSQRT) to normalise",
-                   [](const RunGeometry&, const AsicConfig& c) { return c.rows_in_flight; }),
+                   rows_in_flight),
+    fifo<RowSlot*>("means_to_dx", "row buffer", "rows with their row means, row-sum lanes (through the tree and S/C) to the dx unit",
+                   rows_in_flight),
     fifo<ChunkToken>("input_to_lanes", "transaction", "each row's stream transactions, input path to lanes",
                      [](const RunGeometry& g, const AsicConfig& c) { return std::max(2, c.rows_in_flight * g.chunks); }),
     fifo<Grant>("reread_fifo", "transaction", "the re-read part of each row from DRAM, in row order",
                 [](const RunGeometry& g, const AsicConfig&) { return g.reread_fifo_transactions; }),
     // The re-read stream is at most rows in flight rows behind the lanes (WelfordLaneArray::step).
     fifo<double>("sum_in_dram", "cycle", "fused with a re-read: the cycle each row's z is in DRAM, lanes to re-read stream",
-                 [](const RunGeometry&, const AsicConfig& c) { return c.rows_in_flight; }, true),
+                 rows_in_flight, true),
     signal("params_on_chip", "the cycle gamma/beta have landed in their buffer"),
     signal("adder_done", "the cycle a separate adder's last z write is in DRAM"),
-    transport("row_to_merge", "chan_merge_tree", "each finished row's lane states, lanes to the Chan merge tree"),
-    transport("row_to_rsqrt", "rsqrt", "each merged row's variance, lanes to the RSQRT unit"),
+    transport<RowTransportIf>("row_to_merge", "row", "each finished row's lane states, lanes to the Chan merge tree"),
+    transport<RowTransportIf>("row_to_rsqrt", "row", "each merged row's variance, lanes to the RSQRT unit"),
+    transport<RowTransportIf>("row_to_row_sum", "row", "each finished row's S1/S2 lane sums, row-sum lanes to the row-sum tree"),
+    transport<RowTransportIf>("row_to_row_mean", "row", "each summed row's S1 and S2, row-sum lanes to the S/C unit"),
+    transport<ParamGradIf>("columns_to_accumulator", "columns",
+                           "each transaction's columns (dy, x_hat), row-sum lanes to the gradient accumulator"),
 };
 
 }  // namespace

@@ -35,15 +35,15 @@ struct PortDecl {
 };
 
 /// One channel between units: a HandshakeFifo of `token`s (ready/valid,
-/// `depth` entries), a CycleSignal (a cycle announced once), or a row
-/// transport whose far end is the unit `target` itself (its `In` port in
-/// the registry names the interface it implements, not an sc_port).
+/// `depth` entries), a CycleSignal (a cycle announced once), or a blocking
+/// transport whose far end is the unit that reads it (its `In` port in the
+/// registry names the interface it implements, not an sc_port): whichever
+/// unit the pass builds there.
 struct ChannelDecl {
   std::string_view name;     ///< its SystemC name and the VCD scope
   std::string_view token;    ///< what one entry carries ("cycle" for a signal, "row" for a transport)
   std::string_view summary;  ///< one line, for the netlist and docs
   ChannelKind kind = ChannelKind::fifo;
-  std::string_view target;  ///< a transport's unit
   /// Entries of a FIFO for this run (null: none, a signal or transport).
   int (*depth)(const RunGeometry& g, const AsicConfig& c) = nullptr;
   /// Builds the channel (null for a transport: its target unit is the channel).

@@ -15,16 +15,14 @@ NormAccelerator::NormAccelerator(sc_core::sc_module_name n, const RunGeometry& g
       row_limit_(g.rows) {
   // The netlist's channels, then its units, each bound as it is built.
   const Netlist netlist = make_netlist(g, cfg);
-  for (const ChannelDecl& d : accelerator_channels()) {
+  for (const Netlist::Connection& k : netlist.connections) {
+    const ChannelDecl& d = *k.channel;
     Channel c{&d, d.make ? d.make(d, g, cfg) : nullptr, nullptr};
     c.object = dynamic_cast<const sc_core::sc_object*>(c.channel.get());
     c.fifo = dynamic_cast<const FifoState*>(c.channel.get());
     c.signal = dynamic_cast<const CycleSignal*>(c.channel.get());
-    for (const Netlist::Connection& k : netlist.connections)
-      if (k.channel == &d) {
-        c.writer = k.writer.unit;
-        if (!k.readers.empty()) c.reader = k.readers.front().unit;
-      }
+    c.writer = k.writer.unit;
+    if (!k.readers.empty()) c.reader = k.readers.front().unit;
     channels_.push_back(std::move(c));
   }
   UnitBuild build{g, cfg, merge, dram, sram, arith, rows_done_out, row_limit_, [this] { on_row_done(); }};
@@ -43,10 +41,13 @@ NormAccelerator::NormAccelerator(sc_core::sc_module_name n, const RunGeometry& g
   SC_THREAD(trace_process);
 }
 
-NormAccelerator::Channel& NormAccelerator::channel(std::string_view name) {
-  for (Channel& c : channels_)
+const NormAccelerator::Channel& NormAccelerator::channel(std::string_view name) const {
+  for (const Channel& c : channels_)
     if (c.decl->name == name) return c;
   throw std::logic_error("norm_accelerator: no channel " + std::string(name));
+}
+NormAccelerator::Channel& NormAccelerator::channel(std::string_view name) {
+  return const_cast<Channel&>(static_cast<const NormAccelerator&>(*this).channel(name));
 }
 
 void NormAccelerator::bind_ports(const AsicUnitEntry& e, sc_core::sc_module& unit) {
@@ -57,9 +58,10 @@ void NormAccelerator::bind_ports(const AsicUnitEntry& e, sc_core::sc_module& uni
     Channel& c = channel(p.channel);
     sc_core::sc_interface* to = c.channel.get();
     if (c.decl->kind == ChannelKind::transport) {
-      // The target unit is the channel (built before the units that call it).
+      // The unit that reads it is the channel (built before the units that call it).
+      to = nullptr;
       for (auto& [te, tm] : units_)
-        if (te->name == c.decl->target) to = dynamic_cast<sc_core::sc_interface*>(tm.get());
+        if (te->name == c.reader) to = dynamic_cast<sc_core::sc_interface*>(tm.get());
       if (p.dir == PortDir::in) port = &unit;
     }
     if (!port || !to || !c.decl->bind(*port, *to, p.dir))
@@ -74,9 +76,14 @@ const sc_core::sc_module& NormAccelerator::unit(std::string_view name) const {
     if (e->name == name) return *m;
   throw std::logic_error("norm_accelerator: no unit " + std::string(name));
 }
-const WelfordLaneArray& NormAccelerator::lanes() const { return static_cast<const WelfordLaneArray&>(unit("welford_lanes")); }
-const RsqrtUnit& NormAccelerator::rsqrt() const { return static_cast<const RsqrtUnit&>(unit("rsqrt")); }
-const NormalizeUnit& NormAccelerator::normalize() const { return static_cast<const NormalizeUnit&>(unit("normalize")); }
+// By their places in the netlist: the lanes read the input path's
+// transactions; the output unit hands the row buffers back.
+const WelfordLaneArray& NormAccelerator::lanes() const {
+  return static_cast<const WelfordLaneArray&>(unit(channel("input_to_lanes").reader));
+}
+const NormalizeUnit& NormAccelerator::output() const {
+  return static_cast<const NormalizeUnit&>(unit(channel("free_row_buffers").writer));
+}
 
 std::vector<core::StatSet> NormAccelerator::stats() const {
   std::vector<core::StatSet> all;
@@ -106,9 +113,14 @@ std::vector<double> NormAccelerator::counter_values(std::vector<bool>* peak) con
 
 std::vector<std::pair<std::string_view, double>> NormAccelerator::finish_after_rows() {
   std::vector<std::pair<std::string_view, double>> done;
-  const RowsDone rows{lanes().last_row_cycle(), normalize().last_output_cycle()};
-  for (const AsicUnitEntry& e : asic_units())
-    if (e.after_rows && e.enabled(g_)) done.emplace_back(e.name, e.after_rows(g_, dram, sram, rows));
+  const RowsDone rows{lanes().last_row_cycle(), output().last_output_cycle()};
+  for (const AsicUnitEntry& e : asic_units()) {
+    if (!e.after_rows || !e.enabled(g_)) continue;
+    sc_core::sc_module* built = nullptr;
+    for (auto& [be, m] : units_)
+      if (be == &e) built = m.get();
+    done.emplace_back(e.name, e.after_rows(built, g_, dram, rows));
+  }
   return done;
 }
 
@@ -129,7 +141,7 @@ void NormAccelerator::fast_forward(const SteadyStateDetector::Config& c) {
 PeriodState NormAccelerator::period_state() const {
   PeriodState s;
   s.now = now_cycles();
-  s.row = normalize().rows_done() - 1;
+  s.row = output().rows_done() - 1;
   for (const auto& [e, m] : units_) e->period_state(*m, s);
   for (const Channel& c : channels_)
     if (c.channel) c.decl->period_state(*c.channel, s);
@@ -139,7 +151,7 @@ PeriodState NormAccelerator::period_state() const {
 }
 
 void NormAccelerator::on_row_done() {
-  if (!detector_ || !detector_->looks_at(normalize().rows_done() - 1)) return;
+  if (!detector_ || !detector_->looks_at(output().rows_done() - 1)) return;
   int64_t issued = 0;
   for (const auto& [e, m] : units_)
     if (e->rows_issued) issued = std::max(issued, e->rows_issued(*m));
@@ -204,7 +216,7 @@ void NormAccelerator::trace(sc_core::sc_trace_file* tf, int64_t rows) {
   sc_core::sc_trace(tf, dram_bytes_read_, std::string(dram.name()) + ".bytes_read");
   sc_core::sc_trace(tf, dram_bytes_written_, std::string(dram.name()) + ".bytes_written");
   sc_core::sc_trace(tf, sram_held_bytes_, std::string(sram.name()) + ".held_bytes");
-  sc_core::sc_trace(tf, rows_done_, std::string(normalize().name()) + ".rows_done");
+  sc_core::sc_trace(tf, rows_done_, std::string(output().name()) + ".rows_done");
   dram.port().log_grants(true);
   sram.read_port().log_grants(true);
   sram.write_port().log_grants(true);
@@ -221,7 +233,7 @@ void NormAccelerator::trace_process() {
     p.grant = a.granted;
   };
   const bool shared_sram_port = &sram.read_port() == &sram.write_port();
-  while (normalize().rows_done() < trace_rows) {
+  while (output().rows_done() < trace_rows) {
     const double now = now_cycles();
     for (Channel& c : channels_) sample(c);
     memory_port(dram_port_, dram.port(), now);
@@ -230,11 +242,11 @@ void NormAccelerator::trace_process() {
     dram_bytes_read_ = static_cast<double>(dram.bytes_read());
     dram_bytes_written_ = static_cast<double>(dram.bytes_written());
     sram_held_bytes_ = static_cast<double>(sram.held_bytes());
-    rows_done_ = static_cast<int>(normalize().rows_done());
+    rows_done_ = static_cast<int>(output().rows_done());
     wait(sc_core::sc_time(1, sc_core::SC_NS));
   }
   // The last sample, once the traced rows are done; then the model runs on untraced.
-  rows_done_ = static_cast<int>(normalize().rows_done());
+  rows_done_ = static_cast<int>(output().rows_done());
   dram.port().log_grants(false);
   sram.read_port().log_grants(false);
   sram.write_port().log_grants(false);

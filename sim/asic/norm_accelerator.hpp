@@ -1,5 +1,6 @@
 // The top of the ASIC model: input path -> Welford lane array -> Chan merge
-// tree -> RSQRT unit -> normalise/affine unit -> output, with the DRAM and
+// tree -> RSQRT unit -> normalise/affine unit -> output (the backward: row-sum
+// lanes -> row-sum tree -> S/C -> dx unit, beside the gradient accumulator), with the DRAM and
 // SRAM models, connected by bounded FIFOs (ready/valid: a full FIFO stalls its
 // writer; HandshakeFifo), cycle announcements (CycleSignal) and a pool of row
 // buffers. Every hand-over between units is one of these channels; the
@@ -19,7 +20,6 @@
 #include "sim/asic/handshake_fifo.hpp"
 #include "sim/asic/netlist.hpp"
 #include "sim/asic/normalize_unit.hpp"
-#include "sim/asic/rsqrt_unit.hpp"
 #include "sim/asic/steady_state.hpp"
 #include "sim/asic/unit_registry.hpp"
 #include "sim/asic/welford_lane_array.hpp"
@@ -35,10 +35,11 @@ SC_MODULE(NormAccelerator) {
 
   DramModel dram;
   SramModel sram;
-  // The units the run enables (asic_units(), in its order), and the three the results are read from.
+  // The units the run enables (asic_units(), in its order), and the two the
+  // results are read from: the lane array and the output unit (the forward's
+  // Welford lanes and normalise unit, the backward's row-sum lanes and dx unit).
   const WelfordLaneArray& lanes() const;
-  const RsqrtUnit& rsqrt() const;
-  const NormalizeUnit& normalize() const;
+  const NormalizeUnit& output() const;
 
   /// Runs the after-rows passes the geometry enables (asic_units() order),
   /// once every row is out; each pass's name and the cycle it is done.
@@ -101,6 +102,7 @@ SC_MODULE(NormAccelerator) {
   /// Binds unit `e`'s ports (its entry's `ports`) to the channels they name.
   void bind_ports(const AsicUnitEntry& e, sc_core::sc_module& unit);
   Channel& channel(std::string_view name);
+  const Channel& channel(std::string_view name) const;
   /// The built unit named `name` (a unit every run has).
   const sc_core::sc_module& unit(std::string_view name) const;
   std::vector<Channel> channels_;

@@ -45,8 +45,8 @@ void NormalizeUnit::step() {
   for (;;) {
     switch (phase_) {
       case Phase::take: {
-        if (!from_rsqrt.nb_read(slot_)) {
-          next_trigger(from_rsqrt.data_written_event());
+        if (!from_stats.nb_read(slot_)) {
+          next_trigger(from_stats.data_written_event());
           return;
         }
         // The input path reads gamma/beta before any row, so they are announced by now.

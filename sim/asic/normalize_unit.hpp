@@ -21,7 +21,7 @@ namespace normsim::asic {
 
 struct NormalizeUnit : sc_core::sc_module, HasPeriodState {
   SC_HAS_PROCESS(NormalizeUnit);
-  sc_core::sc_fifo_in<RowSlot*> from_rsqrt{"from_rsqrt"};
+  sc_core::sc_fifo_in<RowSlot*> from_stats{"from_stats"};
   sc_core::sc_fifo_in<Grant> reread{"reread"};  ///< the DRAM re-read stream (unused for SRAM replay)
   sc_core::sc_fifo_out<RowSlot*> free_slots{"free_slots"};
   CycleIn params_on_chip{"params_on_chip"};             ///< gamma/beta in their buffer
@@ -70,7 +70,7 @@ struct NormalizeUnit : sc_core::sc_module, HasPeriodState {
   int64_t rows_done_ = 0;
   uint64_t param_buffer_read_bytes_ = 0;  ///< gamma/beta read once per row
   uint64_t reread_fifo_read_bytes_ = 0;   ///< the re-read, through its FIFO
-  core::StatGroup stats_{"normalize"};
+  core::StatGroup stats_{basename()};
 };
 
 }  // namespace normsim::asic

@@ -33,8 +33,8 @@ void RereadStream::step() {
   for (;;) {
     if (pending_) {
       // A full FIFO holds the stream; a slot frees when the normalise unit takes one.
-      if (!to_normalize.nb_write(*pending_)) {
-        next_trigger(to_normalize.data_read_event());
+      if (!to_output.nb_write(*pending_)) {
+        next_trigger(to_output.data_read_event());
         return;
       }
       pending_.reset();

@@ -17,7 +17,7 @@ namespace normsim::asic {
 
 struct RereadStream : sc_core::sc_module, HasPeriodState {
   SC_HAS_PROCESS(RereadStream);
-  sc_core::sc_fifo_out<Grant> to_normalize{"to_normalize"};
+  sc_core::sc_fifo_out<Grant> to_output{"to_output"};
   sc_core::sc_fifo_in<double> sum_in_dram{"sum_in_dram"};  ///< fused: per row, the cycle its z is in DRAM
   /// `limit`: the rows to re-read (the workload's, less what the fast-forward skips).
   RereadStream(sc_core::sc_module_name n, const RunGeometry& g, const RowLimit& limit, DramModel& dram);

@@ -8,7 +8,6 @@ RsqrtUnit::RsqrtUnit(sc_core::sc_module_name n, int latency_cycles, RowArithmeti
 double RsqrtUnit::transport(RowSlot& slot) {
   if (arith_) arith_->datapath->rsqrt(slot.state, arith_->numerics->counters);
   slot.t_ready += latency_cycles_;
-  if (first_stats_cycle_ < 0) first_stats_cycle_ = slot.t_ready;
   return 0;
 }
 

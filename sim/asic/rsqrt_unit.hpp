@@ -1,6 +1,6 @@
 // Variance + eps -> rstd: leading-zero normalise, table seed, Newton steps;
 // a pipeline of fixed latency, called by the lane array after the merge
-// tree through its `rsqrt` port (a blocking transport, row_transport.hpp).
+// tree through its `finish` port (a blocking transport, row_transport.hpp).
 #pragma once
 
 #include <systemc.h>
@@ -16,12 +16,10 @@ struct RsqrtUnit : sc_core::sc_module, RowTransportIf {
   RsqrtUnit(sc_core::sc_module_name n, int latency_cycles, RowArithmetic* arith);
   /// Never waits (a pipeline): returns 0.
   double transport(RowSlot& slot) override;
-  double first_stats_cycle() const { return first_stats_cycle_; }  ///< when the first row's statistics were out (-1: none yet)
 
  private:
   const int latency_cycles_;
   RowArithmetic* arith_;
-  double first_stats_cycle_ = -1;
 };
 
 }  // namespace normsim::asic

@@ -144,7 +144,7 @@ TrafficIdentity traffic_identity(const config::Workload& w, const config::Arch& 
   // A row holds the lanes ceil(C/L) cycles and shared merge units their
   // occupancy; the slower of the two sets the rate.
   const core::MergeSchedule merge{a.lanes, a.merge.units};
-  const double merge_occupancy = merge.shared() ? merge.occupancy_cycles(c.pass_latencies(w.is_backward()).merge_level_cycles) : 0;
+  const double merge_occupancy = merge.shared() ? merge.occupancy_cycles(c.tree_level_cycles(w.is_backward())) : 0;
   const double per_row = std::max(std::ceil(static_cast<double>(C) / a.lanes), merge_occupancy);
   const double lane_cycles = static_cast<double>(N) * per_row / c.datapaths;
   t.lower_bound_cycles = std::max(dram_cycles, lane_cycles);

@@ -4,8 +4,9 @@
 #include "sim/asic/chan_merge_tree.hpp"
 #include "sim/asic/input_path_unit.hpp"
 #include "sim/asic/normalize_unit.hpp"
-#include "sim/asic/param_grad_pass.hpp"
+#include "sim/asic/param_grad_accumulator.hpp"
 #include "sim/asic/reread_stream.hpp"
+#include "sim/asic/row_mean_unit.hpp"
 #include "sim/asic/rsqrt_unit.hpp"
 #include "sim/asic/separate_adder_pass.hpp"
 #include "sim/asic/welford_lane_array.hpp"
@@ -41,27 +42,45 @@ Module make_input_path(UnitBuild& b) {
   return std::make_unique<InputPathUnit>("input_path", b.geometry, b.row_limit, b.dram, b.sram, b.arith);
 }
 
+bool forward(const RunGeometry& g) { return !g.backward; }
+bool backward(const RunGeometry& g) { return g.backward; }
+
+// The forward's units and the backward's share their timing skeletons (a
+// lane array, an adder tree on the merge units, a fixed pipeline, a replay
+// and output path); each is an instance of its own with its own latency key.
 Module make_merge_tree(UnitBuild& b) {
-  auto u = std::make_unique<ChanMergeTree>(
-      "chan_merge_tree",
-      ChanMergeTree::Config{b.merge, b.cfg.pass_latencies(b.geometry.backward).merge_level_cycles, b.cfg.datapaths}, b.arith);
-  return u;
+  return std::make_unique<ChanMergeTree>(
+      "chan_merge_tree", ChanMergeTree::Config{b.merge, b.cfg.latency.merge_level_cycles, b.cfg.datapaths}, b.arith);
+}
+Module make_row_sum_tree(UnitBuild& b) {
+  return std::make_unique<ChanMergeTree>(
+      "row_sum_tree", ChanMergeTree::Config{b.merge, b.cfg.backward.row_sum_level_cycles, b.cfg.datapaths}, nullptr);
 }
 
-Module make_rsqrt(UnitBuild& b) {
-  auto u = std::make_unique<RsqrtUnit>("rsqrt", b.cfg.pass_latencies(b.geometry.backward).rsqrt_cycles, b.arith);
-  return u;
+Module make_rsqrt(UnitBuild& b) { return std::make_unique<RsqrtUnit>("rsqrt", b.cfg.latency.rsqrt_cycles, b.arith); }
+Module make_row_mean(UnitBuild& b) { return std::make_unique<RowMeanUnit>("row_mean", b.cfg.backward.row_mean_cycles); }
+
+Module make_accumulator(UnitBuild& b) {
+  return std::make_unique<ParamGradAccumulator>("param_grad_accumulator", b.geometry, b.dram, b.sram);
 }
 
 Module make_lanes(UnitBuild& b) {
-  return std::make_unique<WelfordLaneArray>("welford_lanes", b.geometry, b.cfg.pass_latencies(b.geometry.backward).welford_cycles, b.dram, b.sram,
-                                            b.arith);
+  return std::make_unique<WelfordLaneArray>("welford_lanes", b.geometry, b.cfg.latency.welford_cycles, b.dram, b.sram, b.arith);
+}
+Module make_row_sum_lanes(UnitBuild& b) {
+  return std::make_unique<WelfordLaneArray>("row_sum_lanes", b.geometry, b.cfg.backward.row_sum_lane_cycles, b.dram, b.sram,
+                                            nullptr);
 }
 
 Module make_normalize(UnitBuild& b) {
   return std::make_unique<NormalizeUnit>(
-      "normalize", b.geometry, NormalizeUnit::Config{b.cfg.pass_latencies(b.geometry.backward).normalize_cycles, b.cfg.write_stats, b.rows_done_out, b.row_done},
+      "normalize", b.geometry, NormalizeUnit::Config{b.cfg.latency.normalize_cycles, b.cfg.write_stats, b.rows_done_out, b.row_done},
       b.dram, b.sram, b.arith);
+}
+Module make_dx_unit(UnitBuild& b) {
+  return std::make_unique<NormalizeUnit>(
+      "dx_unit", b.geometry, NormalizeUnit::Config{b.cfg.backward.dx_cycles, false, b.rows_done_out, b.row_done}, b.dram, b.sram,
+      nullptr);
 }
 
 Module make_reread(UnitBuild& b) {
@@ -85,52 +104,71 @@ const std::vector<AsicUnitEntry> kUnits = {
      no_stats, period_of<InputPathUnit>, rows_issued_of<InputPathUnit>,
      {Traffic::params, Traffic::input, Traffic::residual, Traffic::grad, Traffic::saved_stats, Traffic::grad_acc_read}, {},
      {"residual_adder", "dropout_mask_generator"}},  // a fused unit's adder sits on the input path, in front of the lanes
-    {"chan_merge_tree", "log2 L levels of Chan merges (adders for sums), dedicated or on shared merge units", always,
-     make_merge_tree, {{"transport", "row_to_merge", In}}, stats_of<ChanMergeTree>, period_of<ChanMergeTree>, nullptr, {}, {Stage::sum, Stage::sumsq, Stage::mean, Stage::m2, Stage::variance},
+    {"chan_merge_tree", "log2 L levels of Chan merges (adders for sums), dedicated or on shared merge units", forward,
+     make_merge_tree, {{"transport", "row_to_merge", In}}, stats_of<ChanMergeTree>, period_of<ChanMergeTree>, nullptr, {},
+     {Stage::sum, Stage::sumsq, Stage::mean, Stage::m2, Stage::variance},
      {"chan_merge_tree", "adder_tree", "merge_tree_registers", "merge_sequencer"}},
-    {"rsqrt", "variance + eps -> rstd: leading-zero normalise, table seed, Newton steps", always, make_rsqrt, {{"transport", "row_to_rsqrt", In}}, no_stats, no_period, nullptr, {},
-     {Stage::rsqrt_in, Stage::rsqrt_out},
+    {"row_sum_tree", "the backward's S1 and S2 summed over the lanes: log2 L adder levels on the merge units", backward,
+     make_row_sum_tree, {{"transport", "row_to_row_sum", In}}, stats_of<ChanMergeTree>, period_of<ChanMergeTree>, nullptr, {},
+     {}, {"row_sum_tree", "row_sum_tree_registers"}},
+    {"rsqrt", "variance + eps -> rstd: leading-zero normalise, table seed, Newton steps", forward, make_rsqrt,
+     {{"transport", "row_to_rsqrt", In}}, no_stats, no_period, nullptr, {}, {Stage::rsqrt_in, Stage::rsqrt_out},
      {"variance_scale", "rsqrt_unit"}},
-    // A backward's lanes also keep dgamma/dbeta; their last transfers after
-    // the last row are the param_grad_pass's.
+    {"row_mean", "the backward's S1/C and S2/C: a shift, or a multiply by the table's 1/C", backward, make_row_mean,
+     {{"transport", "row_to_row_mean", In}}, no_stats, no_period, nullptr, {}, {}, {"row_mean_unit"}},
+    // Its last transfers, after the lanes' last row, are its after-rows phase.
+    {"param_grad_accumulator",
+     "the backward's dgamma/dbeta: each transaction's columns read, added and written back (on chip or in DRAM), "
+     "partials out every partial_rows rows; after the last row read out once, or the partials summed",
+     backward, make_accumulator, {{"transport", "columns_to_accumulator", In}}, stats_of<ParamGradAccumulator>, no_period,
+     nullptr, {Traffic::grad_acc_write, Traffic::partials, Traffic::partials_read, Traffic::param_grads}, {},
+     {"param_grad_lanes"},
+     [](sc_core::sc_module* unit, const RunGeometry&, DramModel&, const RowsDone& d) {
+       return static_cast<ParamGradAccumulator&>(*unit).finish(d.lanes_cycle);
+     }},
     {"welford_lanes",
-     "L lanes, an element a lane a cycle; the kept part into the row buffer, a fused unit's z to DRAM, a backward's "
-     "dgamma/dbeta accumulated",
-     always, make_lanes,
-     {{"from_input", "input_to_lanes", In}, {"to_normalize", "stats_to_normalize", Out}, {"sum_in_dram", "sum_in_dram", Out},
-      {"adder_done", "adder_done", In}, {"merge", "row_to_merge", Out}, {"rsqrt", "row_to_rsqrt", Out}},
-     stats_of<WelfordLaneArray>, period_of<WelfordLaneArray>, nullptr,
-     {Traffic::sum, Traffic::grad_acc_write, Traffic::partials},
+     "L Welford lanes, an element a lane a cycle; the kept part into the row buffer, a fused unit's z to DRAM", forward,
+     make_lanes,
+     {{"from_input", "input_to_lanes", In}, {"to_output", "stats_to_normalize", Out}, {"sum_in_dram", "sum_in_dram", Out},
+      {"adder_done", "adder_done", In}, {"reduce", "row_to_merge", Out}, {"finish", "row_to_rsqrt", Out}},
+     stats_of<WelfordLaneArray>, period_of<WelfordLaneArray>, nullptr, {Traffic::sum},
      {Stage::input, Stage::sum, Stage::sumsq, Stage::mean, Stage::m2, Stage::recip},
      {"welford_lanes", "sum_lanes", "square_sum_lanes"}},
+    {"row_sum_lanes",
+     "L row-sum lanes (S1 += dy gamma, S2 += dy gamma x_hat), an element a lane a cycle; x and dy's kept part into the row "
+     "buffer, each transaction's columns to the gradient accumulator",
+     backward, make_row_sum_lanes,
+     {{"from_input", "input_to_lanes", In}, {"to_output", "means_to_dx", Out}, {"sum_in_dram", "sum_in_dram", Out},
+      {"adder_done", "adder_done", In}, {"reduce", "row_to_row_sum", Out}, {"finish", "row_to_row_mean", Out},
+      {"param_grads", "columns_to_accumulator", Out}},
+     stats_of<WelfordLaneArray>, period_of<WelfordLaneArray>, nullptr, {}, {}, {"row_sum_lanes"}},
     {"normalize", "the row back from the row buffer and the re-read FIFO, L outputs a cycle, written through a write buffer",
-     always, make_normalize,
-     {{"from_rsqrt", "stats_to_normalize", In}, {"free_slots", "free_row_buffers", Out}, {"reread", "reread_fifo", In},
+     forward, make_normalize,
+     {{"from_stats", "stats_to_normalize", In}, {"free_slots", "free_row_buffers", Out}, {"reread", "reread_fifo", In},
       {"params_on_chip", "params_on_chip", In}},
-     stats_of<NormalizeUnit>, period_of<NormalizeUnit>, nullptr, {Traffic::output, Traffic::stats, Traffic::branch_grad},
-     {Stage::xhat, Stage::gamma, Stage::beta, Stage::output},
-     {"normalize_affine", "branch_grad_scaler"}},  // a Post-Norm backward's branch gradient leaves beside dz
+     stats_of<NormalizeUnit>, period_of<NormalizeUnit>, nullptr, {Traffic::output, Traffic::stats},
+     {Stage::xhat, Stage::gamma, Stage::beta, Stage::output}, {"normalize_affine"}},
+    // A Post-Norm backward's branch gradient leaves beside dx when fused.
+    {"dx_unit",
+     "the backward's dx = rstd (g - S1/C - x_hat S2/C): x and dy back from the row buffer and the re-read FIFO, L a cycle, "
+     "written through a write buffer",
+     backward, make_dx_unit,
+     {{"from_stats", "means_to_dx", In}, {"free_slots", "free_row_buffers", Out}, {"reread", "reread_fifo", In},
+      {"params_on_chip", "params_on_chip", In}},
+     stats_of<NormalizeUnit>, period_of<NormalizeUnit>, nullptr, {Traffic::output, Traffic::branch_grad}, {},
+     {"dx_lanes", "branch_grad_scaler"}},
     {"reread_stream", "the part of each row not kept, re-read from DRAM in row order into the re-read FIFO",
      [](const RunGeometry& g) { return g.rereads(); }, make_reread,
-     {{"to_normalize", "reread_fifo", Out}, {"sum_in_dram", "sum_in_dram", In}}, no_stats, period_of<RereadStream>,
+     {{"to_output", "reread_fifo", Out}, {"sum_in_dram", "sum_in_dram", In}}, no_stats, period_of<RereadStream>,
      rows_issued_of<RereadStream>, {Traffic::input_reread, Traffic::grad_reread}, {},
      {}},  // an address generator: its FIFO is SRAM, costed with it
-    // After the rows (docs/ASIC.md, "Backward"): no process of their own.
-    {"param_grad_pass",
-     "dgamma/dbeta after the lanes' last row: the accumulator read out and written once, or the partials read back and "
-     "summed",
-     [](const RunGeometry& g) { return g.backward; }, nullptr, {}, no_stats, no_period, nullptr,
-     {Traffic::partials_read, Traffic::param_grads}, {}, {},
-     [](const RunGeometry& g, DramModel& dram, SramModel& sram, const RowsDone& d) {
-       return finish_param_grads(g, dram, sram, d.lanes_cycle);
-     }},
-    // Its writes are the branch gradient (Traffic::branch_grad), the
-    // normalise unit's kind when the unit writes it fused.
+    // Its writes are the branch gradient (Traffic::branch_grad), the dx
+    // unit's kind when the unit writes it fused.
     {"branch_grad_pass",
      "an unfused Post-Norm backward with dropout: dz read back after the last output, dz * mask / (1 - p) written",
      [](const RunGeometry& g) { return g.backward && g.branch_pass_bytes > 0; }, nullptr, {}, no_stats, no_period, nullptr,
      {Traffic::branch_pass_read}, {}, {},
-     [](const RunGeometry& g, DramModel& dram, SramModel&, const RowsDone& d) {
+     [](sc_core::sc_module*, const RunGeometry& g, DramModel& dram, const RowsDone& d) {
        return finish_branch_pass(g, dram, d.output_cycle);
      }},
 };

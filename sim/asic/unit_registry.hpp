@@ -47,9 +47,10 @@ struct RowsDone {
   double lanes_cycle = 0, output_cycle = 0;
 };
 
-/// A unit of the rows (an SC module elaborated with the others: `make`), or
-/// a pass after them (`after_rows`: issued on the memories once every row
-/// is out, in time after them).
+/// A unit: an SC module elaborated with the others (`make`) that works on
+/// the rows, a pass after them (`after_rows`: issued on the memories once
+/// every row is out, in time after them), or both (a unit with a phase per
+/// row and one after the rows).
 struct AsicUnitEntry {
   std::string_view name;     ///< its SystemC instance name and counter group
   std::string_view summary;  ///< one line, for docs and listings
@@ -70,8 +71,9 @@ struct AsicUnitEntry {
   std::vector<core::Stage> stages;    ///< the fixed-point stages it computes (core::NormDatapath)
   /// The sim/area units that cost its logic (area::estimate_area's names, whichever the arch's arithmetic builds).
   std::vector<std::string_view> area_units;
-  /// An after-rows pass: issues its transfers; returns the cycle its last is done.
-  double (*after_rows)(const RunGeometry& g, DramModel& dram, SramModel& sram, const RowsDone& done) = nullptr;
+  /// An after-rows pass: issues its transfers; returns the cycle its last is
+  /// done. `unit` is the module `make` built (null for a pass of its own).
+  double (*after_rows)(sc_core::sc_module* unit, const RunGeometry& g, DramModel& dram, const RowsDone& done) = nullptr;
 };
 
 /// The units, in elaboration order (their processes' order in the kernel).

@@ -18,11 +18,6 @@ WelfordLaneArray::WelfordLaneArray(sc_core::sc_module_name n, const RunGeometry&
   stalls_.register_in(stats_);
   stats_.add("stall_cycles.merge_unit", "cycles", "a finished row waited in the lanes for the shared merge units", &merge_wait_);
   stats_.add("busy_cycles", "cycles", "cycles the lanes worked on elements", &busy_cycles_);
-  if (g.backward) {
-    stats_.add("accumulator_rmw_bytes", "bytes", "the backward's dgamma/dbeta accumulator bytes read and written back (each way)",
-               &accumulator_rmw_bytes_);
-    stats_.add("accumulator_readout_bytes", "bytes", "accumulator bytes read out as partials", &accumulator_readout_bytes_);
-  }
   SC_METHOD(step);
 }
 
@@ -58,15 +53,16 @@ void WelfordLaneArray::step() {
       RowSlot* slot = tok_.slot;
       if (phase_ != Phase::hand_over) {
         if (arith_) arith_->datapath->lanes(slot->x, slot->state, arith_->numerics->counters);
-        write_partial(slot->row);
+        if (param_grads.size() > 0) param_grads->row_done(slot->row, free_at_);
         slot->t_ready = free_at_ + latency_cycles_;
         // Shared merge units busy: the lanes keep the row's states (and take
         // no new elements) until the units take them.
-        const double wait = merge->transport(*slot);
+        const double wait = reduce->transport(*slot);
         merge_wait_ += wait;
         free_at_ += wait;
         last_row_cycle_ = free_at_;
-        rsqrt->transport(*slot);
+        finish->transport(*slot);
+        if (first_stats_cycle_ < 0) first_stats_cycle_ = slot->t_ready;
         if (arith_ && arith_->rtl) arith_->rtl->post_stats(slot->row, slot->x, slot->state);
         // Fused with a re-read: the row's z is in DRAM when its last write is.
         // The re-read stream is at most rows_in_flight rows behind the lanes
@@ -76,9 +72,9 @@ void WelfordLaneArray::step() {
           throw std::logic_error("welford_lanes: the z-in-DRAM FIFO is full; it is sized to rows in flight");
         row_sum_done_ = 0;
       }
-      if (!to_normalize.nb_write(slot)) {
+      if (!to_output.nb_write(slot)) {
         phase_ = Phase::hand_over;
-        next_trigger(to_normalize.data_read_event());
+        next_trigger(to_output.data_read_event());
         return;
       }
     }
@@ -114,8 +110,8 @@ bool WelfordLaneArray::take_chunk() {
   // The stream also fills the row buffer with the part the replay path keeps;
   // the SRAM port takes requests in time order, so its write waits for start_.
   // A fused unit writes z to DRAM as its adder produces it (kept, or for the re-read).
-  // The backward also updates its parameter-gradient accumulator.
-  if (g_.stored_in_chunk(tok_.chunk) <= 0 && g_.sum_elems(tok_.chunk) <= 0 && !g_.backward) return true;
+  // A backward's lanes also hand the columns to the gradient accumulator.
+  if (g_.stored_in_chunk(tok_.chunk) <= 0 && g_.sum_elems(tok_.chunk) <= 0 && param_grads.size() == 0) return true;
   if (trigger_at(start_)) return false;
   write_row_buffer();
   return true;
@@ -126,38 +122,14 @@ void WelfordLaneArray::write_row_buffer() {
     tok_.slot->sram_write[static_cast<size_t>(tok_.chunk)] = sram_.write(start_, static_cast<double>(stored * g_.row_elem_bytes()));
   if (const int64_t sum = g_.sum_elems(tok_.chunk); sum > 0)
     row_sum_done_ = std::max(row_sum_done_, dram_.write(start_, static_cast<double>(sum * g_.in_bytes), Traffic::sum).done);
-  if (g_.backward) update_param_grads();
-}
-
-// dgamma += dy x_hat, dbeta += dy for this transaction's columns: a
-// read-modify-write of the on-chip accumulator (the lanes cannot retire the
-// transaction before its words are written back: the SRAM's ports and banks
-// bound it), or of DRAM (its words were read with the input).
-void WelfordLaneArray::update_param_grads() {
-  const double bytes = g_.acc_bytes_of(g_.chunk_size(tok_.chunk));
-  if (g_.param_grad == config::ParamGradPath::dram_rmw) {
-    dram_.write(start_, bytes, Traffic::grad_acc_write);
-    return;
-  }
-  const Grant rd = sram_.read(start_, bytes);
-  const Grant wr = sram_.write(start_, bytes);
-  const double done = std::max(rd.done, wr.done);
-  if (done > free_at_) {
+  // The accumulator's read-modify-write: the lanes cannot retire the
+  // transaction before its words are written back.
+  if (param_grads.size() == 0) return;
+  if (const double done = param_grads->accumulate(start_, g_.chunk_size(tok_.chunk)); done > free_at_) {
     stalls_.sram_port += done - free_at_;
     free_at_ = done;
     last_row_cycle_ = done;
   }
-  accumulator_rmw_bytes_ += static_cast<uint64_t>(bytes);
-}
-
-// partials: every partial_rows rows the accumulator is read out and written
-// to DRAM as one partial (the second pass sums them).
-void WelfordLaneArray::write_partial(int64_t row) {
-  if (!g_.backward || g_.param_grad != config::ParamGradPath::partials || !g_.closes_partial(row)) return;
-  const double bytes = g_.acc_bytes_of(g_.hidden);
-  const Grant rd = sram_.read(free_at_, bytes);
-  dram_.write(rd.done, bytes, Traffic::partials);
-  accumulator_readout_bytes_ += static_cast<uint64_t>(bytes);
 }
 
 }  // namespace normsim::asic

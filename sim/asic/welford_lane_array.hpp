@@ -1,13 +1,18 @@
-// L Welford (or partial-sum) lanes, one element per lane per cycle; element
-// i to lane i mod L. Each finished row goes through the Chan merge tree and
-// the RSQRT unit (its `merge` and `rsqrt` ports, blocking transports) and on to the normalise unit with
-// its statistics. The lanes also write the part of the row the replay path
-// keeps into the row buffer, and a fused unit's sum z into DRAM, as they
-// take each transaction.
+// L lanes, one element per lane per cycle; element i to lane i mod L: the
+// forward's Welford (or partial-sum) lanes, or the backward's row-sum lanes
+// (S1 = sum g, S2 = sum g x_hat). Each finished row goes through the row's
+// reduction and the unit that finishes its statistics (its `reduce` and
+// `finish` ports, blocking transports: the Chan merge tree and the RSQRT
+// unit, or the row-sum tree and the S/C unit) and on to the output unit
+// with them. The lanes also write the part of the row the replay path keeps
+// into the row buffer, and a fused unit's sum z into DRAM, as they take each
+// transaction; a backward's lanes hand each transaction's columns to the
+// parameter-gradient accumulator (`param_grads`).
 #pragma once
 
 #include "sim/asic/cycle_signal.hpp"
 #include "sim/asic/memory_models.hpp"
+#include "sim/asic/param_grad_accumulator.hpp"
 #include "sim/asic/row_arithmetic.hpp"
 #include "sim/asic/row_slot.hpp"
 #include "sim/asic/row_transport.hpp"
@@ -20,16 +25,18 @@ namespace normsim::asic {
 struct WelfordLaneArray : sc_core::sc_module, HasPeriodState {
   SC_HAS_PROCESS(WelfordLaneArray);
   sc_core::sc_fifo_in<ChunkToken> from_input{"from_input"};
-  sc_core::sc_fifo_out<RowSlot*> to_normalize{"to_normalize"};  ///< rows with their statistics
+  sc_core::sc_fifo_out<RowSlot*> to_output{"to_output"};  ///< rows with their statistics
   sc_core::sc_fifo_out<double> sum_in_dram{"sum_in_dram"};     ///< fused with a re-read: per row, the cycle its z is in DRAM
   CycleIn adder_done{"adder_done"};                           ///< a separate adder's z is in DRAM (stall attribution)
-  RowTransportPort merge{"merge"};                            ///< each finished row's lane states to the Chan merge tree
-  RowTransportPort rsqrt{"rsqrt"};                            ///< then its variance to the RSQRT unit
-  /// `latency_cycles`: latency.welford_cycles.
+  RowTransportPort reduce{"reduce"};                          ///< each finished row's lane states to the row's reduction
+  RowTransportPort finish{"finish"};                          ///< then to the unit that finishes its statistics
+  ParamGradPort param_grads{"param_grads"};                   ///< a backward's: each transaction's columns, accumulated
+  /// `latency_cycles`: the lane pipeline's depth.
   WelfordLaneArray(sc_core::sc_module_name n, const RunGeometry& g, int latency_cycles, DramModel& dram, SramModel& sram,
                    RowArithmetic* arith);
   const core::StatGroup& stats() const { return stats_; }
   double last_row_cycle() const { return last_row_cycle_; }  ///< when the lanes finished the last row
+  double first_stats_cycle() const { return first_stats_cycle_; }  ///< when the first row's statistics were out (-1: none yet)
   void period_state(PeriodState& s) const override;
 
  private:
@@ -39,8 +46,6 @@ struct WelfordLaneArray : sc_core::sc_module, HasPeriodState {
   bool take_chunk();
   /// The kept part into the row buffer; a fused unit's sum z into DRAM.
   void write_row_buffer();
-  void update_param_grads();
-  void write_partial(int64_t row);
   const RunGeometry& g_;
   const int latency_cycles_;
   DramModel& dram_;
@@ -52,10 +57,9 @@ struct WelfordLaneArray : sc_core::sc_module, HasPeriodState {
   double start_ = 0;    ///< cycle the lanes start on it
   StallCounters stalls_;
   double merge_wait_ = 0;  ///< cycles the lanes held a finished row for shared merge units
-  double busy_cycles_ = 0, last_row_cycle_ = 0;
+  double busy_cycles_ = 0, last_row_cycle_ = 0, first_stats_cycle_ = -1;
   double row_sum_done_ = 0;  ///< fused: when this row's z writes are in DRAM
-  uint64_t accumulator_rmw_bytes_ = 0, accumulator_readout_bytes_ = 0;  ///< the backward's accumulator
-  core::StatGroup stats_{"welford_lanes"};
+  core::StatGroup stats_{basename()};
 };
 
 }  // namespace normsim::asic

@@ -135,6 +135,8 @@ std::shared_ptr<const ParamTable<BackwardAsicConfig>> backward_params() {
                                           "and a second pass, or a read-modify-write of DRAM every row"));
   t->add(integer_param<BackwardAsicConfig>("partial_rows", NORMSIM_MEMBER(partial_rows), 1, int64_t(1) << 32, "rows",
                                            "partials: rows the accumulator sums before it writes them as one partial"));
+  t->add(integer_param<BackwardAsicConfig>("row_sum_lane_cycles", NORMSIM_MEMBER(row_sum_lane_cycles), 1, 10000, "cycles",
+                                           "row-sum lane pipeline depth"));
   t->add(integer_param<BackwardAsicConfig>("row_sum_level_cycles", NORMSIM_MEMBER(row_sum_level_cycles), 1, 10000, "cycles",
                                            "one adder level of the row-sum tree (S1, S2)"));
   t->add(integer_param<BackwardAsicConfig>("row_mean_cycles", NORMSIM_MEMBER(row_mean_cycles), 1, 10000, "cycles",

@@ -124,6 +124,7 @@ struct BackwardAsicConfig {
   int row_sum_level_cycles = 1;  ///< one adder level of the row-sum tree
   int row_mean_cycles = 4;       ///< S1/C and S2/C (a multiply by the table's 1/C)
   int dx_cycles = 4;             ///< the dx pipeline: multiply-add, subtract, multiply
+  int row_sum_lane_cycles = 4;   ///< a row-sum lane: g = dy gamma, x_hat, two accumulates
 };
 
 /// Past a unit's maximum frequency (sim/rtl/timing_closure.hpp): add the
@@ -156,15 +157,10 @@ struct AsicConfig {
   UnitLatencies latency;
   BackwardAsicConfig backward;
   DramPort dram_port() const { return dram.port(clock_ghz); }
-  /// The latencies of the pass a run simulates: the forward's, or the
-  /// backward's on the same skeleton (docs/ASIC.md, "Backward": the
-  /// row-sum tree in the merge tree's place, S/C in the RSQRT unit's, the
-  /// dx pipeline in the normalise unit's; the lanes keep theirs). Each unit
-  /// and cost reads its latency here; neither key set is written over.
-  UnitLatencies pass_latencies(bool backward) const {
-    if (!backward) return latency;
-    return {latency.welford_cycles, this->backward.row_sum_level_cycles, this->backward.row_mean_cycles,
-            this->backward.dx_cycles};
+  /// One level of the row's adder tree: the Chan merge tree's, or the
+  /// backward's row-sum tree's (the merge units' occupancy a row).
+  int tree_level_cycles(bool backward) const {
+    return backward ? this->backward.row_sum_level_cycles : latency.merge_level_cycles;
   }
 };
 

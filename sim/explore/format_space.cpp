@@ -57,7 +57,7 @@ Array to_array(const SearchFormats& v) {
 std::string node_of(const config::Arch& a) { return a.asic ? a.asic->node : config::AsicConfig{}.node; }
 // The merge (or, in a backward, row-sum) tree's level latency, as `run` costs it.
 int merge_level_cycles_of(const config::Arch& a, bool backward) {
-  return (a.asic ? *a.asic : config::AsicConfig{}).pass_latencies(backward).merge_level_cycles;
+  return (a.asic ? *a.asic : config::AsicConfig{}).tree_level_cycles(backward);
 }
 
 // The forward datapath's stages.

@@ -252,8 +252,9 @@ std::string asic_summary_table(const asic::AsicResult& r, const json& j) {
   row("sram_bytes_read", std::to_string(r.sram_bytes_read), "");
   row("sram_bytes_written", std::to_string(r.sram_bytes_written), "");
   row("sram_peak_occupancy_bytes", std::to_string(tr["sram_peak_occupancy_bytes"].get<uint64_t>()), "");
-  for (const char* u : {"welford_lanes", "normalize"})
-    row(std::string("utilization.") + u, num(t["utilization"][u].get<double>(), "%.3f"), "busy / total cycles");
+  for (const core::StatSet& u : r.unit_stats)  // the units that count their busy cycles, in the netlist's order
+    if (t["utilization"].contains(u.unit))
+      row("utilization." + u.unit, num(t["utilization"][u.unit].get<double>(), "%.3f"), "busy / total cycles");
   if (const asic::FastForward& ff = r.fast_forward; ff.applied)
     row("fast_forward.rows_skipped", std::to_string(ff.rows_skipped()),
         std::to_string(ff.periods_skipped) + " periods of " + std::to_string(ff.period_rows) + " rows, " + num(ff.period_cycles, "%.15g") +

@@ -14,7 +14,8 @@ std::string end_text(const nlohmann::json& e) {
 }
 std::string kind_text(const nlohmann::json& c) {
   if (c["kind"] == "signal") return "signal of a cycle";
-  if (c["kind"] == "transport") return "transport of a row";
+  if (c["kind"] == "transport")
+    return c["token"] == "row" ? std::string("transport of a row") : "transport of " + c["token"].get<std::string>();
   return "FIFO " + std::to_string(c["depth_entries"].get<int>()) + " x " + c["token"].get<std::string>();
 }
 }  // namespace
@@ -26,7 +27,9 @@ nlohmann::json netlist_report_json(const std::string& workload, const std::strin
     nlohmann::json ports = nlohmann::json::array();
     for (const asic::PortDecl& p : e->ports)
       ports.push_back({{"port", p.port}, {"channel", p.channel}, {"direction", p.dir == asic::PortDir::in ? "in" : "out"}});
-    units.push_back({{"name", e->name}, {"phase", e->after_rows ? "after_rows" : "rows"}, {"summary", e->summary},
+    // A unit works on the rows, after them, or both (a phase a row and one after).
+    const char* phase = !e->after_rows ? "rows" : e->make ? "rows_then_after_rows" : "after_rows";
+    units.push_back({{"name", e->name}, {"phase", phase}, {"summary", e->summary},
                      {"ports", ports}});
   }
   nlohmann::json channels = nlohmann::json::array();
@@ -55,7 +58,9 @@ std::string netlist_report_text(const nlohmann::json& r) {
   for (const auto& u : r["units"]) w = std::max(w, u["name"].get<std::string>().size());
   for (const auto& u : r["units"]) {
     const std::string name = u["name"];
-    o << "  " << name << std::string(w - name.size() + 2, ' ') << (u["phase"] == "after_rows" ? "(after the rows) " : "")
+    o << "  " << name << std::string(w - name.size() + 2, ' ') << (u["phase"] == "after_rows"             ? "(after the rows) "
+                                                       : u["phase"] == "rows_then_after_rows" ? "(and after the rows) "
+                                                                                              : "")
       << u["summary"].get<std::string>() << "\n";
   }
   o << "\nchannels (writer -> reader):\n";

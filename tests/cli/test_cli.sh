@@ -729,7 +729,7 @@ assert re_["report"] == "netlist" and re_["pass"] == "forward" and re_["path"] =
 units = [u["name"] for u in re_["units"]]
 assert units == ["input_path", "chan_merge_tree", "rsqrt", "welford_lanes", "normalize", "reread_stream"], units
 ch = {c["name"]: c for c in re_["channels"]}
-assert ch["reread_fifo"]["writer"] == {"unit": "reread_stream", "port": "to_normalize"}, ch["reread_fifo"]
+assert ch["reread_fifo"]["writer"] == {"unit": "reread_stream", "port": "to_output"}, ch["reread_fifo"]
 assert ch["reread_fifo"]["readers"] == [{"unit": "normalize", "port": "reread"}]
 assert ch["params_on_chip"]["kind"] == "signal" and ch["params_on_chip"]["depth_entries"] == 0
 # every port of every unit names a channel whose side lists that unit and port
@@ -756,8 +756,12 @@ import json, sys
 r = json.load(sys.stdin)
 phase = {u['name']: u['phase'] for u in r['units']}
 assert r['pass'] == 'postnorm_backward', r['pass']
-assert phase['param_grad_pass'] == phase['branch_grad_pass'] == 'after_rows' and phase['welford_lanes'] == 'rows', phase
-assert list(phase)[-2:] == ['param_grad_pass', 'branch_grad_pass'], list(phase)
+assert phase['branch_grad_pass'] == 'after_rows' and phase['row_sum_lanes'] == 'rows', phase
+assert phase['param_grad_accumulator'] == 'rows_then_after_rows', phase
+assert 'welford_lanes' not in phase and 'normalize' not in phase and 'rsqrt' not in phase, phase
+assert list(phase)[-1] == 'branch_grad_pass', list(phase)
+ch = {c['name']: c for c in r['channels']}
+assert ch['columns_to_accumulator']['writer'] == {'unit': 'row_sum_lanes', 'port': 'param_grads'}, ch['columns_to_accumulator']
 " && ok || bad "netlist of a backward: the after-rows passes"
 dot -Tsvg "$T/nl.dot" -o "$T/nl.svg" && grep -q "<svg" "$T/nl.svg" && ok || bad "netlist dot renders (graphviz)"
 expect_exit 2 "fp32.yaml: key 'asic': missing" -- netlist "$W/llama2-7b.yaml" --arch "$A/fp32.yaml" -q

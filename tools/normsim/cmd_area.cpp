@@ -41,7 +41,7 @@ int area_command(const AreaArgs& a) {
     asic::AsicOptions o;
     o.path = parse_path_flag(a.path);
     const asic::AsicConfig cfg = asic::resolve_asic_config(in.workload, in.arch, o);
-    merge_level_cycles = cfg.pass_latencies(in.workload.is_backward()).merge_level_cycles;
+    merge_level_cycles = cfg.tree_level_cycles(in.workload.is_backward());
     sram.path = asic::to_string(cfg.path);
     sram.required_bytes = static_cast<double>(asic::traffic_identity(in.workload, in.arch, cfg).onchip_bytes());
     sram.configured_bytes = static_cast<double>(cfg.sram.capacity_bytes);
