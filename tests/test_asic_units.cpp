@@ -302,7 +302,9 @@ TEST(AsicUnits, InputPathUnitStreamsRowsAndAnnouncesTheParameters) {
   ASSERT_EQ(lanes.got.size(), static_cast<size_t>(5 * b.g.chunks));
   for (size_t i = 0; i < lanes.got.size(); ++i) {
     EXPECT_EQ(lanes.got[i].chunk, static_cast<int>(i % b.g.chunks));
-    if (i > 0) EXPECT_GE(lanes.got[i].dram.issue, lanes.got[i - 1].dram.issue) << "requests in time order";
+    if (i > 0) {
+      EXPECT_GE(lanes.got[i].dram.issue, lanes.got[i - 1].dram.issue) << "requests in time order";
+    }
   }
   ASSERT_EQ(lanes.rows_x.size(), 5u);
   for (int r = 0; r < 5; ++r) EXPECT_EQ(lanes.rows_x[r], b.row(r)) << "row " << r;
@@ -356,7 +358,7 @@ TEST(AsicUnits, NormalizeUnitReplaysTheRowAndMatchesTheCore) {
   RowArithmetic arith{&b.w, b.dp.get(), &checker, &b.num, nullptr};
   DramModel dram("dram", b.cfg.dram, b.cfg.clock_ghz);
   SramModel sram("sram", b.cfg.sram);
-  NormalizeUnit norm("normalize", b.g, {4, true, nullptr}, dram, sram, &arith);
+  NormalizeUnit norm("normalize", b.g, {4, true, nullptr, {}}, dram, sram, &arith);
   OutputUnitBench bench(norm);
   auto& stats = bench.stats;
   auto& back = bench.back;
@@ -433,7 +435,7 @@ TEST(AsicUnits, RowSumTreeAndRowMeanUnitTakeTheBackwardsLatencies) {
   DramModel dram("dram", b.cfg.dram, b.cfg.clock_ghz);
   SramModel sram("sram", b.cfg.sram);
   const RowLimit rows(b.g.rows);
-  UnitBuild build{b.g, b.cfg, shared, dram, sram, nullptr, nullptr, rows, {}};
+  UnitBuild build{b.w, b.a, b.g, b.cfg, shared, dram, sram, nullptr, nullptr, rows, {}};
   std::unique_ptr<sc_core::sc_module> tree_m, mean_m;
   for (const AsicUnitEntry& e : asic_units()) {
     if (e.name == "row_sum_tree") tree_m = e.make(build);
@@ -464,34 +466,49 @@ TEST(AsicUnits, ParamGradAccumulatorOnEachPath) {
     b.a.asic->backward.partial_rows = 4;
     b.cfg = *b.a.asic;
     b.g = make_run_geometry(b.w, b.a, b.cfg);
-    ASSERT_EQ(b.g.param_grad, path);
+    const ParamGradAccumulator::Config c = ParamGradAccumulator::Config::of(b.w, b.a, b.cfg);
+    ASSERT_EQ(c.path, path);
+    EXPECT_EQ(c.grads, b.w.norm == core::NormKind::rmsnorm ? 1 : 2) << "dgamma, and dbeta for a LayerNorm";
     const std::string n = std::string(config::kParamGradPaths.name(path));
     DramModel dram(("dram_" + n).c_str(), b.cfg.dram, b.cfg.clock_ghz);
     SramModel sram(("sram_" + n).c_str(), b.cfg.sram);
-    ParamGradAccumulator acc(("acc_" + n).c_str(), b.g, dram, sram);
-    const double row_acc = b.g.acc_bytes_of(b.g.hidden);
+    ParamGradAccumulator acc(("acc_" + n).c_str(), c, dram, sram);
+    const double row_acc = c.acc_bytes_of(b.g.hidden);
     double t = 0;
     for (int64_t r = 0; r < b.g.rows; ++r) {
       for (int k = 0; k < b.g.chunks; ++k, t += 100) {
         const double done = acc.accumulate(t, b.g.chunk_size(k));
-        if (path == config::ParamGradPath::dram_rmw) EXPECT_EQ(done, t) << "a posted DRAM write holds nothing";
-        else EXPECT_GE(done, t + b.cfg.sram.latency_cycles) << "the words read and written back";
+        if (path == config::ParamGradPath::dram_rmw) {
+          EXPECT_EQ(done, t) << "a posted DRAM write holds nothing";
+        } else {
+          EXPECT_GE(done, t + b.cfg.sram.latency_cycles) << "the words read and written back";
+        }
+        // dram_rmw: its words come in beside the input, every row after the first.
+        const double in = acc.input_read_bytes(r, b.g.chunk_size(k));
+        EXPECT_EQ(in, path == config::ParamGradPath::dram_rmw && r > 0 ? c.acc_bytes_of(b.g.chunk_size(k)) : 0.0);
+        if (in > 0) {
+          EXPECT_GT(acc.read_with_input(t, in), t);
+        }
       }
       acc.row_done(r, t);
     }
     const double last = acc.finish(t);
     const core::StatSet st = acc.stats().snapshot();
-    const double rows = static_cast<double>(b.g.rows), fp32 = static_cast<double>(b.g.hidden * b.g.param_grads * 4);
+    const double rows = static_cast<double>(b.g.rows), fp32 = static_cast<double>(b.g.hidden * c.grads * 4);
     EXPECT_EQ(st.value("accumulator_rmw_bytes"), path == config::ParamGradPath::dram_rmw ? 0 : rows * row_acc) << n;
     EXPECT_EQ(dram.bytes(Traffic::grad_acc_write), path == config::ParamGradPath::dram_rmw ? rows * row_acc : 0) << n;
     const double partials = path == config::ParamGradPath::partials ? 3 : 0;  // rows 3, 7 and the last
-    EXPECT_EQ(b.g.partial_count(), 3);
+    EXPECT_EQ(c.partial_count(), 3);
+    EXPECT_EQ(dram.bytes(Traffic::grad_acc_read), path == config::ParamGradPath::dram_rmw ? (rows - 1) * row_acc : 0) << n;
     EXPECT_EQ(st.value("accumulator_readout_bytes"), partials * row_acc) << n;
     EXPECT_EQ(dram.bytes(Traffic::partials), partials * row_acc) << n;
     EXPECT_EQ(dram.bytes(Traffic::partials_read), partials * row_acc) << n;
     EXPECT_EQ(dram.bytes(Traffic::param_grads), path == config::ParamGradPath::dram_rmw ? 0 : fp32) << n;
-    if (path == config::ParamGradPath::dram_rmw) EXPECT_EQ(last, t) << "its last row wrote the result";
-    else EXPECT_GT(last, t + fp32 / b.cfg.dram_port().sustained_bytes_per_cycle.value() - 1) << n;
+    if (path == config::ParamGradPath::dram_rmw) {
+      EXPECT_EQ(last, t) << "its last row wrote the result";
+    } else {
+      EXPECT_GT(last, t + fp32 / b.cfg.dram_port().sustained_bytes_per_cycle.value() - 1) << n;
+    }
   }
 }
 
@@ -509,7 +526,7 @@ TEST(AsicUnits, RowSumLanesHandEachTransactionToTheAccumulator) {
   SramModel sram("sram", b.cfg.sram);
   ChanMergeTree tree("row_sum_tree", {core::MergeSchedule{b.a.lanes, 0}, 1, 1}, nullptr);
   RowMeanUnit mean("row_mean", 4);
-  ParamGradAccumulator acc("param_grad_accumulator", b.g, dram, sram);
+  ParamGradAccumulator acc("param_grad_accumulator", ParamGradAccumulator::Config::of(b.w, b.a, b.cfg), dram, sram);
   WelfordLaneArray lanes("row_sum_lanes", b.g, 4, dram, sram, nullptr);
   LaneArrayBench bench(lanes, tree, mean);
   lanes.param_grads(acc);
@@ -523,7 +540,7 @@ TEST(AsicUnits, RowSumLanesHandEachTransactionToTheAccumulator) {
   }
   sc_core::sc_start();
   ASSERT_EQ(sink.got.size(), 4u);
-  const double row_acc = b.g.acc_bytes_of(b.g.hidden);
+  const double row_acc = acc.config().acc_bytes_of(b.g.hidden);
   EXPECT_EQ(acc.stats().snapshot().value("accumulator_rmw_bytes"), 4 * row_acc);
   // One 4-byte port: the row buffer's x and dy and the accumulator's words
   // read and written, every byte through it.
@@ -545,7 +562,7 @@ TEST(AsicUnits, DxUnitWritesDxAndTheBranchGradient) {
   ASSERT_GT(b.g.branch_grad_bytes, 0);
   DramModel dram("dram", b.cfg.dram, b.cfg.clock_ghz);
   SramModel sram("sram", b.cfg.sram);
-  NormalizeUnit dx("dx_unit", b.g, {b.cfg.backward.dx_cycles, false, nullptr}, dram, sram, nullptr);
+  NormalizeUnit dx("dx_unit", b.g, {b.cfg.backward.dx_cycles, false, nullptr, {}}, dram, sram, nullptr);
   OutputUnitBench bench(dx);
   auto& src = bench.stats;
   auto& back = bench.back;
@@ -573,11 +590,11 @@ TEST(AsicUnits, DxUnitWritesDxAndTheBranchGradient) {
 // forward's, and its accumulator's pass runs after the rows.
 TEST(AsicUnits, TheBackwardBuildsItsOwnUnits) {
   Bench b("llama2-7b-bwd", 8);
-  NormAccelerator top("top", b.g, b.cfg, core::MergeSchedule{b.a.lanes, b.a.merge.units}, nullptr);
+  NormAccelerator top("top", b.w, b.a, b.g, b.cfg, core::MergeSchedule{b.a.lanes, b.a.merge.units}, nullptr);
   std::vector<std::string> built;
   for (const sc_core::sc_object* o : top.get_child_objects())
     if (dynamic_cast<const sc_core::sc_module*>(o)) built.push_back(o->basename());
-  EXPECT_EQ(built, (std::vector<std::string>{"dram", "sram", "input_path", "row_sum_tree", "row_mean", "param_grad_accumulator",
+  EXPECT_EQ(built, (std::vector<std::string>{"dram", "sram", "param_grad_accumulator", "input_path", "row_sum_tree", "row_mean",
                                              "row_sum_lanes", "dx_unit"}));
   EXPECT_EQ(make_netlist(b.g, b.cfg).pass, "backward");
   sc_core::sc_start();
@@ -586,7 +603,9 @@ TEST(AsicUnits, TheBackwardBuildsItsOwnUnits) {
   ASSERT_EQ(after.size(), 1u);
   EXPECT_EQ(after[0].first, "param_grad_accumulator");
   EXPECT_GT(after[0].second, top.lanes().last_row_cycle());
-  EXPECT_EQ(top.dram.bytes(Traffic::param_grads), static_cast<uint64_t>(b.g.hidden * b.g.param_grads * 4));
+  const int grads = ParamGradAccumulator::Config::of(b.w, b.a, b.cfg).grads;
+  EXPECT_EQ(grads, 1) << "llama2-7b-bwd: an RMSNorm, dgamma alone";
+  EXPECT_EQ(top.dram.bytes(Traffic::param_grads), static_cast<uint64_t>(b.g.hidden * grads * 4)) << "in fp32";
 }
 
 // The registry: each DRAM traffic kind is requested by some unit and, in
@@ -630,7 +649,7 @@ TEST(AsicUnits, TheAcceleratorBuildsTheUnitsItsGeometryEnables) {
   Bench b("postnorm-7b", 8);
   b.a.fuse.mode = config::FuseMode::none;  // a separate adder's pass; SRAM replay: no re-read stream
   b.g = make_run_geometry(b.w, b.a, b.cfg);
-  NormAccelerator top("top", b.g, b.cfg, core::MergeSchedule{b.a.lanes, b.a.merge.units}, nullptr);
+  NormAccelerator top("top", b.w, b.a, b.g, b.cfg, core::MergeSchedule{b.a.lanes, b.a.merge.units}, nullptr);
   std::vector<std::string> built;
   for (const sc_core::sc_object* o : top.get_child_objects())
     if (dynamic_cast<const sc_core::sc_module*>(o)) built.push_back(o->basename());
@@ -647,7 +666,7 @@ TEST(AsicUnits, TheAcceleratorBuildsTheUnitsItsGeometryEnables) {
 
 // The netlist: every port a unit declares is an sc_port of the built module
 // and every other sc_port of a module is one its pass leaves unbound (the
-// forward lanes' `param_grads`), which elaboration then accepts; each FIFO has one writer and one reader
+// forward's `param_grads` ports), which elaboration then accepts; each FIFO has one writer and one reader
 // where both its units are built, and the channels' depths follow the arch.
 TEST(AsicUnits, TheNetlistDeclaresEveryPortAndBindsEachFifoEnd) {
   Bench b("llama2-7b", 8, "asic-default", InputPath::dram_reread);
@@ -661,11 +680,13 @@ TEST(AsicUnits, TheNetlistDeclaresEveryPortAndBindsEachFifoEnd) {
     EXPECT_FALSE(k.writer.unit.empty()) << k.channel->name;
     ASSERT_EQ(k.readers.size(), 1u) << k.channel->name;
     EXPECT_GT(k.depth, 0) << k.channel->name;
-    if (k.channel->name == "free_row_buffers") EXPECT_EQ(k.depth, 3);
+    if (k.channel->name == "free_row_buffers") {
+      EXPECT_EQ(k.depth, 3);
+    }
     fifo_ends.insert(k.writer.unit + "." + k.writer.port);
     fifo_ends.insert(k.readers[0].unit + "." + k.readers[0].port);
   }
-  NormAccelerator top("top", b.g, b.cfg, core::MergeSchedule{b.a.lanes, b.a.merge.units}, nullptr);
+  NormAccelerator top("top", b.w, b.a, b.g, b.cfg, core::MergeSchedule{b.a.lanes, b.a.merge.units}, nullptr);
   std::vector<const sc_core::sc_port_base*> unbound;
   for (const AsicUnitEntry* e : n.units) {
     if (!e->make) continue;  // an after-rows pass: no module
@@ -698,7 +719,7 @@ TEST(AsicUnits, TheNetlistDeclaresEveryPortAndBindsEachFifoEnd) {
     ASSERT_NE(optional, nullptr) << p->name();
     EXPECT_EQ(optional->size(), 0) << p->name();
   }
-  EXPECT_EQ(unbound.size(), 1u) << "the forward lanes' param_grads";
+  EXPECT_EQ(unbound.size(), 1u) << "the forward lanes' param_grads (the input path declares its own; no unit answers it)";
   EXPECT_EQ(top.output().rows_done(), 8);
 }
 

@@ -133,10 +133,11 @@ AsicConfig resolve(const config::Workload& w, const config::Arch& a, const AsicO
 // partials close every partial_rows rows, a period longer than it looks for.
 // (A separate adder's pass ends before the first row; the passes after the
 // last row take the whole tensor's bytes and start m T later.)
-std::string fast_forward_refusal(const RunGeometry& g, const AsicOptions& o) {
+std::string fast_forward_refusal(const config::Workload& w, const AsicConfig& c, const AsicOptions& o) {
   if (!o.fast_forward) return "--no-fast-forward";
   if (o.rtl) return "--rtl: every row runs in lock step with the RTL";
-  if (g.backward && g.param_grad == config::ParamGradPath::partials) return "dgamma/dbeta partials close every partial_rows rows";
+  if (w.is_backward() && c.backward.param_grad == config::ParamGradPath::partials)
+    return "dgamma/dbeta partials close every partial_rows rows";
   return "";
 }
 
@@ -247,8 +248,8 @@ void fresh_simulation_context(bool rtl) {
 
 // Runs the elaborated model to its last row: the fast-forward where the run
 // allows it, the VCD of the first rows when asked. Fills res.fast_forward.
-void simulate(NormAccelerator& top, const RunGeometry& g, const config::Workload& w, const AsicOptions& o, AsicResult& res) {
-  const std::string no_skip = fast_forward_refusal(g, o);
+void simulate(NormAccelerator& top, const config::Workload& w, const AsicOptions& o, AsicResult& res) {
+  const std::string no_skip = fast_forward_refusal(w, res.cfg, o);
   if (no_skip.empty()) top.fast_forward({.rows = w.rows, .first_row = o.trace_file.empty() ? 0 : o.trace_rows});
   sc_core::sc_trace_file* tf = nullptr;
   if (!o.trace_file.empty()) {
@@ -360,8 +361,8 @@ AsicResult run_asic(const config::Workload& w, const config::Arch& a, const Asic
     rtl = std::make_unique<RtlPipeline>(a, numerics.datapath(), numerics.gamma(), numerics.beta());
     numerics.check_against(rtl.get());
   }
-  NormAccelerator top("norm_accelerator", geometry, res.cfg, merge, numerics.in_units(), o.rows_done);
-  simulate(top, geometry, w, o, res);
+  NormAccelerator top("norm_accelerator", w, a, geometry, res.cfg, merge, numerics.in_units(), o.rows_done);
+  simulate(top, w, o, res);
   if (rtl) res.rtl = rtl_check(*rtl, res.cfg, merge);
   assemble(top, geometry, w, a, res);
   numerics.finish();

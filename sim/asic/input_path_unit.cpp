@@ -77,15 +77,14 @@ void InputPathUnit::step() {
     }
     // Fused: x and r, the two operands of the adder in front of the lanes.
     // The backward: x (or x_hat) and dy, with the row's saved statistics at
-    // its first transaction and, reading-modifying-writing the gradients in
-    // DRAM, their columns of this transaction (every row after the first).
+    // its first transaction and, where the gradient accumulator
+    // reads-modifies-writes DRAM, its words of these columns (its own read).
     const int64_t elems = g_.chunk_size(chunk_);
     const double x_bytes = static_cast<double>(elems * g_.in_bytes);
     const double r_bytes = g_.fusion == Fusion::fused ? static_cast<double>(elems * g_.residual_bytes) : 0.0;
     const double dy_bytes = static_cast<double>(elems * g_.grad_bytes);
-    const double stats_bytes = g_.backward && chunk_ == 0 ? g_.saved_stats_bytes : 0.0;
-    const double acc_bytes =
-        g_.backward && g_.param_grad == config::ParamGradPath::dram_rmw && row_ > 0 ? g_.acc_bytes_of(elems) : 0.0;
+    const double stats_bytes = chunk_ == 0 ? g_.saved_stats_bytes : 0.0;
+    const double acc_bytes = param_grads.size() > 0 ? param_grads->input_read_bytes(row_, elems) : 0.0;
     const double bytes = x_bytes + r_bytes + dy_bytes + stats_bytes + acc_bytes;
     // At most max_outstanding bursts of this stream in flight (Little's law):
     // wait for the oldest to land before asking for more.
@@ -105,9 +104,9 @@ void InputPathUnit::step() {
     Grant grant = dram_.read(now_cycles(), x_bytes, Traffic::input);
     if (r_bytes > 0) grant.done = dram_.read(now_cycles(), r_bytes, Traffic::residual).done;  // both in before the adder's last sum
     // Every operand in before the lanes' last element.
-    for (const auto& [b, kind] : {std::pair{dy_bytes, Traffic::grad}, std::pair{stats_bytes, Traffic::saved_stats},
-                                  std::pair{acc_bytes, Traffic::grad_acc_read}})
+    for (const auto& [b, kind] : {std::pair{dy_bytes, Traffic::grad}, std::pair{stats_bytes, Traffic::saved_stats}})
       if (b > 0) grant.done = std::max(grant.done, dram_.read(now_cycles(), b, kind).done);
+    if (acc_bytes > 0) grant.done = std::max(grant.done, param_grads->read_with_input(now_cycles(), acc_bytes));
     in_flight_.emplace_back(grant.done, bytes);
     in_flight_bytes_ += bytes;
     pending_ = ChunkToken{slot_, chunk_, g_.chunks, grant};

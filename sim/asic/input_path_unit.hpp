@@ -13,6 +13,7 @@
 
 #include "sim/asic/cycle_signal.hpp"
 #include "sim/asic/memory_models.hpp"
+#include "sim/asic/param_grad_accumulator.hpp"
 #include "sim/asic/row_arithmetic.hpp"
 #include "sim/asic/row_slot.hpp"
 #include "sim/asic/run_geometry.hpp"
@@ -26,6 +27,7 @@ struct InputPathUnit : sc_core::sc_module, HasPeriodState {
   sc_core::sc_fifo_out<ChunkToken> to_lanes{"to_lanes"};
   CycleOut params_on_chip{"params_on_chip"};  ///< when gamma/beta have landed in their buffer
   CycleIn adder_done{"adder_done"};       ///< a separate adder's z is in DRAM (read only with fuse none)
+  ParamGradPort param_grads{"param_grads"};  ///< a backward's: the accumulator's words read beside the input (dram_rmw)
 
   /// `arith`: the rows' arithmetic, null when timing only.
   /// `limit`: the rows to issue (the workload's, less what the fast-forward skips).

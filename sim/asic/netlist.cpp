@@ -105,6 +105,8 @@ const std::vector<ChannelDecl> kChannels = {
     transport<RowTransportIf>("row_to_row_mean", "row", "each summed row's S1 and S2, row-sum lanes to the S/C unit"),
     transport<ParamGradIf>("columns_to_accumulator", "columns",
                            "each transaction's columns (dy, x_hat), row-sum lanes to the gradient accumulator"),
+    transport<ParamGradIf>("input_to_accumulator", "columns",
+                           "dram_rmw: the accumulator's words of each transaction read beside its input, input path to the accumulator"),
 };
 
 }  // namespace
@@ -149,6 +151,9 @@ Netlist make_netlist(const RunGeometry& g, const AsicConfig& c) {
             k.writer = std::move(end);
           }
         }
+    // A transport nobody built answers is no connection: its caller's port is
+    // an optional one (a forward's input path and the accumulator).
+    if (d.kind == ChannelKind::transport && k.readers.empty()) continue;
     if (!k.writer.unit.empty() || !k.readers.empty()) n.connections.push_back(std::move(k));
   }
   return n;

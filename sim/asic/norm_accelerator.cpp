@@ -6,7 +6,8 @@
 
 namespace normsim::asic {
 
-NormAccelerator::NormAccelerator(sc_core::sc_module_name n, const RunGeometry& g, const AsicConfig& cfg,
+NormAccelerator::NormAccelerator(sc_core::sc_module_name n, const config::Workload& w, const config::Arch& a,
+                                 const RunGeometry& g, const AsicConfig& cfg,
                                  const core::MergeSchedule& merge, RowArithmetic* arith, std::atomic<int64_t>* rows_done_out)
     : sc_module(n),
       dram("dram", cfg.dram, cfg.clock_ghz),
@@ -25,7 +26,7 @@ NormAccelerator::NormAccelerator(sc_core::sc_module_name n, const RunGeometry& g
     if (!k.readers.empty()) c.reader = k.readers.front().unit;
     channels_.push_back(std::move(c));
   }
-  UnitBuild build{g, cfg, merge, dram, sram, arith, rows_done_out, row_limit_, [this] { on_row_done(); }};
+  UnitBuild build{w, a, g, cfg, merge, dram, sram, arith, rows_done_out, row_limit_, [this] { on_row_done(); }};
   for (const AsicUnitEntry& e : asic_units())
     if (e.make && e.enabled(g)) {
       units_.emplace_back(&e, e.make(build));
@@ -55,7 +56,13 @@ void NormAccelerator::bind_ports(const AsicUnitEntry& e, sc_core::sc_module& uni
     sc_core::sc_object* port = nullptr;
     for (sc_core::sc_object* o : unit.get_child_objects())
       if (p.port == o->basename()) port = o;
-    Channel& c = channel(p.channel);
+    Channel* found = nullptr;
+    for (Channel& c : channels_)
+      if (c.decl->name == p.channel) found = &c;
+    if (!found && accelerator_channel(p.channel).kind == ChannelKind::transport && p.dir == PortDir::out)
+      continue;  // a transport no unit of this pass answers: the port is left unbound (an optional one)
+    if (!found) throw std::logic_error("norm_accelerator: no channel " + std::string(p.channel));
+    Channel& c = *found;
     sc_core::sc_interface* to = c.channel.get();
     if (c.decl->kind == ChannelKind::transport) {
       // The unit that reads it is the channel (built before the units that call it).

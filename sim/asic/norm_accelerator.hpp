@@ -28,10 +28,12 @@ namespace normsim::asic {
 
 SC_MODULE(NormAccelerator) {
   SC_HAS_PROCESS(NormAccelerator);
-  /// `g` and `cfg` must outlive the model; `arith` is null when timing only;
-  /// `rows_done_out`, if set, follows the rows finished (a progress line).
-  NormAccelerator(sc_core::sc_module_name n, const RunGeometry& g, const AsicConfig& cfg, const core::MergeSchedule& merge,
-                  RowArithmetic* arith, std::atomic<int64_t>* rows_done_out = nullptr);
+  /// `g` and `cfg` must outlive the model (the units derive their own
+  /// parameters from `w` and `a` as they are built); `arith` is null when
+  /// timing only; `rows_done_out`, if set, follows the rows finished (a progress line).
+  NormAccelerator(sc_core::sc_module_name n, const config::Workload& w, const config::Arch& a, const RunGeometry& g,
+                  const AsicConfig& cfg, const core::MergeSchedule& merge, RowArithmetic* arith,
+                  std::atomic<int64_t>* rows_done_out = nullptr);
 
   DramModel dram;
   SramModel sram;

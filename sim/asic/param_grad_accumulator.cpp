@@ -2,10 +2,17 @@
 
 #include <algorithm>
 
+#include "sim/asic/traffic_identity.hpp"
+
 namespace normsim::asic {
 
-ParamGradAccumulator::ParamGradAccumulator(sc_core::sc_module_name n, const RunGeometry& g, DramModel& dram, SramModel& sram)
-    : sc_module(n), g_(g), dram_(dram), sram_(sram), stats_(basename()) {
+ParamGradAccumulator::Config ParamGradAccumulator::Config::of(const config::Workload& w, const config::Arch& a,
+                                                               const AsicConfig& c) {
+  return {c.backward.param_grad, c.backward.partial_rows, param_grad_count(w), param_grad_acc_bytes(a), w.rows, w.hidden};
+}
+
+ParamGradAccumulator::ParamGradAccumulator(sc_core::sc_module_name n, const Config& cfg, DramModel& dram, SramModel& sram)
+    : sc_module(n), cfg_(cfg), dram_(dram), sram_(sram), stats_(basename()) {
   stats_.add("accumulator_rmw_bytes", "bytes", "dgamma/dbeta accumulator bytes read and written back (each way)", &rmw_bytes_);
   stats_.add("accumulator_readout_bytes", "bytes", "accumulator bytes read out as partials", &readout_bytes_);
 }
@@ -13,8 +20,8 @@ ParamGradAccumulator::ParamGradAccumulator(sc_core::sc_module_name n, const RunG
 // On chip: the lanes cannot retire the transaction before its words are
 // written back. In DRAM: the write is posted; the read came with the input.
 double ParamGradAccumulator::accumulate(double start, int64_t elems) {
-  const double bytes = g_.acc_bytes_of(elems);
-  if (g_.param_grad == config::ParamGradPath::dram_rmw) {
+  const double bytes = cfg_.acc_bytes_of(elems);
+  if (cfg_.path == config::ParamGradPath::dram_rmw) {
     dram_.write(start, bytes, Traffic::grad_acc_write);
     return start;
   }
@@ -27,23 +34,31 @@ double ParamGradAccumulator::accumulate(double start, int64_t elems) {
 // Partials: every partial_rows rows the accumulator is read out and written
 // to DRAM as one partial (the after-rows pass sums them).
 void ParamGradAccumulator::row_done(int64_t row, double at) {
-  if (g_.param_grad != config::ParamGradPath::partials || !g_.closes_partial(row)) return;
-  const double bytes = g_.acc_bytes_of(g_.hidden);
+  if (cfg_.path != config::ParamGradPath::partials || !cfg_.closes_partial(row)) return;
+  const double bytes = cfg_.acc_bytes_of(cfg_.hidden);
   const Grant rd = sram_.read(at, bytes);
   dram_.write(rd.done, bytes, Traffic::partials);
   readout_bytes_ += static_cast<uint64_t>(bytes);
 }
 
+double ParamGradAccumulator::input_read_bytes(int64_t row, int64_t elems) const {
+  return cfg_.path == config::ParamGradPath::dram_rmw && row > 0 ? cfg_.acc_bytes_of(elems) : 0.0;
+}
+
+double ParamGradAccumulator::read_with_input(double at, double bytes) {
+  return dram_.read(at, bytes, Traffic::grad_acc_read).done;
+}
+
 double ParamGradAccumulator::finish(double start) {
-  const double acc = g_.acc_bytes_of(g_.hidden), fp32 = static_cast<double>(g_.hidden * g_.param_grads * 4);
-  switch (g_.param_grad) {
+  const double acc = cfg_.acc_bytes_of(cfg_.hidden), fp32 = static_cast<double>(cfg_.hidden * cfg_.grads * 4);
+  switch (cfg_.path) {
     case config::ParamGradPath::onchip: {
       const Grant rd = sram_.read(start, acc);
       return dram_.write(rd.done, fp32, Traffic::param_grads).done;
     }
     case config::ParamGradPath::partials: {
       // The partials stream back and are summed as they arrive; the sum is written at the end.
-      const Grant rd = dram_.read(start, acc * static_cast<double>(g_.partial_count()), Traffic::partials_read);
+      const Grant rd = dram_.read(start, acc * static_cast<double>(cfg_.partial_count()), Traffic::partials_read);
       return dram_.write(rd.done, fp32, Traffic::param_grads).done;
     }
     case config::ParamGradPath::dram_rmw: return start;

@@ -7,15 +7,20 @@
 // pass: the accumulator read out and written once in fp32, or every partial
 // read back and their sum written. The lanes reach it through their
 // `param_grads` port (a blocking transport: it answers with the cycle the
-// transaction may retire); a forward's lanes leave that port unbound.
+// transaction may retire), and the input path through its own (reading its
+// words from DRAM beside each transaction's input, dram_rmw); a forward
+// leaves both ports unbound. It owns its parameters (Config), derived from
+// the workload and the arch when it is built.
 #pragma once
 
 #include <systemc.h>
 
 #include <cstdint>
 
+#include "sim/asic/asic_config.hpp"
 #include "sim/asic/memory_models.hpp"
-#include "sim/asic/run_geometry.hpp"
+#include "sim/config/arch.hpp"
+#include "sim/config/workload.hpp"
 #include "sim/core/stats.hpp"
 
 namespace normsim::asic {
@@ -27,21 +32,44 @@ class ParamGradIf : public virtual sc_core::sc_interface {
   virtual double accumulate(double start, int64_t elems) = 0;
   /// The lanes finished row `row` at `at` (a partial may close after it).
   virtual void row_done(int64_t row, double at) = 0;
+  /// Bytes of `elems` columns it reads from DRAM beside row `row`'s input
+  /// (dram_rmw, every row after the first; else 0).
+  virtual double input_read_bytes(int64_t row, int64_t elems) const = 0;
+  /// Reads `bytes` of its words from cycle `at`; returns when they are in.
+  virtual double read_with_input(double at, double bytes) = 0;
 };
 /// Bound in a backward, unbound in a forward.
 using ParamGradPort = sc_core::sc_port<ParamGradIf, 1, sc_core::SC_ZERO_OR_MORE_BOUND>;
 
 struct ParamGradAccumulator : sc_core::sc_module, ParamGradIf {
-  ParamGradAccumulator(sc_core::sc_module_name n, const RunGeometry& g, DramModel& dram, SramModel& sram);
+  struct Config {
+    config::ParamGradPath path = config::ParamGradPath::onchip;  ///< asic.backward.param_grad
+    int64_t partial_rows = 256;  ///< asic.backward.partial_rows
+    int grads = 2;               ///< gradients a column: dgamma and dbeta, or dgamma (RMSNorm)
+    int acc_bytes = 4;           ///< one accumulator word: the dgamma stage's width (fp32: 4)
+    int64_t rows = 0, hidden = 0;
+    /// Its parameters for workload `w` on arch `a` with the resolved config `c`.
+    static Config of(const config::Workload& w, const config::Arch& a, const AsicConfig& c);
+    /// Accumulator bytes of `elems` columns (every gradient).
+    double acc_bytes_of(int64_t elems) const { return static_cast<double>(elems * grads * acc_bytes); }
+    /// Whether a partial closes after row r (written out with partials).
+    bool closes_partial(int64_t r) const { return (r + 1) % partial_rows == 0 || r + 1 == rows; }
+    /// Partials a run writes.
+    int64_t partial_count() const { return (rows + partial_rows - 1) / partial_rows; }
+  };
+  ParamGradAccumulator(sc_core::sc_module_name n, const Config& cfg, DramModel& dram, SramModel& sram);
   double accumulate(double start, int64_t elems) override;
   void row_done(int64_t row, double at) override;
+  double input_read_bytes(int64_t row, int64_t elems) const override;
+  double read_with_input(double at, double bytes) override;
   /// The after-rows pass from cycle `start` (the lanes' last row): returns
   /// the cycle its last byte is in DRAM (`start` when nothing is left).
   double finish(double start);
   const core::StatGroup& stats() const { return stats_; }
+  const Config& config() const { return cfg_; }
 
  private:
-  const RunGeometry& g_;
+  const Config cfg_;
   DramModel& dram_;
   SramModel& sram_;
   uint64_t rmw_bytes_ = 0, readout_bytes_ = 0;

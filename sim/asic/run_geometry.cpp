@@ -23,10 +23,6 @@ RunGeometry make_run_geometry(const config::Workload& w, const config::Arch& a, 
     g.backward = true;
     g.grad_bytes = core::elem_bytes(w.backward.dy.dtype);
     g.saved_stats_bytes = saved_stats_bytes_per_row(w, c);
-    g.param_grad = c.backward.param_grad;
-    g.param_grads = param_grad_count(w);
-    g.acc_bytes = param_grad_acc_bytes(a);
-    g.partial_rows = c.backward.partial_rows;
     if (w.writes_branch_grad())
       (a.fuse.mode == config::FuseMode::none ? g.branch_pass_bytes : g.branch_grad_bytes) = core::elem_bytes(w.output.dtype);
   }

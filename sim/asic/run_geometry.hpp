@@ -29,25 +29,16 @@ struct RunGeometry {
   Fusion fusion = Fusion::none;      ///< docs/ASIC.md, "Fusion"
   bool sum_written_all = false;      ///< fused: all of z is written (kept, or Pre-Norm); else only what is re-read
   // The backward (docs/ASIC.md, "Backward"): x (or x_hat) and dy stream,
-  // are kept and re-read together; dx leaves as the output.
+  // are kept and re-read together; dx leaves as the output. (Its gradient
+  // accumulator's parameters are its own: ParamGradAccumulator::Config.)
   bool backward = false;
   int grad_bytes = 0;                ///< dy's element bytes
   int saved_stats_bytes = 0;         ///< the forward's statistics read a row
-  config::ParamGradPath param_grad = config::ParamGradPath::onchip;
-  int param_grads = 0;               ///< gradients accumulated per column: 2 (dgamma, dbeta) or 1 (RMSNorm)
-  int acc_bytes = 4;                 ///< one accumulator word (the dgamma stage's width; fp32: 4)
-  int64_t partial_rows = 0;          ///< partials: rows a partial sums
   int branch_grad_bytes = 0;         ///< a fused Post-Norm backward with dropout: the branch's gradient beside dx (the output's type)
   int branch_pass_bytes = 0;         ///< ... unfused: a separate pass after the unit reads dz and writes it, these bytes an element each way
 
   /// Bytes of one element the row buffer keeps and the re-read brings back.
   int row_elem_bytes() const { return in_bytes + grad_bytes; }
-  /// Accumulator bytes of `elems` columns (every gradient).
-  double acc_bytes_of(int64_t elems) const { return static_cast<double>(elems * param_grads * acc_bytes); }
-  /// Whether row r closes a partial (the accumulator is written out after it).
-  bool closes_partial(int64_t r) const { return (r + 1) % partial_rows == 0 || r + 1 == rows; }
-  /// Partials the run writes.
-  int64_t partial_count() const { return (rows + partial_rows - 1) / partial_rows; }
 
   int64_t chunk_begin(int k) const { return k * chunk_elems; }
   int64_t chunk_end(int k) const { return std::min<int64_t>(hidden, (k + 1) * chunk_elems); }

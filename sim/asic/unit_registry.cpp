@@ -61,7 +61,8 @@ Module make_rsqrt(UnitBuild& b) { return std::make_unique<RsqrtUnit>("rsqrt", b.
 Module make_row_mean(UnitBuild& b) { return std::make_unique<RowMeanUnit>("row_mean", b.cfg.backward.row_mean_cycles); }
 
 Module make_accumulator(UnitBuild& b) {
-  return std::make_unique<ParamGradAccumulator>("param_grad_accumulator", b.geometry, b.dram, b.sram);
+  return std::make_unique<ParamGradAccumulator>("param_grad_accumulator",
+                                                ParamGradAccumulator::Config::of(b.workload, b.arch, b.cfg), b.dram, b.sram);
 }
 
 Module make_lanes(UnitBuild& b) {
@@ -95,14 +96,27 @@ const std::vector<AsicUnitEntry> kUnits = {
      {Traffic::adder_read, Traffic::adder_write},
      {},
      {}},  // another unit's (or a GPU kernel's) cost, not this design's
+    // Its last transfers, after the lanes' last row, are its after-rows phase.
+    // Built before the units that call it (a transport's far end).
+    {"param_grad_accumulator",
+     "the backward's dgamma/dbeta: each transaction's columns read, added and written back (on chip or in DRAM), "
+     "partials out every partial_rows rows; after the last row read out once, or the partials summed",
+     backward, make_accumulator,
+     {{"transport", "columns_to_accumulator", In}, {"transport", "input_to_accumulator", In}},
+     stats_of<ParamGradAccumulator>, no_period, nullptr,
+     {Traffic::grad_acc_read, Traffic::grad_acc_write, Traffic::partials, Traffic::partials_read, Traffic::param_grads}, {},
+     {"param_grad_lanes"},
+     [](sc_core::sc_module* unit, const RunGeometry&, DramModel&, const RowsDone& d) {
+       return static_cast<ParamGradAccumulator&>(*unit).finish(d.lanes_cycle);
+     }},
     {"input_path",
      "gamma/beta once, then each row's transactions (x, and r when fused; dy and the saved statistics in a backward) into a "
      "free row buffer",
      always, make_input_path,
      {{"free_slots", "free_row_buffers", In}, {"to_lanes", "input_to_lanes", Out}, {"params_on_chip", "params_on_chip", Out},
-      {"adder_done", "adder_done", In}},
+      {"adder_done", "adder_done", In}, {"param_grads", "input_to_accumulator", Out}},
      no_stats, period_of<InputPathUnit>, rows_issued_of<InputPathUnit>,
-     {Traffic::params, Traffic::input, Traffic::residual, Traffic::grad, Traffic::saved_stats, Traffic::grad_acc_read}, {},
+     {Traffic::params, Traffic::input, Traffic::residual, Traffic::grad, Traffic::saved_stats}, {},
      {"residual_adder", "dropout_mask_generator"}},  // a fused unit's adder sits on the input path, in front of the lanes
     {"chan_merge_tree", "log2 L levels of Chan merges (adders for sums), dedicated or on shared merge units", forward,
      make_merge_tree, {{"transport", "row_to_merge", In}}, stats_of<ChanMergeTree>, period_of<ChanMergeTree>, nullptr, {},
@@ -116,16 +130,6 @@ const std::vector<AsicUnitEntry> kUnits = {
      {"variance_scale", "rsqrt_unit"}},
     {"row_mean", "the backward's S1/C and S2/C: a shift, or a multiply by the table's 1/C", backward, make_row_mean,
      {{"transport", "row_to_row_mean", In}}, no_stats, no_period, nullptr, {}, {}, {"row_mean_unit"}},
-    // Its last transfers, after the lanes' last row, are its after-rows phase.
-    {"param_grad_accumulator",
-     "the backward's dgamma/dbeta: each transaction's columns read, added and written back (on chip or in DRAM), "
-     "partials out every partial_rows rows; after the last row read out once, or the partials summed",
-     backward, make_accumulator, {{"transport", "columns_to_accumulator", In}}, stats_of<ParamGradAccumulator>, no_period,
-     nullptr, {Traffic::grad_acc_write, Traffic::partials, Traffic::partials_read, Traffic::param_grads}, {},
-     {"param_grad_lanes"},
-     [](sc_core::sc_module* unit, const RunGeometry&, DramModel&, const RowsDone& d) {
-       return static_cast<ParamGradAccumulator&>(*unit).finish(d.lanes_cycle);
-     }},
     {"welford_lanes",
      "L Welford lanes, an element a lane a cycle; the kept part into the row buffer, a fused unit's z to DRAM", forward,
      make_lanes,

@@ -31,6 +31,8 @@ namespace normsim::asic {
 
 /// What a unit is built from; the units built before it are in `built`.
 struct UnitBuild {
+  const config::Workload& workload;  ///< what a unit derives its own parameters from, with the arch
+  const config::Arch& arch;
   const RunGeometry& geometry;
   const AsicConfig& cfg;
   const core::MergeSchedule& merge;

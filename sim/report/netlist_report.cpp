@@ -26,7 +26,9 @@ nlohmann::json netlist_report_json(const std::string& workload, const std::strin
   for (const asic::AsicUnitEntry* e : n.units) {
     nlohmann::json ports = nlohmann::json::array();
     for (const asic::PortDecl& p : e->ports)
-      ports.push_back({{"port", p.port}, {"channel", p.channel}, {"direction", p.dir == asic::PortDir::in ? "in" : "out"}});
+      // A port this pass leaves unbound (a transport no built unit answers) is no part of its design.
+      if (std::any_of(n.connections.begin(), n.connections.end(), [&](const auto& k) { return k.channel->name == p.channel; }))
+        ports.push_back({{"port", p.port}, {"channel", p.channel}, {"direction", p.dir == asic::PortDir::in ? "in" : "out"}});
     // A unit works on the rows, after them, or both (a phase a row and one after).
     const char* phase = !e->after_rows ? "rows" : e->make ? "rows_then_after_rows" : "after_rows";
     units.push_back({{"name", e->name}, {"phase", phase}, {"summary", e->summary},
