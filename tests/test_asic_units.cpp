@@ -562,7 +562,16 @@ TEST(AsicUnits, DxUnitWritesDxAndTheBranchGradient) {
   ASSERT_GT(b.g.branch_grad_bytes, 0);
   DramModel dram("dram", b.cfg.dram, b.cfg.clock_ghz);
   SramModel sram("sram", b.cfg.sram);
-  NormalizeUnit dx("dx_unit", b.g, {b.cfg.backward.dx_cycles, false, nullptr, {}}, dram, sram, nullptr);
+  // Built as a run builds it, its latency from its own key; the forward's
+  // normalise latency at 1000 cycles would show in its last output if read.
+  b.cfg.latency.normalize_cycles = 1000;
+  const RowLimit rows(b.g.rows);
+  UnitBuild build{b.w, b.a, b.g, b.cfg, core::MergeSchedule{b.a.lanes, 0}, dram, sram, nullptr, nullptr, rows, {}};
+  std::unique_ptr<sc_core::sc_module> unit;
+  for (const AsicUnitEntry& e : asic_units())
+    if (e.name == "dx_unit") unit = e.make(build);
+  ASSERT_TRUE(unit);
+  auto& dx = dynamic_cast<NormalizeUnit&>(*unit);
   OutputUnitBench bench(dx);
   auto& src = bench.stats;
   auto& back = bench.back;
@@ -584,6 +593,8 @@ TEST(AsicUnits, DxUnitWritesDxAndTheBranchGradient) {
   // Each row buffer back once the row is replayed; the last dx out after the pipeline.
   for (int r = 0; r < 3; ++r) EXPECT_GE(back.got[r].first, slots[r].t_ready + b.g.lane_cycles(b.g.hidden)) << "row " << r;
   EXPECT_GE(dx.last_output_cycle(), slots[2].t_ready + b.g.lane_cycles(b.g.hidden) + b.cfg.backward.dx_cycles);
+  EXPECT_LT(dx.last_output_cycle(), 3 * b.g.lane_cycles(b.g.hidden) + b.cfg.latency.normalize_cycles)
+      << "the forward's normalise latency is not the dx unit's";
 }
 
 // A backward run builds the backward's own units and none of the
