@@ -18,12 +18,11 @@ NormAccelerator::NormAccelerator(sc_core::sc_module_name n, const config::Worklo
   const Netlist netlist = make_netlist(g, cfg);
   for (const Netlist::Connection& k : netlist.connections) {
     const ChannelDecl& d = *k.channel;
-    Channel c{&d, d.make ? d.make(d, g, cfg) : nullptr, nullptr};
+    Channel c{&d, d.make ? d.make(d, g, cfg) : nullptr, nullptr, nullptr, nullptr, k.writer.unit,
+              k.readers.empty() ? std::string() : k.readers.front().unit, {}, {}, {}};
     c.object = dynamic_cast<const sc_core::sc_object*>(c.channel.get());
     c.fifo = dynamic_cast<const FifoState*>(c.channel.get());
     c.signal = dynamic_cast<const CycleSignal*>(c.channel.get());
-    c.writer = k.writer.unit;
-    if (!k.readers.empty()) c.reader = k.readers.front().unit;
     channels_.push_back(std::move(c));
   }
   UnitBuild build{w, a, g, cfg, merge, dram, sram, arith, rows_done_out, row_limit_, [this] { on_row_done(); }};
@@ -42,9 +41,13 @@ NormAccelerator::NormAccelerator(sc_core::sc_module_name n, const config::Worklo
   SC_THREAD(trace_process);
 }
 
+NormAccelerator::Channel* NormAccelerator::find_channel(std::string_view name) {
+  for (Channel& c : channels_)
+    if (c.decl->name == name) return &c;
+  return nullptr;
+}
 const NormAccelerator::Channel& NormAccelerator::channel(std::string_view name) const {
-  for (const Channel& c : channels_)
-    if (c.decl->name == name) return c;
+  if (const Channel* c = const_cast<NormAccelerator&>(*this).find_channel(name)) return *c;
   throw std::logic_error("norm_accelerator: no channel " + std::string(name));
 }
 NormAccelerator::Channel& NormAccelerator::channel(std::string_view name) {
@@ -56,13 +59,9 @@ void NormAccelerator::bind_ports(const AsicUnitEntry& e, sc_core::sc_module& uni
     sc_core::sc_object* port = nullptr;
     for (sc_core::sc_object* o : unit.get_child_objects())
       if (p.port == o->basename()) port = o;
-    Channel* found = nullptr;
-    for (Channel& c : channels_)
-      if (c.decl->name == p.channel) found = &c;
-    if (!found && accelerator_channel(p.channel).kind == ChannelKind::transport && p.dir == PortDir::out)
+    if (!find_channel(p.channel) && accelerator_channel(p.channel).kind == ChannelKind::transport && p.dir == PortDir::out)
       continue;  // a transport no unit of this pass answers: the port is left unbound (an optional one)
-    if (!found) throw std::logic_error("norm_accelerator: no channel " + std::string(p.channel));
-    Channel& c = *found;
+    Channel& c = channel(p.channel);
     sc_core::sc_interface* to = c.channel.get();
     if (c.decl->kind == ChannelKind::transport) {
       // The unit that reads it is the channel (built before the units that call it).

@@ -103,6 +103,7 @@ SC_MODULE(NormAccelerator) {
   PeriodState period_state() const;
   /// Binds unit `e`'s ports (its entry's `ports`) to the channels they name.
   void bind_ports(const AsicUnitEntry& e, sc_core::sc_module& unit);
+  Channel* find_channel(std::string_view name);  ///< null where this pass does not build it
   Channel& channel(std::string_view name);
   const Channel& channel(std::string_view name) const;
   /// The built unit named `name` (a unit every run has).
