@@ -15,9 +15,9 @@ out=${1:?OUTDIR}; filter=${2:-.}
 here=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mktemp -d)
 mkdir -p "$out" "$work/res"
-cmake -S "$here" -B "$work/build" -DCMAKE_BUILD_TYPE=Release >"$work/cmake.log" 2>&1 &&
-  cmake --build "$work/build" -j 16 --target normref >>"$work/cmake.log" 2>&1 || { tail -30 "$work/cmake.log"; exit 1; }
-bin=$work/build/normref
+. "$here/scripts/build_gpu_ref.sh"
+build_gpu_ref "$work/cmake.log" normref
+bin=$build/normref
 stalls=""
 for s in long_scoreboard short_scoreboard barrier mio_throttle lg_throttle wait math_pipe_throttle not_selected \
          selected drain membar no_instruction dispatch_stall branch_resolving imc_miss tex_throttle sleeping; do
