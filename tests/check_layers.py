@@ -3,7 +3,7 @@
 every CMake link of the tree:
 
     core <- config <- {area, rtl, asic, simt} <- {validate, report} <- tools <- python
-                      area <- explore <- report
+                 {area, asic} <- explore <- report  (the width search; the sweep engine's isolated runs)
 
 asic and simt never include each other; validate is the only layer that
 includes both; gpu_ref includes only sim/core (the RNG, the formats and the
@@ -30,7 +30,7 @@ ALLOWED = {
     "asic": {"core", "config", "rtl", "asic"},
     "simt": {"core", "config", "simt", "gpu_ref_shared"},
     "validate": {"core", "config", "area", "rtl", "asic", "simt", "validate", "gpu_ref_shared"},
-    "explore": {"core", "config", "area", "explore"},
+    "explore": {"core", "config", "area", "asic", "explore"},
     "report": {"core", "config", "area", "rtl", "asic", "simt", "explore", "report", "gpu_ref_shared"},
     "gpu_ref": {"core", "gpu_ref", "gpu_ref_shared"},
     "lab": {"core", "gpu_ref", "gpu_ref_shared", "lab"},

@@ -34,9 +34,9 @@ config::Arch c64_arch(config::InputPath path, config::ParamGradPath pg, config::
   auto a = config::load_arch(src() + "/workloads/arch/asic-default.yaml");
   a.lanes = 4;
   a.asic->path = path;
-  a.asic->backward.param_grad = pg;
+  a.asic->param_grad_accumulator.path = pg;
   a.asic->backward.xhat = xhat;
-  a.asic->backward.partial_rows = 16;
+  a.asic->param_grad_accumulator.partial_rows = 16;
   a.asic->dram.peak_bytes_per_s = core::per_second(core::BytesPerCycle(bytes_per_cycle), core::ghz(a.asic->clock_ghz));
   return a;
 }

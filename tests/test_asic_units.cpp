@@ -211,7 +211,9 @@ TEST(AsicUnits, WelfordLaneArrayTakesTheStreamAndMatchesTheCore) {
   SramModel sram("sram", b.cfg.sram);
   ChanMergeTree tree("tree", {core::MergeSchedule{b.a.lanes, 0}, 1, 1}, &arith);
   RsqrtUnit rsqrt("rsqrt", 3, &arith);
-  WelfordLaneArray lanes("lanes", b.g, 5, dram, sram, &arith);
+  WelfordLaneArray lanes("lanes", b.g, 5, &arith);
+  lanes.dram(dram);
+  lanes.sram(sram);
   LaneArrayBench bench(lanes, tree, rsqrt);
   auto& src = bench.src;
   auto& sink = bench.sink;
@@ -255,7 +257,9 @@ TEST(AsicUnits, InputPathUnitStreamsRowsAndAnnouncesTheParameters) {
   DramModel dram("dram", b.cfg.dram, b.cfg.clock_ghz);
   SramModel sram("sram", b.cfg.sram);
   const RowLimit rows(b.g.rows);
-  InputPathUnit input("input", b.g, rows, dram, sram, &arith);
+  InputPathUnit input("input", b.g, rows, b.cfg.dram.window_bytes(), &arith);
+  input.dram(dram);
+  input.sram(sram);
   HandshakeFifo<RowSlot*> free_slots("free", 2);
   HandshakeFifo<ChunkToken> to_lanes("to_lanes", 64);
   CycleSignal params("params"), adder("adder");
@@ -321,7 +325,8 @@ TEST(AsicUnits, RereadStreamWaitsForEachRowsSumInDram) {
   ASSERT_TRUE(b.g.rereads());
   DramModel dram("dram", b.cfg.dram, b.cfg.clock_ghz);
   const RowLimit rows(b.g.rows);
-  RereadStream reread("reread", b.g, rows, dram);
+  RereadStream reread("reread", b.g, rows);
+  reread.dram(dram);
   HandshakeFifo<Grant> to_output("to_output", 1024);
   HandshakeFifo<double> sums("sums", 4, HandshakeFifo<double>::Wake::next_delta);
   TimedSource<double> lanes("lanes");
@@ -358,7 +363,9 @@ TEST(AsicUnits, NormalizeUnitReplaysTheRowAndMatchesTheCore) {
   RowArithmetic arith{&b.w, b.dp.get(), &checker, &b.num, nullptr};
   DramModel dram("dram", b.cfg.dram, b.cfg.clock_ghz);
   SramModel sram("sram", b.cfg.sram);
-  NormalizeUnit norm("normalize", b.g, {4, true, nullptr, {}}, dram, sram, &arith);
+  NormalizeUnit norm("normalize", b.g, {4, true, nullptr, {}}, b.cfg.dram.window_bytes(), &arith);
+  norm.dram(dram);
+  norm.sram(sram);
   OutputUnitBench bench(norm);
   auto& stats = bench.stats;
   auto& back = bench.back;
@@ -408,7 +415,8 @@ TEST(AsicUnits, SeparateAdderPassMovesTheTensorAndAnnouncesItsEnd) {
   b.g = make_run_geometry(b.w, b.a, b.cfg);
   ASSERT_EQ(b.g.fusion, Fusion::separate_adder);
   DramModel dram("dram", b.cfg.dram, b.cfg.clock_ghz);
-  SeparateAdderPass pass("pass", b.g, dram);
+  SeparateAdderPass pass("pass", b.g, b.cfg.dram.window_bytes());
+  pass.dram(dram);
   CycleSignal done("done");
   pass.done(done);
   sc_core::sc_start();
@@ -426,16 +434,14 @@ TEST(AsicUnits, SeparateAdderPassMovesTheTensorAndAnnouncesItsEnd) {
 // the S/C unit a pipeline of its own latency; neither reads a forward key.
 TEST(AsicUnits, RowSumTreeAndRowMeanUnitTakeTheBackwardsLatencies) {
   Bench b("llama2-7b-bwd", 3);
-  b.cfg.backward.row_sum_level_cycles = 5;
-  b.cfg.backward.row_mean_cycles = 9;
-  b.cfg.latency.merge_level_cycles = 1000;  // the forward's keys: never read here
-  b.cfg.latency.rsqrt_cycles = 1000;
+  b.cfg.row_sum_tree.level_cycles = 5;
+  b.cfg.row_mean.latency_cycles = 9;
+  b.cfg.chan_merge_tree.level_cycles = 1000;  // the forward's keys: never read here
+  b.cfg.rsqrt.latency_cycles = 1000;
   const core::MergeSchedule shared{b.a.lanes, 1};
   ASSERT_TRUE(shared.shared());
-  DramModel dram("dram", b.cfg.dram, b.cfg.clock_ghz);
-  SramModel sram("sram", b.cfg.sram);
   const RowLimit rows(b.g.rows);
-  UnitBuild build{b.w, b.a, b.g, b.cfg, shared, dram, sram, nullptr, nullptr, rows, {}};
+  UnitBuild build{b.w, b.a, b.g, b.cfg, shared, nullptr, nullptr, rows, {}};
   std::unique_ptr<sc_core::sc_module> tree_m, mean_m;
   for (const AsicUnitEntry& e : asic_units()) {
     if (e.name == "row_sum_tree") tree_m = e.make(build);
@@ -462,8 +468,8 @@ TEST(AsicUnits, ParamGradAccumulatorOnEachPath) {
   for (const config::ParamGradPath path :
        {config::ParamGradPath::onchip, config::ParamGradPath::partials, config::ParamGradPath::dram_rmw}) {
     Bench b("llama2-7b-bwd", 10);
-    b.a.asic->backward.param_grad = path;
-    b.a.asic->backward.partial_rows = 4;
+    b.a.asic->param_grad_accumulator.path = path;
+    b.a.asic->param_grad_accumulator.partial_rows = 4;
     b.cfg = *b.a.asic;
     b.g = make_run_geometry(b.w, b.a, b.cfg);
     const ParamGradAccumulator::Config c = ParamGradAccumulator::Config::of(b.w, b.a, b.cfg);
@@ -472,7 +478,9 @@ TEST(AsicUnits, ParamGradAccumulatorOnEachPath) {
     const std::string n = std::string(config::kParamGradPaths.name(path));
     DramModel dram(("dram_" + n).c_str(), b.cfg.dram, b.cfg.clock_ghz);
     SramModel sram(("sram_" + n).c_str(), b.cfg.sram);
-    ParamGradAccumulator acc(("acc_" + n).c_str(), c, dram, sram);
+    ParamGradAccumulator acc(("acc_" + n).c_str(), c);
+    acc.dram(dram);
+    acc.sram(sram);
     const double row_acc = c.acc_bytes_of(b.g.hidden);
     double t = 0;
     for (int64_t r = 0; r < b.g.rows; ++r) {
@@ -526,8 +534,12 @@ TEST(AsicUnits, RowSumLanesHandEachTransactionToTheAccumulator) {
   SramModel sram("sram", b.cfg.sram);
   ChanMergeTree tree("row_sum_tree", {core::MergeSchedule{b.a.lanes, 0}, 1, 1}, nullptr);
   RowMeanUnit mean("row_mean", 4);
-  ParamGradAccumulator acc("param_grad_accumulator", ParamGradAccumulator::Config::of(b.w, b.a, b.cfg), dram, sram);
-  WelfordLaneArray lanes("row_sum_lanes", b.g, 4, dram, sram, nullptr);
+  ParamGradAccumulator acc("param_grad_accumulator", ParamGradAccumulator::Config::of(b.w, b.a, b.cfg));
+  WelfordLaneArray lanes("row_sum_lanes", b.g, 4, nullptr);
+  acc.dram(dram);
+  acc.sram(sram);
+  lanes.dram(dram);
+  lanes.sram(sram);
   LaneArrayBench bench(lanes, tree, mean);
   lanes.param_grads(acc);
   auto& src = bench.src;
@@ -564,14 +576,16 @@ TEST(AsicUnits, DxUnitWritesDxAndTheBranchGradient) {
   SramModel sram("sram", b.cfg.sram);
   // Built as a run builds it, its latency from its own key; the forward's
   // normalise latency at 1000 cycles would show in its last output if read.
-  b.cfg.latency.normalize_cycles = 1000;
+  b.cfg.normalize.latency_cycles = 1000;
   const RowLimit rows(b.g.rows);
-  UnitBuild build{b.w, b.a, b.g, b.cfg, core::MergeSchedule{b.a.lanes, 0}, dram, sram, nullptr, nullptr, rows, {}};
+  UnitBuild build{b.w, b.a, b.g, b.cfg, core::MergeSchedule{b.a.lanes, 0}, nullptr, nullptr, rows, {}};
   std::unique_ptr<sc_core::sc_module> unit;
   for (const AsicUnitEntry& e : asic_units())
     if (e.name == "dx_unit") unit = e.make(build);
   ASSERT_TRUE(unit);
   auto& dx = dynamic_cast<NormalizeUnit&>(*unit);
+  dx.dram(dram);
+  dx.sram(sram);
   OutputUnitBench bench(dx);
   auto& src = bench.stats;
   auto& back = bench.back;
@@ -592,8 +606,8 @@ TEST(AsicUnits, DxUnitWritesDxAndTheBranchGradient) {
   EXPECT_EQ(dx.stats().snapshot().unit, "dx_unit");
   // Each row buffer back once the row is replayed; the last dx out after the pipeline.
   for (int r = 0; r < 3; ++r) EXPECT_GE(back.got[r].first, slots[r].t_ready + b.g.lane_cycles(b.g.hidden)) << "row " << r;
-  EXPECT_GE(dx.last_output_cycle(), slots[2].t_ready + b.g.lane_cycles(b.g.hidden) + b.cfg.backward.dx_cycles);
-  EXPECT_LT(dx.last_output_cycle(), 3 * b.g.lane_cycles(b.g.hidden) + b.cfg.latency.normalize_cycles)
+  EXPECT_GE(dx.last_output_cycle(), slots[2].t_ready + b.g.lane_cycles(b.g.hidden) + b.cfg.dx_unit.latency_cycles);
+  EXPECT_LT(dx.last_output_cycle(), 3 * b.g.lane_cycles(b.g.hidden) + b.cfg.normalize.latency_cycles)
       << "the forward's normalise latency is not the dx unit's";
 }
 
@@ -775,4 +789,22 @@ TEST(AsicUnits, EveryAreaUnitBelongsToExactlyOneRegistryEntry) {
   // ... and every area unit an entry names is built by one of those designs.
   for (const AsicUnitEntry& e : asic_units())
     for (const std::string_view u : e.area_units) EXPECT_TRUE(seen.count(std::string(u))) << e.name << ": " << u;
+}
+
+// A unit's parameters are the arch's asic.<unit> section: every such section
+// is a registry entry's, in the registry's order, and reads back as echoed.
+TEST(AsicUnits, EveryUnitSectionIsARegistryEntrys) {
+  std::vector<std::string_view> registry;
+  for (const AsicUnitEntry& e : asic_units()) registry.push_back(e.name);
+  size_t at = 0;
+  for (std::string_view section : config::asic_unit_sections()) {
+    const auto it = std::find(registry.begin() + at, registry.end(), section);
+    ASSERT_NE(it, registry.end()) << section << " is no registry entry's name, or out of the registry's order";
+    at = static_cast<size_t>(it - registry.begin()) + 1;
+  }
+  const nlohmann::json echo = config::asic_params().echo(config::AsicConfig{});
+  for (std::string_view section : config::asic_unit_sections()) {
+    ASSERT_TRUE(echo.contains(std::string(section))) << section;
+    EXPECT_FALSE(echo[std::string(section)].empty()) << section;
+  }
 }

@@ -258,12 +258,49 @@ formats:
   missing.erase(missing.find("  dbeta:"));
   expect_has(arch_error(missing), {"a.yaml", "backward_formats", "dbeta", "missing"});
   expect_has(arch_error("name: t\nlanes: 4\narithmetic: fp32\n" + bf), {"backward_formats", "only applies to 'arithmetic: fixed'"});
-  expect_has(arch_error(fixed + bf + "asic:\n  backward: {param_grad: sometimes}\n"),
-             {"asic.backward.param_grad", "sometimes", "onchip, partials, dram_rmw"});
+  expect_has(arch_error(fixed + bf + "asic:\n  param_grad_accumulator: {path: sometimes}\n"),
+             {"asic.param_grad_accumulator.path", "sometimes", "onchip, partials, dram_rmw"});
   expect_has(arch_error(fixed + bf + "asic:\n  backward: {xhat: cached}\n"), {"asic.backward.xhat", "cached", "recompute, stored"});
-  expect_has(arch_error(fixed + bf + "asic:\n  backward: {partial_rows: 0}\n"), {"asic.backward.partial_rows", "0"});
-  const Arch b = parse_arch_text(fixed + bf + "asic:\n  backward: {param_grad: partials, partial_rows: 64, xhat: stored}\n", "a.yaml");
-  EXPECT_EQ(b.asic->backward.param_grad, ParamGradPath::partials);
-  EXPECT_EQ(b.asic->backward.partial_rows, 64);
+  expect_has(arch_error(fixed + bf + "asic:\n  param_grad_accumulator: {partial_rows: 0}\n"),
+             {"asic.param_grad_accumulator.partial_rows", "0"});
+  const Arch b = parse_arch_text(
+      fixed + bf + "asic:\n  param_grad_accumulator: {path: partials, partial_rows: 64}\n  backward: {xhat: stored}\n", "a.yaml");
+  EXPECT_EQ(b.asic->param_grad_accumulator.path, ParamGradPath::partials);
+  EXPECT_EQ(b.asic->param_grad_accumulator.partial_rows, 64);
   EXPECT_EQ(b.asic->backward.xhat, XhatSource::stored);
+}
+
+// A unit's keys live in its own section (asic.<unit>); the old places are
+// refused in one line naming the line, the value and the new key, in a file
+// and in a --set.
+TEST(ArchConfig, MovedUnitKeysNameTheirNewPlace) {
+  const std::string head = "name: t\nlanes: 4\narithmetic: fp32\nasic:\n";
+  const struct {
+    const char *old_section, *old_key, *new_key;
+  } moved[] = {{"latency", "welford_cycles", "asic.welford_lanes.latency_cycles"},
+               {"latency", "merge_level_cycles", "asic.chan_merge_tree.level_cycles"},
+               {"latency", "rsqrt_cycles", "asic.rsqrt.latency_cycles"},
+               {"latency", "normalize_cycles", "asic.normalize.latency_cycles"},
+               {"backward", "row_sum_lane_cycles", "asic.row_sum_lanes.latency_cycles"},
+               {"backward", "row_sum_level_cycles", "asic.row_sum_tree.level_cycles"},
+               {"backward", "row_mean_cycles", "asic.row_mean.latency_cycles"},
+               {"backward", "dx_cycles", "asic.dx_unit.latency_cycles"},
+               {"backward", "param_grad", "asic.param_grad_accumulator.path"},
+               {"backward", "partial_rows", "asic.param_grad_accumulator.partial_rows"}};
+  for (const auto& m : moved) {
+    const std::string old_key = std::string("asic.") + m.old_section + "." + m.old_key;
+    const std::string msg = arch_error(head + "  " + m.old_section + ":\n    " + m.old_key + ": 7\n");
+    expect_has(msg, {"a.yaml:6", old_key.c_str(), "moved", "the value 7", m.new_key});
+    EXPECT_EQ(msg.find('\n'), std::string::npos) << msg;
+    try {
+      parse_arch_text(head + "  clock_ghz: 1\n", "a.yaml", {parse_override("arch." + old_key + "=7")});
+      ADD_FAILURE() << old_key << " accepted by --set";
+    } catch (const ConfigError& e) {
+      expect_has(e.what(), {"--set", old_key.c_str(), "moved", m.new_key});
+    }
+  }
+  // Their new places read the value.
+  const Arch a = parse_arch_text(head + "  rsqrt: {latency_cycles: 21}\n  row_sum_tree: {level_cycles: 6}\n", "a.yaml");
+  EXPECT_EQ(a.asic->rsqrt.latency_cycles, 21);
+  EXPECT_EQ(a.asic->row_sum_tree.level_cycles, 6);
 }

@@ -143,7 +143,7 @@ TEST_P(PostNormBackwardHandComputed, DramAndSramBytesAreExact) {
   a.lanes = 4;
   a.fuse.mode = fuse;
   a.asic->path = path;
-  a.asic->backward.param_grad = config::ParamGradPath::onchip;
+  a.asic->param_grad_accumulator.path = config::ParamGradPath::onchip;
   a.asic->dram.peak_bytes_per_s = core::per_second(core::BytesPerCycle(64), core::ghz(a.asic->clock_ghz));
   asic::AsicOptions o;
   o.numerics = false;

@@ -472,7 +472,7 @@ void present(Bench& b, const MergeRow& r) {
 }
 
 int merge_level_cycles() {
-  return arch().asic ? arch().asic->latency.merge_level_cycles : config::UnitLatencies{}.merge_level_cycles;
+  return arch().asic ? arch().asic->chan_merge_tree.level_cycles : config::ChanMergeTreeParams{}.level_cycles;
 }
 }  // namespace
 

@@ -106,10 +106,10 @@ TEST(TimingClosure, StagesAddedPastTheMaximumAreTheFewestThatFit) {
   const config::AsicConfig closed = rtl::with_closed_timing(c, t);
   EXPECT_DOUBLE_EQ(closed.timing_flip_flops, t.added_flip_flops());
   for (const rtl::UnitTiming& u : t.units) {
-    if (u.unit == "normalize_affine") EXPECT_EQ(closed.latency.normalize_cycles, u.cycles);
-    if (u.unit == "rsqrt_unit") EXPECT_EQ(closed.latency.rsqrt_cycles, u.cycles);
-    if (u.unit == "welford_lanes") EXPECT_EQ(closed.latency.welford_cycles, u.cycles);
-    if (u.unit == "chan_merge_tree") EXPECT_EQ(closed.latency.merge_level_cycles, u.cycles);
+    if (u.unit == "normalize_affine") EXPECT_EQ(closed.normalize.latency_cycles, u.cycles);
+    if (u.unit == "rsqrt_unit") EXPECT_EQ(closed.rsqrt.latency_cycles, u.cycles);
+    if (u.unit == "welford_lanes") EXPECT_EQ(closed.welford_lanes.latency_cycles, u.cycles);
+    if (u.unit == "chan_merge_tree") EXPECT_EQ(closed.chan_merge_tree.level_cycles, u.cycles);
   }
   // Their area: a timing_registers unit of the flip-flops at the flip-flop's gate equivalents.
   area::RunActivity run;
@@ -148,9 +148,9 @@ TEST(TimingClosure, ARunRunsTheClosedLatenciesAndRefusesWhenAsked) {
   for (const rtl::UnitTiming& u : r.timing_closure.units) {
     if (u.unit == "normalize_affine") {
       EXPECT_GT(u.added_stages(), 0);
-      EXPECT_EQ(r.cfg.latency.normalize_cycles, u.cycles);
+      EXPECT_EQ(r.cfg.normalize.latency_cycles, u.cycles);
     }
-    if (u.unit == "rsqrt_unit") EXPECT_EQ(r.cfg.latency.rsqrt_cycles, u.cycles);
+    if (u.unit == "rsqrt_unit") EXPECT_EQ(r.cfg.rsqrt.latency_cycles, u.cycles);
   }
   EXPECT_GT(r.cfg.timing_flip_flops, 0);
   d.arch.asic->past_fmax = config::PastFmax::refuse;

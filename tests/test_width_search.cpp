@@ -12,6 +12,9 @@
 #include "sim/core/functional_run.hpp"
 #include "sim/explore/width_search.hpp"
 
+// libsystemc (linked through sim/explore's sweep engine) calls sc_main, declared extern "C"; gtest's main runs the tests.
+extern "C" int sc_main(int, char**) { return 0; }
+
 using namespace normsim;
 
 namespace {

@@ -18,6 +18,5 @@ using config::L2Replacement;
 using config::parse_input_path;
 using config::SramConfig;
 using config::to_string;
-using config::UnitLatencies;
 
 }  // namespace normsim::asic

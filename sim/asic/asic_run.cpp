@@ -136,7 +136,7 @@ AsicConfig resolve(const config::Workload& w, const config::Arch& a, const AsicO
 std::string fast_forward_refusal(const config::Workload& w, const AsicConfig& c, const AsicOptions& o) {
   if (!o.fast_forward) return "--no-fast-forward";
   if (o.rtl) return "--rtl: every row runs in lock step with the RTL";
-  if (w.is_backward() && c.backward.param_grad == config::ParamGradPath::partials)
+  if (w.is_backward() && c.param_grad_accumulator.path == config::ParamGradPath::partials)
     return "dgamma/dbeta partials close every partial_rows rows";
   return "";
 }
@@ -279,9 +279,9 @@ RtlCheck rtl_check(const RtlPipeline& rtl, const AsicConfig& cfg, const core::Me
   c.rtl_cycles = rtl.rtl_cycles();
   c.stats_latency_cycles = rtl.stats_latency_cycles();
   c.normalize_latency_cycles = rtl.normalize_latency_cycles();
-  const auto& lat = cfg.latency;
-  c.model_stats_latency_cycles = lat.welford_cycles + merge.latency_cycles(lat.merge_level_cycles) + lat.rsqrt_cycles;
-  c.model_normalize_latency_cycles = lat.normalize_cycles;
+  c.model_stats_latency_cycles =
+      cfg.welford_lanes.latency_cycles + merge.latency_cycles(cfg.chan_merge_tree.level_cycles) + cfg.rsqrt.latency_cycles;
+  c.model_normalize_latency_cycles = cfg.normalize.latency_cycles;
   c.seconds = rtl.seconds();
   if (c.stats_latency_cycles != c.model_stats_latency_cycles || c.normalize_latency_cycles != c.model_normalize_latency_cycles)
     throw std::runtime_error("--rtl: the RTL pipeline took " + std::to_string(c.stats_latency_cycles) + " / " +

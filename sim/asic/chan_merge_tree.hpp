@@ -21,7 +21,7 @@ namespace normsim::asic {
 struct ChanMergeTree : sc_core::sc_module, RowTransportIf, HasPeriodState {
   struct Config {
     core::MergeSchedule merge;  ///< the tree on the arch's merge units
-    int level_cycles = 1;       ///< one level's latency: latency.merge_level_cycles, or backward.row_sum_level_cycles
+    int level_cycles = 1;       ///< one level's latency: asic.chan_merge_tree.level_cycles, or asic.row_sum_tree.level_cycles
     int datapaths = 1;          ///< rows side by side, each on its own units
   };
   ChanMergeTree(sc_core::sc_module_name n, const Config& cfg, RowArithmetic* arith);

@@ -8,15 +8,13 @@
 
 namespace normsim::asic {
 
-InputPathUnit::InputPathUnit(sc_core::sc_module_name n, const RunGeometry& g, const RowLimit& limit, DramModel& dram,
-                             SramModel& sram, RowArithmetic* arith)
+InputPathUnit::InputPathUnit(sc_core::sc_module_name n, const RunGeometry& g, const RowLimit& limit, double dram_window_bytes,
+                             RowArithmetic* arith)
     : sc_module(n),
       g_(g),
       limit_(limit),
-      dram_(dram),
-      sram_(sram),
       arith_(arith),
-      window_bytes_(static_cast<double>(dram.config().max_outstanding) * dram.config().burst_bytes) {
+      window_bytes_(dram_window_bytes) {
   SC_METHOD(step);
 }
 
@@ -46,7 +44,7 @@ void InputPathUnit::step() {
   }
   if (!params_issued_) {
     // gamma/beta first: read once from DRAM into their on-chip buffer.
-    params_on_chip->announce(dram_.read(now_cycles(), static_cast<double>(g_.param_bytes), Traffic::params).done);
+    params_on_chip->announce(dram->read(now_cycles(), static_cast<double>(g_.param_bytes), Traffic::params).done);
     params_issued_ = true;
   }
   for (;;) {
@@ -71,7 +69,7 @@ void InputPathUnit::step() {
       if (arith_)
         core::datapath_input_row(*arith_->workload, arith_->datapath->config().residual_add, row_, slot_->x,
                                  &arith_->numerics->input_saturations, &arith_->numerics->residual_add);
-      sram_.hold(g_.stored_elems * g_.row_elem_bytes());
+      sram->hold(g_.stored_elems * g_.row_elem_bytes());
       slot_->sram_write.assign(static_cast<size_t>(g_.chunks), Grant{});
       chunk_ = 0;
     }
@@ -101,11 +99,11 @@ void InputPathUnit::step() {
       }
       retire();
     }
-    Grant grant = dram_.read(now_cycles(), x_bytes, Traffic::input);
-    if (r_bytes > 0) grant.done = dram_.read(now_cycles(), r_bytes, Traffic::residual).done;  // both in before the adder's last sum
+    Grant grant = dram->read(now_cycles(), x_bytes, Traffic::input);
+    if (r_bytes > 0) grant.done = dram->read(now_cycles(), r_bytes, Traffic::residual).done;  // both in before the adder's last sum
     // Every operand in before the lanes' last element.
     for (const auto& [b, kind] : {std::pair{dy_bytes, Traffic::grad}, std::pair{stats_bytes, Traffic::saved_stats}})
-      if (b > 0) grant.done = std::max(grant.done, dram_.read(now_cycles(), b, kind).done);
+      if (b > 0) grant.done = std::max(grant.done, dram->read(now_cycles(), b, kind).done);
     if (acc_bytes > 0) grant.done = std::max(grant.done, param_grads->read_with_input(now_cycles(), acc_bytes));
     in_flight_.emplace_back(grant.done, bytes);
     in_flight_bytes_ += bytes;

@@ -27,11 +27,13 @@ struct InputPathUnit : sc_core::sc_module, HasPeriodState {
   sc_core::sc_fifo_out<ChunkToken> to_lanes{"to_lanes"};
   CycleOut params_on_chip{"params_on_chip"};  ///< when gamma/beta have landed in their buffer
   CycleIn adder_done{"adder_done"};       ///< a separate adder's z is in DRAM (read only with fuse none)
+  DramRequestPort dram{"dram"};  ///< the DRAM (netlist channel `dram`)
+  SramRequestPort sram{"sram"};  ///< the SRAM (netlist channel `sram`)
   ParamGradPort param_grads{"param_grads"};  ///< a backward's: the accumulator's words read beside the input (dram_rmw)
 
   /// `arith`: the rows' arithmetic, null when timing only.
   /// `limit`: the rows to issue (the workload's, less what the fast-forward skips).
-  InputPathUnit(sc_core::sc_module_name n, const RunGeometry& g, const RowLimit& limit, DramModel& dram, SramModel& sram,
+  InputPathUnit(sc_core::sc_module_name n, const RunGeometry& g, const RowLimit& limit, double dram_window_bytes,
                 RowArithmetic* arith);
   void period_state(PeriodState& s) const override;
   int64_t rows_issued() const { return row_ + (slot_ ? 1 : 0); }
@@ -41,8 +43,6 @@ struct InputPathUnit : sc_core::sc_module, HasPeriodState {
   void retire();
   const RunGeometry& g_;
   const RowLimit& limit_;
-  DramModel& dram_;
-  SramModel& sram_;
   RowArithmetic* arith_;
   double window_bytes_;
   std::deque<std::pair<double, double>> in_flight_;  ///< (done cycle, bytes) of issued reads

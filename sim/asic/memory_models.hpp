@@ -20,18 +20,41 @@ namespace normsim::asic {
 
 
 
-SC_MODULE(DramModel) {
+/// A unit's view of the DRAM, through its `dram` port: a transfer asked for
+/// at the caller's local time comes back as its Grant -- a memory channel's
+/// request and response in one blocking call (TLM-LT's b_transport).
+struct DramIf : virtual sc_core::sc_interface {
+  virtual Grant read(double now, double bytes, Traffic kind) = 0;
+  virtual Grant write(double now, double bytes, Traffic kind) = 0;
+  virtual double latency() const = 0;  ///< cycles from a request to its first byte
+};
+
+/// A unit's view of the on-chip SRAM, through its `sram` port.
+struct SramIf : virtual sc_core::sc_interface {
+  /// A read that may not start before `not_before` (the data's write).
+  virtual Grant read(double now, double bytes, double not_before = 0) = 0;
+  virtual Grant write(double now, double bytes) = 0;
+  /// Bytes it holds from now, more or fewer (the occupancy counter).
+  virtual void hold(int64_t delta_bytes) = 0;
+  virtual double latency() const = 0;
+};
+
+/// The ports a unit reaches the memories through (netlist.cpp's `dram` and `sram`).
+using DramRequestPort = sc_core::sc_port<DramIf>;
+using SramRequestPort = sc_core::sc_port<SramIf>;
+
+struct DramModel : sc_core::sc_module, DramIf {
   DramModel(sc_core::sc_module_name n, const DramConfig& cfg, double clock_ghz);
   DramModel(sc_core::sc_module_name n, const DramConfig& cfg, const DramPort& port);  ///< the port at the unit's clock
-  Grant read(double now, double bytes, Traffic kind);
-  Grant write(double now, double bytes, Traffic kind);
+  Grant read(double now, double bytes, Traffic kind) override;
+  Grant write(double now, double bytes, Traffic kind) override;
 
   const DramConfig& config() const { return cfg_; }
   uint64_t bytes_read() const;
   uint64_t bytes_written() const;
   uint64_t bytes(Traffic t) const { return bytes_[static_cast<int>(t)]; }
   double busy_cycles() const { return port_.busy_cycles(); }
-  double latency() const { return port_.latency(); }
+  double latency() const override { return port_.latency(); }
   BandwidthServer& port() { return port_; }
   void period_state(PeriodState& s) const { s.time(port_.free_at()); }
   const core::StatGroup& stats() const { return stats_; }
@@ -44,12 +67,12 @@ SC_MODULE(DramModel) {
   core::StatGroup stats_{"dram"};
 };
 
-SC_MODULE(SramModel) {
+struct SramModel : sc_core::sc_module, SramIf {
   explicit SramModel(sc_core::sc_module_name n, const SramConfig& cfg);
-  Grant read(double now, double bytes, double not_before = 0);
-  Grant write(double now, double bytes);
+  Grant read(double now, double bytes, double not_before = 0) override;
+  Grant write(double now, double bytes) override;
   /// Occupancy bookkeeping (bytes held), for the peak-occupancy counter.
-  void hold(int64_t delta_bytes);
+  void hold(int64_t delta_bytes) override;
 
   const SramConfig& config() const { return cfg_; }
   uint64_t bytes_read() const { return read_bytes_; }
@@ -57,7 +80,7 @@ SC_MODULE(SramModel) {
   uint64_t peak_occupancy_bytes() const { return peak_; }
   int64_t held_bytes() const { return held_; }
   double busy_cycles() const;
-  double latency() const { return cfg_.latency_cycles; }
+  double latency() const override { return cfg_.latency_cycles; }
   BandwidthServer& read_port() { return read_port_; }
   /// The write port (the read port when one port serves both).
   BandwidthServer& write_port() { return shared_ ? read_port_ : write_port_; }

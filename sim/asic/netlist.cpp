@@ -62,6 +62,15 @@ bool bind_transport(sc_core::sc_object& port, sc_core::sc_interface& target, Por
   return p != nullptr && t != nullptr;
 }
 
+// `port` is a unit's port the memory serves; `memory` the model.
+template <class If>
+bool bind_memory(sc_core::sc_object& port, sc_core::sc_interface& memory, PortDir) {
+  auto* m = dynamic_cast<If*>(&memory);
+  auto* p = dynamic_cast<sc_core::sc_port_b<If>*>(&port);
+  if (p && m) (*p)(*m);
+  return p != nullptr && m != nullptr;
+}
+
 template <class T>
 void fifo_period_state(const sc_core::sc_interface& channel, PeriodState& s) {
   s.queue(dynamic_cast<const HandshakeFifo<T>&>(channel).contents());
@@ -80,6 +89,11 @@ constexpr ChannelDecl signal(std::string_view name, std::string_view summary) {
 template <class If>
 constexpr ChannelDecl transport(std::string_view name, std::string_view token, std::string_view summary) {
   return {name, token, summary, ChannelKind::transport, nullptr, nullptr, bind_transport<If>, no_period_state};
+}
+// Its state is the memory model's own (NormAccelerator adds it).
+template <class If>
+constexpr ChannelDecl memory(std::string_view name, std::string_view summary) {
+  return {name, "transfer", summary, ChannelKind::memory, nullptr, nullptr, bind_memory<If>, no_period_state};
 }
 int rows_in_flight(const RunGeometry&, const AsicConfig& c) { return c.rows_in_flight; }
 
@@ -107,6 +121,8 @@ const std::vector<ChannelDecl> kChannels = {
                            "each transaction's columns (dy, x_hat), row-sum lanes to the gradient accumulator"),
     transport<ParamGradIf>("input_to_accumulator", "columns",
                            "dram_rmw: the accumulator's words of each transaction read beside its input, input path to the accumulator"),
+    memory<DramIf>("dram", "the DRAM: every unit's reads and writes through one port of its bandwidth and latency"),
+    memory<SramIf>("sram", "the SRAM: row buffers, parameters and accumulators through its banks' ports"),
 };
 
 }  // namespace
@@ -143,7 +159,7 @@ Netlist make_netlist(const RunGeometry& g, const AsicConfig& c) {
         if (p.channel == d.name) {
           Netlist::End end{std::string(e->name), std::string(p.port)};
           if (p.dir == PortDir::in) {
-            if (d.kind != ChannelKind::signal && !k.readers.empty())
+            if (d.kind != ChannelKind::signal && d.kind != ChannelKind::memory && !k.readers.empty())
               throw std::logic_error("netlist: channel " + std::string(d.name) + " has two readers");
             k.readers.push_back(std::move(end));
           } else {

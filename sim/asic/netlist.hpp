@@ -23,9 +23,10 @@ namespace normsim::asic {
 struct AsicUnitEntry;
 
 enum class PortDir { in, out };
-/// A FIFO of tokens (ready/valid), a cycle announced once, or a blocking
-/// transport to a unit that implements it (row_transport.hpp).
-enum class ChannelKind { fifo, signal, transport };
+/// A FIFO of tokens (ready/valid), a cycle announced once, a blocking
+/// transport to a unit that implements it (row_transport.hpp), or a memory
+/// (memory_models.hpp) serving the ports of every unit that uses it.
+enum class ChannelKind { fifo, signal, transport, memory };
 
 /// A unit's port (its sc_port member's name) and the channel it binds to.
 struct PortDecl {
@@ -38,7 +39,8 @@ struct PortDecl {
 /// `depth` entries), a CycleSignal (a cycle announced once), or a blocking
 /// transport whose far end is the unit that reads it (its `In` port in the
 /// registry names the interface it implements, not an sc_port): whichever
-/// unit the pass builds there.
+/// unit the pass builds there. A memory's far end is the accelerator's
+/// memory model of its name; its readers are the units whose ports it serves.
 struct ChannelDecl {
   std::string_view name;     ///< its SystemC name and the VCD scope
   std::string_view token;    ///< what one entry carries ("cycle" for a signal, "row" for a transport)
@@ -72,7 +74,7 @@ struct Netlist {
     const ChannelDecl* channel;
     int depth;  ///< entries (0 for a signal or a transport)
     End writer;
-    std::vector<End> readers;  ///< one for a FIFO or a transport; a signal may have several
+    std::vector<End> readers;  ///< one for a FIFO or a transport; a signal or a memory may have several
   };
   std::vector<Connection> connections;  ///< the channels with a built unit on at least one side
 };

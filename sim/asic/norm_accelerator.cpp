@@ -25,7 +25,7 @@ NormAccelerator::NormAccelerator(sc_core::sc_module_name n, const config::Worklo
     c.signal = dynamic_cast<const CycleSignal*>(c.channel.get());
     channels_.push_back(std::move(c));
   }
-  UnitBuild build{w, a, g, cfg, merge, dram, sram, arith, rows_done_out, row_limit_, [this] { on_row_done(); }};
+  UnitBuild build{w, a, g, cfg, merge, arith, rows_done_out, row_limit_, [this] { on_row_done(); }};
   for (const AsicUnitEntry& e : asic_units())
     if (e.make && e.enabled(g)) {
       units_.emplace_back(&e, e.make(build));
@@ -63,6 +63,7 @@ void NormAccelerator::bind_ports(const AsicUnitEntry& e, sc_core::sc_module& uni
       continue;  // a transport no unit of this pass answers: the port is left unbound (an optional one)
     Channel& c = channel(p.channel);
     sc_core::sc_interface* to = c.channel.get();
+    if (c.decl->kind == ChannelKind::memory) to = memory(c.decl->name);
     if (c.decl->kind == ChannelKind::transport) {
       // The unit that reads it is the channel (built before the units that call it).
       to = nullptr;
@@ -75,6 +76,12 @@ void NormAccelerator::bind_ports(const AsicUnitEntry& e, sc_core::sc_module& uni
                              (p.dir == PortDir::in ? "input" : "output") + " port " + std::string(p.port) + " for channel " +
                              std::string(p.channel) + " (" + std::string(c.decl->token) + ")");
   }
+}
+
+sc_core::sc_interface* NormAccelerator::memory(std::string_view name) {
+  if (name == dram.basename()) return &dram;
+  if (name == sram.basename()) return &sram;
+  return nullptr;
 }
 
 const sc_core::sc_module& NormAccelerator::unit(std::string_view name) const {

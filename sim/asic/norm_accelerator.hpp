@@ -104,6 +104,7 @@ SC_MODULE(NormAccelerator) {
   /// Binds unit `e`'s ports (its entry's `ports`) to the channels they name.
   void bind_ports(const AsicUnitEntry& e, sc_core::sc_module& unit);
   Channel* find_channel(std::string_view name);  ///< null where this pass does not build it
+  sc_core::sc_interface* memory(std::string_view name);  ///< the memory model a memory channel names
   Channel& channel(std::string_view name);
   const Channel& channel(std::string_view name) const;
   /// The built unit named `name` (a unit every run has).

@@ -6,15 +6,13 @@
 
 namespace normsim::asic {
 
-NormalizeUnit::NormalizeUnit(sc_core::sc_module_name n, const RunGeometry& g, const Config& cfg, DramModel& dram,
-                             SramModel& sram, RowArithmetic* arith)
+NormalizeUnit::NormalizeUnit(sc_core::sc_module_name n, const RunGeometry& g, const Config& cfg, double dram_window_bytes,
+                             RowArithmetic* arith)
     : sc_module(n),
       g_(g),
       cfg_(cfg),
-      dram_(dram),
-      sram_(sram),
       arith_(arith),
-      write_buffer_bytes_(static_cast<double>(dram.config().max_outstanding) * dram.config().burst_bytes),
+      write_buffer_bytes_(dram_window_bytes),
       fetch_sram_(static_cast<size_t>(g.chunks)),
       fetch_dram_(static_cast<size_t>(g.chunks)) {
   stalls_.register_in(stats_);
@@ -74,9 +72,9 @@ void NormalizeUnit::step() {
           // is paid once, not per row -- it would otherwise bound short rows
           // on many datapaths, where a row takes about a cycle.
           if (phase_ == Phase::start) {
-            const double issue = std::max(replay_issued_, ready_ - sram_.latency());
+            const double issue = std::max(replay_issued_, ready_ - sram->latency());
             if (sb > 0) replay_issued_ = issue;
-            fetch_sram_[k] = sb > 0 ? sram_.read(issue, static_cast<double>(sb * g_.row_elem_bytes()),
+            fetch_sram_[k] = sb > 0 ? sram->read(issue, static_cast<double>(sb * g_.row_elem_bytes()),
                                                        slot_->sram_write[k].done)
                                     : Grant{ready_, ready_, ready_};
           }
@@ -132,7 +130,7 @@ void NormalizeUnit::schedule_chunk() {
     // Charge the stall to whichever source finished last.
     if (gd.done >= gs.done) {
       double lat = 0, bw = 0;
-      BandwidthServer::attribute(gd, t_, dram_.latency(), lat, bw);
+      BandwidthServer::attribute(gd, t_, dram->latency(), lat, bw);
       lat = std::min(lat, stall);
       stalls_.dram_latency += lat;
       stalls_.dram_bandwidth += stall - lat;
@@ -160,10 +158,10 @@ void NormalizeUnit::schedule_chunk() {
 
 void NormalizeUnit::write_chunk() {
   const double out = static_cast<double>(g_.chunk_size(k_) * g_.out_bytes);
-  Grant gw = dram_.write(issue_, out, Traffic::output);
+  Grant gw = dram->write(issue_, out, Traffic::output);
   if (g_.branch_grad_bytes) {  // the branch's gradient leaves beside dz, through the same write buffer
     const double branch = static_cast<double>(g_.chunk_size(k_) * g_.branch_grad_bytes);
-    const Grant gb = dram_.write(issue_, branch, Traffic::branch_grad);
+    const Grant gb = dram->write(issue_, branch, Traffic::branch_grad);
     gw.done = std::max(gw.done, gb.done);
     write_bytes_in_flight_ += branch;
     writes_.emplace_back(gb, branch);
@@ -182,7 +180,7 @@ void NormalizeUnit::finish_row() {
   // Pipelined across rows: the next row's first elements enter the cycle
   // after this row's last (its outputs are still in the pipeline's latency).
   if (cfg_.write_stats) {
-    const Grant gs = dram_.write(now_cycles(), static_cast<double>(g_.stats_bytes_per_row), Traffic::stats);
+    const Grant gs = dram->write(now_cycles(), static_cast<double>(g_.stats_bytes_per_row), Traffic::stats);
     last_output_cycle_ = std::max(last_output_cycle_, gs.done);
   }
   last_output_cycle_ = std::max(last_output_cycle_, t_);
@@ -193,7 +191,7 @@ void NormalizeUnit::finish_row() {
     if (arith_->rtl) arith_->rtl->post_normalize(slot_->row, slot_->x, slot_->state, y_);
     arith_->checker->check_row(slot_->row, slot_->x, y_, slot_->state.stats(), *arith_->numerics);
   }
-  sram_.hold(-g_.stored_elems * g_.row_elem_bytes());
+  sram->hold(-g_.stored_elems * g_.row_elem_bytes());
   param_buffer_read_bytes_ += static_cast<uint64_t>(g_.param_bytes);  // gamma/beta read once per row
   ++rows_done_;
   if (cfg_.rows_done_out) cfg_.rows_done_out->store(rows_done_, std::memory_order_relaxed);

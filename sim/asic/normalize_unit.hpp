@@ -24,14 +24,16 @@ struct NormalizeUnit : sc_core::sc_module, HasPeriodState {
   sc_core::sc_fifo_in<RowSlot*> from_stats{"from_stats"};
   sc_core::sc_fifo_in<Grant> reread{"reread"};  ///< the DRAM re-read stream (unused for SRAM replay)
   sc_core::sc_fifo_out<RowSlot*> free_slots{"free_slots"};
+  DramRequestPort dram{"dram"};  ///< the DRAM (netlist channel `dram`)
+  SramRequestPort sram{"sram"};  ///< the SRAM (netlist channel `sram`)
   CycleIn params_on_chip{"params_on_chip"};             ///< gamma/beta in their buffer
   struct Config {
-    int latency_cycles = 1;   ///< latency.normalize_cycles
+    int latency_cycles = 1;   ///< asic.normalize.latency_cycles, or asic.dx_unit.latency_cycles
     bool write_stats = false;  ///< write mean/rstd per row
     std::atomic<int64_t>* rows_done_out = nullptr;  ///< if set, mirrors rows_done() for a progress line
     std::function<void()> row_done;                 ///< if set, called as each row finishes (the fast-forward's look)
   };
-  NormalizeUnit(sc_core::sc_module_name n, const RunGeometry& g, const Config& cfg, DramModel& dram, SramModel& sram,
+  NormalizeUnit(sc_core::sc_module_name n, const RunGeometry& g, const Config& cfg, double dram_window_bytes,
                 RowArithmetic* arith);
   const core::StatGroup& stats() const { return stats_; }
   double last_output_cycle() const { return last_output_cycle_; }  ///< when the last output write completed
@@ -48,8 +50,6 @@ struct NormalizeUnit : sc_core::sc_module, HasPeriodState {
   void finish_row();
   const RunGeometry& g_;
   const Config cfg_;
-  DramModel& dram_;
-  SramModel& sram_;
   RowArithmetic* arith_;
   double free_at_ = 0;
   double replay_issued_ = 0;  ///< cycle the last SRAM replay read was issued

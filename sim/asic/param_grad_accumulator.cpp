@@ -8,11 +8,11 @@ namespace normsim::asic {
 
 ParamGradAccumulator::Config ParamGradAccumulator::Config::of(const config::Workload& w, const config::Arch& a,
                                                                const AsicConfig& c) {
-  return {c.backward.param_grad, c.backward.partial_rows, param_grad_count(w), param_grad_acc_bytes(a), w.rows, w.hidden};
+  return {c.param_grad_accumulator.path, c.param_grad_accumulator.partial_rows, param_grad_count(w), param_grad_acc_bytes(a), w.rows, w.hidden};
 }
 
-ParamGradAccumulator::ParamGradAccumulator(sc_core::sc_module_name n, const Config& cfg, DramModel& dram, SramModel& sram)
-    : sc_module(n), cfg_(cfg), dram_(dram), sram_(sram), stats_(basename()) {
+ParamGradAccumulator::ParamGradAccumulator(sc_core::sc_module_name n, const Config& cfg)
+    : sc_module(n), cfg_(cfg), stats_(basename()) {
   stats_.add("accumulator_rmw_bytes", "bytes", "dgamma/dbeta accumulator bytes read and written back (each way)", &rmw_bytes_);
   stats_.add("accumulator_readout_bytes", "bytes", "accumulator bytes read out as partials", &readout_bytes_);
 }
@@ -22,11 +22,11 @@ ParamGradAccumulator::ParamGradAccumulator(sc_core::sc_module_name n, const Conf
 double ParamGradAccumulator::accumulate(double start, int64_t elems) {
   const double bytes = cfg_.acc_bytes_of(elems);
   if (cfg_.path == config::ParamGradPath::dram_rmw) {
-    dram_.write(start, bytes, Traffic::grad_acc_write);
+    dram->write(start, bytes, Traffic::grad_acc_write);
     return start;
   }
-  const Grant rd = sram_.read(start, bytes);
-  const Grant wr = sram_.write(start, bytes);
+  const Grant rd = sram->read(start, bytes);
+  const Grant wr = sram->write(start, bytes);
   rmw_bytes_ += static_cast<uint64_t>(bytes);
   return std::max(rd.done, wr.done);
 }
@@ -36,8 +36,8 @@ double ParamGradAccumulator::accumulate(double start, int64_t elems) {
 void ParamGradAccumulator::row_done(int64_t row, double at) {
   if (cfg_.path != config::ParamGradPath::partials || !cfg_.closes_partial(row)) return;
   const double bytes = cfg_.acc_bytes_of(cfg_.hidden);
-  const Grant rd = sram_.read(at, bytes);
-  dram_.write(rd.done, bytes, Traffic::partials);
+  const Grant rd = sram->read(at, bytes);
+  dram->write(rd.done, bytes, Traffic::partials);
   readout_bytes_ += static_cast<uint64_t>(bytes);
 }
 
@@ -46,20 +46,20 @@ double ParamGradAccumulator::input_read_bytes(int64_t row, int64_t elems) const 
 }
 
 double ParamGradAccumulator::read_with_input(double at, double bytes) {
-  return dram_.read(at, bytes, Traffic::grad_acc_read).done;
+  return dram->read(at, bytes, Traffic::grad_acc_read).done;
 }
 
 double ParamGradAccumulator::finish(double start) {
   const double acc = cfg_.acc_bytes_of(cfg_.hidden), fp32 = static_cast<double>(cfg_.hidden * cfg_.grads * 4);
   switch (cfg_.path) {
     case config::ParamGradPath::onchip: {
-      const Grant rd = sram_.read(start, acc);
-      return dram_.write(rd.done, fp32, Traffic::param_grads).done;
+      const Grant rd = sram->read(start, acc);
+      return dram->write(rd.done, fp32, Traffic::param_grads).done;
     }
     case config::ParamGradPath::partials: {
       // The partials stream back and are summed as they arrive; the sum is written at the end.
-      const Grant rd = dram_.read(start, acc * static_cast<double>(cfg_.partial_count()), Traffic::partials_read);
-      return dram_.write(rd.done, fp32, Traffic::param_grads).done;
+      const Grant rd = dram->read(start, acc * static_cast<double>(cfg_.partial_count()), Traffic::partials_read);
+      return dram->write(rd.done, fp32, Traffic::param_grads).done;
     }
     case config::ParamGradPath::dram_rmw: return start;
   }

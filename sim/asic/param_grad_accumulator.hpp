@@ -42,9 +42,11 @@ class ParamGradIf : public virtual sc_core::sc_interface {
 using ParamGradPort = sc_core::sc_port<ParamGradIf, 1, sc_core::SC_ZERO_OR_MORE_BOUND>;
 
 struct ParamGradAccumulator : sc_core::sc_module, ParamGradIf {
+  DramRequestPort dram{"dram"};  ///< the DRAM (netlist channel `dram`)
+  SramRequestPort sram{"sram"};  ///< the SRAM (netlist channel `sram`)
   struct Config {
-    config::ParamGradPath path = config::ParamGradPath::onchip;  ///< asic.backward.param_grad
-    int64_t partial_rows = 256;  ///< asic.backward.partial_rows
+    config::ParamGradPath path = config::ParamGradPath::onchip;  ///< asic.param_grad_accumulator.path
+    int64_t partial_rows = 256;  ///< asic.param_grad_accumulator.partial_rows
     int grads = 2;               ///< gradients a column: dgamma and dbeta, or dgamma (RMSNorm)
     int acc_bytes = 4;           ///< one accumulator word: the dgamma stage's width (fp32: 4)
     int64_t rows = 0, hidden = 0;
@@ -57,7 +59,7 @@ struct ParamGradAccumulator : sc_core::sc_module, ParamGradIf {
     /// Partials a run writes.
     int64_t partial_count() const { return (rows + partial_rows - 1) / partial_rows; }
   };
-  ParamGradAccumulator(sc_core::sc_module_name n, const Config& cfg, DramModel& dram, SramModel& sram);
+  ParamGradAccumulator(sc_core::sc_module_name n, const Config& cfg);
   double accumulate(double start, int64_t elems) override;
   void row_done(int64_t row, double at) override;
   double input_read_bytes(int64_t row, int64_t elems) const override;
@@ -70,8 +72,6 @@ struct ParamGradAccumulator : sc_core::sc_module, ParamGradIf {
 
  private:
   const Config cfg_;
-  DramModel& dram_;
-  SramModel& sram_;
   uint64_t rmw_bytes_ = 0, readout_bytes_ = 0;
   core::StatGroup stats_;
 };

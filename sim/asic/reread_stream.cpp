@@ -6,8 +6,8 @@
 
 namespace normsim::asic {
 
-RereadStream::RereadStream(sc_core::sc_module_name n, const RunGeometry& g, const RowLimit& limit, DramModel& dram)
-    : sc_module(n), g_(g), limit_(limit), dram_(dram) {
+RereadStream::RereadStream(sc_core::sc_module_name n, const RunGeometry& g, const RowLimit& limit)
+    : sc_module(n), g_(g), limit_(limit) {
   SC_METHOD(step);
 }
 
@@ -57,9 +57,9 @@ void RereadStream::step() {
       }
       if (trigger_at(sum_done_)) return;
     }
-    pending_ = dram_.read(now_cycles(), static_cast<double>(db * g_.in_bytes), Traffic::input_reread);
+    pending_ = dram->read(now_cycles(), static_cast<double>(db * g_.in_bytes), Traffic::input_reread);
     if (g_.grad_bytes > 0)  // the backward re-reads dy beside x
-      pending_->done = std::max(pending_->done, dram_.read(now_cycles(), static_cast<double>(db * g_.grad_bytes), Traffic::grad_reread).done);
+      pending_->done = std::max(pending_->done, dram->read(now_cycles(), static_cast<double>(db * g_.grad_bytes), Traffic::grad_reread).done);
   }
 }
 

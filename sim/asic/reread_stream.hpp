@@ -19,8 +19,9 @@ struct RereadStream : sc_core::sc_module, HasPeriodState {
   SC_HAS_PROCESS(RereadStream);
   sc_core::sc_fifo_out<Grant> to_output{"to_output"};
   sc_core::sc_fifo_in<double> sum_in_dram{"sum_in_dram"};  ///< fused: per row, the cycle its z is in DRAM
+  DramRequestPort dram{"dram"};  ///< the DRAM (netlist channel `dram`)
   /// `limit`: the rows to re-read (the workload's, less what the fast-forward skips).
-  RereadStream(sc_core::sc_module_name n, const RunGeometry& g, const RowLimit& limit, DramModel& dram);
+  RereadStream(sc_core::sc_module_name n, const RunGeometry& g, const RowLimit& limit);
   void period_state(PeriodState& s) const override;
   int64_t rows_issued() const { return row_ + (chunk_ > 0 || pending_ ? 1 : 0); }
 
@@ -29,7 +30,6 @@ struct RereadStream : sc_core::sc_module, HasPeriodState {
   void next_chunk();
   const RunGeometry& g_;
   const RowLimit& limit_;
-  DramModel& dram_;
   int64_t row_ = 0;
   int chunk_ = 0;
   int64_t sum_row_ = -1;       ///< the row whose z cycle the stream holds (fused)

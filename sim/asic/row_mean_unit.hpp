@@ -1,7 +1,7 @@
 // The backward's S/C unit: the row-sum tree's S1 and S2 to the row means
 // S1/C and S2/C (core::row_mean: a shift where C is a power of two, else a
 // multiply by the table's 1/C), a pipeline of fixed latency
-// (backward.row_mean_cycles). The row-sum lanes hand it each summed row
+// (asic.row_mean.latency_cycles). The row-sum lanes hand it each summed row
 // through their `finish` port (a blocking transport, row_transport.hpp).
 // The backward's numerics run beside the simulation (core::NormBackward),
 // so it moves time only.

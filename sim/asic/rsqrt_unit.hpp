@@ -12,7 +12,7 @@
 namespace normsim::asic {
 
 struct RsqrtUnit : sc_core::sc_module, RowTransportIf {
-  /// `latency_cycles`: latency.rsqrt_cycles.
+  /// `latency_cycles`: asic.rsqrt.latency_cycles.
   RsqrtUnit(sc_core::sc_module_name n, int latency_cycles, RowArithmetic* arith);
   /// Never waits (a pipeline): returns 0.
   double transport(RowSlot& slot) override;

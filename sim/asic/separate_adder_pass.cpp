@@ -6,11 +6,8 @@
 
 namespace normsim::asic {
 
-SeparateAdderPass::SeparateAdderPass(sc_core::sc_module_name n, const RunGeometry& g, DramModel& dram)
-    : sc_module(n),
-      g_(g),
-      dram_(dram),
-      window_bytes_(static_cast<double>(dram.config().max_outstanding) * dram.config().burst_bytes) {
+SeparateAdderPass::SeparateAdderPass(sc_core::sc_module_name n, const RunGeometry& g, double dram_window_bytes)
+    : sc_module(n), g_(g), window_bytes_(dram_window_bytes) {
   stats_.add("pass_cycles", "cycles", "the separate adder's pass: x and r read, z written, before the norm unit starts",
              &pass_cycles_);
   if (g.fusion != Fusion::separate_adder) return;
@@ -28,7 +25,7 @@ void SeparateAdderPass::step() {
     // z of a transaction goes out once both its operands are in (requests in time order).
     while (!writes_.empty() && reached(writes_.front().first)) {
       const double bytes = static_cast<double>(writes_.front().second * g_.in_bytes);
-      last_write_done_ = std::max(last_write_done_, dram_.write(now, bytes, Traffic::adder_write).done);
+      last_write_done_ = std::max(last_write_done_, dram->write(now, bytes, Traffic::adder_write).done);
       writes_.pop_front();
     }
     if (next_ == total_ && writes_.empty()) {
@@ -40,8 +37,8 @@ void SeparateAdderPass::step() {
       const int64_t elems = g_.chunk_size(static_cast<int>(next_ % g_.chunks));
       const double x_bytes = static_cast<double>(elems * g_.in_bytes), r_bytes = static_cast<double>(elems * g_.residual_bytes);
       if (reads_.empty() || in_flight_bytes_ + x_bytes + r_bytes <= window_bytes_) {
-        dram_.read(now, x_bytes, Traffic::adder_read);
-        const Grant grant = dram_.read(now, r_bytes, Traffic::adder_read);
+        dram->read(now, x_bytes, Traffic::adder_read);
+        const Grant grant = dram->read(now, r_bytes, Traffic::adder_read);
         reads_.emplace_back(grant.done, x_bytes + r_bytes);
         in_flight_bytes_ += x_bytes + r_bytes;
         writes_.emplace_back(grant.done, elems);

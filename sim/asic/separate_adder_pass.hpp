@@ -22,14 +22,14 @@ SC_MODULE(SeparateAdderPass) {
   SC_HAS_PROCESS(SeparateAdderPass);
   /// Announces the cycle its last z write is in DRAM, once it has issued it.
   CycleOut done{"done"};
+  DramRequestPort dram{"dram"};  ///< the DRAM (netlist channel `dram`)
   /// Idle (its counters zero) unless the geometry's fusion is a separate adder.
-  SeparateAdderPass(sc_core::sc_module_name n, const RunGeometry& g, DramModel& dram);
+  SeparateAdderPass(sc_core::sc_module_name n, const RunGeometry& g, double dram_window_bytes);
   const core::StatGroup& stats() const { return stats_; }
 
  private:
   void step();
   const RunGeometry& g_;
-  DramModel& dram_;
   double window_bytes_;
   int64_t next_ = 0, total_ = 0;                 ///< transactions over rows x chunks
   std::deque<std::pair<double, double>> reads_;   ///< (done cycle, bytes) of the operands in flight

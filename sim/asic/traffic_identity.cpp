@@ -103,8 +103,8 @@ TrafficIdentity traffic_identity(const config::Workload& w, const config::Arch& 
       kind[static_cast<int>(Traffic::branch_grad)] = N * C * out;
       if (a.fuse.mode == config::FuseMode::none) kind[static_cast<int>(Traffic::branch_pass_read)] = N * C * out;
     }
-    const uint64_t partials = (N + static_cast<uint64_t>(c.backward.partial_rows) - 1) / static_cast<uint64_t>(c.backward.partial_rows);
-    switch (c.backward.param_grad) {
+    const uint64_t partials = (N + static_cast<uint64_t>(c.param_grad_accumulator.partial_rows) - 1) / static_cast<uint64_t>(c.param_grad_accumulator.partial_rows);
+    switch (c.param_grad_accumulator.path) {
       case config::ParamGradPath::onchip:  // every row's RMW in SRAM, the total read out once and written in fp32
         kind[static_cast<int>(Traffic::param_grads)] = P * C * 4;
         acc_sram = N * P * C * acc;
@@ -123,8 +123,8 @@ TrafficIdentity traffic_identity(const config::Workload& w, const config::Arch& 
         break;
     }
     // The accumulator is read out once at the end (onchip) or once a partial.
-    t.sram_bytes_read += c.backward.param_grad == config::ParamGradPath::onchip ? P * C * acc
-                         : c.backward.param_grad == config::ParamGradPath::partials ? partials * P * C * acc
+    t.sram_bytes_read += c.param_grad_accumulator.path == config::ParamGradPath::onchip ? P * C * acc
+                         : c.param_grad_accumulator.path == config::ParamGradPath::partials ? partials * P * C * acc
                                                                                     : 0;
   }
   for (int k = 0; k < kTrafficKinds; ++k)

@@ -33,13 +33,15 @@ int64_t rows_issued_of(const sc_core::sc_module& m) {
   return static_cast<const Unit&>(m).rows_issued();
 }
 constexpr PortDir In = PortDir::in, Out = PortDir::out;
+// The memories serve a unit's `dram` and `sram` ports (memory_models.hpp).
+constexpr PortDecl kDram{"dram", "dram", In}, kSram{"sram", "sram", In};
 
 Module make_adder_pass(UnitBuild& b) {
-  return std::make_unique<SeparateAdderPass>("residual_adder_pass", b.geometry, b.dram);
+  return std::make_unique<SeparateAdderPass>("residual_adder_pass", b.geometry, b.cfg.dram.window_bytes());
 }
 
 Module make_input_path(UnitBuild& b) {
-  return std::make_unique<InputPathUnit>("input_path", b.geometry, b.row_limit, b.dram, b.sram, b.arith);
+  return std::make_unique<InputPathUnit>("input_path", b.geometry, b.row_limit, b.cfg.dram.window_bytes(), b.arith);
 }
 
 bool forward(const RunGeometry& g) { return !g.backward; }
@@ -50,49 +52,48 @@ bool backward(const RunGeometry& g) { return g.backward; }
 // and output path); each is an instance of its own with its own latency key.
 Module make_merge_tree(UnitBuild& b) {
   return std::make_unique<ChanMergeTree>(
-      "chan_merge_tree", ChanMergeTree::Config{b.merge, b.cfg.latency.merge_level_cycles, b.cfg.datapaths}, b.arith);
+      "chan_merge_tree", ChanMergeTree::Config{b.merge, b.cfg.chan_merge_tree.level_cycles, b.cfg.datapaths}, b.arith);
 }
 Module make_row_sum_tree(UnitBuild& b) {
   return std::make_unique<ChanMergeTree>(
-      "row_sum_tree", ChanMergeTree::Config{b.merge, b.cfg.backward.row_sum_level_cycles, b.cfg.datapaths}, nullptr);
+      "row_sum_tree", ChanMergeTree::Config{b.merge, b.cfg.row_sum_tree.level_cycles, b.cfg.datapaths}, nullptr);
 }
 
-Module make_rsqrt(UnitBuild& b) { return std::make_unique<RsqrtUnit>("rsqrt", b.cfg.latency.rsqrt_cycles, b.arith); }
-Module make_row_mean(UnitBuild& b) { return std::make_unique<RowMeanUnit>("row_mean", b.cfg.backward.row_mean_cycles); }
+Module make_rsqrt(UnitBuild& b) { return std::make_unique<RsqrtUnit>("rsqrt", b.cfg.rsqrt.latency_cycles, b.arith); }
+Module make_row_mean(UnitBuild& b) { return std::make_unique<RowMeanUnit>("row_mean", b.cfg.row_mean.latency_cycles); }
 
 Module make_accumulator(UnitBuild& b) {
   return std::make_unique<ParamGradAccumulator>("param_grad_accumulator",
-                                                ParamGradAccumulator::Config::of(b.workload, b.arch, b.cfg), b.dram, b.sram);
+                                                ParamGradAccumulator::Config::of(b.workload, b.arch, b.cfg));
 }
 
 Module make_lanes(UnitBuild& b) {
-  return std::make_unique<WelfordLaneArray>("welford_lanes", b.geometry, b.cfg.latency.welford_cycles, b.dram, b.sram, b.arith);
+  return std::make_unique<WelfordLaneArray>("welford_lanes", b.geometry, b.cfg.welford_lanes.latency_cycles, b.arith);
 }
 Module make_row_sum_lanes(UnitBuild& b) {
-  return std::make_unique<WelfordLaneArray>("row_sum_lanes", b.geometry, b.cfg.backward.row_sum_lane_cycles, b.dram, b.sram,
-                                            nullptr);
+  return std::make_unique<WelfordLaneArray>("row_sum_lanes", b.geometry, b.cfg.row_sum_lanes.latency_cycles, nullptr);
 }
 
 Module make_normalize(UnitBuild& b) {
   return std::make_unique<NormalizeUnit>(
-      "normalize", b.geometry, NormalizeUnit::Config{b.cfg.latency.normalize_cycles, b.cfg.write_stats, b.rows_done_out, b.row_done},
-      b.dram, b.sram, b.arith);
+      "normalize", b.geometry, NormalizeUnit::Config{b.cfg.normalize.latency_cycles, b.cfg.write_stats, b.rows_done_out, b.row_done},
+      b.cfg.dram.window_bytes(), b.arith);
 }
 Module make_dx_unit(UnitBuild& b) {
   return std::make_unique<NormalizeUnit>(
-      "dx_unit", b.geometry, NormalizeUnit::Config{b.cfg.backward.dx_cycles, false, b.rows_done_out, b.row_done}, b.dram, b.sram,
-      nullptr);
+      "dx_unit", b.geometry, NormalizeUnit::Config{b.cfg.dx_unit.latency_cycles, false, b.rows_done_out, b.row_done},
+      b.cfg.dram.window_bytes(), nullptr);
 }
 
 Module make_reread(UnitBuild& b) {
-  return std::make_unique<RereadStream>("reread_stream", b.geometry, b.row_limit, b.dram);
+  return std::make_unique<RereadStream>("reread_stream", b.geometry, b.row_limit);
 }
 
 const std::vector<AsicUnitEntry> kUnits = {
     {"residual_adder_pass",
      "the unfused baseline's separate adder: x and r in, z = dropout(x) + r out, over the whole tensor first",
      [](const RunGeometry& g) { return g.fusion == Fusion::separate_adder; }, make_adder_pass,
-     {{"done", "adder_done", Out}}, stats_of<SeparateAdderPass>, no_period, nullptr,
+     {{"done", "adder_done", Out}, kDram}, stats_of<SeparateAdderPass>, no_period, nullptr,
      {Traffic::adder_read, Traffic::adder_write},
      {},
      {}},  // another unit's (or a GPU kernel's) cost, not this design's
@@ -102,7 +103,7 @@ const std::vector<AsicUnitEntry> kUnits = {
      "the backward's dgamma/dbeta: each transaction's columns read, added and written back (on chip or in DRAM), "
      "partials out every partial_rows rows; after the last row read out once, or the partials summed",
      backward, make_accumulator,
-     {{"transport", "columns_to_accumulator", In}, {"transport", "input_to_accumulator", In}},
+     {{"transport", "columns_to_accumulator", In}, {"transport", "input_to_accumulator", In}, kDram, kSram},
      stats_of<ParamGradAccumulator>, no_period, nullptr,
      {Traffic::grad_acc_read, Traffic::grad_acc_write, Traffic::partials, Traffic::partials_read, Traffic::param_grads}, {},
      {"param_grad_lanes"},
@@ -114,7 +115,7 @@ const std::vector<AsicUnitEntry> kUnits = {
      "free row buffer",
      always, make_input_path,
      {{"free_slots", "free_row_buffers", In}, {"to_lanes", "input_to_lanes", Out}, {"params_on_chip", "params_on_chip", Out},
-      {"adder_done", "adder_done", In}, {"param_grads", "input_to_accumulator", Out}},
+      {"adder_done", "adder_done", In}, {"param_grads", "input_to_accumulator", Out}, kDram, kSram},
      no_stats, period_of<InputPathUnit>, rows_issued_of<InputPathUnit>,
      {Traffic::params, Traffic::input, Traffic::residual, Traffic::grad, Traffic::saved_stats}, {},
      {"residual_adder", "dropout_mask_generator"}},  // a fused unit's adder sits on the input path, in front of the lanes
@@ -134,7 +135,7 @@ const std::vector<AsicUnitEntry> kUnits = {
      "L Welford lanes, an element a lane a cycle; the kept part into the row buffer, a fused unit's z to DRAM", forward,
      make_lanes,
      {{"from_input", "input_to_lanes", In}, {"to_output", "stats_to_normalize", Out}, {"sum_in_dram", "sum_in_dram", Out},
-      {"adder_done", "adder_done", In}, {"reduce", "row_to_merge", Out}, {"finish", "row_to_rsqrt", Out}},
+      {"adder_done", "adder_done", In}, {"reduce", "row_to_merge", Out}, {"finish", "row_to_rsqrt", Out}, kDram, kSram},
      stats_of<WelfordLaneArray>, period_of<WelfordLaneArray>, nullptr, {Traffic::sum},
      {Stage::input, Stage::sum, Stage::sumsq, Stage::mean, Stage::m2, Stage::recip},
      {"welford_lanes", "sum_lanes", "square_sum_lanes"}},
@@ -144,12 +145,12 @@ const std::vector<AsicUnitEntry> kUnits = {
      backward, make_row_sum_lanes,
      {{"from_input", "input_to_lanes", In}, {"to_output", "means_to_dx", Out}, {"sum_in_dram", "sum_in_dram", Out},
       {"adder_done", "adder_done", In}, {"reduce", "row_to_row_sum", Out}, {"finish", "row_to_row_mean", Out},
-      {"param_grads", "columns_to_accumulator", Out}},
+      {"param_grads", "columns_to_accumulator", Out}, kDram, kSram},
      stats_of<WelfordLaneArray>, period_of<WelfordLaneArray>, nullptr, {}, {}, {"row_sum_lanes"}},
     {"normalize", "the row back from the row buffer and the re-read FIFO, L outputs a cycle, written through a write buffer",
      forward, make_normalize,
      {{"from_stats", "stats_to_normalize", In}, {"free_slots", "free_row_buffers", Out}, {"reread", "reread_fifo", In},
-      {"params_on_chip", "params_on_chip", In}},
+      {"params_on_chip", "params_on_chip", In}, kDram, kSram},
      stats_of<NormalizeUnit>, period_of<NormalizeUnit>, nullptr, {Traffic::output, Traffic::stats},
      {Stage::xhat, Stage::gamma, Stage::beta, Stage::output}, {"normalize_affine"}},
     // A Post-Norm backward's branch gradient leaves beside dx when fused.
@@ -158,12 +159,12 @@ const std::vector<AsicUnitEntry> kUnits = {
      "written through a write buffer",
      backward, make_dx_unit,
      {{"from_stats", "means_to_dx", In}, {"free_slots", "free_row_buffers", Out}, {"reread", "reread_fifo", In},
-      {"params_on_chip", "params_on_chip", In}},
+      {"params_on_chip", "params_on_chip", In}, kDram, kSram},
      stats_of<NormalizeUnit>, period_of<NormalizeUnit>, nullptr, {Traffic::output, Traffic::branch_grad}, {},
      {"dx_lanes", "branch_grad_scaler"}},
     {"reread_stream", "the part of each row not kept, re-read from DRAM in row order into the re-read FIFO",
      [](const RunGeometry& g) { return g.rereads(); }, make_reread,
-     {{"to_output", "reread_fifo", Out}, {"sum_in_dram", "sum_in_dram", In}}, no_stats, period_of<RereadStream>,
+     {{"to_output", "reread_fifo", Out}, {"sum_in_dram", "sum_in_dram", In}, kDram}, no_stats, period_of<RereadStream>,
      rows_issued_of<RereadStream>, {Traffic::input_reread, Traffic::grad_reread}, {},
      {}},  // an address generator: its FIFO is SRAM, costed with it
     // Its writes are the branch gradient (Traffic::branch_grad), the dx

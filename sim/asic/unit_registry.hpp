@@ -36,8 +36,6 @@ struct UnitBuild {
   const RunGeometry& geometry;
   const AsicConfig& cfg;
   const core::MergeSchedule& merge;
-  DramModel& dram;
-  SramModel& sram;
   RowArithmetic* arith;                   ///< null when timing only
   std::atomic<int64_t>* rows_done_out;    ///< a progress line's counter, or null
   const RowLimit& row_limit;              ///< the rows the issuing units go up to

@@ -7,13 +7,11 @@
 
 namespace normsim::asic {
 
-WelfordLaneArray::WelfordLaneArray(sc_core::sc_module_name n, const RunGeometry& g, int latency_cycles, DramModel& dram,
-                                   SramModel& sram, RowArithmetic* arith)
+WelfordLaneArray::WelfordLaneArray(sc_core::sc_module_name n, const RunGeometry& g, int latency_cycles,
+                                   RowArithmetic* arith)
     : sc_module(n),
       g_(g),
       latency_cycles_(latency_cycles),
-      dram_(dram),
-      sram_(sram),
       arith_(arith) {
   stalls_.register_in(stats_);
   stats_.add("stall_cycles.merge_unit", "cycles", "a finished row waited in the lanes for the shared merge units", &merge_wait_);
@@ -98,7 +96,7 @@ bool WelfordLaneArray::take_chunk() {
     stalls_.adder_pass += pass;
     buffer -= pass;
     double lat = 0, bw = 0;
-    BandwidthServer::attribute(tok_.dram, std::max(ready, tok_.dram.issue), dram_.latency(), lat, bw);
+    BandwidthServer::attribute(tok_.dram, std::max(ready, tok_.dram.issue), dram->latency(), lat, bw);
     lat = std::min(lat, stall - buffer);
     stalls_.row_buffer += buffer;
     stalls_.dram_latency += lat;
@@ -119,9 +117,9 @@ bool WelfordLaneArray::take_chunk() {
 
 void WelfordLaneArray::write_row_buffer() {
   if (const int64_t stored = g_.stored_in_chunk(tok_.chunk); stored > 0)
-    tok_.slot->sram_write[static_cast<size_t>(tok_.chunk)] = sram_.write(start_, static_cast<double>(stored * g_.row_elem_bytes()));
+    tok_.slot->sram_write[static_cast<size_t>(tok_.chunk)] = sram->write(start_, static_cast<double>(stored * g_.row_elem_bytes()));
   if (const int64_t sum = g_.sum_elems(tok_.chunk); sum > 0)
-    row_sum_done_ = std::max(row_sum_done_, dram_.write(start_, static_cast<double>(sum * g_.in_bytes), Traffic::sum).done);
+    row_sum_done_ = std::max(row_sum_done_, dram->write(start_, static_cast<double>(sum * g_.in_bytes), Traffic::sum).done);
   // The accumulator's read-modify-write: the lanes cannot retire the
   // transaction before its words are written back.
   if (param_grads.size() == 0) return;

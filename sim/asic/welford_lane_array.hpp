@@ -31,9 +31,10 @@ struct WelfordLaneArray : sc_core::sc_module, HasPeriodState {
   RowTransportPort reduce{"reduce"};                          ///< each finished row's lane states to the row's reduction
   RowTransportPort finish{"finish"};                          ///< then to the unit that finishes its statistics
   ParamGradPort param_grads{"param_grads"};                   ///< a backward's: each transaction's columns, accumulated
+  DramRequestPort dram{"dram"};  ///< the DRAM (netlist channel `dram`)
+  SramRequestPort sram{"sram"};  ///< the SRAM (netlist channel `sram`)
   /// `latency_cycles`: the lane pipeline's depth.
-  WelfordLaneArray(sc_core::sc_module_name n, const RunGeometry& g, int latency_cycles, DramModel& dram, SramModel& sram,
-                   RowArithmetic* arith);
+  WelfordLaneArray(sc_core::sc_module_name n, const RunGeometry& g, int latency_cycles, RowArithmetic* arith);
   const core::StatGroup& stats() const { return stats_; }
   double last_row_cycle() const { return last_row_cycle_; }  ///< when the lanes finished the last row
   double first_stats_cycle() const { return first_stats_cycle_; }  ///< when the first row's statistics were out (-1: none yet)
@@ -48,8 +49,6 @@ struct WelfordLaneArray : sc_core::sc_module, HasPeriodState {
   void write_row_buffer();
   const RunGeometry& g_;
   const int latency_cycles_;
-  DramModel& dram_;
-  SramModel& sram_;
   RowArithmetic* arith_;
   double free_at_ = 0;  ///< cycle the lanes can take the next element
   enum class Phase { take, sram_write, hand_over } phase_ = Phase::take;

@@ -89,7 +89,7 @@ std::shared_ptr<const ParamTable<MergeConfig>> merge_params() {
   Param<MergeConfig> units = integer_param<MergeConfig>(
       "units", NORMSIM_MEMBER(units), 1, 4095, "units",
       "merge units the tree's levels run on: lanes - 1 is the dedicated, pipelined tree; fewer are time-shared by a "
-      "sequencer (one row at a time, latency sum over levels of ceil(merges / units) - 1 + merge_level_cycles; docs/ASIC.md)",
+      "sequencer (one row at a time, latency sum over levels of ceil(merges / units) - 1 + asic.chan_merge_tree.level_cycles; docs/ASIC.md)",
       "int 1..lanes-1");
   units.doc[0].default_value = "lanes - 1";
   units.check_when_given_only = true;  // 0: the dedicated tree
@@ -316,9 +316,9 @@ std::shared_ptr<const ParamTable<Arch>> make_arch_params() {
   rsqrt_latency.check = [](const Arch& a) -> std::optional<ParamError> {
     if (!a.asic || a.arithmetic != core::Arithmetic::fixed) return std::nullopt;
     const int need = a.rsqrt.stages() + 1;
-    if (a.asic->latency.rsqrt_cycles < need)
-      return ParamError{"asic.latency.rsqrt_cycles",
-                        {"value " + std::to_string(a.asic->latency.rsqrt_cycles) + " is below the RSQRT unit's " +
+    if (a.asic->rsqrt.latency_cycles < need)
+      return ParamError{"asic.rsqrt.latency_cycles",
+                        {"value " + std::to_string(a.asic->rsqrt.latency_cycles) + " is below the RSQRT unit's " +
                              std::to_string(need) + " cycles (its input register, normalise and seed" +
                              (a.rsqrt.seed == core::RsqrtSeed::linear ? ", the line's multiply-add" : "") +
                              ", one per Newton step, round)",

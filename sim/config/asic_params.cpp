@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <memory>
+#include <vector>
 
 #include "sim/config/l2_reuse_keys.hpp"
 
@@ -111,14 +112,23 @@ std::shared_ptr<const ParamTable<SramConfig>> sram_params() {
   return t;
 }
 
-std::shared_ptr<const ParamTable<UnitLatencies>> latency_params() {
-  auto t = std::make_shared<ParamTable<UnitLatencies>>();
-  t->add(integer_param<UnitLatencies>("welford_cycles", NORMSIM_MEMBER(welford_cycles), 1, 10000, "cycles", "lane pipeline depth"));
-  t->add(integer_param<UnitLatencies>("merge_level_cycles", NORMSIM_MEMBER(merge_level_cycles), 1, 10000, "cycles",
-                                      "one Chan merge level"));
-  t->add(integer_param<UnitLatencies>("rsqrt_cycles", NORMSIM_MEMBER(rsqrt_cycles), 1, 10000, "cycles", "RSQRT unit"));
-  t->add(integer_param<UnitLatencies>("normalize_cycles", NORMSIM_MEMBER(normalize_cycles), 1, 10000, "cycles",
-                                      "normalise/affine pipeline"));
+// A unit's section: its one latency key (latency_cycles or level_cycles).
+template <class P>
+std::shared_ptr<const ParamTable<P>> cycles_params(const char* key, int P::*member, const char* description) {
+  auto t = std::make_shared<ParamTable<P>>();
+  t->add(integer_param<P>(key, [member](auto& p) -> auto& { return p.*member; }, 1, 10000, "cycles", description));
+  return t;
+}
+
+std::shared_ptr<const ParamTable<ParamGradAccumulatorParams>> param_grad_accumulator_params() {
+  auto t = std::make_shared<ParamTable<ParamGradAccumulatorParams>>();
+  t->add(choice_param<ParamGradAccumulatorParams>(
+      "path", NORMSIM_MEMBER(path), kParamGradPaths.list(), [](const std::string& v) { return kParamGradPaths.parse(v); },
+      [](ParamGradPath p) { return kParamGradPaths.name(p); },
+      "dgamma/dbeta: a C-wide accumulator on chip, partials to DRAM every partial_rows rows and a second pass, or a "
+      "read-modify-write of DRAM every row"));
+  t->add(integer_param<ParamGradAccumulatorParams>("partial_rows", NORMSIM_MEMBER(partial_rows), 1, int64_t(1) << 32, "rows",
+                                                   "partials: rows the accumulator sums before it writes them as one partial"));
   return t;
 }
 
@@ -128,20 +138,6 @@ std::shared_ptr<const ParamTable<BackwardAsicConfig>> backward_params() {
                                           [](const std::string& v) { return kXhatSources.parse(v); },
                                           [](XhatSource x) { return kXhatSources.name(x); },
                                           "x_hat recomputed from x and the saved mean and rstd, or read as the forward stored it"));
-  t->add(choice_param<BackwardAsicConfig>("param_grad", NORMSIM_MEMBER(param_grad), kParamGradPaths.list(),
-                                          [](const std::string& v) { return kParamGradPaths.parse(v); },
-                                          [](ParamGradPath p) { return kParamGradPaths.name(p); },
-                                          "dgamma/dbeta: a C-wide accumulator on chip, partials to DRAM every partial_rows rows "
-                                          "and a second pass, or a read-modify-write of DRAM every row"));
-  t->add(integer_param<BackwardAsicConfig>("partial_rows", NORMSIM_MEMBER(partial_rows), 1, int64_t(1) << 32, "rows",
-                                           "partials: rows the accumulator sums before it writes them as one partial"));
-  t->add(integer_param<BackwardAsicConfig>("row_sum_lane_cycles", NORMSIM_MEMBER(row_sum_lane_cycles), 1, 10000, "cycles",
-                                           "row-sum lane pipeline depth"));
-  t->add(integer_param<BackwardAsicConfig>("row_sum_level_cycles", NORMSIM_MEMBER(row_sum_level_cycles), 1, 10000, "cycles",
-                                           "one adder level of the row-sum tree (S1, S2)"));
-  t->add(integer_param<BackwardAsicConfig>("row_mean_cycles", NORMSIM_MEMBER(row_mean_cycles), 1, 10000, "cycles",
-                                           "S1/C and S2/C"));
-  t->add(integer_param<BackwardAsicConfig>("dx_cycles", NORMSIM_MEMBER(dx_cycles), 1, 10000, "cycles", "the dx pipeline"));
   return t;
 }
 
@@ -190,7 +186,7 @@ std::shared_ptr<const ParamTable<L1Config>> l1_params() {
   return t;
 }
 
-std::shared_ptr<const ParamTable<AsicConfig>> make_asic_params() {
+std::shared_ptr<const ParamTable<AsicConfig>> make_asic_params(std::vector<std::string_view>& unit_sections) {
   auto t = std::make_shared<ParamTable<AsicConfig>>();
   Param<AsicConfig> clock =
       real_param<AsicConfig>("clock_ghz", NORMSIM_MEMBER(clock_ghz), positive(), "GHz", "clock; cycles / clock = time");
@@ -254,8 +250,39 @@ std::shared_ptr<const ParamTable<AsicConfig>> make_asic_params() {
   t->add(std::move(leakage));
   t->add(section_param<AsicConfig>("dram", NORMSIM_MEMBER(dram), dram_params()));
   t->add(section_param<AsicConfig>("sram", NORMSIM_MEMBER(sram), sram_params()));
-  t->add(section_param<AsicConfig>("latency", NORMSIM_MEMBER(latency), latency_params()));
   t->add(section_param<AsicConfig>("backward", NORMSIM_MEMBER(backward), backward_params()));
+  // The units' sections, in the registry's order.
+  auto unit = [&](const char* name, auto member, auto table) {
+    t->add(section_param<AsicConfig>(name, member, table));
+    unit_sections.push_back(name);
+  };
+  unit("param_grad_accumulator", NORMSIM_MEMBER(param_grad_accumulator), param_grad_accumulator_params());
+  unit("chan_merge_tree", NORMSIM_MEMBER(chan_merge_tree),
+       cycles_params("level_cycles", &ChanMergeTreeParams::level_cycles, "one Chan merge level"));
+  unit("row_sum_tree", NORMSIM_MEMBER(row_sum_tree),
+       cycles_params("level_cycles", &RowSumTreeParams::level_cycles, "one adder level of the backward's S1/S2 tree"));
+  unit("rsqrt", NORMSIM_MEMBER(rsqrt),
+       cycles_params("latency_cycles", &RsqrtParams::latency_cycles,
+                     "the RSQRT unit: seed and Newton steps, pipelined (arch.rsqrt: its arithmetic)"));
+  unit("row_mean", NORMSIM_MEMBER(row_mean), cycles_params("latency_cycles", &RowMeanParams::latency_cycles, "S1/C and S2/C"));
+  unit("welford_lanes", NORMSIM_MEMBER(welford_lanes),
+       cycles_params("latency_cycles", &WelfordLanesParams::latency_cycles, "one lane's pipeline depth"));
+  unit("row_sum_lanes", NORMSIM_MEMBER(row_sum_lanes),
+       cycles_params("latency_cycles", &RowSumLanesParams::latency_cycles, "one row-sum lane's pipeline depth"));
+  unit("normalize", NORMSIM_MEMBER(normalize),
+       cycles_params("latency_cycles", &NormalizeParams::latency_cycles, "the normalise/affine pipeline"));
+  unit("dx_unit", NORMSIM_MEMBER(dx_unit), cycles_params("latency_cycles", &DxUnitParams::latency_cycles, "the dx pipeline"));
+  // Keys that became a unit's own.
+  t->moved("latency.welford_cycles", "welford_lanes.latency_cycles")
+      .moved("latency.merge_level_cycles", "chan_merge_tree.level_cycles")
+      .moved("latency.rsqrt_cycles", "rsqrt.latency_cycles")
+      .moved("latency.normalize_cycles", "normalize.latency_cycles")
+      .moved("backward.row_sum_lane_cycles", "row_sum_lanes.latency_cycles")
+      .moved("backward.row_sum_level_cycles", "row_sum_tree.level_cycles")
+      .moved("backward.row_mean_cycles", "row_mean.latency_cycles")
+      .moved("backward.dx_cycles", "dx_unit.latency_cycles")
+      .moved("backward.param_grad", "param_grad_accumulator.path")
+      .moved("backward.partial_rows", "param_grad_accumulator.partial_rows");
   t->add(section_param<AsicConfig>("l2", NORMSIM_MEMBER(l2), l2_params()));
   t->add(section_param<AsicConfig>("l1", NORMSIM_MEMBER(l1), l1_params()));
   // A near cache is shared by at most all the datapaths.
@@ -271,11 +298,18 @@ std::shared_ptr<const ParamTable<AsicConfig>> make_asic_params() {
   return t;
 }
 
+struct AsicTable {
+  std::vector<std::string_view> unit_sections;
+  std::shared_ptr<const ParamTable<AsicConfig>> table = make_asic_params(unit_sections);
+};
+const AsicTable& asic_table() {
+  static const AsicTable t;
+  return t;
+}
 }  // namespace
 
-const ParamTable<AsicConfig>& asic_params() {
-  static const std::shared_ptr<const ParamTable<AsicConfig>> t = make_asic_params();
-  return *t;
-}
+std::span<const std::string_view> asic_unit_sections() { return asic_table().unit_sections; }
+
+const ParamTable<AsicConfig>& asic_params() { return *asic_table().table; }
 
 }  // namespace normsim::config

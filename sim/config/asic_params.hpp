@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -79,6 +80,8 @@ struct DramConfig {
   /// Access energy; nullopt: the interface's published figure.
   std::optional<double> energy_pj_per_bit;
   double pj_per_bit() const { return energy_pj_per_bit.value_or(dram_interface_pj_per_bit(interface)); }
+  /// Bytes it keeps in flight: a stream's window, a write buffer's size.
+  double window_bytes() const { return static_cast<double>(max_outstanding) * burst_bytes; }
   /// Bandwidth and latency in cycles of a unit clocked at `clock_ghz`.
   DramPort port(double clock_ghz) const;
 };
@@ -97,12 +100,42 @@ struct SramConfig {
   double peak_bytes_per_cycle() const { return static_cast<double>(banks) * ports * access_bytes; }
 };
 
-/// Pipeline latencies (cycles) of the datapath units.
-struct UnitLatencies {
-  int welford_cycles = 4;       ///< depth of one Welford lane (sub, mul, add, add)
-  int merge_level_cycles = 3;   ///< one Chan merge level
-  int rsqrt_cycles = 8;         ///< table seed + Newton steps, pipelined
-  int normalize_cycles = 4;     ///< subtract, two multiplies, add
+// Each unit's own parameters, gem5's typed Params: the arch file's
+// `asic.<unit>` section, <unit> the unit's name in the registry
+// (sim/asic/unit_registry.cpp) and its SystemC instance. The defaults are
+// the key tables' (workloads/README.md).
+
+/// asic.welford_lanes: one Welford lane's pipeline (subtract, multiply, add, add).
+struct WelfordLanesParams {
+  int latency_cycles = 4;
+};
+/// asic.chan_merge_tree: one level of Chan merges.
+struct ChanMergeTreeParams {
+  int level_cycles = 3;
+};
+/// asic.rsqrt: table seed and Newton steps, pipelined.
+struct RsqrtParams {
+  int latency_cycles = 8;
+};
+/// asic.normalize: subtract, two multiplies, add.
+struct NormalizeParams {
+  int latency_cycles = 4;
+};
+/// asic.row_sum_lanes: a backward row-sum lane (g = dy gamma, x_hat, two accumulates).
+struct RowSumLanesParams {
+  int latency_cycles = 4;
+};
+/// asic.row_sum_tree: one adder level of the backward's S1/S2 tree.
+struct RowSumTreeParams {
+  int level_cycles = 1;
+};
+/// asic.row_mean: S1/C and S2/C (a multiply by the table's 1/C).
+struct RowMeanParams {
+  int latency_cycles = 4;
+};
+/// asic.dx_unit: the dx pipeline (multiply-add, subtract, multiply).
+struct DxUnitParams {
+  int latency_cycles = 4;
 };
 
 /// The backward's x_hat: recomputed from x and the saved mean and rstd, or
@@ -116,15 +149,15 @@ inline constexpr core::EnumNames<XhatSource, 2> kXhatSources{{"recompute", "stor
 enum class ParamGradPath { onchip, partials, dram_rmw };
 inline constexpr core::EnumNames<ParamGradPath, 3> kParamGradPaths{{"onchip", "partials", "dram_rmw"}};
 
-/// The backward unit (docs/ASIC.md, "Backward"): its strategies and latencies.
+/// asic.param_grad_accumulator: where dgamma/dbeta accumulate.
+struct ParamGradAccumulatorParams {
+  ParamGradPath path = ParamGradPath::onchip;
+  int64_t partial_rows = 256;  ///< partials: rows an accumulator sums before it is written
+};
+
+/// asic.backward: what a backward pass reads (docs/ASIC.md, "Backward").
 struct BackwardAsicConfig {
   XhatSource xhat = XhatSource::recompute;
-  ParamGradPath param_grad = ParamGradPath::onchip;
-  int64_t partial_rows = 256;    ///< partials: rows an accumulator sums before it is written
-  int row_sum_level_cycles = 1;  ///< one adder level of the row-sum tree
-  int row_mean_cycles = 4;       ///< S1/C and S2/C (a multiply by the table's 1/C)
-  int dx_cycles = 4;             ///< the dx pipeline: multiply-add, subtract, multiply
-  int row_sum_lane_cycles = 4;   ///< a row-sum lane: g = dy gamma, x_hat, two accumulates
 };
 
 /// Past a unit's maximum frequency (sim/rtl/timing_closure.hpp): add the
@@ -154,18 +187,27 @@ struct AsicConfig {
   SramConfig sram;
   L2Config l2;  ///< an optional L2 in front of the DRAM (asic/l2_model.hpp); capacity 0 means none
   L1Config l1;  ///< optional near caches in front of the L2 (asic/l2_model.hpp), a GPU mapping's per-SM L1; capacity 0 means none
-  UnitLatencies latency;
   BackwardAsicConfig backward;
+  // The units' own sections (their registry names).
+  WelfordLanesParams welford_lanes;
+  ChanMergeTreeParams chan_merge_tree;
+  RsqrtParams rsqrt;
+  NormalizeParams normalize;
+  RowSumLanesParams row_sum_lanes;
+  RowSumTreeParams row_sum_tree;
+  RowMeanParams row_mean;
+  DxUnitParams dx_unit;
+  ParamGradAccumulatorParams param_grad_accumulator;
   DramPort dram_port() const { return dram.port(clock_ghz); }
   /// One level of the row's adder tree: the Chan merge tree's, or the
   /// backward's row-sum tree's (the merge units' occupancy a row).
-  int tree_level_cycles(bool backward) const {
-    return backward ? this->backward.row_sum_level_cycles : latency.merge_level_cycles;
-  }
+  int tree_level_cycles(bool backward) const { return backward ? row_sum_tree.level_cycles : chan_merge_tree.level_cycles; }
 };
 
 /// The `asic` section's keys (workloads/README.md's table is generated from
 /// it): reading, range checks, echo, units and docs.
 const ParamTable<AsicConfig>& asic_params();
+/// Its sections that are a unit's own (asic.<unit>), by the units' registry names.
+std::span<const std::string_view> asic_unit_sections();
 
 }  // namespace normsim::config

@@ -61,8 +61,8 @@ core::BackwardConfig backward_config(const Workload& w, const Arch& a) {
   }
   if (a.asic) {
     b.xhat_stored = a.asic->backward.xhat == XhatSource::stored;
-    if (a.asic->backward.param_grad == ParamGradPath::partials)
-      b.param_grad = core::ParamGradOrder{.strided = false, .rows_per_partial = a.asic->backward.partial_rows};
+    if (a.asic->param_grad_accumulator.path == ParamGradPath::partials)
+      b.param_grad = core::ParamGradOrder{.strided = false, .rows_per_partial = a.asic->param_grad_accumulator.partial_rows};
   }
   if (auto why = b.validate(); !why.empty()) throw ConfigError(a.source + ": " + why);
   return b;

@@ -77,6 +77,17 @@ struct ParamError {
   Problem problem;
 };
 
+/// "l1.datapaths_per_cache" -> {"l1", "datapaths_per_cache"}.
+inline std::vector<std::string> split_key_path(const std::string& path) {
+  std::vector<std::string> parts;
+  for (size_t start = 0;;) {
+    const size_t dot = path.find('.', start);
+    parts.push_back(path.substr(start, dot == std::string::npos ? std::string::npos : dot - start));
+    if (dot == std::string::npos) return parts;
+    start = dot + 1;
+  }
+}
+
 template <class S>
 struct Param {
   std::string key;                ///< within its section ("" for a rule over several keys)
@@ -106,21 +117,30 @@ class ParamTable {
     return *this;
   }
 
+  /// A key that moved: a file or --set that still gives `from` (a key path
+  /// below this section, "latency.rsqrt_cycles") is refused naming `to`.
+  ParamTable& moved(std::string from, std::string to) {
+    moved_.push_back({std::move(from), std::move(to)});
+    return *this;
+  }
+
   /// Reads every key of `m` the table knows into s, checks every value (a
   /// default too, unless it only applies when given) and rejects unknown keys.
   void read(YamlReader& m, S& s) const {
+    for (const auto& [from, to] : moved_) {
+      const std::vector<std::string> path = split_key_path(from);
+      if (auto value = m.text_at(path))
+        m.fail_path(path, "moved: give " + (value->empty() ? std::string("it") : "the value " + *value) + " as " + m.key_path(to),
+                    m.key_path(to));
+    }
     for (const auto& p : params_) p.read(m, s);
     for (const auto& p : params_) {
       if (!p.check || p.section || (p.check_when_given_only && !m.has(p.key))) continue;
       if (auto e = p.check(s)) {
         std::vector<std::string> path;
         if (!p.key.empty()) path.push_back(p.key);
-        for (size_t start = 0; !e->key_path.empty();) {
-          const size_t dot = e->key_path.find('.', start);
-          path.push_back(e->key_path.substr(start, dot == std::string::npos ? std::string::npos : dot - start));
-          if (dot == std::string::npos) break;
-          start = dot + 1;
-        }
+        if (!e->key_path.empty())
+          for (auto& k : split_key_path(e->key_path)) path.push_back(std::move(k));
         m.fail_path(path, e->problem.problem, e->problem.allowed);
       }
     }
@@ -178,6 +198,7 @@ class ParamTable {
 
  private:
   std::vector<Param<S>> params_;
+  std::vector<std::pair<std::string, std::string>> moved_;  ///< old key path, new key path
 };
 
 // --- rows ---------------------------------------------------------------------

@@ -304,6 +304,18 @@ void YamlReader::fail_path(const std::vector<std::string>& path, const std::stri
   throw ConfigError(format_config_error(file_, line, key_path(key), problem, allowed));
 }
 
+std::optional<std::string> YamlReader::text_at(const std::vector<std::string>& path) const {
+  std::vector<YAML::Node> chain{node_};  // fresh handles, as in fail_path
+  for (const auto& k : path) {
+    const YAML::Node& cur = chain.back();
+    if (!cur || !cur.IsMap()) return std::nullopt;
+    const YAML::Node next = static_cast<const YAML::Node&>(cur)[k];
+    if (!next) return std::nullopt;
+    chain.push_back(next);
+  }
+  return chain.back().IsScalar() ? chain.back().Scalar() : std::string();
+}
+
 YAML::Node YamlReader::scalar(const std::string& key) const {
   read_.insert(key);
   const YAML::Node n = node_[key];

@@ -63,6 +63,9 @@ class YamlReader {
   std::string emit() const;
 
   bool has(const std::string& key) const;
+  /// The text of the value at a key path below this mapping ({"latency",
+  /// "rsqrt_cycles"}; "" for a mapping or list), or nullopt when absent.
+  std::optional<std::string> text_at(const std::vector<std::string>& path) const;
   std::optional<int64_t> get_int(const std::string& key, int64_t lo, int64_t hi);
   std::optional<double> get_double(const std::string& key);
   /// A number > 0, `def` when absent; exit 2 naming the range otherwise.

@@ -157,7 +157,7 @@ json asic_report_json(const asic::AsicResult& r) {
     json units = json::object();
     for (const rtl::UnitTiming& u : tc.units)
       units[u.unit] = {{"logic_levels", u.logic_levels * u.rtl_stages},
-                       {"latency_key", "asic.latency." + u.latency_key},
+                       {"latency_key", "asic." + u.latency_key},
                        {"configured_cycles", u.configured_cycles},
                        {"cycles", u.cycles},
                        {"levels_per_cycle", u.levels_per_cycle(u.cycles)},

@@ -12,8 +12,13 @@ nlohmann::json end_json(const asic::Netlist::End& e) { return {{"unit", e.unit},
 std::string end_text(const nlohmann::json& e) {
   return e["unit"].get<std::string>().empty() ? "(none)" : e["unit"].get<std::string>() + "." + e["port"].get<std::string>();
 }
+// A memory's far end is its model, not a unit.
+std::string writer_text(const nlohmann::json& c) {
+  return c["kind"] == "memory" ? "(the " + c["name"].get<std::string>() + " model)" : end_text(c["writer"]);
+}
 std::string kind_text(const nlohmann::json& c) {
   if (c["kind"] == "signal") return "signal of a cycle";
+  if (c["kind"] == "memory") return "memory of transfers";
   if (c["kind"] == "transport")
     return c["token"] == "row" ? std::string("transport of a row") : "transport of " + c["token"].get<std::string>();
   return "FIFO " + std::to_string(c["depth_entries"].get<int>()) + " x " + c["token"].get<std::string>();
@@ -21,7 +26,8 @@ std::string kind_text(const nlohmann::json& c) {
 }  // namespace
 
 nlohmann::json netlist_report_json(const std::string& workload, const std::string& arch, const std::string& path,
-                                   const asic::Netlist& n) {
+                                   const asic::Netlist& n, const config::AsicConfig& cfg) {
+  const nlohmann::json echo = config::asic_params().echo(cfg);
   nlohmann::json units = nlohmann::json::array();
   for (const asic::AsicUnitEntry* e : n.units) {
     nlohmann::json ports = nlohmann::json::array();
@@ -31,8 +37,13 @@ nlohmann::json netlist_report_json(const std::string& workload, const std::strin
         ports.push_back({{"port", p.port}, {"channel", p.channel}, {"direction", p.dir == asic::PortDir::in ? "in" : "out"}});
     // A unit works on the rows, after them, or both (a phase a row and one after).
     const char* phase = !e->after_rows ? "rows" : e->make ? "rows_then_after_rows" : "after_rows";
-    units.push_back({{"name", e->name}, {"phase", phase}, {"summary", e->summary},
-                     {"ports", ports}});
+    // Its own keys, asic.<name> (a unit with none takes the accelerator's).
+    nlohmann::json params = nlohmann::json::object();
+    const std::string name(e->name);
+    if (echo.contains(name) && echo[name].is_object())
+      for (const auto& [key, value] : echo[name].items())
+        params[key] = {{"value", value}, {"unit", config::asic_params().unit_of(name + "." + key)}};
+    units.push_back({{"name", e->name}, {"phase", phase}, {"summary", e->summary}, {"params", params}, {"ports", ports}});
   }
   nlohmann::json channels = nlohmann::json::array();
   for (const asic::Netlist::Connection& k : n.connections) {
@@ -41,6 +52,7 @@ nlohmann::json netlist_report_json(const std::string& workload, const std::strin
     channels.push_back({{"name", k.channel->name},
                         {"kind", k.channel->kind == asic::ChannelKind::signal      ? "signal"
                                  : k.channel->kind == asic::ChannelKind::transport ? "transport"
+                                 : k.channel->kind == asic::ChannelKind::memory    ? "memory"
                                                                                    : "fifo"},
                         {"token", k.channel->token},
                         {"depth_entries", k.depth},
@@ -64,6 +76,13 @@ std::string netlist_report_text(const nlohmann::json& r) {
                                                        : u["phase"] == "rows_then_after_rows" ? "(and after the rows) "
                                                                                               : "")
       << u["summary"].get<std::string>() << "\n";
+    if (u["params"].empty()) continue;
+    std::string keys;
+    for (const auto& [key, p] : u["params"].items()) {
+      const std::string value = p["value"].is_string() ? p["value"].get<std::string>() : p["value"].dump();
+      keys += (keys.empty() ? "" : ", ") + key + " " + value + (p["unit"].get<std::string>().empty() ? "" : " " + p["unit"].get<std::string>());
+    }
+    o << "  " << std::string(w + 2, ' ') << "asic." << name << ": " << keys << "\n";
   }
   o << "\nchannels (writer -> reader):\n";
   size_t wn = 0, wk = 0;
@@ -76,7 +95,7 @@ std::string netlist_report_text(const nlohmann::json& r) {
     std::string readers;
     for (const auto& e : c["readers"]) readers += (readers.empty() ? "" : ", ") + end_text(e);
     o << "  " << name << std::string(wn - name.size() + 2, ' ') << kind << std::string(wk - kind.size() + 2, ' ')
-      << end_text(c["writer"]) << " -> " << (readers.empty() ? "(none)" : readers) << "\n";
+      << writer_text(c) << " -> " << (readers.empty() ? "(none)" : readers) << "\n";
   }
   return o.str();
 }
@@ -88,6 +107,13 @@ std::string netlist_report_dot(const nlohmann::json& r) {
     << "  node [shape=box, fontname=\"Helvetica\"];\n  edge [fontname=\"Helvetica\", fontsize=10];\n";
   for (const auto& u : r["units"]) o << "  \"" << u["name"].get<std::string>() << "\";\n";
   for (const auto& c : r["channels"]) {
+    // A memory: a node of its own, an edge to each unit it serves.
+    if (c["kind"] == "memory") {
+      const std::string m = c["name"];
+      o << "  \"" << m << "\" [shape=cylinder];\n";
+      for (const auto& e : c["readers"]) o << "  \"" << m << "\" -> \"" << e["unit"].get<std::string>() << "\" [style=dotted, dir=both];\n";
+      continue;
+    }
     const std::string label = c["name"].get<std::string>() + "\\n" + kind_text(c);
     const std::string style = c["kind"] == "signal" ? ", style=dashed" : c["kind"] == "transport" ? ", style=bold" : "";
     const std::string writer = c["writer"]["unit"];

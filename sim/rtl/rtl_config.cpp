@@ -73,7 +73,7 @@ ParameterList merge_seq_parameter_list(const config::Arch& a, int units, bool rm
   if (units < 1 || units > L - 2)
     throw std::invalid_argument(a.source + ": a merge sequencer of " + std::to_string(units) + " units over " +
                                 std::to_string(L) + " lanes (allowed: 1.." + std::to_string(L - 2) + ")");
-  const int lat = a.asic ? a.asic->latency.merge_level_cycles : config::UnitLatencies{}.merge_level_cycles;
+  const int lat = a.asic ? a.asic->chan_merge_tree.level_cycles : config::ChanMergeTreeParams{}.level_cycles;
   ParameterList l = {{"L", L}, {"LOG2L", std::countr_zero(static_cast<unsigned>(L))}, {"U", units}, {"LAT", lat},
                      {"KIND", rmsnorm ? 1 : 0}, {"NW", count_bits}};
   format_params(l, "M", fmt(a, Stage::mean), true);
@@ -401,8 +401,9 @@ std::string bench_top(const config::Arch& a, int64_t max_count) {
 std::string parameter_key(const std::string& p) {
   static const std::map<std::string, std::string> whole = {
       {"L", "lanes"}, {"TB", "rsqrt.table_bits"}, {"ITER", "rsqrt.iterations"}, {"NR", "rsqrt.nr_frac_bits"},
-      {"SEED", "rsqrt.seed"}, {"WELFORD_LAT", "asic.latency.welford_cycles"}, {"MERGE_LAT", "asic.latency.merge_level_cycles"},
-      {"RSQRT_LAT", "asic.latency.rsqrt_cycles"}, {"NORM_LAT", "asic.latency.normalize_cycles"},
+      {"SEED", "rsqrt.seed"}, {"WELFORD_LAT", "asic.welford_lanes.latency_cycles"},
+      {"MERGE_LAT", "asic.chan_merge_tree.level_cycles"}, {"RSQRT_LAT", "asic.rsqrt.latency_cycles"},
+      {"NORM_LAT", "asic.normalize.latency_cycles"},
       {"MERGE_UNITS", "merge.units"}};
   static const std::map<char, std::string> stage = {{'X', "input"}, {'M', "mean"}, {'Q', "m2"}, {'R', "recip"},
                                                     {'U', "sumsq"}, {'V', "variance"}, {'I', "rsqrt_in"},
@@ -416,25 +417,25 @@ std::string parameter_key(const std::string& p) {
 }
 
 std::string pipeline_parameters(const config::Arch& a, bool rmsnorm, int64_t max_hidden) {
-  if (!a.asic) throw config::ConfigError(a.source + ": the RTL pipeline needs the arch's asic.latency section");
-  const auto& lat = a.asic->latency;
+  if (!a.asic) throw config::ConfigError(a.source + ": the RTL pipeline needs the arch's asic section");
+  const config::AsicConfig& c = *a.asic;
   const int L = a.lanes;
   const int64_t max_count = (max_hidden + L - 1) / L;
   // The pipeline's own depth: lanes 1 (the lane register), a tree level 1,
   // rsqrt_in 1 + the rsqrt unit's stages, normalise 1.
   auto need = [&](const char* key, int have, int min) {
     if (have < min)
-      throw config::ConfigError(a.source + ": asic.latency." + key + ": the RTL pipeline needs a whole number >= " +
+      throw config::ConfigError(a.source + ": asic." + key + ": the RTL pipeline needs a whole number >= " +
                                 std::to_string(min) + " cycles, got " + std::to_string(have));
   };
-  need("welford_cycles", lat.welford_cycles, 1);
-  need("merge_level_cycles", lat.merge_level_cycles, 1);
-  need("rsqrt_cycles", lat.rsqrt_cycles, a.rsqrt.stages() + 1);
-  need("normalize_cycles", lat.normalize_cycles, 1);
+  need("welford_lanes.latency_cycles", c.welford_lanes.latency_cycles, 1);
+  need("chan_merge_tree.level_cycles", c.chan_merge_tree.level_cycles, 1);
+  need("rsqrt.latency_cycles", c.rsqrt.latency_cycles, a.rsqrt.stages() + 1);
+  need("normalize.latency_cycles", c.normalize.latency_cycles, 1);
   ParameterList l = {{"L", L}, {"LOG2L", std::countr_zero(static_cast<unsigned>(L))}, {"KIND", rmsnorm ? 1 : 0},
                      {"NW", area::count_bits(max_count)}, {"MNW", 24}, {"LMAX", 24},
-                     {"WELFORD_LAT", lat.welford_cycles}, {"MERGE_LAT", lat.merge_level_cycles},
-                     {"RSQRT_LAT", lat.rsqrt_cycles}, {"NORM_LAT", lat.normalize_cycles},
+                     {"WELFORD_LAT", c.welford_lanes.latency_cycles}, {"MERGE_LAT", c.chan_merge_tree.level_cycles},
+                     {"RSQRT_LAT", c.rsqrt.latency_cycles}, {"NORM_LAT", c.normalize.latency_cycles},
                      {"MERGE_UNITS", core::MergeSchedule{L, a.merge.units}.shared() ? a.merge.units : 0}};
   format_params(l, "X", fmt(a, Stage::input), false);
   format_params(l, "M", fmt(a, Stage::mean), true);

@@ -105,12 +105,14 @@ TimingClosure close_timing(const core::DatapathConfig& dp, const config::AsicCon
   const auto& f = dp.formats;
   const int L = dp.lanes;
   const bool welford = dp.kind == core::NormKind::layernorm && dp.algorithm == core::VarianceAlgorithm::welford;
-  auto add = [&](const std::string& unit, const char* fit_unit, const char* key, int instances, double stage_bit_products,
-                 int rtl_stages, int cycles) {
+  using LatencyOf = int& (*)(config::AsicConfig&);
+  auto add = [&](const std::string& unit, const char* fit_unit, const char* key, LatencyOf latency_of, int instances,
+                 double stage_bit_products, int rtl_stages, int cycles) {
     if (instances < 1) return;
     UnitTiming u;
     u.unit = unit;
     u.latency_key = key;
+    u.latency_of = latency_of;
     u.instances = instances;
     u.logic_levels = modelled_logic_levels(fit_unit, stage_bit_products);
     u.rtl_stages = rtl_stages;
@@ -119,25 +121,28 @@ TimingClosure close_timing(const core::DatapathConfig& dp, const config::AsicCon
     u.flip_flops_per_stage = 2 * std::sqrt(stage_bit_products);  // a product's width, wa + wb ~ 2 sqrt(wa wb)
     t.units.push_back(u);
   };
-  const config::UnitLatencies& lat = c.latency;
+  const LatencyOf lanes = [](config::AsicConfig& a) -> int& { return a.welford_lanes.latency_cycles; };
+  const LatencyOf tree = [](config::AsicConfig& a) -> int& { return a.chan_merge_tree.level_cycles; };
+  const LatencyOf rsqrt = [](config::AsicConfig& a) -> int& { return a.rsqrt.latency_cycles; };
+  const LatencyOf normalize = [](config::AsicConfig& a) -> int& { return a.normalize.latency_cycles; };
   if (welford) {
     const int64_t per_lane = (dp.hidden + L - 1) / L;
-    add("welford_lanes", "welford_lanes", "welford_cycles", L,
-        area::welford_lane_inventory(f, area::count_bits(per_lane)).multiplier_bit_products, 1, lat.welford_cycles);
+    add("welford_lanes", "welford_lanes", "welford_lanes.latency_cycles", lanes, L,
+        area::welford_lane_inventory(f, area::count_bits(per_lane)).multiplier_bit_products, 1, c.welford_lanes.latency_cycles);
     const core::MergeSchedule merge{L, dp.merge_units};
     const double node = area::chan_merge_inventory(f, area::count_bits(dp.hidden)).multiplier_bit_products;
     if (merge.shared())
-      add("merge_sequencer", "chan_merge_tree", "merge_level_cycles", merge.units, node, 1, lat.merge_level_cycles);
+      add("merge_sequencer", "chan_merge_tree", "chan_merge_tree.level_cycles", tree, merge.units, node, 1, c.chan_merge_tree.level_cycles);
     else
-      add("chan_merge_tree", "chan_merge_tree", "merge_level_cycles", L - 1, node, 1, lat.merge_level_cycles);
+      add("chan_merge_tree", "chan_merge_tree", "chan_merge_tree.level_cycles", tree, L - 1, node, 1, c.chan_merge_tree.level_cycles);
   }
   // The RSQRT unit's multiplying stages: one per Newton step (the deepest),
   // and the linear seed's multiply-add, a shallower stage of its own.
   const int multiplying = std::max(dp.rsqrt.stages() - 2, 1);  // less the normalise and the output rounding
-  add("rsqrt_unit", "rsqrt_unit", "rsqrt_cycles", 1, area::rsqrt_stage_bit_products(f, dp.rsqrt), multiplying,
-      lat.rsqrt_cycles);
-  add("normalize_affine", "normalize_affine", "normalize_cycles", L, area::normalize_inventory(f).multiplier_bit_products, 1,
-      lat.normalize_cycles);
+  add("rsqrt_unit", "rsqrt_unit", "rsqrt.latency_cycles", rsqrt, 1, area::rsqrt_stage_bit_products(f, dp.rsqrt), multiplying,
+      c.rsqrt.latency_cycles);
+  add("normalize_affine", "normalize_affine", "normalize.latency_cycles", normalize, L,
+      area::normalize_inventory(f).multiplier_bit_products, 1, c.normalize.latency_cycles);
 
   // Stages past each unit's maximum frequency: what a cycle holds, less the register.
   const double room = t.period_fo4 - area::kRegisterOverheadFo4;
@@ -161,12 +166,7 @@ TimingClosure close_timing(const core::DatapathConfig& dp, const config::AsicCon
 }
 
 config::AsicConfig with_closed_timing(config::AsicConfig c, const TimingClosure& t) {
-  for (const UnitTiming& u : t.units) {
-    if (u.latency_key == "welford_cycles") c.latency.welford_cycles = u.cycles;
-    else if (u.latency_key == "merge_level_cycles") c.latency.merge_level_cycles = u.cycles;
-    else if (u.latency_key == "rsqrt_cycles") c.latency.rsqrt_cycles = u.cycles;
-    else if (u.latency_key == "normalize_cycles") c.latency.normalize_cycles = u.cycles;
-  }
+  for (const UnitTiming& u : t.units) u.latency_of(c) = u.cycles;
   c.sram.latency_cycles = t.sram.cycles;
   c.sram.banks = t.sram.banks;
   c.timing_flip_flops = t.added_flip_flops();

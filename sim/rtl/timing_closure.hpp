@@ -26,7 +26,8 @@ namespace normsim::rtl {
 
 struct UnitTiming {
   std::string unit;         ///< sim/area's name (welford_lanes, chan_merge_tree, merge_sequencer, rsqrt_unit, normalize_affine)
-  std::string latency_key;  ///< its asic.latency key
+  std::string latency_key;  ///< its latency key below asic (welford_lanes.latency_cycles)
+  int& (*latency_of)(config::AsicConfig&) = nullptr;  ///< that key's member
   int instances = 1;
   double logic_levels = 0;  ///< gates of one RTL stage (the model)
   int rtl_stages = 1;       ///< stages of that depth in series (the RSQRT unit's Newton steps)

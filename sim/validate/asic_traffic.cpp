@@ -34,7 +34,7 @@ AsicTrafficCase backward_traffic_case(const GoldenCase& g, const simt::AsicDatap
   w.input.dtype = w.output.dtype = w.backward.dy.dtype = eb == 2 ? core::ElemType::bf16 : core::ElemType::fp32;
   asic::AsicConfig c;
   c.path = asic::InputPath::sram_replay;
-  c.backward.param_grad = config::ParamGradPath::onchip;
+  c.param_grad_accumulator.path = config::ParamGradPath::onchip;
   const asic::TrafficIdentity id = asic::traffic_identity(w, mapped_arch(true), c);
   const double partials = m.param_grad.column_lanes > 1 ? static_cast<double>(g.grid) * asic::param_grad_count(w) * g.hidden * 4.0 : 0.0;
   const double gamma = static_cast<double>(g.hidden) * 4;  // fp32 gamma (the mapped arch's datapath keeps fp32 too)

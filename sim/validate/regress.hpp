@@ -45,8 +45,7 @@ RegressResult regress(const std::vector<GoldenCase>& cases, const simt::GpuArch&
 /// Every case's |relative error| per counter, as a baseline file's JSON.
 nlohmann::json baseline_json(const SimtRegression& r, const std::string& gpu_name);
 
+/// The report body (sim/report/regress_report.hpp prints it for a terminal).
 nlohmann::json to_json(const RegressResult& r);
-/// Per-kernel and per-counter tables, as printed and as docs/FIDELITY.md shows them.
-std::string format_text(const RegressResult& r);
 
 }  // namespace normsim::validate

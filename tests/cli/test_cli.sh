@@ -751,6 +751,16 @@ import json, sys
 c = {c['name']: c for c in json.load(sys.stdin)['channels']}
 assert c['free_row_buffers']['depth_entries'] == 3 and c['stats_to_normalize']['depth_entries'] == 3, c['free_row_buffers']
 " && ok || bad "netlist depths follow the arch"
+# Each unit shows its own section of keys, as the arch (and a --set) gave it.
+"$N" netlist "$W/llama2-7b-bwd.yaml" --arch "$AD" --set arch.asic.row_mean.latency_cycles=7 --json -q | /usr/bin/python3 -c "
+import json, sys
+u = {u['name']: u['params'] for u in json.load(sys.stdin)['units']}
+assert u['row_mean'] == {'latency_cycles': {'value': 7, 'unit': 'cycles'}}, u['row_mean']
+assert u['param_grad_accumulator']['path']['value'] == 'onchip', u['param_grad_accumulator']
+assert u['input_path'] == {}, u['input_path']
+" && ok || bad "netlist: each unit's parameters"
+expect_exit 2 "asic.latency.rsqrt_cycles.*moved.*asic.rsqrt.latency_cycles" -- run "$W/llama2-7b.yaml" --arch "$AD" \
+  --set arch.asic.latency.rsqrt_cycles=12 -q
 "$N" netlist "$W/postnorm-7b-bwd.yaml" --set arch.fuse.mode=none --json -q | /usr/bin/python3 -c "
 import json, sys
 r = json.load(sys.stdin)

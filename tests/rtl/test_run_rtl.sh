@@ -60,5 +60,5 @@ grep -q "(allowed: the built arch's value, or a normsim verilated at this arch: 
   { echo "FAIL --rtl on other formats: no rebuild command in: $(cat "$T/err")"; fail=1; }
 expect2 "--rtl without a timing model" "$N" run "$W" --arch "$S/workloads/arch/fixed16.yaml" --rtl
 expect2 "--rtl on merge units the RTL was not built with" "$N" run "$W" --rtl --set arch.merge.units=2
-expect2 "--rtl with a latency below the pipeline's" "$N" run "$W" --rtl --set arch.asic.latency.rsqrt_cycles=3
+expect2 "--rtl with a latency below the pipeline's" "$N" run "$W" --rtl --set arch.asic.rsqrt.latency_cycles=3
 exit $fail

@@ -36,7 +36,7 @@ int area_command(const AreaArgs& a) {
   // The SRAM `run` costs: what the input path needs (row buffers, re-read
   // FIFO, parameters); or, asked for, the capacity the arch configures.
   report::SramCost sram;
-  int merge_level_cycles = config::UnitLatencies{}.merge_level_cycles;
+  int merge_level_cycles = config::ChanMergeTreeParams{}.level_cycles;
   if (in.arch.asic) {
     asic::AsicOptions o;
     o.path = parse_path_flag(a.path);

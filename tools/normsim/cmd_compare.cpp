@@ -245,7 +245,7 @@ int compare(const CompareArgs& a) {
     for (const Variant& f : variants)
       for (const config::ParamGradPath pg : {config::ParamGradPath::onchip, config::ParamGradPath::partials, config::ParamGradPath::dram_rmw}) {
         Variant v = f;
-        v.arch.asic->backward.param_grad = pg;
+        v.arch.asic->param_grad_accumulator.path = pg;
         if (a.fuse.empty()) std::erase_if(v.labels, [](const Label& l) { return l.key == "fuse"; });
         v.labels.push_back({"param_grad", std::string(config::kParamGradPaths.name(pg))});
         by_param_grad.push_back(std::move(v));

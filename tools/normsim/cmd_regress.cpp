@@ -10,6 +10,7 @@
 #include "sim/report/report_stamp.hpp"
 #include "sim/validate/fit.hpp"
 #include "sim/report/atomic_file.hpp"
+#include "sim/report/regress_report.hpp"
 #include "sim/validate/regress.hpp"
 
 namespace normsim::cli {
@@ -47,10 +48,11 @@ int regress_command(const RegressArgs& a) {
     report::write_file_atomic(a.write_baseline, validate::baseline_json(r, gpu.name).dump(1) + "\n");
     std::fprintf(stderr, "wrote %s (%zu cases)\n", a.write_baseline.c_str(), r.cases.size());
   }
-  if (a.json) std::cout << report::report_text(validate::to_json(r), 1) << "\n";
+  const nlohmann::json body = validate::to_json(r);
+  if (a.json) std::cout << report::report_text(body, 1) << "\n";
   else
     std::cout << "normsim regress: " << cases.size() << " golden cases from " << a.golden << " against "
-              << gpu.describe() << "\n\n" << validate::format_text(r);
+              << gpu.describe() << "\n\n" << report::regress_report_text(body);
   return r.pass ? kExitOk : kExitCheckFailed;
 }
 

@@ -6,8 +6,6 @@
 // is a forked child. `normsim merge` shares the output writer.
 #include <spdlog/spdlog.h>
 
-#include <malloc.h>
-
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -18,10 +16,10 @@
 #include "command.hpp"
 #include "progress.hpp"
 #include "sim/report/report_stamp.hpp"
-#include "sim/asic/isolated_run.hpp"
 #include "sim/config/config_error.hpp"
 #include "sim/config/printable.hpp"
 #include "sim/config/sweep_grid.hpp"
+#include "sim/explore/sweep_engine.hpp"
 #include "sim/report/asic_report.hpp"
 #include "sim/report/sweep_journal.hpp"
 #include "sim/report/sweep_report.hpp"
@@ -83,7 +81,6 @@ std::string self_path() {
 // otherwise resubmits the incomplete shards with another finishing job after
 // them, at most `kSlurmRetries` times.
 constexpr int kSlurmRetries = 3;
-constexpr size_t kPointsPerChild = 256;
 
 int write_slurm_job(const SweepArgs& a, size_t points) {
   const std::filesystem::path out = std::filesystem::absolute(a.out_dir);
@@ -309,28 +306,25 @@ int sweep(const SweepArgs& given) {
   (void)load_inputs(in);  // the study's own configs, before any point's: the report names them
   const nlohmann::json study_inputs = {{"workload", in.workload}, {"arch", in.arch}, {"sets", in.sets},
                                        {"path", a.asic.path}, {"configs", report::configs_json(report::current_stamp().configs)}};
-  std::vector<size_t> feasible;            // points that run
-  std::vector<std::string> infeasible;     // the others' journal lines
-  std::optional<nlohmann::json> first_infeasible;
-  for (size_t p = shard; p < points.size(); p += shards) {
-    Inputs inp;
-    try {
-      inp = load_inputs(point_args(p), false);
-    } catch (const config::ConfigError& e) {
-      throw config::ConfigError("sweep point " + point_row(p)["point"].dump() + ": " + e.what());
-    }
-    try {
-      (void)asic::resolve_asic_config(inp.workload, inp.arch, o);
-      feasible.push_back(p);
-    } catch (const config::ConfigError& e) {
-      nlohmann::json row = point_row(p);
-      row["status"] = "infeasible";
-      row["reason"] = e.what();
-      if (!first_infeasible) first_infeasible = row;
-      infeasible.push_back(row.dump());
-    }
-  }
-  if (shards == 1 && feasible.empty()) check_some_point_ran({*first_infeasible});  // the error is the one line
+  explore::PointTriage triage = explore::triage_points(
+      points.size(), shard, shards,
+      [&](size_t p) -> std::optional<std::string> {
+        Inputs inp;
+        try {
+          inp = load_inputs(point_args(p), false);
+        } catch (const config::ConfigError& e) {
+          throw config::ConfigError("sweep point " + point_row(p)["point"].dump() + ": " + e.what());
+        }
+        try {
+          (void)asic::resolve_asic_config(inp.workload, inp.arch, o);
+          return std::nullopt;
+        } catch (const config::ConfigError& e) {
+          return std::string(e.what());
+        }
+      },
+      point_row);
+  std::vector<size_t>& feasible = triage.feasible;
+  if (shards == 1 && feasible.empty()) check_some_point_ran({triage.infeasible.front()});  // the error is the one line
   if (a.slurm) return write_slurm_job(a, points.size());
 
   nlohmann::json study = report::sweep_json(keys, objectives, a.numerics, {})["study"];
@@ -365,13 +359,12 @@ int sweep(const SweepArgs& given) {
   report::SweepJournalWriter journal(journal_file, report::journal_header(study, shard, shards, sweep_info), resume ? &*resume : nullptr);
   // What is left to do: infeasible rows written now, the rest run.
   size_t already = 0;
-  for (const std::string& line : infeasible) {
-    const nlohmann::json row = nlohmann::json::parse(line);
+  for (const nlohmann::json& row : triage.infeasible) {
     if (resume && resume->lines.count(row["index"].get<size_t>())) ++already;
     else journal.add(row);
   }
-  infeasible.clear();
-  infeasible.shrink_to_fit();
+  triage.infeasible.clear();
+  triage.infeasible.shrink_to_fit();
   std::vector<size_t> todo;
   for (size_t p : feasible) {
     if (resume && resume->lines.count(p)) ++already;
@@ -382,13 +375,30 @@ int sweep(const SweepArgs& given) {
   const size_t shard_points = (points.size() - shard + shards - 1) / shards;
   if (resume) spdlog::info("sweep: resuming {}: {} of {} points done, {} to run", resume->file, already, shard_points, todo.size());
   const int jobs = a.jobs > 0 ? a.jobs : std::max(1u, std::thread::hardware_concurrency());
-  // Points done / total, rate and ETA on the progress line.
   ProgressLine& progress = ProgressLine::get();
   if (a.progress && !progress.on()) progress.start("normsim sweep", true);
-  size_t done = 0;
-  int failed = 0;
   const auto t0 = std::chrono::steady_clock::now();
-  auto tick = [&] {
+  explore::SweepRun run;
+  run.jobs = jobs;
+  run.run_point = [&](size_t p) {
+    const nlohmann::json row = point_row(p);
+    const std::string at = "point " + row["point"].dump() + ": ";
+    try {
+      const Inputs inp = load_inputs(point_args(p), false);
+      const nlohmann::json r = report::asic_report_json(asic::run_asic(inp.workload, inp.arch, o));
+      check_report(r, "report");
+      return point_record(row, r, a);
+    } catch (const config::ConfigError& e) {
+      throw config::ConfigError(at + e.what());
+    } catch (const config::CheckFailure& e) {
+      throw config::CheckFailure(at + e.what());
+    } catch (const std::exception& e) {
+      throw std::runtime_error(at + e.what());
+    }
+  };
+  run.on_record = [&](nlohmann::json&& record) { journal.add(record); };
+  // Points done / total, rate and ETA on the progress line.
+  run.on_progress = [&](size_t done) {
     const double sec = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     const double rate = sec > 0 ? static_cast<double>(done) / sec : 0;
     char text[128];
@@ -396,51 +406,7 @@ int sweep(const SweepArgs& given) {
                   rate > 0 ? static_cast<double>(todo.size() - done) / rate : 0.0);
     progress.status(text);
   };
-  // The validation above leaves the heap full of freed chunks; consolidated
-  // here once, not by every forked child's first malloc (each would copy
-  // the pages it walks).
-  malloc_trim(0);
-  // Points run in batches, one forked child a batch: each child elaborates
-  // a point after another (run_asic takes a fresh SystemC context for each),
-  // so a fork's copied pages are paid once a batch.
-  const size_t batch = std::clamp<size_t>(todo.size() / (static_cast<size_t>(jobs) * 8), 1, kPointsPerChild);
-  const size_t batches = (todo.size() + batch - 1) / batch;
-  asic::run_isolated_pool(
-      batches, jobs,
-      [&](size_t b) {
-        std::string lines;
-        for (size_t k = b * batch; k < std::min(todo.size(), (b + 1) * batch); ++k) {
-          const nlohmann::json row = point_row(todo[k]);
-          const std::string at = "point " + row["point"].dump() + ": ";
-          try {
-            const Inputs inp = load_inputs(point_args(todo[k]), false);
-            const nlohmann::json r = report::asic_report_json(asic::run_asic(inp.workload, inp.arch, o));
-            check_report(r, "report");
-            lines += point_record(row, r, a).dump() + "\n";
-          } catch (const config::ConfigError& e) {
-            throw config::ConfigError(at + e.what());
-          } catch (const config::CheckFailure& e) {
-            throw config::CheckFailure(at + e.what());
-          } catch (const std::exception& e) {
-            throw std::runtime_error(at + e.what());
-          }
-        }
-        return lines;
-      },
-      [&](size_t) { return std::string("sweep"); },
-      [&](size_t b, int rc, std::string&& text) {
-        if (rc != 0) {
-          if (!failed) failed = rc;
-        } else {
-          for (size_t at = 0; at < text.size();) {
-            const size_t end = text.find('\n', at);
-            journal.add(nlohmann::json::parse(text.substr(at, end - at)));
-            at = end + 1;
-          }
-        }
-        done += std::min(todo.size(), (b + 1) * batch) - b * batch;
-        tick();
-      });
+  const int failed = explore::run_points(todo, run);
   progress.finish();
   if (failed) return failed;
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
