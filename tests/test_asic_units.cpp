@@ -30,6 +30,7 @@
 #include "sim/area/area_energy.hpp"
 #include "sim/config/datapath_config.hpp"
 #include "sim/core/row_inputs.hpp"
+#include "sim/core/rsqrt_lut_step.hpp"
 
 using namespace normsim;
 using namespace normsim::asic;
@@ -807,4 +808,54 @@ TEST(AsicUnits, EveryUnitSectionIsARegistryEntrys) {
     ASSERT_TRUE(echo.contains(std::string(section))) << section;
     EXPECT_FALSE(echo[std::string(section)].empty()) << section;
   }
+}
+
+// A unit's arithmetic section is a section of a fixed-point arch (what
+// `normsim netlist` shows beside its own keys), with keys, and the RSQRT
+// unit's is the one that selects it.
+TEST(AsicUnits, EveryArithmeticSectionIsAnArchSection) {
+  const config::Arch a = config::load_arch(src() + "/workloads/arch/asic-default.yaml");
+  const nlohmann::json echo = config::arch_params().echo(a);
+  int with = 0;
+  for (const AsicUnitEntry& e : asic_units()) {
+    if (e.arithmetic_section.empty()) continue;
+    ++with;
+    const std::string s(e.arithmetic_section);
+    ASSERT_TRUE(echo.contains(s)) << e.name << ": arch." << s;
+    EXPECT_TRUE(echo[s].is_object() && !echo[s].empty()) << e.name << ": arch." << s;
+  }
+  EXPECT_EQ(with, 1);
+  const auto rsqrt = std::find_if(asic_units().begin(), asic_units().end(), [](const AsicUnitEntry& e) { return e.name == "rsqrt"; });
+  ASSERT_NE(rsqrt, asic_units().end());
+  EXPECT_EQ(rsqrt->arithmetic_section, "rsqrt");
+  EXPECT_EQ(echo["rsqrt"]["unit"], "newton");
+}
+
+// The RSQRT unit on a lut_step design: the same pipeline to time, and each
+// row's rstd is sim/core's rsqrt_lut_step of q(variance + eps), not the
+// Newton unit's.
+TEST(AsicUnits, RsqrtUnitComputesTheLutStepDesignsRstd) {
+  Bench b("llama2-7b", 4);
+  b.a.rsqrt = core::RsqrtConfig{10, 1, 26, core::RsqrtSeed::table, core::RsqrtUnitKind::lut_step};
+  b.dp = std::make_unique<core::NormDatapath>(config::datapath_config(b.w, b.a), b.gamma, b.beta);
+  RowArithmetic arith{&b.w, b.dp.get(), nullptr, &b.num, nullptr};
+  RsqrtUnit rsqrt("rsqrt", 5, &arith);
+  const auto lut = core::make_rsqrt_lut({10, 26}), table = core::make_rsqrt_table(core::RsqrtConfig{});
+  const core::FixedFormat& in = b.a.formats[static_cast<int>(core::Stage::rsqrt_in)];
+  const core::FixedFormat& out = b.a.formats[static_cast<int>(core::Stage::rsqrt_out)];
+  const core::Fx eps = core::quantize(b.w.eps, in);
+  int differ = 0;
+  for (int r = 0; r < 4; ++r) {
+    RowSlot s;
+    s.row = r;
+    s.t_ready = 40;
+    b.dp->lanes(b.row(r), s.state, b.num.counters);
+    b.dp->merge(s.state, b.num.counters);
+    EXPECT_EQ(rsqrt.transport(s), 0);
+    EXPECT_EQ(s.t_ready, 45);
+    const core::Fx v = core::quantize(core::add(core::exact(s.state.var), core::exact(eps)), in);
+    EXPECT_EQ(s.state.rstd.raw, core::rsqrt_lut_step(v, {10, 26}, lut, out).raw) << "row " << r;
+    differ += s.state.rstd.raw != core::rsqrt_nr(v, core::RsqrtConfig{}, table, out).raw;
+  }
+  EXPECT_GT(differ, 0) << "the Newton unit's rstd on every row: the design did not reach the unit";
 }

@@ -1,5 +1,6 @@
 // Every class of bad input yields a ConfigError whose one line names the
 // file, the key and what is allowed.
+#include <algorithm>
 #include <gtest/gtest.h>
 
 #include <string>
@@ -34,6 +35,25 @@ std::string arch_error(const std::string& text) {
   }
   return "";
 }
+// A fixed-point arch's lanes and formats, with no name.
+const std::string kFixedArch = R"(lanes: 4
+arithmetic: fixed
+formats:
+  input: {bits: 16, frac: 8}
+  sum: {bits: 32, frac: 8}
+  sumsq: {bits: 40, frac: 16, signed: false}
+  mean: {bits: 24, frac: 16}
+  m2: {bits: 40, frac: 16}
+  recip: {bits: 24, frac: 23, signed: false}
+  variance: {bits: 32, frac: 16, signed: false}
+  rsqrt_in: {bits: 32, frac: 16, signed: false}
+  rsqrt_out: {bits: 24, frac: 16, signed: false}
+  xhat: {bits: 16, frac: 12}
+  gamma: {bits: 12, frac: 9}
+  beta: {bits: 12, frac: 9}
+  output: {bits: 12, frac: 7}
+)";
+
 void expect_has(const std::string& msg, std::initializer_list<const char*> parts) {
   ASSERT_FALSE(msg.empty()) << "no error raised";
   EXPECT_EQ(msg.find('\n'), std::string::npos) << msg;
@@ -221,24 +241,7 @@ TEST(WorkloadConfig, BackwardPassAndItsGradient) {
 }
 
 TEST(ArchConfig, BackwardFormatsAndAsicKeys) {
-  const std::string fixed = R"(name: t
-lanes: 4
-arithmetic: fixed
-formats:
-  input: {bits: 16, frac: 8}
-  sum: {bits: 32, frac: 8}
-  sumsq: {bits: 40, frac: 16, signed: false}
-  mean: {bits: 24, frac: 16}
-  m2: {bits: 40, frac: 16}
-  recip: {bits: 24, frac: 23, signed: false}
-  variance: {bits: 32, frac: 16, signed: false}
-  rsqrt_in: {bits: 32, frac: 16, signed: false}
-  rsqrt_out: {bits: 24, frac: 16, signed: false}
-  xhat: {bits: 16, frac: 12}
-  gamma: {bits: 12, frac: 9}
-  beta: {bits: 12, frac: 9}
-  output: {bits: 12, frac: 7}
-)";
+  const std::string fixed = "name: t\n" + kFixedArch;
   const std::string bf = R"(backward_formats:
   dy: {bits: 16, frac: 8}
   g: {bits: 16, frac: 8}
@@ -303,4 +306,31 @@ TEST(ArchConfig, MovedUnitKeysNameTheirNewPlace) {
   const Arch a = parse_arch_text(head + "  rsqrt: {latency_cycles: 21}\n  row_sum_tree: {level_cycles: 6}\n", "a.yaml");
   EXPECT_EQ(a.asic->rsqrt.latency_cycles, 21);
   EXPECT_EQ(a.asic->row_sum_tree.level_cycles, 6);
+}
+
+// rsqrt.unit selects the RSQRT unit; lut_step's constraints on the section's
+// other keys are refused in one line naming the key, its line and what is
+// allowed, and a good section reads back.
+TEST(ArchConfig, RsqrtUnitSelectsTheLutStepUnitAndItsConstraints) {
+  const std::string head = kFixedArch;
+  const auto line = std::count(head.begin(), head.end(), '\n') + 1;  // the rsqrt section's
+  const std::string at = "a.yaml:" + std::to_string(line) + ": ";
+  const Arch a = parse_arch_text(head + "rsqrt: {unit: lut_step, table_bits: 10, iterations: 1, nr_frac_bits: 26}\n", "a.yaml");
+  EXPECT_EQ(a.rsqrt.unit, normsim::core::RsqrtUnitKind::lut_step);
+  EXPECT_EQ(a.rsqrt.stages(), 4);
+  EXPECT_EQ(parse_arch_text(head, "a.yaml").rsqrt.unit, normsim::core::RsqrtUnitKind::newton);
+  EXPECT_EQ(arch_error(head + "rsqrt: {unit: lut_step, table_bits: 10, nr_frac_bits: 26}\n"),
+            at + "key 'rsqrt.iterations': value 2: the lut_step unit takes exactly one step (rsqrt.unit lut_step) "
+            "(allowed: 1)");
+  // In block form the key's own line.
+  EXPECT_EQ(arch_error(head + "rsqrt:\n  unit: lut_step\n  iterations: 1\n  table_bits: 3\n  nr_frac_bits: 26\n"),
+            "a.yaml:" + std::to_string(line + 3) + ": key 'rsqrt.table_bits': value 3: the lut_step unit takes one step from the table (rsqrt.unit "
+            "lut_step) (allowed: 4..16)");
+  EXPECT_EQ(arch_error(head + "rsqrt: {unit: lut_step, iterations: 1, seed: linear}\n"),
+            at + "key 'rsqrt.seed': value linear: the lut_step unit seeds from a table value (rsqrt.unit lut_step) "
+            "(allowed: table)");
+  EXPECT_EQ(arch_error(head + "rsqrt: {unit: lut_step, iterations: 1, table_bits: 10, nr_frac_bits: 12}\n"),
+            at + "key 'rsqrt.nr_frac_bits': value 12: the lut_step unit refines its seed's table_bits + 2 fraction "
+            "bits (rsqrt.unit lut_step) (allowed: 13..60)");
+  expect_has(arch_error(head + "rsqrt: {unit: cordic}\n"), {at.c_str(), "rsqrt.unit", "cordic", "newton, lut_step"});
 }

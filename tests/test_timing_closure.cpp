@@ -202,3 +202,27 @@ TEST(SramTiming, TheFakeramMacrosAndTheCyclesAReadTakes) {
   c.clock_ghz = 10;  // under the smallest macro's 0.164 ns: no split helps
   EXPECT_NE(rtl::close_timing(d.dp, c, 4096).violation.find("no faster"), std::string::npos);
 }
+
+// The lut_step RSQRT unit is timed on its own depth fit: its e and y1
+// stages (two), each the depth its three narrow products' fit gives, and a
+// unit shallower than the Newton unit's at the default formats.
+TEST(TimingClosure, TheLutStepRsqrtUnitHasItsOwnDepthFit) {
+  Design d = design("gpt2-small");
+  const config::AsicConfig c = *d.arch.asic;
+  const rtl::TimingClosure newton = rtl::close_timing(d.dp, c, 0);
+  d.dp.rsqrt = core::RsqrtConfig{10, 1, 26, core::RsqrtSeed::table, core::RsqrtUnitKind::lut_step};
+  const rtl::TimingClosure lut = rtl::close_timing(d.dp, c, 0);
+  auto rsqrt = [](const rtl::TimingClosure& t) {
+    for (const rtl::UnitTiming& u : t.units)
+      if (u.unit == "rsqrt_unit") return u;
+    ADD_FAILURE() << "no rsqrt_unit";
+    return rtl::UnitTiming{};
+  };
+  const rtl::UnitTiming l = rsqrt(lut), n = rsqrt(newton);
+  EXPECT_EQ(l.rtl_stages, 2);
+  EXPECT_DOUBLE_EQ(l.logic_levels,
+                   rtl::modelled_logic_levels("rsqrt_lut_step", area::rsqrt_stage_bit_products(d.dp.formats, d.dp.rsqrt)));
+  EXPECT_NE(l.logic_levels, rtl::modelled_logic_levels("rsqrt_unit", area::rsqrt_stage_bit_products(d.dp.formats, d.dp.rsqrt)));
+  EXPECT_LT(l.logic_levels * l.rtl_stages, n.logic_levels * n.rtl_stages);
+  EXPECT_GT(l.fmax_ghz, 0);
+}

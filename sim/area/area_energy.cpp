@@ -193,7 +193,7 @@ AreaReport estimate_area(const core::DatapathConfig& dp, const SramMacros& sram,
     scale.adder_bits = var;
     scale.requant_bits = 2.0 * var;
     add_unit("variance_scale", logic_ge(scale), 0);
-    add_rtl_unit("rsqrt_unit", 1, rsqrt_inventory(f, dp.rsqrt), static_cast<double>(dp.rsqrt.rom_words()) * (dp.rsqrt.nr_frac_bits + 3));
+    add_rtl_unit("rsqrt_unit", 1, rsqrt_inventory(f, dp.rsqrt), static_cast<double>(dp.rsqrt.rom_words()) * dp.rsqrt.rom_word_bits());
     add_rtl_unit("normalize_affine", L, normalize_inventory(f), 0);
   } else {
     // fp32 nodes (operators and a pipeline register each), dedicated or shared
@@ -270,11 +270,16 @@ EnergyPerOp estimate_op_energy(const core::DatapathConfig& dp, const core::Backw
     const int xh = bits(dp, Stage::xhat), out = bits(dp, Stage::output), g = bits(dp, Stage::gamma);
     e.normalize_op_pj = kPjPerAdderBit * (dw + out) + kPjPerMulBitProduct * (dw * bits(dp, Stage::rsqrt_out) + xh * g);
     const int nr = dp.rsqrt.nr_frac_bits + 3;
+    // The RSQRT unit a row: newton's steps at the iterate's width, or lut_step's three narrow products as built.
+    const LogicInventory lut = rsqrt_inventory(dp.formats, dp.rsqrt);
+    const double rsqrt_pj = dp.rsqrt.unit == core::RsqrtUnitKind::lut_step
+                                ? kPjPerMulBitProduct * lut.multiplier_bit_products + kPjPerAdderBit * lut.adder_bits
+                                : dp.rsqrt.iterations * (3 * kPjPerMulBitProduct * nr * nr + kPjPerAdderBit * nr);
     // The variance scale: (M2 or the square sum) x 1/C, a shift where C is a power of two.
     const double scale_pj =
         std::has_single_bit(static_cast<uint64_t>(dp.hidden)) ? 0.0 : kPjPerMulBitProduct * (welford ? m2 : sq) * rc;
     e.row_pj = (dp.lanes - 1) * (welford ? 2 * kPjPerMulBitProduct * dw * dw + 3 * kPjPerAdderBit * m2 : kPjPerAdderBit * (sum + sq)) +
-               dp.rsqrt.iterations * (3 * kPjPerMulBitProduct * nr * nr + kPjPerAdderBit * nr) + scale_pj;
+               rsqrt_pj + scale_pj;
   } else {
     e.lane_op_pj = welford ? 4 * kPjFp32Add + 2 * kPjFp32Mul : (rms ? 1 : 2) * kPjFp32Add + kPjFp32Mul;
     e.normalize_op_pj = 2 * kPjFp32Add + 2 * kPjFp32Mul;

@@ -136,10 +136,26 @@ double linear_seed_products(const core::RsqrtConfig& rc) {
 
 double rsqrt_stage_bit_products(const core::StageFormats& f, const core::RsqrtConfig& rc) {
   const double all = rsqrt_inventory(f, rc).multiplier_bit_products;
+  if (rc.unit == core::RsqrtUnitKind::lut_step) return all;  // its own depth fit, over all three products
   return rc.iterations > 0 ? (all - linear_seed_products(rc)) / rc.iterations : all;
 }
 
-// Widths as rtl_models/rsqrt.v derives them.
+namespace {
+// The lut_step unit, as rtl_models/rsqrt_lut_step.v derives its widths: a
+// TB+3-bit squarer, m times the square, y0 times the narrow e.
+LogicInventory rsqrt_lut_step_inventory(int IW, int VW, const core::FixedFormat& out, const core::RsqrtConfig& rc) {
+  const int NR = rc.nr_frac_bits, SW = rc.table_bits + 3, EW = NR - rc.table_bits + 4, YW = NR + 3;
+  const int PW = IW + 2 * SW + 2, XW = SW + NR + 4;  // 1 - m y0^2; y0 2^(NR+1) + y0 e
+  LogicInventory v;
+  v.multiplier_bit_products = static_cast<double>(SW) * SW + (IW + 1.0) * (2 * SW) + (SW + 1.0) * EW;
+  v.adder_bits = PW + XW + 9;  // 1 - p, y0 + y0 e / 2, the exponent
+  v.requant_bits = PW + XW + VW;
+  v.flip_flops = (SW + IW + 1 + 9 + 2) + (EW + SW + 9 + 2) + (YW + 9 + 2) + out.total_bits + 2;
+  return v;
+}
+}  // namespace
+
+// Widths as rtl_models/rsqrt_newton.v and rsqrt_lut_step.v derive them.
 LogicInventory rsqrt_inventory(const core::StageFormats& f, const core::RsqrtConfig& rc) {
   const auto& in = fmt(f, Stage::rsqrt_in);
   const auto& out = fmt(f, Stage::rsqrt_out);
@@ -149,8 +165,14 @@ LogicInventory rsqrt_inventory(const core::StageFormats& f, const core::RsqrtCon
   const int KMAX = floor_half(EMAX), KMIN = floor_half(EMIN);
   const int FR = std::max(NR + KMAX, out.frac_bits);
   const int VW = YW + FR - NR - KMIN + 1;
+  const double shifters = static_cast<double>(IW) * log2_ceil(IW) + static_cast<double>(VW) * log2_ceil(KMAX - KMIN + 1);
+  if (rc.unit == core::RsqrtUnitKind::lut_step) {
+    LogicInventory v = rsqrt_lut_step_inventory(IW, VW, out, rc);
+    v.shifter_bits = shifters;
+    return v;
+  }
   LogicInventory v;
-  v.shifter_bits = static_cast<double>(IW) * log2_ceil(IW) + static_cast<double>(VW) * log2_ceil(KMAX - KMIN + 1);
+  v.shifter_bits = shifters;
   const double it = rc.iterations;
   v.multiplier_bit_products = it * (static_cast<double>(YW) * YW + static_cast<double>(IW + 2) * YW +
                                     static_cast<double>(YW) * (YW + 2));

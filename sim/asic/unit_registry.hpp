@@ -74,6 +74,9 @@ struct AsicUnitEntry {
   /// An after-rows pass: issues its transfers; returns the cycle its last is
   /// done. `unit` is the module `make` built (null for a pass of its own).
   double (*after_rows)(sc_core::sc_module* unit, const RunGeometry& g, DramModel& dram, const RowsDone& done) = nullptr;
+  /// The arch section that sets the arithmetic it computes, if one does
+  /// (`rsqrt`: which RSQRT unit, its table and steps); `normsim netlist` shows it.
+  std::string_view arithmetic_section = {};
 };
 
 /// The units, in elaboration order (their processes' order in the kernel).

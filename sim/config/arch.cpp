@@ -81,6 +81,12 @@ std::shared_ptr<const ParamTable<core::RsqrtConfig>> rsqrt_params() {
       [](core::RsqrtSeed s) { return core::kRsqrtSeeds.name(s); },
       "the Newton steps' seed: a table value an interval, or a line c0 + c1 t an interval (twice the ROM and one "
       "multiply-add stage; about twice the seed's correct bits, so one step where a table needs two)"));
+  t->add(choice_param<core::RsqrtConfig>(
+      "unit", NORMSIM_MEMBER(unit), core::kRsqrtUnits.list(),
+      [](const std::string& v) { return core::kRsqrtUnits.parse(v); },
+      [](core::RsqrtUnitKind k) { return core::kRsqrtUnits.name(k); },
+      "the RSQRT unit built: newton (a seed, then `iterations` full-width Newton steps) or lut_step (2^table_bits "
+      "narrow seeds, one step in error form with table_bits-wide multipliers; iterations 1, seed table)"));
   return t;
 }
 
@@ -309,8 +315,8 @@ std::shared_ptr<const ParamTable<Arch>> make_arch_params() {
   t->add(std::move(asic));
   // A fixed-point RSQRT unit takes a cycle each for the leading-zero
   // normalise, the table seed (two for the linear seed), every Newton step
-  // and the output rounding (rtl_models/rsqrt.v, after its input register):
-  // its latency cannot be less.
+  // (lut_step: e and y1) and the output rounding (rtl_models/rsqrt_newton.v,
+  // rsqrt_lut_step.v, after its input register): its latency cannot be less.
   Param<Arch> rsqrt_latency;
   rsqrt_latency.read = [](YamlReader&, Arch&) {};
   rsqrt_latency.check = [](const Arch& a) -> std::optional<ParamError> {
@@ -320,12 +326,24 @@ std::shared_ptr<const ParamTable<Arch>> make_arch_params() {
       return ParamError{"asic.rsqrt.latency_cycles",
                         {"value " + std::to_string(a.asic->rsqrt.latency_cycles) + " is below the RSQRT unit's " +
                              std::to_string(need) + " cycles (its input register, normalise and seed" +
-                             (a.rsqrt.seed == core::RsqrtSeed::linear ? ", the line's multiply-add" : "") +
-                             ", one per Newton step, round)",
+                             (a.rsqrt.unit == core::RsqrtUnitKind::lut_step ? ", e, y1"
+                              : a.rsqrt.seed == core::RsqrtSeed::linear     ? ", the line's multiply-add, one per Newton step"
+                                                                            : ", one per Newton step") +
+                             ", round)",
                          std::to_string(need) + "..10000"}};
     return std::nullopt;
   };
   t->add(std::move(rsqrt_latency));
+  // The lut_step unit's own constraints on the rsqrt section's other keys.
+  Param<Arch> lut_step;
+  lut_step.read = [](YamlReader&, Arch&) {};
+  lut_step.check = [](const Arch& a) -> std::optional<ParamError> {
+    if (a.arithmetic != core::Arithmetic::fixed) return std::nullopt;
+    const auto r = a.rsqrt.lut_step_refusal();
+    if (!r) return std::nullopt;
+    return ParamError{"rsqrt." + r->key, {"value " + r->value + ": " + r->why + " (rsqrt.unit lut_step)", r->allowed}};
+  };
+  t->add(std::move(lut_step));
   return t;
 }
 

@@ -1,5 +1,7 @@
 #include "sim/core/fixed_units.hpp"
 
+#include "sim/core/rsqrt_lut_step.hpp"
+
 #include <bit>
 #include <cmath>
 
@@ -69,7 +71,22 @@ FxWelford welford_update(const FxWelford& s, Fx x, Fx recip_next, const StageFor
   return r;
 }
 
+std::optional<RsqrtConfig::Refusal> RsqrtConfig::lut_step_refusal() const {
+  if (unit != RsqrtUnitKind::lut_step) return std::nullopt;
+  if (table_bits < 4 || table_bits > 16)
+    return Refusal{"table_bits", std::to_string(table_bits), "the lut_step unit takes one step from the table", "4..16"};
+  if (iterations != 1)
+    return Refusal{"iterations", std::to_string(iterations), "the lut_step unit takes exactly one step", "1"};
+  if (seed != RsqrtSeed::table)
+    return Refusal{"seed", std::string(kRsqrtSeeds.name(seed)), "the lut_step unit seeds from a table value", "table"};
+  if (nr_frac_bits <= table_bits + 2 || nr_frac_bits > 60)
+    return Refusal{"nr_frac_bits", std::to_string(nr_frac_bits),
+                   "the lut_step unit refines its seed's table_bits + 2 fraction bits", std::to_string(table_bits + 3) + "..60"};
+  return std::nullopt;
+}
+
 std::string RsqrtConfig::validate() const {
+  if (auto r = lut_step_refusal()) return r->key + " " + r->value + ": " + r->why + " (allowed: " + r->allowed + ")";
   if (seed == RsqrtSeed::linear && table_bits < 2)
     return "table_bits " + std::to_string(table_bits) + " below 2 for the linear seed (it interpolates within a mantissa interval)";
   if (table_bits < 1 || table_bits > 16) return "table_bits " + std::to_string(table_bits) + " outside 1..16";
@@ -112,26 +129,30 @@ std::vector<Fx> make_rsqrt_table(const RsqrtConfig& cfg) {
   return t;
 }
 
+RsqrtOperand rsqrt_operand(Fx v, int table_bits) {
+  // Leading-zero normalise: raw has its top one at bit p; value = raw 2^-F.
+  const u128 raw = static_cast<u128>(v.raw);
+  const uint64_t hi = static_cast<uint64_t>(raw >> 64);
+  const int p = hi ? 127 - std::countl_zero(hi) : 63 - std::countl_zero(static_cast<uint64_t>(raw));
+  const int e = p - v.frac;                // value in [2^e, 2^(e+1))
+  const int k = (e % 2 == 0) ? e : e - 1;  // even: m = value 2^-k in [1, 4)
+  // Table index: parity (m >= 2) and the next table_bits-1 bits below the leading one.
+  const int mbits = table_bits - 1;
+  const int parity = (e != k) ? 1 : 0;
+  const int below = p - mbits;
+  const uint64_t frac_idx =
+      below >= 0 ? static_cast<uint64_t>((raw >> below) & ((u128(1) << mbits) - 1))
+                 : static_cast<uint64_t>((raw << -below) & ((u128(1) << mbits) - 1));
+  return {Exact{false, raw, v.frac + k}, k, static_cast<size_t>((parity << mbits) | static_cast<int>(frac_idx)), below};
+}
+
 Fx rsqrt_nr(Fx v, const RsqrtConfig& cfg, const std::vector<Fx>& table, const FixedFormat& out, QuantFlags* flags) {
   if (v.raw <= 0) {
     if (flags) *flags = QuantFlags{true, true};
     return Fx{out.max_raw(), out.frac_bits};
   }
-  // Leading-zero normalise: raw has its top one at bit p; value = raw 2^-F.
+  const auto [m, k, index, below] = rsqrt_operand(v, cfg.table_bits);
   const u128 raw = static_cast<u128>(v.raw);
-  const uint64_t hi = static_cast<uint64_t>(raw >> 64);
-  const int p = hi ? 127 - std::countl_zero(hi) : 63 - std::countl_zero(static_cast<uint64_t>(raw));
-  int e = p - v.frac;  // value in [2^e, 2^(e+1))
-  const int k = (e % 2 == 0) ? e : e - 1;  // even: m = value 2^-k in [1, 4)
-  const Exact m{false, raw, v.frac + k};   // same bits, binary point moved: exact
-  // Table index: parity (m >= 2) and the next table_bits-1 bits below the leading one.
-  const int mbits = cfg.table_bits - 1;
-  const int parity = (e != k) ? 1 : 0;
-  const int below = p - mbits;  // bit position of the lowest index bit
-  const uint64_t frac_idx =
-      below >= 0 ? static_cast<uint64_t>((raw >> below) & ((u128(1) << mbits) - 1))
-                 : static_cast<uint64_t>((raw << -below) & ((u128(1) << mbits) - 1));
-  const size_t index = static_cast<size_t>((parity << mbits) | static_cast<int>(frac_idx));
   const FixedFormat nf = nr_format(cfg);
   Fx y = cfg.seed == RsqrtSeed::table ? table[index] : Fx{};
   if (cfg.seed == RsqrtSeed::linear) {
@@ -152,6 +173,15 @@ Fx rsqrt_nr(Fx v, const RsqrtConfig& cfg, const std::vector<Fx>& table, const Fi
   }
   // rsqrt(value) = rsqrt(m) 2^(-k/2)
   return quantize(shift(exact(y), -k / 2), out, flags);
+}
+
+Fx rsqrt_unit(Fx v, const RsqrtConfig& cfg, const std::vector<Fx>& table, const FixedFormat& out, QuantFlags* flags) {
+  if (cfg.unit == RsqrtUnitKind::lut_step) return rsqrt_lut_step(v, RsqrtLutStep::of(cfg), table, out, flags);
+  return rsqrt_nr(v, cfg, table, out, flags);
+}
+
+std::vector<Fx> make_rsqrt_rom(const RsqrtConfig& cfg) {
+  return cfg.unit == RsqrtUnitKind::lut_step ? make_rsqrt_lut(RsqrtLutStep::of(cfg)) : make_rsqrt_table(cfg);
 }
 
 Fx normalize_affine(Fx x, Fx mean, Fx rstd, Fx gamma, Fx beta, const StageFormats& f, StageCounters& c) {

@@ -87,7 +87,7 @@ NormDatapath::NormDatapath(const DatapathConfig& cfg, std::span<const float> gam
   const int64_t per_lane = (cfg.hidden + cfg.lanes - 1) / cfg.lanes;
   recip_table_ = make_recip_table(std::max<int64_t>(per_lane, 2), fmt(f, Stage::recip));
   recip_hidden_ = make_recip_table(cfg.hidden, fmt(f, Stage::recip))[static_cast<size_t>(cfg.hidden)];
-  rsqrt_table_ = make_rsqrt_table(cfg.rsqrt);
+  rsqrt_table_ = make_rsqrt_rom(cfg.rsqrt);
   eps_q_ = quantize(cfg.eps, fmt(f, Stage::rsqrt_in));
   if (!cfg.exact_path_only) {
     for (ElementLoop l : {ElementLoop::lanes, ElementLoop::xhat, ElementLoop::affine})
@@ -446,7 +446,7 @@ void NormDatapath::rsqrt(RowState& s, StageCounters& c) const {
   const auto& f = cfg_.formats;
   const Fx rin = quantize_stage(add(exact(s.var), exact(eps_q_)), Stage::rsqrt_in, f, c);
   QuantFlags fl;
-  s.rstd = rsqrt_nr(rin, cfg_.rsqrt, rsqrt_table_, fmt(f, Stage::rsqrt_out), &fl);
+  s.rstd = rsqrt_unit(rin, cfg_.rsqrt, rsqrt_table_, fmt(f, Stage::rsqrt_out), &fl);
   ++c.quantizations[static_cast<int>(Stage::rsqrt_out)];
   if (fl.overflow) ++c.overflows[static_cast<int>(Stage::rsqrt_out)];
 }

@@ -25,9 +25,10 @@ std::string kind_text(const nlohmann::json& c) {
 }
 }  // namespace
 
-nlohmann::json netlist_report_json(const std::string& workload, const std::string& arch, const std::string& path,
+nlohmann::json netlist_report_json(const std::string& workload, const config::Arch& arch, const std::string& path,
                                    const asic::Netlist& n, const config::AsicConfig& cfg) {
   const nlohmann::json echo = config::asic_params().echo(cfg);
+  const nlohmann::json arch_echo = config::arch_params().echo(arch);
   nlohmann::json units = nlohmann::json::array();
   for (const asic::AsicUnitEntry* e : n.units) {
     nlohmann::json ports = nlohmann::json::array();
@@ -43,7 +44,16 @@ nlohmann::json netlist_report_json(const std::string& workload, const std::strin
     if (echo.contains(name) && echo[name].is_object())
       for (const auto& [key, value] : echo[name].items())
         params[key] = {{"value", value}, {"unit", config::asic_params().unit_of(name + "." + key)}};
-    units.push_back({{"name", e->name}, {"phase", phase}, {"summary", e->summary}, {"params", params}, {"ports", ports}});
+    nlohmann::json unit = {{"name", e->name}, {"phase", phase}, {"summary", e->summary}, {"params", params}, {"ports", ports}};
+    // Its arithmetic's section of the arch (absent where the arithmetic is fp32: the section is a fixed datapath's).
+    const std::string section(e->arithmetic_section);
+    if (!section.empty() && arch_echo.contains(section) && arch_echo[section].is_object() && !arch_echo[section].empty()) {
+      nlohmann::json values = nlohmann::json::object();
+      for (const auto& [key, value] : arch_echo[section].items())
+        values[key] = {{"value", value}, {"unit", config::arch_params().unit_of(section + "." + key)}};
+      unit["arithmetic"] = {{"section", "arch." + section}, {"params", values}};
+    }
+    units.push_back(unit);
   }
   nlohmann::json channels = nlohmann::json::array();
   for (const asic::Netlist::Connection& k : n.connections) {
@@ -60,7 +70,7 @@ nlohmann::json netlist_report_json(const std::string& workload, const std::strin
                         {"writer", end_json(k.writer)},
                         {"readers", readers}});
   }
-  return {{"workload", workload}, {"arch", arch}, {"path", path}, {"pass", n.pass}, {"units", units}, {"channels", channels}};
+  return {{"workload", workload}, {"arch", arch.name}, {"path", path}, {"pass", n.pass}, {"units", units}, {"channels", channels}};
 }
 
 std::string netlist_report_text(const nlohmann::json& r) {
@@ -76,13 +86,21 @@ std::string netlist_report_text(const nlohmann::json& r) {
                                                        : u["phase"] == "rows_then_after_rows" ? "(and after the rows) "
                                                                                               : "")
       << u["summary"].get<std::string>() << "\n";
+    // A section's keys: "key value unit, ...".
+    auto keys_text = [](const nlohmann::json& params) {
+      std::string keys;
+      for (const auto& [key, p] : params.items()) {
+        const std::string value = p["value"].is_string() ? p["value"].get<std::string>() : p["value"].dump();
+        keys += (keys.empty() ? "" : ", ") + key + " " + value +
+                (p["unit"].get<std::string>().empty() ? "" : " " + p["unit"].get<std::string>());
+      }
+      return keys;
+    };
+    if (u.contains("arithmetic"))
+      o << "  " << std::string(w + 2, ' ') << u["arithmetic"]["section"].get<std::string>() << ": "
+        << keys_text(u["arithmetic"]["params"]) << "\n";
     if (u["params"].empty()) continue;
-    std::string keys;
-    for (const auto& [key, p] : u["params"].items()) {
-      const std::string value = p["value"].is_string() ? p["value"].get<std::string>() : p["value"].dump();
-      keys += (keys.empty() ? "" : ", ") + key + " " + value + (p["unit"].get<std::string>().empty() ? "" : " " + p["unit"].get<std::string>());
-    }
-    o << "  " << std::string(w + 2, ' ') << "asic." << name << ": " << keys << "\n";
+    o << "  " << std::string(w + 2, ' ') << "asic." << name << ": " << keys_text(u["params"]) << "\n";
   }
   o << "\nchannels (writer -> reader):\n";
   size_t wn = 0, wk = 0;

@@ -8,14 +8,16 @@
 #include <string>
 
 #include "sim/asic/netlist.hpp"
+#include "sim/config/arch.hpp"
 #include "sim/config/asic_params.hpp"
 
 namespace normsim::report {
 
 /// The report body: workload, arch, path, pass, units (name, phase,
-/// summary, its parameter section asic.<name> with units, ports) and
-/// channels (name, kind, token, depth_entries, writer, readers).
-nlohmann::json netlist_report_json(const std::string& workload, const std::string& arch, const std::string& path,
+/// summary, its parameter section asic.<name> with units, the arch section
+/// of its arithmetic if it has one, ports) and channels (name, kind, token,
+/// depth_entries, writer, readers).
+nlohmann::json netlist_report_json(const std::string& workload, const config::Arch& arch, const std::string& path,
                                    const asic::Netlist& n, const config::AsicConfig& cfg);
 /// The same for a terminal: the units, then one line a channel.
 std::string netlist_report_text(const nlohmann::json& report);

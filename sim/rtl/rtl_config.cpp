@@ -183,6 +183,7 @@ ParameterList unit_parameter_list(Unit unit, const config::Arch& a, int count_bi
       l.push_back({"ITER", a.rsqrt.iterations});
       l.push_back({"NR", a.rsqrt.nr_frac_bits});
       l.push_back({"SEED", static_cast<int>(a.rsqrt.seed)});
+      l.push_back({"UNIT", static_cast<int>(a.rsqrt.unit)});
       break;
     case Unit::normalize_affine:
       format_params(l, "X", fmt(a, Stage::input), false);
@@ -234,13 +235,13 @@ std::string rom_modules(const config::Arch& a, int64_t max_count) {
   o << "      default: value = " << rf.total_bits << "'d0;\n    endcase\n  end\nendmodule\n\n";
 
   const auto& rc = a.rsqrt;
-  const int yw = rc.nr_frac_bits + 3;
-  const auto seeds = core::make_rsqrt_table(rc);
+  const int yw = rc.rom_word_bits();
+  const auto seeds = core::make_rsqrt_rom(rc);
   // An index's entries side by side, its first in the top bits ({c0, c1} for the linear seed).
   const size_t per_index = static_cast<size_t>(rc.rom_words() >> rc.table_bits);
   const int word = static_cast<int>(per_index) * yw;
-  o << "// rsqrt seeds (" << core::kRsqrtSeeds.name(rc.seed) << "), " << per_index << " s" << yw << "."
-    << rc.nr_frac_bits << " word(s) an index: make_rsqrt_table's.\n"
+  o << "// rsqrt seeds (" << core::kRsqrtUnits.name(rc.unit) << ", " << core::kRsqrtSeeds.name(rc.seed) << "), "
+    << per_index << " word(s) of " << yw << " bits an index: make_rsqrt_rom's.\n"
     << "module rsqrt_seed_rom (input wire [" << rc.table_bits - 1 << ":0] index, output reg [" << word - 1
     << ":0] value);\n  always @* begin\n    case (index)\n";
   for (size_t i = 0; i < (size_t(1) << rc.table_bits); ++i) {
@@ -401,7 +402,7 @@ std::string bench_top(const config::Arch& a, int64_t max_count) {
 std::string parameter_key(const std::string& p) {
   static const std::map<std::string, std::string> whole = {
       {"L", "lanes"}, {"TB", "rsqrt.table_bits"}, {"ITER", "rsqrt.iterations"}, {"NR", "rsqrt.nr_frac_bits"},
-      {"SEED", "rsqrt.seed"}, {"WELFORD_LAT", "asic.welford_lanes.latency_cycles"},
+      {"SEED", "rsqrt.seed"}, {"UNIT", "rsqrt.unit"}, {"WELFORD_LAT", "asic.welford_lanes.latency_cycles"},
       {"MERGE_LAT", "asic.chan_merge_tree.level_cycles"}, {"RSQRT_LAT", "asic.rsqrt.latency_cycles"},
       {"NORM_LAT", "asic.normalize.latency_cycles"},
       {"MERGE_UNITS", "merge.units"}};
@@ -453,6 +454,7 @@ std::string pipeline_parameters(const config::Arch& a, bool rmsnorm, int64_t max
   l.push_back({"ITER", a.rsqrt.iterations});
   l.push_back({"NR", a.rsqrt.nr_frac_bits});
   l.push_back({"SEED", static_cast<int>(a.rsqrt.seed)});
+  l.push_back({"UNIT", static_cast<int>(a.rsqrt.unit)});
   std::ostringstream o;
   for (const auto& [k, v] : l) o << "-G" << k << "=" << v << "\n";
   return o.str();

@@ -53,7 +53,7 @@ std::string rom_stubs(const config::Arch& a, int count_bits) {
   o << "(* blackbox *) module welford_recip_rom(input wire [" << count_bits - 1 << ":0] n, output wire ["
     << rf.total_bits - 1 << ":0] value); endmodule\n"
     << "(* blackbox *) module rsqrt_seed_rom(input wire [" << a.rsqrt.table_bits - 1 << ":0] index, output wire ["
-    << a.rsqrt.rom_words() / (int64_t(1) << a.rsqrt.table_bits) * (a.rsqrt.nr_frac_bits + 3) - 1
+    << a.rsqrt.rom_words() / (int64_t(1) << a.rsqrt.table_bits) * a.rsqrt.rom_word_bits() - 1
     << ":0] value); endmodule\n";
   return o.str();
 }
@@ -92,6 +92,8 @@ SynthesisResult synthesize(Unit unit, const config::Arch& a, int count_bits, con
   std::vector<const char*> sources = {"fx_requant.v", "welford_update.v", "welford_lane.v", "chan_merge.v", "fx_add.v",
                                       "delay_line.v", "chan_merge_seq.v", "rsqrt.v", "normalize_affine.v", "philox_mask.v",
                                       "residual_add.v"};
+  if (unit == Unit::rsqrt)
+    sources.insert(sources.end(), {"rsqrt_operand.v", "rsqrt_scale.v", "rsqrt_newton.v", "rsqrt_lut_step.v"});
   if (backward_unit)
     sources.insert(sources.end(), {"backward_operands.v", "row_sum_lane.v", "row_sum_node.v", "row_mean.v", "dx_unit.v",
                                    "param_grad_acc.v"});

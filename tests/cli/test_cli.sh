@@ -603,11 +603,26 @@ rows = c["paths"]
 assert [(r["arch.rsqrt.seed"], r["arch.rsqrt.iterations"]) for r in rows] == [("table", "2")] * 3 + [("linear", "1")] * 3
 for t, l in zip(rows[:3], rows[3:]):
     assert t["path"] == l["path"]
-    assert t["arch"]["rsqrt"] == {"seed": "table", "iterations": 2, "table_bits": 8, "nr_frac_bits": 28}, t["arch"]["rsqrt"]
+    assert t["arch"]["rsqrt"] == {"seed": "table", "iterations": 2, "table_bits": 8, "nr_frac_bits": 28, "unit": "newton"}, t["arch"]["rsqrt"]
     assert l["arch"]["rsqrt"]["seed"] == "linear" and l["arch"]["rsqrt"]["iterations"] == 1
     # the same stages (a multiply-add for a Newton step), twice the seed ROM: more area, the same cycles here
     assert l["timing"]["cycles"] == t["timing"]["cycles"], (l["timing"]["cycles"], t["timing"]["cycles"])
     assert l["area"]["datapath_mm2"] != t["area"]["datapath_mm2"]
+    assert l["numerics"]["rel_l2_error"] < 1e-3 and t["numerics"]["rel_l2_error"] < 1e-3
+PY
+# The lut_step RSQRT unit beside the Newton unit: the same cycles, a
+# smaller datapath (narrow products for a deeper ROM), both accurate.
+"$N" compare "$W/gpt2-small.yaml" --arch "$AD" --set workload.seq=16 --across arch.rsqrt.unit=newton,lut_step \
+  --across arch.rsqrt.table_bits=8,10 --across arch.rsqrt.iterations=2,1 --across arch.rsqrt.nr_frac_bits=28,26 \
+  --json -q >"$T/across_lut.json" || bad "compare --across arch.rsqrt.unit"
+/usr/bin/python3 - "$T/across_lut.json" <<'PY' && ok || bad "compare --across arch.rsqrt.unit contract"
+import json, sys
+rows = json.load(open(sys.argv[1]))["paths"]
+assert [r["arch.rsqrt.unit"] for r in rows] == ["newton"] * 3 + ["lut_step"] * 3
+for t, l in zip(rows[:3], rows[3:]):
+    assert l["arch"]["rsqrt"] == {"seed": "table", "iterations": 1, "table_bits": 10, "nr_frac_bits": 26, "unit": "lut_step"}
+    assert l["timing"]["cycles"] == t["timing"]["cycles"]
+    assert l["area"]["datapath_mm2"] < t["area"]["datapath_mm2"], (l["area"]["datapath_mm2"], t["area"]["datapath_mm2"])
     assert l["numerics"]["rel_l2_error"] < 1e-3 and t["numerics"]["rel_l2_error"] < 1e-3
 PY
 "$N" compare "$W/gpt2-small.yaml" --arch "$AD" --set workload.seq=16 --across arch.rsqrt.seed=table,linear --no-numerics -q \

@@ -29,8 +29,8 @@ OPS = ["adder_bits", "multiplier_bit_products", "requant_bits", "shifter_bits"]
 FF_GE = 5.3  # sim/area kGePerFlipFlop
 
 
-def point(w, tb, it, seed="table"):
-    """Formats scaled from one data width w, as a set of --set overrides (seed: the RSQRT unit's)."""
+def point(w, tb, it, seed="table", unit="newton"):
+    """Formats scaled from one data width w, as a set of --set overrides (seed, unit: the RSQRT unit's)."""
     f = {"input": (w, w - 6, 1), "mean": (w + 8, w, 1), "m2": (2 * w, w, 1), "recip": (w + 8, w + 7, 0),
          "variance": (w + 16, w + 4, 0), "rsqrt_in": (w + 16, w + 4, 0), "rsqrt_out": (w + 8, w - 2, 0),
          "xhat": (w, w - 6, 1), "gamma": (w, w - 3, 1), "beta": (w, w - 3, 1), "output": (w, w - 5, 1)}
@@ -39,8 +39,9 @@ def point(w, tb, it, seed="table"):
         sets += [f"arch.formats.{stage}.bits={bits}", f"arch.formats.{stage}.frac={frac}",
                  f"arch.formats.{stage}.signed={'true' if signed else 'false'}"]
     sets += [f"arch.rsqrt.table_bits={tb}", f"arch.rsqrt.iterations={it}", f"arch.rsqrt.nr_frac_bits={w + 4}",
-             f"arch.rsqrt.seed={seed}"]
-    return {"label": f"w{w} t{tb} i{it}" + ("" if seed == "table" else f" {seed}"), "sets": sets,
+             f"arch.rsqrt.seed={seed}", f"arch.rsqrt.unit={unit}"]
+    return {"label": f"w{w} t{tb} i{it}" + ("" if seed == "table" else f" {seed}") + ("" if unit == "newton" else f" {unit}"),
+            "sets": sets,
             "workload": "gpt2-small.yaml", "seed_products": (w + 7) * (w + 5) if seed == "linear" else 0}
 
 
@@ -65,6 +66,10 @@ SWEEP = [point(8, 4, 1), point(12, 5, 1), point(16, 6, 2), point(16, 8, 3), poin
          point(24, 8, 2), point(24, 10, 1), point(28, 9, 3), point(32, 8, 2), point(32, 10, 3),
          # The linear seed (c0 + c1 t an interval) before one Newton step: checked, not fitted apart.
          point(12, 5, 1, "linear"), point(20, 7, 1, "linear"), point(28, 9, 1, "linear"),
+         # The lut_step RSQRT unit (a wide table, one step in error form): checked against the costs the
+         # newton points fit (not fitted, so the constants stay the sweep's), its logic depth fitted apart.
+         point(12, 6, 1, unit="lut_step"), point(16, 8, 1, unit="lut_step"), point(24, 10, 1, unit="lut_step"),
+         point(32, 12, 1, unit="lut_step"),
          backward_point(8, False, "half-even", "saturate"), backward_point(12, True, "truncate", "wrap"),
          backward_point(12, False, "half-away", "saturate"), backward_point(16, False, "truncate", "saturate"),
          backward_point(16, True, "half-even", "wrap"), backward_point(20, True, "half-even", "saturate"),
@@ -113,7 +118,7 @@ for label, r in results:
 SMALL_GE = 100
 small_rows = [r for r in rows if r[3] < SMALL_GE]
 rows = [r for r in rows if r[3] >= SMALL_GE]
-fwd_rows = [r for r in rows if not r[0].startswith("bwd")]
+fwd_rows = [r for r in rows if not r[0].startswith("bwd") and not r[0].endswith("lut_step")]
 bwd_rows = [r for r in rows if r[0].startswith("bwd")]
 
 import numpy as np
@@ -188,9 +193,12 @@ for label, r in results:
     for u in r["units"]:
         if u["unit"] in TIMED and "synth" in u and u["synth"].get("logic_levels") and "operators_per_instance" in u:
             prod = u["operators_per_instance"]["multiplier_bit_products"]
-            if u["unit"] == "rsqrt_unit":
+            unit = u["unit"]
+            if unit == "rsqrt_unit" and label.endswith("lut_step"):
+                unit = "rsqrt_lut_step"  # all three of its products (area::rsqrt_stage_bit_products)
+            elif unit == "rsqrt_unit":
                 prod = (prod - SEED_PRODUCTS[label]) / ITERS[label]
-            depth.setdefault(u["unit"], []).append((np.log2(prod), u["synth"]["logic_levels"]))
+            depth.setdefault(unit, []).append((np.log2(prod), u["synth"]["logic_levels"]))
 depth_lines = ["| unit | a | b | worst error |", "|---|---|---|---|"]
 for unit, pts in depth.items():
     X = np.array([[1, x] for x, _ in pts])

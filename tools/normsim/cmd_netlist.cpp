@@ -32,7 +32,7 @@ int netlist_command(const NetlistArgs& a) {
   const asic::AsicConfig cfg = asic::resolve_asic_config(in.workload, in.arch, o);
   const asic::RunGeometry g = asic::make_run_geometry(in.workload, in.arch, cfg);
   const nlohmann::json report =
-      report::netlist_report_json(in.workload.name, in.arch.name, std::string(asic::to_string(cfg.path)),
+      report::netlist_report_json(in.workload.name, in.arch, std::string(asic::to_string(cfg.path)),
                                   asic::make_netlist(g, cfg), cfg);
   if (!a.dot.empty()) report::write_file_atomic(a.dot, report::netlist_report_dot(report));
   if (a.json) std::cout << report::report_text(report, 2) << "\n";
