@@ -131,31 +131,18 @@ InputKey input_key(const GoldenCase& g) {
   return {emulated_rows(g), g.hidden, static_cast<int>(g.dtype), g.dist, g.dist_mean, g.dist_sigma, g.seed};
 }
 
-// The draws of one input key: x, gamma and beta at once; r and dy when a case first needs them.
+// The draws of one input key: x, gamma and beta at once; r and dy when a
+// case first needs them, then kept (a kernel reads only the tensors it takes).
 struct SharedInputs {
   simt::KernelInputs in;
-  std::vector<float> residual, grad_out;
-  bool has_residual = false, has_grad_out = false;
   explicit SharedInputs(const GoldenCase& g)
       : in(simt::gpu_ref_inputs(emulated_rows(g), g.hidden, g.dtype, g.dist, g.dist_mean, g.dist_sigma, g.seed)) {}
-  // `in` as case g reads it: its r and dy moved in (give_back moves them out again).
-  simt::KernelInputs& for_case(const GoldenCase& g) {
-    if (normref::kernel_info(g.kernel).kind == normref::KernelKind::fused_residual) {
-      if (!has_residual) simt::add_residual(in, g.seed), residual = std::move(in.residual), has_residual = true;
-      in.residual = std::move(residual);
-    }
-    if (is_backward(g)) {
-      if (!has_grad_out) simt::add_grad_out(in, g.seed), grad_out = std::move(in.grad_out), has_grad_out = true;
-      in.grad_out = std::move(grad_out);
-    }
+  const simt::KernelInputs& for_case(const GoldenCase& g) {
+    if (normref::kernel_info(g.kernel).kind == normref::KernelKind::fused_residual && in.residual.empty())
+      simt::add_residual(in, g.seed);
+    if (is_backward(g) && in.grad_out.empty()) simt::add_grad_out(in, g.seed);
     in.dropout_p = g.dropout_p;
     return in;
-  }
-  void give_back() {
-    if (!in.residual.empty()) residual = std::move(in.residual);
-    if (!in.grad_out.empty()) grad_out = std::move(in.grad_out);
-    in.residual.clear();
-    in.grad_out.clear();
   }
 };
 
@@ -295,7 +282,6 @@ SimtRegression simt_regression(const std::vector<GoldenCase>& cases, const simt:
       try {
         if (!shared) shared.emplace(c.golden);
         compare_outputs(c, golden_dir, rsqrt, gpu, shared->for_case(c.golden));
-        shared->give_back();
       } catch (const std::exception& e) {
         c.outputs_compared = true;
         c.output_error = e.what();
