@@ -30,7 +30,8 @@ module norm_row_pipeline #(
   parameter integer GW = 16, GF = 13, GS = 1,
   parameter integer BW = 16, BF = 13, BS = 1,
   parameter integer YW = 16, YF = 11, YS = 1, YR = 1, YO = 0,
-  parameter integer TB = 8, ITER = 2, NR = 28, SEED = 0, UNIT = 0  // the RSQRT unit (rsqrt.v)
+  parameter integer TB = 8, ITER = 2, NR = 28, SEED = 0, UNIT = 0,  // the RSQRT unit (the generated rsqrt module)
+  parameter integer RS_STAGES = 4                                    // its stages: RsqrtConfig::stages()
 ) (
   input  wire            clk,
   input  wire            start,                 // clears the lanes for a new row
@@ -239,7 +240,6 @@ module norm_row_pipeline #(
   rsqrt #(.IW(IW), .IF(IF), .IS(IS), .OW(OW), .OF(OF), .OS(OS), .OR(OR), .OO(OO), .TB(TB), .ITER(ITER), .NR(NR),
           .SEED(SEED), .UNIT(UNIT))
     rsqrt_unit (.clk(clk), .in_valid(rin_valid), .in(rin_r), .out_valid(rs_valid), .out(rs_out), .overflow(rs_ovf));
-  localparam integer RS_STAGES = UNIT == 1 ? 4 : ITER + 2 + SEED;  // RsqrtConfig::stages()
   // mean and variance ride beside the rsqrt pipeline.
   wire [MW+VW-1:0] side;
   delay_line #(.W(MW + VW), .N(RS_STAGES)) d_side (.clk(clk), .in({mean_r, var_r}), .out(side));

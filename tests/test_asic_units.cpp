@@ -30,7 +30,7 @@
 #include "sim/area/area_energy.hpp"
 #include "sim/config/datapath_config.hpp"
 #include "sim/core/row_inputs.hpp"
-#include "sim/core/rsqrt_lut_step.hpp"
+#include "sim/core/rsqrt_kind.hpp"
 
 using namespace normsim;
 using namespace normsim::asic;
@@ -831,31 +831,34 @@ TEST(AsicUnits, EveryArithmeticSectionIsAnArchSection) {
   EXPECT_EQ(echo["rsqrt"]["unit"], "newton");
 }
 
-// The RSQRT unit on a lut_step design: the same pipeline to time, and each
-// row's rstd is sim/core's rsqrt_lut_step of q(variance + eps), not the
-// Newton unit's.
-TEST(AsicUnits, RsqrtUnitComputesTheLutStepDesignsRstd) {
-  Bench b("llama2-7b", 4);
-  b.a.rsqrt = core::RsqrtConfig{10, 1, 26, core::RsqrtSeed::table, core::RsqrtUnitKind::lut_step};
-  b.dp = std::make_unique<core::NormDatapath>(config::datapath_config(b.w, b.a), b.gamma, b.beta);
-  RowArithmetic arith{&b.w, b.dp.get(), nullptr, &b.num, nullptr};
-  RsqrtUnit rsqrt("rsqrt", 5, &arith);
-  const auto lut = core::make_rsqrt_lut({10, 26}), table = core::make_rsqrt_table(core::RsqrtConfig{});
-  const core::FixedFormat& in = b.a.formats[static_cast<int>(core::Stage::rsqrt_in)];
-  const core::FixedFormat& out = b.a.formats[static_cast<int>(core::Stage::rsqrt_out)];
-  const core::Fx eps = core::quantize(b.w.eps, in);
-  int differ = 0;
-  for (int r = 0; r < 4; ++r) {
-    RowSlot s;
-    s.row = r;
-    s.t_ready = 40;
-    b.dp->lanes(b.row(r), s.state, b.num.counters);
-    b.dp->merge(s.state, b.num.counters);
-    EXPECT_EQ(rsqrt.transport(s), 0);
-    EXPECT_EQ(s.t_ready, 45);
-    const core::Fx v = core::quantize(core::add(core::exact(s.state.var), core::exact(eps)), in);
-    EXPECT_EQ(s.state.rstd.raw, core::rsqrt_lut_step(v, {10, 26}, lut, out).raw) << "row " << r;
-    differ += s.state.rstd.raw != core::rsqrt_nr(v, core::RsqrtConfig{}, table, out).raw;
+// The RSQRT unit on a design of each unit kind: the same pipeline to time,
+// and each row's rstd is that kind's core function (through rsqrt_unit) of
+// q(variance + eps); another kind's design computes another rstd.
+TEST(AsicUnits, RsqrtUnitComputesEachKindsRstd) {
+  for (const core::RsqrtKind& k : core::rsqrt_kinds()) {
+    Bench b("llama2-7b", 4);
+    b.a.rsqrt = k.example;
+    b.dp = std::make_unique<core::NormDatapath>(config::datapath_config(b.w, b.a), b.gamma, b.beta);
+    RowArithmetic arith{&b.w, b.dp.get(), nullptr, &b.num, nullptr};
+    RsqrtUnit rsqrt(("rsqrt_" + std::string(k.name)).c_str(), 5, &arith);
+    const auto rom = k.rom(k.example);
+    const core::FixedFormat& in = b.a.formats[static_cast<int>(core::Stage::rsqrt_in)];
+    const core::FixedFormat& out = b.a.formats[static_cast<int>(core::Stage::rsqrt_out)];
+    const core::Fx eps = core::quantize(b.w.eps, in);
+    int differ = 0;
+    for (int r = 0; r < 4; ++r) {
+      RowSlot s;
+      s.row = r;
+      s.t_ready = 40;
+      b.dp->lanes(b.row(r), s.state, b.num.counters);
+      b.dp->merge(s.state, b.num.counters);
+      EXPECT_EQ(rsqrt.transport(s), 0);
+      EXPECT_EQ(s.t_ready, 45);
+      const core::Fx v = core::quantize(core::add(core::exact(s.state.var), core::exact(eps)), in);
+      EXPECT_EQ(s.state.rstd.raw, k.eval(v, k.example, rom, out, nullptr).raw) << k.name << " row " << r;
+      for (const core::RsqrtKind& o : core::rsqrt_kinds())
+        if (&o != &k) differ += s.state.rstd.raw != o.eval(v, o.example, o.rom(o.example), out, nullptr).raw;
+    }
+    EXPECT_GT(differ, 0) << k.name << ": another unit's rstd on every row: the design did not reach its unit";
   }
-  EXPECT_GT(differ, 0) << "the Newton unit's rstd on every row: the design did not reach the unit";
 }

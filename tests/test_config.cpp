@@ -7,7 +7,9 @@
 
 #include "sim/config/arch.hpp"
 #include "sim/config/config_error.hpp"
+#include "sim/core/rsqrt_kind.hpp"
 #include "sim/config/workload.hpp"
+#include "tests/arch_text.hpp"
 
 using namespace normsim::config;
 
@@ -27,33 +29,6 @@ std::string workload_error(const std::string& text) {
   }
   return "";
 }
-std::string arch_error(const std::string& text) {
-  try {
-    parse_arch_text(text, "a.yaml");
-  } catch (const ConfigError& e) {
-    return e.what();
-  }
-  return "";
-}
-// A fixed-point arch's lanes and formats, with no name.
-const std::string kFixedArch = R"(lanes: 4
-arithmetic: fixed
-formats:
-  input: {bits: 16, frac: 8}
-  sum: {bits: 32, frac: 8}
-  sumsq: {bits: 40, frac: 16, signed: false}
-  mean: {bits: 24, frac: 16}
-  m2: {bits: 40, frac: 16}
-  recip: {bits: 24, frac: 23, signed: false}
-  variance: {bits: 32, frac: 16, signed: false}
-  rsqrt_in: {bits: 32, frac: 16, signed: false}
-  rsqrt_out: {bits: 24, frac: 16, signed: false}
-  xhat: {bits: 16, frac: 12}
-  gamma: {bits: 12, frac: 9}
-  beta: {bits: 12, frac: 9}
-  output: {bits: 12, frac: 7}
-)";
-
 void expect_has(const std::string& msg, std::initializer_list<const char*> parts) {
   ASSERT_FALSE(msg.empty()) << "no error raised";
   EXPECT_EQ(msg.find('\n'), std::string::npos) << msg;
@@ -308,29 +283,26 @@ TEST(ArchConfig, MovedUnitKeysNameTheirNewPlace) {
   EXPECT_EQ(a.asic->row_sum_tree.level_cycles, 6);
 }
 
-// rsqrt.unit selects the RSQRT unit; lut_step's constraints on the section's
-// other keys are refused in one line naming the key, its line and what is
-// allowed, and a good section reads back.
-TEST(ArchConfig, RsqrtUnitSelectsTheLutStepUnitAndItsConstraints) {
+// rsqrt.unit names a unit of sim/core's table (newton the default); any
+// other name is refused in one line listing them all. Each unit's own
+// refusals are its test's (test_rsqrt_lut_step.cpp for lut_step).
+TEST(ArchConfig, RsqrtUnitIsOneOfTheTablesUnits) {
   const std::string head = kFixedArch;
   const auto line = std::count(head.begin(), head.end(), '\n') + 1;  // the rsqrt section's
   const std::string at = "a.yaml:" + std::to_string(line) + ": ";
-  const Arch a = parse_arch_text(head + "rsqrt: {unit: lut_step, table_bits: 10, iterations: 1, nr_frac_bits: 26}\n", "a.yaml");
-  EXPECT_EQ(a.rsqrt.unit, normsim::core::RsqrtUnitKind::lut_step);
-  EXPECT_EQ(a.rsqrt.stages(), 4);
-  EXPECT_EQ(parse_arch_text(head, "a.yaml").rsqrt.unit, normsim::core::RsqrtUnitKind::newton);
-  EXPECT_EQ(arch_error(head + "rsqrt: {unit: lut_step, table_bits: 10, nr_frac_bits: 26}\n"),
-            at + "key 'rsqrt.iterations': value 2: the lut_step unit takes exactly one step (rsqrt.unit lut_step) "
-            "(allowed: 1)");
-  // In block form the key's own line.
-  EXPECT_EQ(arch_error(head + "rsqrt:\n  unit: lut_step\n  iterations: 1\n  table_bits: 3\n  nr_frac_bits: 26\n"),
-            "a.yaml:" + std::to_string(line + 3) + ": key 'rsqrt.table_bits': value 3: the lut_step unit takes one step from the table (rsqrt.unit "
-            "lut_step) (allowed: 4..16)");
-  EXPECT_EQ(arch_error(head + "rsqrt: {unit: lut_step, iterations: 1, seed: linear}\n"),
-            at + "key 'rsqrt.seed': value linear: the lut_step unit seeds from a table value (rsqrt.unit lut_step) "
-            "(allowed: table)");
-  EXPECT_EQ(arch_error(head + "rsqrt: {unit: lut_step, iterations: 1, table_bits: 10, nr_frac_bits: 12}\n"),
-            at + "key 'rsqrt.nr_frac_bits': value 12: the lut_step unit refines its seed's table_bits + 2 fraction "
-            "bits (rsqrt.unit lut_step) (allowed: 13..60)");
-  expect_has(arch_error(head + "rsqrt: {unit: cordic}\n"), {at.c_str(), "rsqrt.unit", "cordic", "newton, lut_step"});
+  EXPECT_EQ(parse_arch_text(head, "a.yaml").rsqrt.unit, 0);
+  EXPECT_EQ(normsim::core::rsqrt_kinds().front().name, "newton");
+  std::string all;
+  for (const auto& n : normsim::core::rsqrt_kind_names()) all += (all.empty() ? "" : ", ") + n;
+  expect_has(arch_error(head + "rsqrt: {unit: cordic}\n"), {at.c_str(), "rsqrt.unit", "cordic", all.c_str()});
+  const auto& kinds = normsim::core::rsqrt_kinds();
+  for (size_t i = 0; i < kinds.size(); ++i) {
+    const auto& e = kinds[i].example;
+    const Arch a = parse_arch_text(head + "rsqrt: {unit: " + std::string(kinds[i].name) + ", table_bits: " +
+                                       std::to_string(e.table_bits) + ", iterations: " + std::to_string(e.iterations) +
+                                       ", nr_frac_bits: " + std::to_string(e.nr_frac_bits) + "}\n",
+                                   "a.yaml");
+    EXPECT_EQ(a.rsqrt.unit, static_cast<int>(i));
+    EXPECT_EQ(&a.rsqrt.kind(), &kinds[i]);
+  }
 }

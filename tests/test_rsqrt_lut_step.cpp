@@ -1,12 +1,14 @@
 // The lut_step RSQRT unit (sim/core/rsqrt_lut_step.hpp): exhaustively
 // against an independent integer reimplementation, its error bound against
 // fp64 (and that the bound is tight), its ROM, and its configuration checks.
+#include <algorithm>
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <random>
 
 #include "sim/core/rsqrt_lut_step.hpp"
+#include "tests/arch_text.hpp"
 
 using namespace normsim::core;
 
@@ -121,7 +123,7 @@ TEST(RsqrtLutStep, SeedsAreTheIntervalsEqualErrorValues) {
 // The unit through RsqrtConfig: the dispatch, the ROM's size and word, the
 // stages, and what the configuration refuses.
 TEST(RsqrtLutStep, SelectedThroughTheRsqrtConfig) {
-  RsqrtConfig c{10, 1, 26, RsqrtSeed::table, RsqrtUnitKind::lut_step};
+  RsqrtConfig c{10, 1, 26, RsqrtSeed::table, *rsqrt_kind_index("lut_step")};
   ASSERT_EQ(c.validate(), "");
   EXPECT_EQ(static_cast<int64_t>(make_rsqrt_rom(c).size()), c.rom_words());
   EXPECT_EQ(c.rom_word_bits(), 13);
@@ -140,4 +142,34 @@ TEST(RsqrtLutStep, SelectedThroughTheRsqrtConfig) {
   c.nr_frac_bits = 26;
   c.seed = RsqrtSeed::linear;
   EXPECT_EQ(c.validate(), "seed linear: the lut_step unit seeds from a table value (allowed: table)");
+}
+
+// rsqrt.unit: lut_step in an arch: its constraints on the section's other
+// keys are refused in one line naming the key, its line and what is allowed,
+// and a good section reads back.
+TEST(RsqrtLutStep, ArchSectionSelectsItAndItsConstraintsAreRefused) {
+  using normsim::config::arch_error;
+  const std::string head = normsim::config::kFixedArch;
+  const auto line = std::count(head.begin(), head.end(), '\n') + 1;  // the rsqrt section's
+  const std::string at = "a.yaml:" + std::to_string(line) + ": ";
+  const auto a = normsim::config::parse_arch_text(head + "rsqrt: {unit: lut_step, table_bits: 10, iterations: 1, nr_frac_bits: 26}\n", "a.yaml");
+  EXPECT_EQ(a.rsqrt.kind().name, "lut_step");
+  EXPECT_EQ(a.rsqrt.stages(), 4);
+  EXPECT_EQ(arch_error(head + "rsqrt: {unit: lut_step, table_bits: 10, nr_frac_bits: 26}\n"),
+            at + "key 'rsqrt.iterations': value 2: the lut_step unit takes exactly one step (rsqrt.unit lut_step) "
+            "(allowed: 1)");
+  // In block form the key's own line.
+  EXPECT_EQ(arch_error(head + "rsqrt:\n  unit: lut_step\n  iterations: 1\n  table_bits: 3\n  nr_frac_bits: 26\n"),
+            "a.yaml:" + std::to_string(line + 3) + ": key 'rsqrt.table_bits': value 3: the lut_step unit takes one step from the table (rsqrt.unit "
+            "lut_step) (allowed: 4..16)");
+  EXPECT_EQ(arch_error(head + "rsqrt: {unit: lut_step, iterations: 1, seed: linear}\n"),
+            at + "key 'rsqrt.seed': value linear: the lut_step unit seeds from a table value (rsqrt.unit lut_step) "
+            "(allowed: table)");
+  EXPECT_EQ(arch_error(head + "rsqrt: {unit: lut_step, iterations: 1, table_bits: 10, nr_frac_bits: 12}\n"),
+            at + "key 'rsqrt.nr_frac_bits': value 12: the lut_step unit refines its seed's table_bits + 2 fraction "
+            "bits (rsqrt.unit lut_step) (allowed: 13..60)");
+  // The latency the asic section must give it: its input register and four stages.
+  EXPECT_EQ(arch_error(head + "rsqrt: {unit: lut_step, table_bits: 10, iterations: 1, nr_frac_bits: 26}\nasic: {rsqrt: {latency_cycles: 4}}\n").find(
+                "is below the RSQRT unit's 5 cycles (its input register, normalise and seed, e, y1, round)") != std::string::npos,
+            true);
 }

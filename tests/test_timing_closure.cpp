@@ -11,6 +11,7 @@
 #include "sim/asic/asic_run.hpp"
 #include "sim/config/config_error.hpp"
 #include "sim/config/datapath_config.hpp"
+#include "sim/core/rsqrt_kind.hpp"
 #include "sim/rtl/timing_closure.hpp"
 
 extern "C" int sc_main(int, char**) { return 0; }  // libsystemc wants one; gtest's main runs the tests
@@ -203,26 +204,25 @@ TEST(SramTiming, TheFakeramMacrosAndTheCyclesAReadTakes) {
   EXPECT_NE(rtl::close_timing(d.dp, c, 4096).violation.find("no faster"), std::string::npos);
 }
 
-// The lut_step RSQRT unit is timed on its own depth fit: its e and y1
-// stages (two), each the depth its three narrow products' fit gives, and a
-// unit shallower than the Newton unit's at the default formats.
-TEST(TimingClosure, TheLutStepRsqrtUnitHasItsOwnDepthFit) {
+// Every RSQRT unit is timed on its kind's depth fit: its multiplying stages
+// (stages() less the normalise and the rounding), each the depth its fit
+// gives its deepest stage's products.
+TEST(TimingClosure, EachRsqrtUnitIsTimedOnItsKindsDepthFit) {
   Design d = design("gpt2-small");
   const config::AsicConfig c = *d.arch.asic;
-  const rtl::TimingClosure newton = rtl::close_timing(d.dp, c, 0);
-  d.dp.rsqrt = core::RsqrtConfig{10, 1, 26, core::RsqrtSeed::table, core::RsqrtUnitKind::lut_step};
-  const rtl::TimingClosure lut = rtl::close_timing(d.dp, c, 0);
-  auto rsqrt = [](const rtl::TimingClosure& t) {
-    for (const rtl::UnitTiming& u : t.units)
-      if (u.unit == "rsqrt_unit") return u;
-    ADD_FAILURE() << "no rsqrt_unit";
-    return rtl::UnitTiming{};
-  };
-  const rtl::UnitTiming l = rsqrt(lut), n = rsqrt(newton);
-  EXPECT_EQ(l.rtl_stages, 2);
-  EXPECT_DOUBLE_EQ(l.logic_levels,
-                   rtl::modelled_logic_levels("rsqrt_lut_step", area::rsqrt_stage_bit_products(d.dp.formats, d.dp.rsqrt)));
-  EXPECT_NE(l.logic_levels, rtl::modelled_logic_levels("rsqrt_unit", area::rsqrt_stage_bit_products(d.dp.formats, d.dp.rsqrt)));
-  EXPECT_LT(l.logic_levels * l.rtl_stages, n.logic_levels * n.rtl_stages);
-  EXPECT_GT(l.fmax_ghz, 0);
+  for (const core::RsqrtKind& k : core::rsqrt_kinds()) {
+    d.dp.rsqrt = k.example;
+    const rtl::TimingClosure t = rtl::close_timing(d.dp, c, 0);
+    const rtl::UnitTiming* u = nullptr;
+    for (const rtl::UnitTiming& x : t.units)
+      if (x.unit == "rsqrt_unit") u = &x;
+    ASSERT_NE(u, nullptr) << k.name;
+    EXPECT_EQ(u->rtl_stages, std::max(k.example.stages() - 2, 1)) << k.name;
+    const double products = k.depth_bit_products(area::rsqrt_inventory(d.dp.formats, k.example), k.example);
+    EXPECT_EQ(products, area::rsqrt_stage_bit_products(d.dp.formats, k.example)) << k.name;
+    EXPECT_DOUBLE_EQ(u->logic_levels, k.depth_a + k.depth_b * std::log2(products)) << k.name;
+    EXPECT_GT(u->fmax_ghz, 0) << k.name;
+  }
+  // The units' fits differ: a unit is not timed on another's.
+  EXPECT_NE(core::rsqrt_kinds()[0].depth_b, core::rsqrt_kinds()[1].depth_b);
 }

@@ -1,6 +1,7 @@
 #include "sim/area/area_energy.hpp"
 
 #include "sim/core/merge_schedule.hpp"
+#include "sim/core/rsqrt_kind.hpp"
 
 #include <algorithm>
 #include <bit>
@@ -269,12 +270,9 @@ EnergyPerOp estimate_op_energy(const core::DatapathConfig& dp, const core::Backw
                            : (rms ? 0 : kPjPerAdderBit * sum) + kPjPerMulBitProduct * in * in + kPjPerAdderBit * sq;
     const int xh = bits(dp, Stage::xhat), out = bits(dp, Stage::output), g = bits(dp, Stage::gamma);
     e.normalize_op_pj = kPjPerAdderBit * (dw + out) + kPjPerMulBitProduct * (dw * bits(dp, Stage::rsqrt_out) + xh * g);
-    const int nr = dp.rsqrt.nr_frac_bits + 3;
-    // The RSQRT unit a row: newton's steps at the iterate's width, or lut_step's three narrow products as built.
-    const LogicInventory lut = rsqrt_inventory(dp.formats, dp.rsqrt);
-    const double rsqrt_pj = dp.rsqrt.unit == core::RsqrtUnitKind::lut_step
-                                ? kPjPerMulBitProduct * lut.multiplier_bit_products + kPjPerAdderBit * lut.adder_bits
-                                : dp.rsqrt.iterations * (3 * kPjPerMulBitProduct * nr * nr + kPjPerAdderBit * nr);
+    // The RSQRT unit a row: what its kind's evaluation switches.
+    const double rsqrt_pj =
+        dp.rsqrt.kind().row_pj(rsqrt_inventory(dp.formats, dp.rsqrt), dp.rsqrt, kPjPerMulBitProduct, kPjPerAdderBit);
     // The variance scale: (M2 or the square sum) x 1/C, a shift where C is a power of two.
     const double scale_pj =
         std::has_single_bit(static_cast<uint64_t>(dp.hidden)) ? 0.0 : kPjPerMulBitProduct * (welford ? m2 : sq) * rc;

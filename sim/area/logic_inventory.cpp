@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "sim/core/merge_schedule.hpp"
+#include "sim/core/rsqrt_kind.hpp"
 
 namespace normsim::area {
 
@@ -16,32 +17,6 @@ int log2_ceil(int v) { return std::max(1, static_cast<int>(std::bit_width(static
 
 int count_bits(int64_t max_count) {
   return std::max(1, static_cast<int>(std::bit_width(static_cast<uint64_t>(max_count) + 1)));
-}
-
-LogicInventory& LogicInventory::operator+=(const LogicInventory& o) {
-  adder_bits += o.adder_bits;
-  multiplier_bit_products += o.multiplier_bit_products;
-  mac_bit_products += o.mac_bit_products;
-  round_bits += o.round_bits;
-  saturate_bits += o.saturate_bits;
-  requant_bits += o.requant_bits;
-  shifter_bits += o.shifter_bits;
-  flip_flops += o.flip_flops;
-  mux_bits += o.mux_bits;
-  return *this;
-}
-
-LogicInventory operator*(double k, LogicInventory v) {
-  v.adder_bits *= k;
-  v.multiplier_bit_products *= k;
-  v.mac_bit_products *= k;
-  v.round_bits *= k;
-  v.saturate_bits *= k;
-  v.requant_bits *= k;
-  v.shifter_bits *= k;
-  v.flip_flops *= k;
-  v.mux_bits *= k;
-  return v;
 }
 
 // Widths as rtl_models/welford_update.v derives them.
@@ -128,65 +103,16 @@ LogicInventory merge_sequencer_inventory(int L, int U, int P, int SW, int RW) {
   return v;
 }
 
-namespace {
-double linear_seed_products(const core::RsqrtConfig& rc) {
-  return rc.seed == core::RsqrtSeed::linear ? (rc.nr_frac_bits + 3.0) * (rc.nr_frac_bits + 1) : 0;
-}
-}  // namespace
-
 double rsqrt_stage_bit_products(const core::StageFormats& f, const core::RsqrtConfig& rc) {
-  const double all = rsqrt_inventory(f, rc).multiplier_bit_products;
-  if (rc.unit == core::RsqrtUnitKind::lut_step) return all;  // its own depth fit, over all three products
-  return rc.iterations > 0 ? (all - linear_seed_products(rc)) / rc.iterations : all;
+  return rc.kind().depth_bit_products(rsqrt_inventory(f, rc), rc);
 }
 
-namespace {
-// The lut_step unit, as rtl_models/rsqrt_lut_step.v derives its widths: a
-// TB+3-bit squarer, m times the square, y0 times the narrow e.
-LogicInventory rsqrt_lut_step_inventory(int IW, int VW, const core::FixedFormat& out, const core::RsqrtConfig& rc) {
-  const int NR = rc.nr_frac_bits, SW = rc.table_bits + 3, EW = NR - rc.table_bits + 4, YW = NR + 3;
-  const int PW = IW + 2 * SW + 2, XW = SW + NR + 4;  // 1 - m y0^2; y0 2^(NR+1) + y0 e
-  LogicInventory v;
-  v.multiplier_bit_products = static_cast<double>(SW) * SW + (IW + 1.0) * (2 * SW) + (SW + 1.0) * EW;
-  v.adder_bits = PW + XW + 9;  // 1 - p, y0 + y0 e / 2, the exponent
-  v.requant_bits = PW + XW + VW;
-  v.flip_flops = (SW + IW + 1 + 9 + 2) + (EW + SW + 9 + 2) + (YW + 9 + 2) + out.total_bits + 2;
-  return v;
-}
-}  // namespace
-
-// Widths as rtl_models/rsqrt_newton.v and rsqrt_lut_step.v derive them.
+// The unit's own operators (its kind's), and the normalise and output
+// shifters every unit shares (rtl_models/rsqrt_operand.v, rsqrt_scale.v).
 LogicInventory rsqrt_inventory(const core::StageFormats& f, const core::RsqrtConfig& rc) {
-  const auto& in = fmt(f, Stage::rsqrt_in);
-  const auto& out = fmt(f, Stage::rsqrt_out);
-  const int IW = in.total_bits, IF = in.frac_bits, YW = rc.nr_frac_bits + 3, NR = rc.nr_frac_bits;
-  const int EMIN = -IF, EMAX = IW - 1 - IF;
-  auto floor_half = [](int e) { return e >= 0 ? e / 2 : -((-e + 1) / 2); };
-  const int KMAX = floor_half(EMAX), KMIN = floor_half(EMIN);
-  const int FR = std::max(NR + KMAX, out.frac_bits);
-  const int VW = YW + FR - NR - KMIN + 1;
-  const double shifters = static_cast<double>(IW) * log2_ceil(IW) + static_cast<double>(VW) * log2_ceil(KMAX - KMIN + 1);
-  if (rc.unit == core::RsqrtUnitKind::lut_step) {
-    LogicInventory v = rsqrt_lut_step_inventory(IW, VW, out, rc);
-    v.shifter_bits = shifters;
-    return v;
-  }
-  LogicInventory v;
-  v.shifter_bits = shifters;
-  const double it = rc.iterations;
-  v.multiplier_bit_products = it * (static_cast<double>(YW) * YW + static_cast<double>(IW + 2) * YW +
-                                    static_cast<double>(YW) * (YW + 2));
-  v.adder_bits = it * (YW + 2) + 9;  // 3 - m y^2 per step; the exponent
-  v.requant_bits = it * (2.0 * YW + (IW + YW + 2) + (2 * YW + 3)) + VW;
-  v.flip_flops = (rc.iterations + 1.0) * (YW + IW + 1 + 9 + 2) + out.total_bits + 2;
-  if (rc.seed == core::RsqrtSeed::linear) {
-    // y0 = c0 + c1 t: a YW x (NR + 1) product, its sum and rounding, and a
-    // stage of registers (c0, c1, t, m, k/2, the flags) in front of it.
-    v.multiplier_bit_products += linear_seed_products(rc);
-    v.adder_bits += YW + NR + 2;
-    v.requant_bits += YW + NR + 2;
-    v.flip_flops += 2.0 * YW + NR + (IW + 1) + 9 + 2;
-  }
+  const auto w = core::RsqrtWidths::of(fmt(f, Stage::rsqrt_in), fmt(f, Stage::rsqrt_out), rc);
+  LogicInventory v = rc.kind().operators(w, rc);
+  v.shifter_bits = static_cast<double>(w.IW) * log2_ceil(w.IW) + static_cast<double>(w.VW) * log2_ceil(w.KMAX - w.KMIN + 1);
   return v;
 }
 

@@ -8,24 +8,12 @@
 
 #include "sim/core/fixed_stage.hpp"
 #include "sim/core/fixed_units.hpp"
+#include "sim/core/logic_inventory.hpp"
 #include "sim/core/norm_backward.hpp"
 
 namespace normsim::area {
 
-struct LogicInventory {
-  double adder_bits = 0;
-  double multiplier_bit_products = 0;
-  // The backward's units count these (the forward's, requant_bits):
-  double mac_bit_products = 0;  ///< bit products of a multiply-accumulate's product
-  double round_bits = 0;        ///< width of each requantiser that rounds to nearest
-  double saturate_bits = 0;     ///< width of each requantiser that saturates
-  double requant_bits = 0;  ///< input width of each requantiser
-  double shifter_bits = 0;  ///< width x log2(shift range) of each barrel shifter / leading-zero normaliser
-  double flip_flops = 0;
-  double mux_bits = 0;  ///< 2:1 multiplexer bits (an n:1 mux of w bits is (n - 1) w)
-  LogicInventory& operator+=(const LogicInventory& o);
-};
-LogicInventory operator*(double k, LogicInventory v);
+using core::LogicInventory;
 
 /// Bits of a counter that reaches `max_count` (the lanes' and the merge's counts).
 int count_bits(int64_t max_count);

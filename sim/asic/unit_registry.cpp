@@ -126,8 +126,8 @@ const std::vector<AsicUnitEntry> kUnits = {
     {"row_sum_tree", "the backward's S1 and S2 summed over the lanes: log2 L adder levels on the merge units", backward,
      make_row_sum_tree, {{"transport", "row_to_row_sum", In}}, stats_of<ChanMergeTree>, period_of<ChanMergeTree>, nullptr, {},
      {}, {"row_sum_tree", "row_sum_tree_registers"}},
-    // Its arithmetic is the arch's rsqrt.unit (newton or lut_step: the same pipeline to time).
-    {"rsqrt", "variance + eps -> rstd, pipelined: normalise, a table seed, then Newton steps or one step in error form (arch.rsqrt.unit)", forward,
+    // Its arithmetic is the arch's rsqrt.unit (sim/core/rsqrt_kind.hpp): the same pipeline to time.
+    {"rsqrt", "variance + eps -> rstd, pipelined: normalise, a table seed, then the refinement of the unit arch.rsqrt.unit names", forward,
      make_rsqrt, {{"transport", "row_to_rsqrt", In}}, no_stats, no_period, nullptr, {}, {Stage::rsqrt_in, Stage::rsqrt_out},
      {"variance_scale", "rsqrt_unit"}, nullptr, "rsqrt"},
     {"row_mean", "the backward's S1/C and S2/C: a shift, or a multiply by the table's 1/C", backward, make_row_mean,

@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "sim/config/embedded_configs.hpp"
+#include "sim/core/rsqrt_kind.hpp"
 #include "sim/core/sha256.hpp"
 #include "sim/config/shipped_configs.hpp"
 #include "sim/config/yaml_reader.hpp"
@@ -81,12 +82,16 @@ std::shared_ptr<const ParamTable<core::RsqrtConfig>> rsqrt_params() {
       [](core::RsqrtSeed s) { return core::kRsqrtSeeds.name(s); },
       "the Newton steps' seed: a table value an interval, or a line c0 + c1 t an interval (twice the ROM and one "
       "multiply-add stage; about twice the seed's correct bits, so one step where a table needs two)"));
+  // The units and their one-line summaries come from sim/core/rsqrt_kind.hpp's table.
+  std::string units = "the RSQRT unit built: ";
+  const auto& kinds = core::rsqrt_kinds();
+  for (size_t i = 0; i < kinds.size(); ++i)
+    units += std::string(i == 0 ? "" : i + 1 == kinds.size() ? " or " : ", ") + std::string(kinds[i].name) + " (" +
+             std::string(kinds[i].summary) + ")";
   t->add(choice_param<core::RsqrtConfig>(
-      "unit", NORMSIM_MEMBER(unit), core::kRsqrtUnits.list(),
-      [](const std::string& v) { return core::kRsqrtUnits.parse(v); },
-      [](core::RsqrtUnitKind k) { return core::kRsqrtUnits.name(k); },
-      "the RSQRT unit built: newton (a seed, then `iterations` full-width Newton steps) or lut_step (2^table_bits "
-      "narrow seeds, one step in error form with table_bits-wide multipliers; iterations 1, seed table)"));
+      "unit", NORMSIM_MEMBER(unit), core::rsqrt_kind_names(),
+      [](const std::string& v) { return core::rsqrt_kind_index(v); },
+      [](int k) { return core::rsqrt_kinds().at(static_cast<size_t>(k)).name; }, units));
   return t;
 }
 
@@ -314,9 +319,9 @@ std::shared_ptr<const ParamTable<Arch>> make_arch_params() {
   asic.unit_of = [](const std::string& sub) { return asic_params().unit_of(sub); };
   t->add(std::move(asic));
   // A fixed-point RSQRT unit takes a cycle each for the leading-zero
-  // normalise, the table seed (two for the linear seed), every Newton step
-  // (lut_step: e and y1) and the output rounding (rtl_models/rsqrt_newton.v,
-  // rsqrt_lut_step.v, after its input register): its latency cannot be less.
+  // normalise and the table seed, its own stages (a Newton unit's: the
+  // linear seed's multiply-add, every step) and the output rounding, after
+  // its input register (its kind's stages()): its latency cannot be less.
   Param<Arch> rsqrt_latency;
   rsqrt_latency.read = [](YamlReader&, Arch&) {};
   rsqrt_latency.check = [](const Arch& a) -> std::optional<ParamError> {
@@ -325,25 +330,23 @@ std::shared_ptr<const ParamTable<Arch>> make_arch_params() {
     if (a.asic->rsqrt.latency_cycles < need)
       return ParamError{"asic.rsqrt.latency_cycles",
                         {"value " + std::to_string(a.asic->rsqrt.latency_cycles) + " is below the RSQRT unit's " +
-                             std::to_string(need) + " cycles (its input register, normalise and seed" +
-                             (a.rsqrt.unit == core::RsqrtUnitKind::lut_step ? ", e, y1"
-                              : a.rsqrt.seed == core::RsqrtSeed::linear     ? ", the line's multiply-add, one per Newton step"
-                                                                            : ", one per Newton step") +
-                             ", round)",
+                             std::to_string(need) + " cycles (its input register, normalise and seed, " +
+                             a.rsqrt.kind().stage_names(a.rsqrt) + ", round)",
                          std::to_string(need) + "..10000"}};
     return std::nullopt;
   };
   t->add(std::move(rsqrt_latency));
-  // The lut_step unit's own constraints on the rsqrt section's other keys.
-  Param<Arch> lut_step;
-  lut_step.read = [](YamlReader&, Arch&) {};
-  lut_step.check = [](const Arch& a) -> std::optional<ParamError> {
+  // The RSQRT unit's own constraints on the rsqrt section's other keys.
+  Param<Arch> rsqrt_unit;
+  rsqrt_unit.read = [](YamlReader&, Arch&) {};
+  rsqrt_unit.check = [](const Arch& a) -> std::optional<ParamError> {
     if (a.arithmetic != core::Arithmetic::fixed) return std::nullopt;
-    const auto r = a.rsqrt.lut_step_refusal();
+    const auto r = a.rsqrt.refusal();
     if (!r) return std::nullopt;
-    return ParamError{"rsqrt." + r->key, {"value " + r->value + ": " + r->why + " (rsqrt.unit lut_step)", r->allowed}};
+    return ParamError{"rsqrt." + r->key,
+                      {"value " + r->value + ": " + r->why + " (rsqrt.unit " + std::string(a.rsqrt.kind().name) + ")", r->allowed}};
   };
-  t->add(std::move(lut_step));
+  t->add(std::move(rsqrt_unit));
   return t;
 }
 

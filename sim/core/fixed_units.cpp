@@ -1,6 +1,6 @@
 #include "sim/core/fixed_units.hpp"
 
-#include "sim/core/rsqrt_lut_step.hpp"
+#include "sim/core/rsqrt_kind.hpp"
 
 #include <bit>
 #include <cmath>
@@ -71,22 +71,9 @@ FxWelford welford_update(const FxWelford& s, Fx x, Fx recip_next, const StageFor
   return r;
 }
 
-std::optional<RsqrtConfig::Refusal> RsqrtConfig::lut_step_refusal() const {
-  if (unit != RsqrtUnitKind::lut_step) return std::nullopt;
-  if (table_bits < 4 || table_bits > 16)
-    return Refusal{"table_bits", std::to_string(table_bits), "the lut_step unit takes one step from the table", "4..16"};
-  if (iterations != 1)
-    return Refusal{"iterations", std::to_string(iterations), "the lut_step unit takes exactly one step", "1"};
-  if (seed != RsqrtSeed::table)
-    return Refusal{"seed", std::string(kRsqrtSeeds.name(seed)), "the lut_step unit seeds from a table value", "table"};
-  if (nr_frac_bits <= table_bits + 2 || nr_frac_bits > 60)
-    return Refusal{"nr_frac_bits", std::to_string(nr_frac_bits),
-                   "the lut_step unit refines its seed's table_bits + 2 fraction bits", std::to_string(table_bits + 3) + "..60"};
-  return std::nullopt;
-}
-
 std::string RsqrtConfig::validate() const {
-  if (auto r = lut_step_refusal()) return r->key + " " + r->value + ": " + r->why + " (allowed: " + r->allowed + ")";
+  if (unit < 0 || unit >= static_cast<int>(rsqrt_kinds().size())) return "unit " + std::to_string(unit) + " is not an RSQRT unit";
+  if (auto r = refusal()) return r->key + " " + r->value + ": " + r->why + " (allowed: " + r->allowed + ")";
   if (seed == RsqrtSeed::linear && table_bits < 2)
     return "table_bits " + std::to_string(table_bits) + " below 2 for the linear seed (it interpolates within a mantissa interval)";
   if (table_bits < 1 || table_bits > 16) return "table_bits " + std::to_string(table_bits) + " outside 1..16";
@@ -173,15 +160,6 @@ Fx rsqrt_nr(Fx v, const RsqrtConfig& cfg, const std::vector<Fx>& table, const Fi
   }
   // rsqrt(value) = rsqrt(m) 2^(-k/2)
   return quantize(shift(exact(y), -k / 2), out, flags);
-}
-
-Fx rsqrt_unit(Fx v, const RsqrtConfig& cfg, const std::vector<Fx>& table, const FixedFormat& out, QuantFlags* flags) {
-  if (cfg.unit == RsqrtUnitKind::lut_step) return rsqrt_lut_step(v, RsqrtLutStep::of(cfg), table, out, flags);
-  return rsqrt_nr(v, cfg, table, out, flags);
-}
-
-std::vector<Fx> make_rsqrt_rom(const RsqrtConfig& cfg) {
-  return cfg.unit == RsqrtUnitKind::lut_step ? make_rsqrt_lut(RsqrtLutStep::of(cfg)) : make_rsqrt_table(cfg);
 }
 
 Fx normalize_affine(Fx x, Fx mean, Fx rstd, Fx gamma, Fx beta, const StageFormats& f, StageCounters& c) {

@@ -57,43 +57,29 @@ FxWelford chan_merge(const FxWelford& a, const FxWelford& b, const StageFormats&
 enum class RsqrtSeed { table, linear };  ///< its value is rtl_models/rsqrt_newton.v's SEED
 inline constexpr EnumNames<RsqrtSeed, 2> kRsqrtSeeds{{"table", "linear"}};
 
-/// Which RSQRT unit the design builds (the netlist's `rsqrt` or `rsqrt_lut_step`).
-/// `newton`: a seed and `iterations` Newton steps y' = y (3 - m y^2) / 2, each
-/// step's products rounded into the iterate (rtl_models/rsqrt_newton.v).
-/// `lut_step`: a larger table of narrow seeds (table_bits + 2 fraction bits)
-/// and exactly one step in error form, e = 1 - m y0^2 exact then rounded,
-/// y1 = y0 + y0 e / 2 (rtl_models/rsqrt_lut_step.v; the table-plus-one-step
-/// organisation of Schulte & Wires, "High-Speed Inverse Square Roots",
-/// ARITH 1999): a narrow squarer and a narrow correction multiplier instead
-/// of full-width Newton products, for a ROM 2^table_bits words deep.
-enum class RsqrtUnitKind { newton, lut_step };
-inline constexpr EnumNames<RsqrtUnitKind, 2> kRsqrtUnits{{"newton", "lut_step"}};
+struct RsqrtKind;  // sim/core/rsqrt_kind.hpp: the units a design can build
+
+/// What an RSQRT unit refuses of the arch's rsqrt section: the key (in the
+/// section), its value, why, and what is allowed.
+struct RsqrtRefusal {
+  std::string key, value, why, allowed;
+};
 
 struct RsqrtConfig {
   int table_bits = 8;     ///< seed table index width (1 parity bit + table_bits-1 mantissa bits)
   int iterations = 2;     ///< Newton-Raphson steps y' = y (3 - m y^2) / 2
   int nr_frac_bits = 24;  ///< fraction bits of the Newton iterate registers
   RsqrtSeed seed = RsqrtSeed::table;  ///< the seed's form (a table value or a line an interval)
-  RsqrtUnitKind unit = RsqrtUnitKind::newton;  ///< which unit computes it
+  int unit = 0;  ///< which unit computes it: an index into rsqrt_kinds() (0: newton)
+  const RsqrtKind& kind() const;
   std::string validate() const;
-  /// What the lut_step unit refuses of the other keys, if anything: the key
-  /// (in the rsqrt section), its value, why, and what is allowed.
-  struct Refusal {
-    std::string key, value, why, allowed;
-  };
-  std::optional<Refusal> lut_step_refusal() const;
-  /// Words of the seed ROM: 2^table_bits, twice that for the linear seed's
-  /// (c0, c1) pairs.
-  int64_t rom_words() const { return (int64_t(1) << table_bits) * (seed == RsqrtSeed::linear ? 2 : 1); }
-  /// Bits of one ROM word: an iterate (nr_frac_bits + 3), or lut_step's
-  /// narrow seed u1.(table_bits + 2).
-  int rom_word_bits() const { return unit == RsqrtUnitKind::lut_step ? table_bits + 3 : nr_frac_bits + 3; }
-  /// Pipeline stages. newton: normalise and ROM read, the linear seed's
-  /// multiply-add, one per Newton step, the output rounding. lut_step:
-  /// normalise and ROM read, e, y1, the output rounding.
-  int stages() const {
-    return unit == RsqrtUnitKind::lut_step ? 4 : iterations + 2 + (seed == RsqrtSeed::linear ? 1 : 0);
-  }
+  /// What the unit refuses of the section's other keys, if anything.
+  std::optional<RsqrtRefusal> refusal() const;
+  /// Words of the unit's ROM and bits of a word.
+  int64_t rom_words() const;
+  int rom_word_bits() const;
+  /// The unit's pipeline stages (operand to result, less its input register).
+  int stages() const;
 };
 
 /// An RSQRT operand leading-zero normalised: v = m 2^k, k even, m in [1, 4)
@@ -122,11 +108,10 @@ std::vector<Fx> make_rsqrt_table(const RsqrtConfig& cfg);
 Fx rsqrt_nr(Fx v, const RsqrtConfig& cfg, const std::vector<Fx>& table, const FixedFormat& out,
             QuantFlags* flags = nullptr);
 
-/// 1/sqrt(v) by the configured unit: rsqrt_nr, or rsqrt_lut_step
-/// (sim/core/rsqrt_lut_step.hpp) with `table` its make_rsqrt_lut.
+/// 1/sqrt(v) by the configured unit (its kind's eval) with `table` its ROM.
 Fx rsqrt_unit(Fx v, const RsqrtConfig& cfg, const std::vector<Fx>& table, const FixedFormat& out,
               QuantFlags* flags = nullptr);
-/// The configured unit's ROM: make_rsqrt_table, or make_rsqrt_lut.
+/// The configured unit's ROM (its kind's rom).
 std::vector<Fx> make_rsqrt_rom(const RsqrtConfig& cfg);
 
 // --- normalise / affine -----------------------------------------------------

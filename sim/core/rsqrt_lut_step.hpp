@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "sim/core/fixed_units.hpp"
+#include "sim/core/rsqrt_kind.hpp"
 
 namespace normsim::core {
 
@@ -42,5 +43,10 @@ std::vector<Fx> make_rsqrt_lut(const RsqrtLutStep& u);
 /// (flagged as overflow).
 Fx rsqrt_lut_step(Fx v, const RsqrtLutStep& u, const std::vector<Fx>& lut, const FixedFormat& out,
                   QuantFlags* flags = nullptr);
+
+/// The unit as the RSQRT table declares it (rsqrt.unit: lut_step): four
+/// stages (normalise and seed, e, y1, round); iterations 1, seed table,
+/// table_bits 4..16 and nr_frac_bits above table_bits + 2, or refused.
+RsqrtKind rsqrt_lut_step_kind();
 
 }  // namespace normsim::core

@@ -12,6 +12,7 @@
 #include "sim/area/logic_inventory.hpp"
 #include "sim/core/fixed_units.hpp"
 #include "sim/core/merge_schedule.hpp"
+#include "sim/core/rsqrt_kind.hpp"
 
 namespace normsim::rtl {
 
@@ -183,7 +184,7 @@ ParameterList unit_parameter_list(Unit unit, const config::Arch& a, int count_bi
       l.push_back({"ITER", a.rsqrt.iterations});
       l.push_back({"NR", a.rsqrt.nr_frac_bits});
       l.push_back({"SEED", static_cast<int>(a.rsqrt.seed)});
-      l.push_back({"UNIT", static_cast<int>(a.rsqrt.unit)});
+      l.push_back({"UNIT", a.rsqrt.unit});
       break;
     case Unit::normalize_affine:
       format_params(l, "X", fmt(a, Stage::input), false);
@@ -240,7 +241,7 @@ std::string rom_modules(const config::Arch& a, int64_t max_count) {
   // An index's entries side by side, its first in the top bits ({c0, c1} for the linear seed).
   const size_t per_index = static_cast<size_t>(rc.rom_words() >> rc.table_bits);
   const int word = static_cast<int>(per_index) * yw;
-  o << "// rsqrt seeds (" << core::kRsqrtUnits.name(rc.unit) << ", " << core::kRsqrtSeeds.name(rc.seed) << "), "
+  o << "// rsqrt seeds (" << rc.kind().name << ", " << core::kRsqrtSeeds.name(rc.seed) << "), "
     << per_index << " word(s) of " << yw << " bits an index: make_rsqrt_rom's.\n"
     << "module rsqrt_seed_rom (input wire [" << rc.table_bits - 1 << ":0] index, output reg [" << word - 1
     << ":0] value);\n  always @* begin\n    case (index)\n";
@@ -249,7 +250,34 @@ std::string rom_modules(const config::Arch& a, int64_t max_count) {
     for (size_t k = 0; k < per_index; ++k) o << (k ? ", " : "") << literal(seeds[per_index * i + k], yw);
     o << "};\n";
   }
-  o << "      default: value = " << word << "'d0;\n    endcase\n  end\nendmodule\n";
+  o << "      default: value = " << word << "'d0;\n    endcase\n  end\nendmodule\n\n" << rsqrt_module();
+  return o.str();
+}
+
+std::string rsqrt_module() {
+  // Every unit of sim/core/rsqrt_kind.hpp's table, UNIT its index: each takes
+  // the formats and the section parameters its kind names.
+  std::ostringstream o;
+  o << "// The RSQRT unit the arch builds (rsqrt.unit), UNIT its index in sim/core's table of units:\n";
+  const auto& kinds = core::rsqrt_kinds();
+  for (size_t i = 0; i < kinds.size(); ++i)
+    o << "//   UNIT " << i << "  " << kinds[i].name << ": " << kinds[i].summary << " (" << kinds[i].verilog_module << ".v)\n";
+  o << "// Each reads the arch's rsqrt_seed_rom and answers one operand a cycle.\n"
+    << "module rsqrt #(\n"
+    << "  parameter integer IW = 40, IF = 28, IS = 0,                 // rsqrt_in\n"
+    << "  parameter integer OW = 32, OF = 22, OS = 0, OR = 1, OO = 0, // rsqrt_out\n"
+    << "  parameter integer TB = 8, ITER = 2, NR = 28, SEED = 0,      // the section's table, steps, iterate, seed\n"
+    << "  parameter integer UNIT = 0\n"
+    << ") (\n  input  wire          clk,\n  input  wire          in_valid,\n  input  wire [IW-1:0] in,\n"
+    << "  output wire          out_valid,\n  output wire [OW-1:0] out,\n  output wire          overflow\n);\n  generate\n";
+  for (size_t i = 0; i < kinds.size(); ++i) {
+    const core::RsqrtKind& k = kinds[i];
+    o << "    " << (i ? "end else if" : "if") << " (UNIT == " << i << ") begin : g_" << k.name << "\n      "
+      << k.verilog_module << " #(.IW(IW), .IF(IF), .IS(IS), .OW(OW), .OF(OF), .OS(OS), .OR(OR), .OO(OO)";
+    for (std::string_view p : k.verilog_parameters) o << ", ." << p << "(" << p << ")";
+    o << ")\n        u (.clk(clk), .in_valid(in_valid), .in(in), .out_valid(out_valid), .out(out), .overflow(overflow));\n";
+  }
+  o << "    end\n  endgenerate\nendmodule\n";
   return o.str();
 }
 
@@ -402,7 +430,7 @@ std::string bench_top(const config::Arch& a, int64_t max_count) {
 std::string parameter_key(const std::string& p) {
   static const std::map<std::string, std::string> whole = {
       {"L", "lanes"}, {"TB", "rsqrt.table_bits"}, {"ITER", "rsqrt.iterations"}, {"NR", "rsqrt.nr_frac_bits"},
-      {"SEED", "rsqrt.seed"}, {"UNIT", "rsqrt.unit"}, {"WELFORD_LAT", "asic.welford_lanes.latency_cycles"},
+      {"SEED", "rsqrt.seed"}, {"UNIT", "rsqrt.unit"}, {"RS_STAGES", "rsqrt.unit"}, {"WELFORD_LAT", "asic.welford_lanes.latency_cycles"},
       {"MERGE_LAT", "asic.chan_merge_tree.level_cycles"}, {"RSQRT_LAT", "asic.rsqrt.latency_cycles"},
       {"NORM_LAT", "asic.normalize.latency_cycles"},
       {"MERGE_UNITS", "merge.units"}};
@@ -454,7 +482,8 @@ std::string pipeline_parameters(const config::Arch& a, bool rmsnorm, int64_t max
   l.push_back({"ITER", a.rsqrt.iterations});
   l.push_back({"NR", a.rsqrt.nr_frac_bits});
   l.push_back({"SEED", static_cast<int>(a.rsqrt.seed)});
-  l.push_back({"UNIT", static_cast<int>(a.rsqrt.unit)});
+  l.push_back({"UNIT", a.rsqrt.unit});
+  l.push_back({"RS_STAGES", a.rsqrt.stages()});
   std::ostringstream o;
   for (const auto& [k, v] : l) o << "-G" << k << "=" << v << "\n";
   return o.str();

@@ -65,6 +65,10 @@ std::string unit_parameters(Unit unit, const config::Arch& arch, int count_bits,
 /// `welford_recip_rom` and `rsqrt_seed_rom`: 1/n for n = 1..max_count in the
 /// recip format, and the rsqrt seed table, as case statements.
 std::string rom_modules(const config::Arch& arch, int64_t max_count);
+/// The `rsqrt` module: a dispatcher (parameter UNIT) over every RSQRT unit
+/// of sim/core/rsqrt_kind.hpp's table, each its kind's Verilog module.
+/// rom_modules ends with it; synthesis loads it beside the ROM stubs.
+std::string rsqrt_module();
 
 /// A top module `rtl_bench` that instantiates every unit at the arch's
 /// formats with its ports prefixed (wl_, wu_, cm_, rs_, na_; pm_ the dropout

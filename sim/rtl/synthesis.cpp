@@ -12,6 +12,8 @@
 
 #include "sim/area/area_energy.hpp"
 #include "sim/core/merge_schedule.hpp"
+#include "sim/core/rsqrt_kind.hpp"
+#include "sim/rtl/rtl_config.hpp"
 #include "sim/rtl/timing_closure.hpp"
 
 namespace normsim::rtl {
@@ -54,7 +56,8 @@ std::string rom_stubs(const config::Arch& a, int count_bits) {
     << rf.total_bits - 1 << ":0] value); endmodule\n"
     << "(* blackbox *) module rsqrt_seed_rom(input wire [" << a.rsqrt.table_bits - 1 << ":0] index, output wire ["
     << a.rsqrt.rom_words() / (int64_t(1) << a.rsqrt.table_bits) * a.rsqrt.rom_word_bits() - 1
-    << ":0] value); endmodule\n";
+    << ":0] value); endmodule\n"
+    << rsqrt_module();
   return o.str();
 }
 }  // namespace
@@ -89,16 +92,18 @@ SynthesisResult synthesize(Unit unit, const config::Arch& a, int count_bits, con
   // unit reads what it was calibrated with).
   const bool backward_unit = unit == Unit::row_sum_lane || unit == Unit::row_sum_node || unit == Unit::row_mean ||
                              unit == Unit::dx_unit || unit == Unit::param_grad_acc;
-  std::vector<const char*> sources = {"fx_requant.v", "welford_update.v", "welford_lane.v", "chan_merge.v", "fx_add.v",
-                                      "delay_line.v", "chan_merge_seq.v", "rsqrt.v", "normalize_affine.v", "philox_mask.v",
+  std::vector<std::string> sources = {"fx_requant.v", "welford_update.v", "welford_lane.v", "chan_merge.v", "fx_add.v",
+                                      "delay_line.v", "chan_merge_seq.v", "normalize_affine.v", "philox_mask.v",
                                       "residual_add.v"};
-  if (unit == Unit::rsqrt)
-    sources.insert(sources.end(), {"rsqrt_operand.v", "rsqrt_scale.v", "rsqrt_newton.v", "rsqrt_lut_step.v"});
+  if (unit == Unit::rsqrt) {  // the stages every RSQRT unit shares, then each unit's own (rsqrt_module's UNIT picks one)
+    sources.insert(sources.end(), {"rsqrt_operand.v", "rsqrt_scale.v"});
+    for (const core::RsqrtKind& k : core::rsqrt_kinds()) sources.push_back(std::string(k.verilog_module) + ".v");
+  }
   if (backward_unit)
     sources.insert(sources.end(), {"backward_operands.v", "row_sum_lane.v", "row_sum_node.v", "row_mean.v", "dx_unit.v",
                                    "param_grad_acc.v"});
   script << "read_verilog -sv";
-  for (const char* f : sources) script << " " << rtl_file(rtl_dir, f);
+  for (const std::string& f : sources) script << " " << rtl_file(rtl_dir, f);
   script << " ";
   script << (work / "roms.v").string() << "\nchparam";
   for (const auto& [k, v] : unit_parameter_list(unit, a, count_bits, backward)) script << " -set " << k << " " << v;

@@ -8,6 +8,7 @@
 #include "sim/area/area_energy.hpp"
 #include "sim/area/logic_inventory.hpp"
 #include "sim/core/merge_schedule.hpp"
+#include "sim/core/rsqrt_kind.hpp"
 
 namespace normsim::rtl {
 
@@ -62,12 +63,16 @@ void close_sram(TimingClosure& t, const config::AsicConfig& c, double bytes) {
 
 const std::vector<DepthFit>& depth_fits() {
   // tools/area/calibrate_area.py over its 10-point width sweep (datapath 8..32
-  // bits, 1..3 Newton steps), yosys 0.23 `abc -fast` then `ltp -noff`.
-  static const std::vector<DepthFit> fits = {{"welford_lanes", -71.13, 20.116, 0.018},
-                                             {"chan_merge_tree", -44.86, 15.991, 0.019},
-                                             {"rsqrt_unit", -47.13, 20.408, 0.015},
-                                             {"rsqrt_lut_step", -25.19, 10.403, 0.024},  // its own 4 points
-                                             {"normalize_affine", -46.24, 16.463, 0.044}};
+  // bits, 1..3 Newton steps), yosys 0.23 `abc -fast` then `ltp -noff`; each
+  // RSQRT unit's fit is its kind's (sim/core/rsqrt_kind.hpp).
+  static const std::vector<DepthFit> fits = [] {
+    std::vector<DepthFit> f = {{"welford_lanes", -71.13, 20.116, 0.018},
+                               {"chan_merge_tree", -44.86, 15.991, 0.019},
+                               {"normalize_affine", -46.24, 16.463, 0.044}};
+    for (const core::RsqrtKind& k : core::rsqrt_kinds())
+      f.push_back({std::string(k.depth_fit), k.depth_a, k.depth_b, k.depth_worst_error});
+    return f;
+  }();
   return fits;
 }
 
@@ -107,7 +112,7 @@ TimingClosure close_timing(const core::DatapathConfig& dp, const config::AsicCon
   const int L = dp.lanes;
   const bool welford = dp.kind == core::NormKind::layernorm && dp.algorithm == core::VarianceAlgorithm::welford;
   using LatencyOf = int& (*)(config::AsicConfig&);
-  auto add = [&](const std::string& unit, const char* fit_unit, const char* key, LatencyOf latency_of, int instances,
+  auto add = [&](const std::string& unit, const std::string& fit_unit, const char* key, LatencyOf latency_of, int instances,
                  double stage_bit_products, int rtl_stages, int cycles) {
     if (instances < 1) return;
     UnitTiming u;
@@ -139,10 +144,10 @@ TimingClosure close_timing(const core::DatapathConfig& dp, const config::AsicCon
   }
   // The RSQRT unit's multiplying stages: one per Newton step (the deepest),
   // and the linear seed's multiply-add, a shallower stage of its own.
-  // lut_step's e and y1 stages, on a depth fit of their own.
+  // Another RSQRT unit's multiplying stages, on its kind's depth fit.
   const int multiplying = std::max(dp.rsqrt.stages() - 2, 1);  // less the normalise and the output rounding
-  add("rsqrt_unit", dp.rsqrt.unit == core::RsqrtUnitKind::lut_step ? "rsqrt_lut_step" : "rsqrt_unit", "rsqrt.latency_cycles",
-      rsqrt, 1, area::rsqrt_stage_bit_products(f, dp.rsqrt), multiplying, c.rsqrt.latency_cycles);
+  add("rsqrt_unit", std::string(dp.rsqrt.kind().depth_fit), "rsqrt.latency_cycles", rsqrt, 1,
+      area::rsqrt_stage_bit_products(f, dp.rsqrt), multiplying, c.rsqrt.latency_cycles);
   add("normalize_affine", "normalize_affine", "normalize.latency_cycles", normalize, L,
       area::normalize_inventory(f).multiplier_bit_products, 1, c.normalize.latency_cycles);
 

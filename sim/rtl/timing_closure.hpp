@@ -71,7 +71,7 @@ struct TimingClosure {
 
 /// Fitted depth of one unit (gates of one RTL stage): a + b log2(bit products).
 struct DepthFit {
-  const char* unit;
+  std::string unit;
   double a, b;
   double worst_error;  ///< against yosys over the calibration sweep
 };

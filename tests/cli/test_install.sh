@@ -12,7 +12,7 @@ mkdir -p "$T/elsewhere" && cd "$T/elsewhere" || exit 1
 # The binary, by shipped names, from another directory; its data (RTL sources, plot script) found under PREFIX/share.
 "$P/bin/normsim" run --arch asic-fp32 --set workload.rows=64 -q >out.txt && grep -q "arch: asic-fp32" out.txt && ok || bad "installed run --arch asic-fp32"
 "$P/bin/normsim" list gpus | grep -q "^h200" && ok || bad "installed list gpus"
-[ -f "$P/share/normsim/workloads/arch/asic-fp32.yaml" ] && [ -f "$P/share/normsim/rtl_models/rsqrt.v" ] &&
+[ -f "$P/share/normsim/workloads/arch/asic-fp32.yaml" ] && [ -f "$P/share/normsim/rtl_models/rsqrt_newton.v" ] &&
   [ -f "$P/share/normsim/tools/sweep/pareto_plot.py" ] && [ -f "$P/share/doc/normsim/PYTHON.md" ] && ok || bad "installed share/ files"
 
 # The man page: generated from --help, every subcommand has a section.

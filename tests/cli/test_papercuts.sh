@@ -22,7 +22,7 @@ grep -q '"rows":6' "$T/o.json" && ok || bad "batch 2 x seq 3 over rows: 4 is not
 expect_exit 2 "^normsim: --gpu: 'h100' is neither a shipped gpu nor a file (allowed: h200" -- simt --gpu h100 --kernel v1 --rows 4 --hidden 64
 expect_exit 2 "^normsim: --arch: 'h100' is neither a shipped arch nor a file (allowed: asic-default, " -- run --arch h100
 expect_exit 2 "nope.yaml: no such file" -- run --arch "$T/nope.yaml"
-expect_exit 2 "^normsim: list: unknown list 'foo' (allowed: workloads, archs, gpus, studies, kernels)" -- list foo
+expect_exit 2 "^normsim: list: unknown list 'foo' (allowed: workloads, archs, gpus, studies, kernels, rsqrt-units)" -- list foo
 "$N" list --json >"$T/list.json" || bad "list --json"
 for kind in workloads archs gpus studies kernels; do
   names=$(python3 -c "import json,sys; print(' '.join(r['name'] for r in json.load(open(sys.argv[1]))[sys.argv[2]]))" "$T/list.json" $kind)

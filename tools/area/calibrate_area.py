@@ -62,19 +62,30 @@ def backward_point(w, rms, rounding, overflow):
     return p
 
 
-SWEEP = [point(8, 4, 1), point(12, 5, 1), point(16, 6, 2), point(16, 8, 3), point(20, 7, 2),
-         point(24, 8, 2), point(24, 10, 1), point(28, 9, 3), point(32, 8, 2), point(32, 10, 3),
-         # The linear seed (c0 + c1 t an interval) before one Newton step: checked, not fitted apart.
-         point(12, 5, 1, "linear"), point(20, 7, 1, "linear"), point(28, 9, 1, "linear"),
-         # The lut_step RSQRT unit (a wide table, one step in error form): checked against the costs the
-         # newton points fit (not fitted, so the constants stay the sweep's), its logic depth fitted apart.
-         point(12, 6, 1, unit="lut_step"), point(16, 8, 1, unit="lut_step"), point(24, 10, 1, unit="lut_step"),
-         point(32, 12, 1, unit="lut_step"),
-         backward_point(8, False, "half-even", "saturate"), backward_point(12, True, "truncate", "wrap"),
-         backward_point(12, False, "half-away", "saturate"), backward_point(16, False, "truncate", "saturate"),
-         backward_point(16, True, "half-even", "wrap"), backward_point(20, True, "half-even", "saturate"),
-         backward_point(20, False, "truncate", "wrap"), backward_point(24, False, "half-even", "saturate"),
-         backward_point(28, True, "half-away", "wrap"), backward_point(32, False, "half-even", "saturate")]
+# The RSQRT units with calibration points of their own (sim/core/rsqrt_kind.hpp,
+# through `normsim list rsqrt-units`): checked against the costs the newton
+# points fit (not fitted, so the constants stay the sweep's), each one's
+# logic depth fitted apart under its kind's depth_fit name, over all its products.
+listed = subprocess.run([args.normsim, "list", "rsqrt-units", "--json"], capture_output=True, text=True)
+if listed.returncode != 0:
+    sys.exit(f"calibrate_area: {args.normsim} list rsqrt-units: {listed.stderr.strip()}")
+OWN_UNITS = {k["name"]: k for k in json.loads(listed.stdout)["rsqrt-units"] if k["calibration"]}
+SWEEP = ([point(8, 4, 1), point(12, 5, 1), point(16, 6, 2), point(16, 8, 3), point(20, 7, 2),
+          point(24, 8, 2), point(24, 10, 1), point(28, 9, 3), point(32, 8, 2), point(32, 10, 3),
+          # The linear seed (c0 + c1 t an interval) before one Newton step: checked, not fitted apart.
+          point(12, 5, 1, "linear"), point(20, 7, 1, "linear"), point(28, 9, 1, "linear")]
+         + [point(c["datapath_bits"], c["table_bits"], c["iterations"], unit=name)
+            for name, k in OWN_UNITS.items() for c in k["calibration"]]
+         + [backward_point(8, False, "half-even", "saturate"), backward_point(12, True, "truncate", "wrap"),
+            backward_point(12, False, "half-away", "saturate"), backward_point(16, False, "truncate", "saturate"),
+            backward_point(16, True, "half-even", "wrap"), backward_point(20, True, "half-even", "saturate"),
+            backward_point(20, False, "truncate", "wrap"), backward_point(24, False, "half-even", "saturate"),
+            backward_point(28, True, "half-away", "wrap"), backward_point(32, False, "half-even", "saturate")])
+
+
+def own_unit(label):
+    """The RSQRT unit of a point of a unit's own calibration, or None."""
+    return next((n for n in OWN_UNITS if label.endswith(" " + n)), None)
 
 
 cache = json.loads(pathlib.Path(args.cache).read_text()) if args.cache and pathlib.Path(args.cache).exists() else {}
@@ -118,7 +129,7 @@ for label, r in results:
 SMALL_GE = 100
 small_rows = [r for r in rows if r[3] < SMALL_GE]
 rows = [r for r in rows if r[3] >= SMALL_GE]
-fwd_rows = [r for r in rows if not r[0].startswith("bwd") and not r[0].endswith("lut_step")]
+fwd_rows = [r for r in rows if not r[0].startswith("bwd") and not own_unit(r[0])]
 bwd_rows = [r for r in rows if r[0].startswith("bwd")]
 
 import numpy as np
@@ -194,8 +205,8 @@ for label, r in results:
         if u["unit"] in TIMED and "synth" in u and u["synth"].get("logic_levels") and "operators_per_instance" in u:
             prod = u["operators_per_instance"]["multiplier_bit_products"]
             unit = u["unit"]
-            if unit == "rsqrt_unit" and label.endswith("lut_step"):
-                unit = "rsqrt_lut_step"  # all three of its products (area::rsqrt_stage_bit_products)
+            if unit == "rsqrt_unit" and own_unit(label):
+                unit = OWN_UNITS[own_unit(label)]["depth_fit"]  # over all its products
             elif unit == "rsqrt_unit":
                 prod = (prod - SEED_PRODUCTS[label]) / ITERS[label]
             depth.setdefault(unit, []).append((np.log2(prod), u["synth"]["logic_levels"]))

@@ -1,12 +1,14 @@
-// `normsim list [workloads|archs|gpus|studies|kernels]`: what can be named
-// without a path. Every line comes from a registry: the shipped configs
-// (sim/config/shipped_configs.hpp) and the kernel table (sim/simt/kernels).
+// `normsim list [workloads|archs|gpus|studies|kernels|rsqrt-units]`: what
+// can be named without a path. Every line comes from a registry: the shipped
+// configs (sim/config/shipped_configs.hpp), the kernel table
+// (sim/simt/kernels) and the RSQRT units (sim/core/rsqrt_kind.hpp).
 #include <iostream>
 
 #include "command.hpp"
 #include "sim/config/config_error.hpp"
 #include "sim/config/printable.hpp"
 #include "sim/config/shipped_configs.hpp"
+#include "sim/core/rsqrt_kind.hpp"
 #include "sim/simt/kernels/kernel_registry.hpp"
 
 namespace normsim::cli {
@@ -19,7 +21,7 @@ constexpr config::ShippedKind kKinds[] = {config::ShippedKind::workload, config:
 std::string what_allowed() {
   std::string s;
   for (auto k : kKinds) s += std::string(config::plural(k)) + ", ";
-  return s + "kernels";
+  return s + "kernels, rsqrt-units";
 }
 
 struct ListArgs {
@@ -29,7 +31,7 @@ struct ListArgs {
 
 int list(const ListArgs& a) {
   nlohmann::json out = nlohmann::json::object();
-  bool known = a.what.empty() || a.what == "kernels";
+  bool known = a.what.empty() || a.what == "kernels" || a.what == "rsqrt-units";
   for (auto k : kKinds) {
     if (!a.what.empty() && a.what != config::plural(k)) continue;
     known = true;
@@ -43,6 +45,17 @@ int list(const ListArgs& a) {
     auto& rows = out["kernels"] = nlohmann::json::array();
     for (const auto& k : simt::kernel_infos())
       rows.push_back({{"name", k.name}, {"summary", k.description}, {"layernorm", k.layernorm}, {"bf16", k.bf16}});
+  }
+  if (a.what.empty() || a.what == "rsqrt-units") {
+    // The arch's rsqrt.unit values; calibrate_area.py reads each one's depth fit and points.
+    auto& rows = out["rsqrt-units"] = nlohmann::json::array();
+    for (const auto& k : core::rsqrt_kinds()) {
+      nlohmann::json points = nlohmann::json::array();
+      for (const auto& p : k.calibration)
+        points.push_back({{"datapath_bits", p.datapath_bits}, {"table_bits", p.table_bits}, {"iterations", p.iterations}});
+      rows.push_back({{"name", k.name}, {"summary", k.summary}, {"verilog_module", k.verilog_module},
+                      {"depth_fit", k.depth_fit}, {"calibration", points}});
+    }
   }
   if (a.json) {
     std::cout << out.dump() << "\n";
@@ -66,9 +79,9 @@ int list(const ListArgs& a) {
 Command add_list(CLI::App& app) {
   auto a = std::make_shared<ListArgs>();
   auto* c = app.add_subcommand("list", "list what can be named without a path: shipped workloads, archs, GPUs, studies, "
-                                       "and the GPU kernels");
+                                       "the GPU kernels and the RSQRT units");
   c->add_option("what", a->what, what_allowed() + " (default: all)");
-  c->add_flag("--json", a->json, "print {\"workloads\": [{name, path, summary}], ..., \"kernels\": [...]} on stdout");
+  c->add_flag("--json", a->json, "print {\"workloads\": [{name, path, summary}], ..., \"kernels\": [...], \"rsqrt-units\": [...]} on stdout");
   return {c, [a] { return list(*a); }};
 }
 
