@@ -7,6 +7,7 @@
 #include "tests/golden_paths.hpp"
 
 #include <algorithm>
+#include <array>
 #include <filesystem>
 #include <fstream>
 #include <cmath>
@@ -19,6 +20,7 @@
 #include "sim/core/norm_datapath.hpp"
 #include "sim/core/npy.hpp"
 #include "sim/simt/emulate.hpp"
+#include "sim/simt/limiter.hpp"
 #include "sim/simt/simt_model.hpp"
 #include "sim/validate/asic_outputs.hpp"
 #include "sim/validate/asic_traffic.hpp"
@@ -26,6 +28,7 @@
 #include "sim/validate/fit.hpp"
 #include "sim/validate/fixed_point.hpp"
 #include "sim/validate/golden.hpp"
+#include "sim/validate/ncu_profile.hpp"
 #include "sim/validate/regress.hpp"
 
 // libsystemc calls sc_main, declared extern "C"; gtest's main runs the tests.
@@ -39,6 +42,44 @@ using normsim::test_paths::golden;
 using normsim::test_paths::h200;
 using normsim::test_paths::src;
 
+namespace {
+// The regression's warp-state summary counts what its cases say.
+void expect_warp_summary_agrees_with_the_cases(const RegressResult& r) {
+  const NcuProfiles ncu = load_ncu_profile(golden());
+  size_t compared = 0, dominant = 0, limiter_same = 0;
+  std::array<double, kWarpStates> mad{};
+  for (const auto& c : r.cases) {
+    EXPECT_EQ(c.warps_compared, ncu.count(c.golden.id) > 0) << c.golden.id;
+    if (!c.warps_compared) continue;
+    ++compared;
+    dominant += c.pred.warps.dominant() == c.ncu_warps.dominant();
+    limiter_same += limiter(c.pred.warps) == limiter(c.ncu_warps);
+    for (size_t i = 0; i < kWarpStates; ++i) mad[i] += std::fabs(c.pred.warps.share[i] - c.ncu_warps.share[i]);
+  }
+  ASSERT_EQ(r.all.warps.n, compared);
+  EXPECT_GT(compared, 0u);
+  EXPECT_EQ(r.all.warps.dominant_agree, dominant);
+  EXPECT_EQ(r.all.warps.limiter_agree, limiter_same);
+  for (size_t i = 0; i < kWarpStates; ++i) EXPECT_NEAR(r.all.warps.share_mad[i], mad[i] / compared, 1e-12);
+  EXPECT_EQ(r.training.warps.n + r.held_out.warps.n, compared);
+  // Every miss is listed; the dominant state and the limiter gate regress, the shares are a target.
+  const bool dominant_missed = r.all.warps.dominant_rate() < r.thresholds.warp_dominant_agreement;
+  const bool limiter_missed = r.all.warps.limiter_rate() < r.thresholds.limiter_agreement;
+  const bool shares_missed = r.all.warps.worst_share_mad() > r.thresholds.warp_share_mad;
+  EXPECT_EQ(r.warp_state_misses.size(), size_t{dominant_missed} + limiter_missed + shares_missed);
+  auto failed = [&](const char* what) {
+    return std::any_of(r.failures.begin(), r.failures.end(), [&](const std::string& f) { return f.find(what) != std::string::npos; });
+  };
+  EXPECT_EQ(failed("dominant warp state"), dominant_missed);
+  EXPECT_EQ(failed("limiter agrees"), limiter_missed);
+  EXPECT_FALSE(failed("share off by"));
+  // On the shipped model and data both gating thresholds hold.
+  EXPECT_FALSE(dominant_missed);
+  EXPECT_FALSE(limiter_missed);
+}
+}  // namespace
+
+// One regress run over the golden cases, every check that reads it (a run takes ~25 s).
 TEST(Simt, RegressionAgainstTheGoldenH200) {
   const auto cases = load_golden(golden());
   const RegressResult r = regress(cases, h200(), golden());
@@ -94,6 +135,7 @@ TEST(Simt, RegressionAgainstTheGoldenH200) {
   EXPECT_GE(r.held_out.dram_read_range.coverage(), r.thresholds.range_coverage_target);
   EXPECT_LT(r.by_elasticity[0].summary.dram_read_range.median_width, r.thresholds.firm_read_width_target);
   EXPECT_TRUE(r.pass) << (r.failures.empty() ? "" : r.failures[0]);
+  expect_warp_summary_agrees_with_the_cases(r);
   const auto j = to_json(r);
   for (const char* k : {"cases", "summary", "held_out", "training", "per_kernel", "pass"}) EXPECT_TRUE(j.contains(k)) << k;
   for (const char* k : {"cases", "dram_read_max_rel_error", "duration_mae", "duration_corr", "bit_exact_cases", "ranges"})
