@@ -148,11 +148,29 @@ TEST(PathFit, TargetTakesTheFewestBytesThatMeetIt) {
   const auto no = asic::fit_target_cycles(wl(), ar(), InputPath::sram_replay, 0.9e6, batch(model_cost));
   EXPECT_FALSE(no.feasible);
   EXPECT_NE(no.reason.find("fastest design takes 1000000 cycles (5 rows in flight)"), std::string::npos) << no.reason;
-  // DRAM re-read: 2e6 + 1e3 at the arch's 4 rows, met or not.
-  EXPECT_TRUE(asic::fit_target_cycles(wl(), ar(), InputPath::dram_reread, 2.1e6, batch(model_cost)).feasible);
-  const auto rr = asic::fit_target_cycles(wl(), ar(), InputPath::dram_reread, 2.0e6, batch(model_cost));
+  // DRAM re-read is searched over its rows in flight too (its on-chip bytes
+  // do not grow with them): 2e6 at 5 rows meets 2e6, nothing meets 1.9e6.
+  const auto met = asic::fit_target_cycles(wl(), ar(), InputPath::dram_reread, 2.0e6, batch(model_cost));
+  ASSERT_TRUE(met.feasible) << met.reason;
+  EXPECT_EQ(met.rows_in_flight, 5);
+  EXPECT_EQ(met.cost.cycles, 2e6);
+  const auto rr = asic::fit_target_cycles(wl(), ar(), InputPath::dram_reread, 1.9e6, batch(model_cost));
   EXPECT_FALSE(rr.feasible);
-  EXPECT_NE(rr.reason.find("takes 2001000 cycles at 4 rows in flight"), std::string::npos) << rr.reason;
+  EXPECT_NE(rr.reason.find("fastest design takes 2000000 cycles (5 rows in flight)"), std::string::npos) << rr.reason;
+}
+
+// At a budget DRAM re-read takes its fastest rows in flight, not the arch's
+// (compare llama2-7b --sram-budget 65536 at 1 row ran it at 1 row).
+TEST(PathFit, BudgetSearchesTheReReadPathsRowsInFlight) {
+  config::Arch one_row = ar();
+  one_row.asic->rows_in_flight = 1;
+  const uint64_t bytes = asic::path_onchip_bytes(wl(), one_row, InputPath::dram_reread, 1, 0);
+  EXPECT_EQ(asic::path_onchip_bytes(wl(), one_row, InputPath::dram_reread, 64, 0), bytes);
+  const auto fit = asic::fit_sram_budget(wl(), one_row, InputPath::dram_reread, bytes, batch(model_cost));
+  ASSERT_TRUE(fit.feasible) << fit.reason;
+  EXPECT_EQ(fit.rows_in_flight, 5);
+  EXPECT_EQ(fit.rows_that_fit, 4096);  // every row of the workload: the re-read path keeps none
+  EXPECT_EQ(fit.candidates_run, 16 + 7 + 1);
 }
 
 // ---- Against an exhaustive evaluation with the model itself ----
@@ -245,14 +263,6 @@ TEST_P(PathFitExhaustive, BothSearchesReturnTheBestOfEveryCandidate) {
     };
     std::vector<Row> within_budget, all;
     for (double f : fractions) {
-      if (p == InputPath::dram_reread) {
-        const int r = a.asic->rows_in_flight;
-        const uint64_t b = asic::path_onchip_bytes(w, a, p, r, 0);
-        const auto k = costs({design(w, a, p, r, 0)})[0];
-        all.push_back({r, 0, b, k});
-        if (b <= budget) within_budget.push_back({r, 0, b, k});
-        continue;
-      }
       int most = 0;
       while (most < useful && asic::path_onchip_bytes(w, a, p, most + 1, f) <= budget) ++most;
       for (int r = 1; r <= useful; ++r) {

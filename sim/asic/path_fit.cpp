@@ -97,11 +97,6 @@ uint64_t path_onchip_bytes(const config::Workload& w, const config::Arch& a, Inp
 std::vector<PathCandidate> sram_budget_candidates(const config::Workload& w, const config::Arch& a, InputPath path,
                                                   uint64_t budget) {
   std::vector<PathCandidate> out;
-  if (path == InputPath::dram_reread) {
-    PathCandidate c = make_candidate(w, a, path, a.asic->rows_in_flight, 0);
-    if (c.sram_bytes <= budget) out.push_back(std::move(c));
-    return out;
-  }
   for (double f : fractions_of(path))
     for (int rows : rows_in_flight_candidates(most_rows(w, a, path, f, budget)))
       out.push_back(make_candidate(w, a, path, rows, f));
@@ -109,7 +104,6 @@ std::vector<PathCandidate> sram_budget_candidates(const config::Workload& w, con
 }
 
 std::vector<PathCandidate> target_cycles_candidates(const config::Workload& w, const config::Arch& a, InputPath path) {
-  if (path == InputPath::dram_reread) return {make_candidate(w, a, path, a.asic->rows_in_flight, 0)};
   std::vector<PathCandidate> out;
   for (double f : fractions_of(path))
     for (int rows : rows_in_flight_candidates(useful_rows(w))) out.push_back(make_candidate(w, a, path, rows, f));
@@ -122,7 +116,7 @@ PathFit fit_sram_budget(const config::Workload& w, const config::Arch& a, InputP
   if (cands.empty()) {
     if (path == InputPath::dram_reread)
       return infeasible(path,
-                        "needs " + bytes(path_onchip_bytes(w, a, path, a.asic->rows_in_flight, 0)) +
+                        "needs " + bytes(path_onchip_bytes(w, a, path, 1, 0)) +
                             " (re-read FIFO and parameters), the budget is " + bytes(budget),
                         0);
     return infeasible(path,
@@ -132,11 +126,14 @@ PathFit fit_sram_budget(const config::Workload& w, const config::Arch& a, InputP
                       0);
   }
   std::vector<CandidateCost> costs;
-  return best_of(
+  PathFit fit = best_of(
       path, cands, costs_of, costs, [](const CandidateCost&) { return true; },
       [](const PathCandidate& c, const CandidateCost& k) {
         return std::tuple{k.cycles, k.area_mm2, k.energy_uj, c.sram_bytes, c.rows_in_flight, c.replay_fraction};
       });
+  if (fit.feasible)
+    fit.rows_that_fit = most_rows(w, a, path, path == InputPath::partial_replay ? fit.replay_fraction : 1.0, budget);
+  return fit;
 }
 
 PathFit fit_target_cycles(const config::Workload& w, const config::Arch& a, InputPath path, double target,
@@ -155,10 +152,6 @@ PathFit fit_target_cycles(const config::Workload& w, const config::Arch& a, Inpu
   const PathCandidate& f = cands[fastest];
   const std::string cycles = std::to_string(std::llround(costs[fastest].cycles));
   const std::string goal = std::to_string(std::llround(target));
-  if (path == InputPath::dram_reread)
-    return infeasible(path, "takes " + cycles + " cycles at " + std::to_string(f.rows_in_flight) +
-                                " rows in flight (the target is " + goal + ")",
-                      best.candidates_run);
   std::string at = std::to_string(f.rows_in_flight) + " rows in flight";
   if (path == InputPath::partial_replay) at += ", replay fraction " + std::to_string(f.replay_fraction).substr(0, 6);
   return infeasible(path, "its fastest design takes " + cycles + " cycles (" + at + "), the target is " + goal,

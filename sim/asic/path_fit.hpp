@@ -53,6 +53,7 @@ struct PathFit {
   uint64_t sram_bytes = 0;     ///< on-chip bytes the design needs
   CandidateCost cost;          ///< of the chosen design
   int candidates_run = 0;      ///< designs the search evaluated
+  int rows_that_fit = 0;       ///< budget: the most rows in flight the budget holds at the chosen fraction
 };
 
 /// The costs of a batch of candidate archs, in order (a caller may run them
@@ -61,12 +62,14 @@ using CostsOf = std::function<std::vector<CandidateCost>(const std::vector<confi
 
 /// The path's designs whose on-chip bytes fit `budget_bytes` (rows in flight
 /// from rows_in_flight_candidates up to the most that fit, times the replay
-/// fractions). DRAM re-read has no row buffers to trade: the arch's rows.
+/// fractions). DRAM re-read has no row buffers to trade, but its rows in
+/// flight still change its cycles (how far the re-read stream runs ahead):
+/// it is searched over them the same way.
 std::vector<PathCandidate> sram_budget_candidates(const config::Workload& w, const config::Arch& a, InputPath path,
                                                   uint64_t budget_bytes);
 
 /// The path's designs a target is searched over: rows in flight up to the
-/// workload's rows (at most 65536), times the replay fractions.
+/// workload's rows (at most 65536), times the replay fractions; every path.
 std::vector<PathCandidate> target_cycles_candidates(const config::Workload& w, const config::Arch& a, InputPath path);
 
 /// The fastest design that fits `budget_bytes`: fewest cycles, then least

@@ -1,5 +1,6 @@
 #include "sim/report/asic_report.hpp"
 
+#include "sim/report/compare_pick.hpp"
 #include "sim/report/sweep_report.hpp"
 
 #include "sim/report/text_format.hpp"
@@ -374,6 +375,7 @@ std::string compare_table(const json& all) {
                 : std::string())
       << strprintf("%12s\n", err < 0 ? "-" : num(err, "%.3g").c_str());
   }
+  o << compare_picks_text(all);
   return o.str();
 }
 

@@ -556,6 +556,48 @@ for p in t["paths"]:
     assert p["area"]["sram_required_bytes"] == p["arch"]["asic"]["sram"]["capacity_bytes"]
 assert any("infeasible" not in p for p in t["paths"])
 PY
+# The one-screen answer: the pick of all, of each path, of each dgamma/dbeta
+# path, each the best of the rows compare ran in its mode's order, with what
+# binds it; DRAM re-read searched over its rows in flight at a budget and a
+# target (at 1 configured row it ran 3097164 cycles, and 1600000 was out of reach).
+"$N" compare "$W/llama2-7b.yaml" --arch "$AD" --sram-budget 65536 --no-numerics --set arch.asic.rows_in_flight=1 --json -q \
+  >"$T/picks_budget.json" || bad "compare --sram-budget (picks)"
+"$N" compare "$W/llama2-7b.yaml" --arch "$AD" --target-cycles 1600000 --no-numerics --set arch.asic.rows_in_flight=1 --json -q \
+  >"$T/picks_target.json" || bad "compare --target-cycles (picks)"
+"$N" compare "$W/llama2-7b-bwd.yaml" --arch "$AD" --no-numerics --json -q >"$T/picks_bwd.json" || bad "compare a backward (picks)"
+/usr/bin/python3 - "$T/picks_budget.json" "$T/picks_target.json" "$T/picks_bwd.json" <<'PY' && ok || bad "compare picks"
+import json, sys
+for f in sys.argv[1:]:
+    c = json.load(open(f))
+    rows = c["paths"]
+    target = c["mode"] == "target_cycles"
+    def key(r):
+        k = (r["timing"]["cycles"], r["area"]["total_mm2"], r["energy"]["total_uj"])
+        return (r["area"]["sram_required_bytes"],) + k if target else k
+    def best(rs):
+        ok = [(key(r), i) for i, r in rs if "infeasible" not in r]
+        return min(ok)[1] if ok else None
+    picks = {p["of"]: p for p in c["picks"]}
+    assert picks["all"]["row"] == best(enumerate(rows)), (f, picks["all"])
+    for p in ("sram-replay", "dram-reread", "partial-replay"):
+        b = best((i, r) for i, r in enumerate(rows) if r["path"] == p)
+        if b is not None:
+            assert picks["path " + p]["row"] == b and picks["path " + p]["path"] == p, (f, p)
+    for p in c["picks"]:
+        assert p["why"], p
+    if "param_grad" in rows[0]:
+        for g in ("onchip", "partials", "dram_rmw"):
+            assert picks["param_grad " + g]["row"] == best((i, r) for i, r in enumerate(rows) if r["param_grad"] == g), g
+b, t = (json.load(open(f)) for f in sys.argv[1:3])
+rr = next(r for r in b["paths"] if r["path"] == "dram-reread")
+assert rr["fit"]["rows_in_flight"] > 1 and rr["timing"]["cycles"] <= 1573476, (rr["fit"], rr["timing"]["cycles"])
+assert rr["fit"]["rows_that_fit"] == 4096, rr["fit"]
+tr = next(r for r in t["paths"] if r["path"] == "dram-reread")
+assert "infeasible" not in tr and tr["timing"]["cycles"] <= 1600000, tr.get("infeasible")
+PY
+"$N" compare "$W/llama2-7b.yaml" --arch "$AD" --sram-budget 65536 --no-numerics -q >"$T/picks.txt" || bad "compare picks (text)"
+grep -q "^picks (the fewest cycles, then area, energy):" "$T/picks.txt" && grep -qE "^  all +.* cycles, [0-9]+ B; " "$T/picks.txt" &&
+  [ "$(grep -c "^  path " "$T/picks.txt")" = 3 ] && ok || bad "compare picks (text): $(tail -5 "$T/picks.txt")"
 expect_exit 2 "allowed: one of them" -- compare --sram-budget 4096 --target-cycles 100 -q
 
 # Fusion: a residual workload fused into the unit against the separate adder,

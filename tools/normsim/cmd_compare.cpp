@@ -21,6 +21,7 @@
 #include "sim/config/datapath_config.hpp"
 #include "sim/config/printable.hpp"
 #include "sim/report/asic_report.hpp"
+#include "sim/report/compare_pick.hpp"
 #include "sim/report/sweep_report.hpp"
 
 namespace normsim::cli {
@@ -169,7 +170,8 @@ nlohmann::json compare_row(const CompareArgs& a, const config::Workload& w, cons
   if (int rc = report_of(w, fit.arch, o, r)) throw ChildFailed{rc};
   if (mode != "configured")
     r["fit"] = {{"rows_in_flight", fit.rows_in_flight}, {"replay_fraction", fit.replay_fraction},
-                {"sram_required_bytes", fit.sram_bytes}, {"candidates_run", fit.candidates_run}};
+                {"sram_required_bytes", fit.sram_bytes}, {"candidates_run", fit.candidates_run},
+                {"rows_that_fit", fit.rows_that_fit}};
   spdlog::info("compare: {} done", name);
   return r;
 }
@@ -270,6 +272,7 @@ int compare(const CompareArgs& a) {
       all["paths"].push_back(std::move(row));
     }
   }
+  all["picks"] = report::compare_picks(all);
   if (!a.out_dir.empty()) {
     write_report_file(a.out_dir, "compare.json", report::report_text(all, 2) + "\n");
     write_report_file(a.out_dir, "compare.txt", report::compare_table(all));
@@ -300,7 +303,7 @@ Command add_compare(CLI::App& app) {
                 "cycles, then the fewest cycles (every candidate run: docs/ASIC.md)")
       ->check(CLI::Range(1.0, 1e18));
   c->add_option("--out", a->out_dir, "directory for compare.json, compare.csv (sweep.csv's columns) and compare.txt");
-  c->add_flag("--json", a->json, "print {\"mode\", \"paths\": [report or {path, infeasible}, ...]} on stdout");
+  c->add_flag("--json", a->json, "print {\"mode\", \"paths\": [report or {path, infeasible}, ...], \"picks\": [...]} on stdout");
   c->add_option("--fuse", a->fuse,
                  "a residual workload: each path once per fuse mode -- all, or a list of " +
                      std::string(config::kFuseModeNames) + " (default: the arch's fuse.mode)");
