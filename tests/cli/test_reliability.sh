@@ -238,7 +238,6 @@ one_json merge "$T/shj"
 one_json widths --target 'max_ulp<=4' --set workload.rows=8 --stages gamma --guard none
 one_json simt --kernel v4 --rows 64 --hidden 1024
 one_json area
-one_json regress "$S/gpu_ref/golden/h200"
 one_json calibrate "$S/gpu_ref/golden/h200" -o "$T/cal.yaml"
 one_json list
 expect 2 "^normsim: -o: '/nonexistent/g.yaml': no such directory" -- calibrate "$S/gpu_ref/golden/h200" -o /nonexistent/g.yaml
@@ -270,7 +269,13 @@ twice sweep sweep --grid arch.lanes=4,8 --set workload.rows=32 --json -q
 twice widths widths --arch "$A/fixed16.yaml" --set workload.rows=16 --set workload.hidden=256 --target max_ulp\<=8 --sample-rows 8 --json -q
 twice simt simt --kernel v5 --rows 1024 --hidden 4096 --json -q
 twice area area --json -q
-twice regress regress "$S/gpu_ref/golden/h200" --json -q
+# regress (~25 s a run): its two runs without -q are also its one-JSON check.
+"$N" regress "$S/gpu_ref/golden/h200" --json >"$T/a.regress" 2>/dev/null; ra=$?
+python3 -c 'import json, sys; d = json.loads(open(sys.argv[1]).read()); sys.exit(not isinstance(d, dict))' "$T/a.regress" &&
+  ok || bad "normsim regress --json: stdout is not one JSON object: $(head -c 300 "$T/a.regress")"
+"$N" regress "$S/gpu_ref/golden/h200" --json >"$T/b.regress" 2>/dev/null; rb=$?
+{ [ $ra = $rb ] && [ -s "$T/a.regress" ] && cmp -s "$T/a.regress" "$T/b.regress"; } && ok ||
+  bad "normsim regress --json differs between two runs (exit $ra, $rb)"
 
 echo "$passes passed, $fails failed"
 [ "$fails" = 0 ]
