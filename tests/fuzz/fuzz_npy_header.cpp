@@ -34,8 +34,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     std::istringstream in(text);
     (void)normsim::core::read_npy_header(in, "fuzz.npy");
   } catch (const std::runtime_error&) {
+    return 0;  // NpyRowInput reads the same header first and refuses it the same way: no file to write
   }
-  static const std::string path = "/tmp/normsim_fuzz_npy_" + std::to_string(::getpid()) + ".npy";
+  // One scratch file a process, removed when it ends.
+  static const struct Scratch {
+    std::string path = "/tmp/normsim_fuzz_npy_" + std::to_string(::getpid()) + ".npy";
+    ~Scratch() { std::remove(path.c_str()); }
+  } scratch;
+  const std::string& path = scratch.path;
   std::ofstream(path, std::ios::binary) << text;
   try {
     normsim::core::NpyRowInput r(path);
