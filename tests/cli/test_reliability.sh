@@ -223,9 +223,9 @@ cyc=$("$N" run --no-numerics --set workload.rows=64 --set arch.asic.clock_ghz=2 
 "$N" run --no-numerics --set workload.rows=64 --set arch.asic.clock_ghz=2 -q | grep -q "^  cycles  *$cyc  *\$" && case $cyc in *.*) ok ;; *) bad "the 2 GHz run's cycles are whole ($cyc): the test shows nothing" ;; esac ||
   bad "run text cycles differ from the JSON's $cyc"
 # Every subcommand's --json, without -q: stdout is exactly one JSON object (logs, progress and SystemC on stderr).
+is_one_json() { python3 -c 'import json, sys; d = json.loads(open(sys.argv[1]).read()); sys.exit(not isinstance(d, dict))' "$1"; }
 one_json() {
-  "$N" "$@" --json >"$T/one.json" 2>/dev/null &&
-    python3 -c 'import json, sys; d = json.loads(open(sys.argv[1]).read()); sys.exit(not isinstance(d, dict))' "$T/one.json" &&
+  "$N" "$@" --json >"$T/one.json" 2>/dev/null && is_one_json "$T/one.json" &&
     ok || bad "normsim $* --json: stdout is not one JSON object: $(head -c 300 "$T/one.json")"
 }
 one_json run --set workload.rows=4
@@ -271,8 +271,7 @@ twice simt simt --kernel v5 --rows 1024 --hidden 4096 --json -q
 twice area area --json -q
 # regress (~25 s a run): its two runs without -q are also its one-JSON check.
 "$N" regress "$S/gpu_ref/golden/h200" --json >"$T/a.regress" 2>/dev/null; ra=$?
-python3 -c 'import json, sys; d = json.loads(open(sys.argv[1]).read()); sys.exit(not isinstance(d, dict))' "$T/a.regress" &&
-  ok || bad "normsim regress --json: stdout is not one JSON object: $(head -c 300 "$T/a.regress")"
+is_one_json "$T/a.regress" && ok || bad "normsim regress --json: stdout is not one JSON object: $(head -c 300 "$T/a.regress")"
 "$N" regress "$S/gpu_ref/golden/h200" --json >"$T/b.regress" 2>/dev/null; rb=$?
 { [ $ra = $rb ] && [ -s "$T/a.regress" ] && cmp -s "$T/a.regress" "$T/b.regress"; } && ok ||
   bad "normsim regress --json differs between two runs (exit $ra, $rb)"
