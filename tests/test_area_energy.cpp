@@ -18,6 +18,23 @@ using namespace normsim;
 namespace {
 double poly(double a, double b, double c, double v) { return a * v * v + b * v + c; }
 const double kE45at09 = poly(1.103, -0.362, 0.2767, 0.9);
+// llama2-7b on asic-default: its datapath, timing config and a run of 1000
+// elements for a millisecond on 40960 B of SRAM.
+struct LlamaRun {
+  config::Workload w;
+  config::AsicConfig c;
+  core::DatapathConfig dp;
+  area::RunActivity run;
+};
+LlamaRun llama_run() {
+  const config::Arch a = config::load_arch(NORMSIM_TEST_SOURCE_DIR "/workloads/arch/asic-default.yaml");
+  LlamaRun r{config::load_workload(NORMSIM_TEST_SOURCE_DIR "/workloads/llama2-7b.yaml"), *a.asic, {}, {}};
+  r.dp = config::datapath_config(r.w, a);
+  r.run.sram_required_bytes = 40960;
+  r.run.elements = 1000;
+  r.run.seconds = 1e-3;
+  return r;
+}
 }  // namespace
 
 TEST(EnergyFactor, HorowitzPointIsOneExactly) { EXPECT_EQ(area::energy_factor("45nm", 0.9), 1.0); }
@@ -54,6 +71,40 @@ TEST(SramEnergy, HorowitzPointsAndLogLinearBetween) {
   EXPECT_DOUBLE_EQ(area::sram_pj_per_byte(1 << 20), 100.0 / 8);
   EXPECT_DOUBLE_EQ(area::sram_pj_per_byte(16384), 15.0 / 8);
   EXPECT_DOUBLE_EQ(area::sram_pj_per_byte(1 << 17), (20.0 + 2.0 / 5 * 80) / 8);
+  // Below 8 KB: as the square root of the bank's bytes (the 8-32 KB segment's
+  // law: 4x the bytes, 2x the energy), down to the smallest macro, 128 B.
+  EXPECT_DOUBLE_EQ(area::sram_pj_per_byte(2048), 5.0 / 8);
+  EXPECT_DOUBLE_EQ(area::sram_pj_per_byte(512), 2.5 / 8);
+  EXPECT_DOUBLE_EQ(area::sram_pj_per_byte(128), 1.25 / 8);
+  EXPECT_DOUBLE_EQ(area::sram_pj_per_byte(16), 1.25 / 8);
+  for (double b = 128; b < 8192; b *= 1.5) EXPECT_LT(area::sram_pj_per_byte(b), area::sram_pj_per_byte(b * 1.5)) << b;
+}
+
+// The registers' clock: every flip-flop of the design each cycle of the run,
+// at Aladdin's 0.009 pJ scaled to the node; the flip-flops timing closure
+// adds are charged with the rest.
+TEST(ClockEnergy, EveryFlipFlopEveryCycleAtTheNode) {
+  auto [w, c, dp, run] = llama_run();
+  run.cycles = 1e6;
+  const area::RunCosts one = area::run_costs(dp, c, run);
+  double ff = 0;
+  for (const auto& u : one.area.units) {
+    if (u.per_instance) EXPECT_EQ(u.flip_flops, u.per_instance->flip_flops * u.instances) << u.unit;
+    ff += u.flip_flops;
+  }
+  EXPECT_GT(ff, 0);
+  EXPECT_EQ(one.activity.flip_flops, ff);
+  EXPECT_EQ(one.energy.clock_pj, ff * 1e6 * area::kPjPerFlipFlopCycle * area::energy_factor(c.node, c.supply_v));
+  EXPECT_DOUBLE_EQ(one.energy.total_pj() - one.energy.clock_pj,
+                   one.energy.dram_pj + one.energy.sram_pj() + one.energy.datapath_pj + one.energy.residual_add_pj +
+                       one.energy.dropout_mask_pj + one.energy.leakage_pj);
+  c.timing_flip_flops = 5000;
+  const area::RunCosts more = area::run_costs(dp, c, run);
+  EXPECT_EQ(more.activity.flip_flops, ff + 5000);
+  EXPECT_GT(more.energy.clock_pj, one.energy.clock_pj);
+  // fp32 units count their registers too.
+  const config::Arch f = config::load_arch(NORMSIM_TEST_SOURCE_DIR "/workloads/arch/asic-fp32.yaml");
+  EXPECT_GT(area::run_costs(config::datapath_config(w, f), *f.asic, run).activity.flip_flops, 0);
 }
 
 TEST(EstimateEnergy, SumsItsPartsAndScalesByTheNode) {
@@ -128,20 +179,27 @@ TEST(EstimateArea, TheVarianceScaleIsAShiftAtAPowerOfTwoRowLength) {
   EXPECT_NEAR(row_other - row_pow2, 3.1 / 1024 * m2 * rc, 1e-12);
 }
 
-// An SRAM is its macros: one bank is the bit cells over the array efficiency
-// of its size; more banks are smaller macros with more periphery each; a
-// second port takes 8T cells and a second periphery.
+// An SRAM is its macros: each bank its bit cells and a periphery growing as
+// the square root of its bits (CACTI-7's 8 KiB macro: 15% cells); more banks
+// are smaller macros with more periphery in all, at every size; a second
+// port takes 8T cells and a second periphery.
 TEST(SramArea, BanksAndPortsCostWhatTheirMacrosCost) {
   const area::NodeTable nt = *area::node_table("7nm");
   const double bytes = 64 * 1024;
   const double cell = 8 * nt.bitcell_um2;
-  EXPECT_DOUBLE_EQ(area::sram_area_um2({bytes, 1, 1}, nt), bytes * cell / area::sram_array_efficiency(bytes));
+  EXPECT_NEAR(area::sram_periphery_over_cells(8192), 1 / 0.15 - 1, 1e-12);
+  EXPECT_DOUBLE_EQ(area::sram_periphery_over_cells(2048), 2 * area::sram_periphery_over_cells(8192));
+  // ~0.70 of an N5 1 MiB macro is cells; the law gives 0.67.
+  EXPECT_NEAR(1 / (1 + area::sram_periphery_over_cells(1 << 20)), 0.666, 0.001);
+  EXPECT_DOUBLE_EQ(area::sram_area_um2({bytes, 1, 1}, nt), bytes * cell * (1 + area::sram_periphery_over_cells(bytes)));
   const double bank = bytes / 8;
-  const double eff = area::sram_array_efficiency(bank);
-  EXPECT_DOUBLE_EQ(area::sram_area_um2({bytes, 8, 1}, nt), 8 * bank * cell / eff);
-  EXPECT_GT(area::sram_area_um2({bytes, 8, 1}, nt), area::sram_area_um2({bytes, 2, 1}, nt));
-  EXPECT_DOUBLE_EQ(area::sram_area_um2({bytes, 8, 2}, nt),
-                   8 * (bank * cell * 8.0 / 6.0 + 2 * bank * cell * (1 / eff - 1)));
+  const double k = area::sram_periphery_over_cells(bank);
+  EXPECT_DOUBLE_EQ(area::sram_area_um2({bytes, 8, 1}, nt), 8 * bank * cell * (1 + k));
+  EXPECT_DOUBLE_EQ(area::sram_area_um2({bytes, 8, 2}, nt), 8 * (bank * cell * 8.0 / 6.0 + 2 * bank * cell * k));
+  // Splitting costs area at every size, small banks included.
+  for (double b : {2048.0, 20480.0, 65536.0, 1048576.0})
+    for (int banks = 1; banks < 256; banks *= 2)
+      EXPECT_GT(area::sram_area_um2({b, 2 * banks, 1}, nt), area::sram_area_um2({b, banks, 1}, nt)) << b << " " << banks;
   EXPECT_EQ(area::sram_area_um2({0, 8, 2}, nt), 0.0);
   // In a run's report: the configured banks and ports cost area.
   const config::Arch a = config::load_arch(NORMSIM_TEST_SOURCE_DIR "/workloads/arch/asic-default.yaml");
@@ -176,14 +234,7 @@ TEST(Leakage, NodeDensitiesAreTheMeasuredFlowsAndTheirInterpolation) {
 // the total; the placement's whitespace does not leak; the arch's density
 // replaces the node's.
 TEST(Leakage, ARunIsChargedItsLeakageForItsTime) {
-  const config::Arch a = config::load_arch(NORMSIM_TEST_SOURCE_DIR "/workloads/arch/asic-default.yaml");
-  const config::Workload w = config::load_workload(NORMSIM_TEST_SOURCE_DIR "/workloads/llama2-7b.yaml");
-  config::AsicConfig c = *a.asic;
-  const auto dp = config::datapath_config(w, a);
-  area::RunActivity run;
-  run.sram_required_bytes = 40960;
-  run.elements = 1000;
-  run.seconds = 1e-3;
+  auto [w, c, dp, run] = llama_run();
   const area::RunCosts one = area::run_costs(dp, c, run);
   const area::NodeTable nt = *area::node_table(c.node);
   EXPECT_EQ(one.leakage_mw_per_mm2, nt.leakage_mw_per_mm2);

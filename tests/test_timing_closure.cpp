@@ -12,6 +12,7 @@
 #include "sim/config/config_error.hpp"
 #include "sim/config/datapath_config.hpp"
 #include "sim/core/rsqrt_kind.hpp"
+#include "sim/report/asic_report.hpp"
 #include "sim/rtl/timing_closure.hpp"
 
 extern "C" int sc_main(int, char**) { return 0; }  // libsystemc wants one; gtest's main runs the tests
@@ -154,6 +155,27 @@ TEST(TimingClosure, ARunRunsTheClosedLatenciesAndRefusesWhenAsked) {
     if (u.unit == "rsqrt_unit") EXPECT_EQ(r.cfg.rsqrt.latency_cycles, u.cycles);
   }
   EXPECT_GT(r.cfg.timing_flip_flops, 0);
+  // The report says the configured design misses the clock and what was added.
+  EXPECT_FALSE(r.timing_closure.meets_clock());
+  int added = r.timing_closure.sram.added_stages();
+  for (const rtl::UnitTiming& u : r.timing_closure.units) added += u.added_stages();
+  EXPECT_EQ(r.timing_closure.added_stages(), added);
+  const nlohmann::json j = report::asic_report_json(r);
+  EXPECT_EQ(j["timing_closure"]["meets_clock"], false);
+  EXPECT_EQ(j["timing_closure"]["added_stages"], added);
+  EXPECT_EQ(j["energy"]["flip_flops"].get<double>(), j["area"]["flip_flops"].get<double>());
+  const std::string text = report::asic_summary_table(r, j);
+  EXPECT_NE(text.find("timing_closure.meets_clock                   no  " + std::to_string(added) + " stages added"), std::string::npos)
+      << text;
+  // At 1 GHz the same design meets it as configured.
+  d.arch.asic->clock_ghz = 1;
+  const asic::AsicResult slow = asic::run_asic(d.workload, d.arch, o);
+  EXPECT_TRUE(slow.timing_closure.meets_clock());
+  EXPECT_EQ(slow.timing_closure.added_stages(), 0);
+  // The added registers are clocked: dynamic energy (the clock's) grows with them.
+  const nlohmann::json js = report::asic_report_json(slow);
+  EXPECT_GT(j["energy"]["flip_flops"].get<double>() - js["energy"]["flip_flops"].get<double>(), r.cfg.timing_flip_flops - 1e-9);
+  d.arch.asic->clock_ghz = 3;
   d.arch.asic->past_fmax = config::PastFmax::refuse;
   EXPECT_THROW(asic::run_asic(d.workload, d.arch, o), config::ConfigError);
   const Design fp = design("llama2-7b", "asic-fp32");

@@ -76,6 +76,7 @@ void add_timing_registers(AreaReport& r, double flip_flops, const std::string& n
   UnitArea u;
   u.unit = "timing_registers";
   u.ge = flip_flops * kGePerFlipFlop;
+  u.flip_flops = flip_flops;
   u.um2 = u.ge * nt.nand2_um2 / kUtilisation;
   r.units.push_back(u);
   r.datapath_um2 += u.um2;
@@ -88,11 +89,21 @@ double sram_array_efficiency(double bytes) {
   return 0.15 + t * (0.70 - 0.15);
 }
 
+double sram_periphery_over_cells(double bank_bytes) {
+  return kSramPeripheryAt8KiB * std::sqrt(8192.0 / std::max(bank_bytes, 1.0));
+}
+
+double AreaReport::flip_flops() const {
+  double n = 0;
+  for (const UnitArea& u : units) n += u.flip_flops;
+  return n;
+}
+
 double sram_area_um2(const SramMacros& s, const NodeTable& nt) {
   if (s.bytes <= 0) return 0;
   const double bank_bytes = s.bytes / s.banks;
   const double cells_um2 = bank_bytes * 8 * nt.bitcell_um2;  // single-port cells
-  const double periphery_um2 = cells_um2 * (1 / sram_array_efficiency(bank_bytes) - 1);
+  const double periphery_um2 = cells_um2 * sram_periphery_over_cells(bank_bytes);
   const double cell_factor = s.ports >= 2 ? kDualPortCellOverSinglePort : 1.0;
   return s.banks * (cells_um2 * cell_factor + periphery_um2 * s.ports);
 }
@@ -110,11 +121,12 @@ AreaReport estimate_area(const core::DatapathConfig& dp, const SramMacros& sram,
   const bool rms = dp.kind == core::NormKind::rmsnorm;
   const bool welford = !rms && dp.algorithm == core::VarianceAlgorithm::welford;
   const int64_t per_lane = (dp.hidden + L - 1) / L;
-  auto add_unit = [&](const std::string& name, double ge, double table_bits) {
+  auto add_unit = [&](const std::string& name, double ge, double table_bits, double flip_flops = 0) {
     UnitArea u;
     u.unit = name;
     u.ge = ge;
     u.table_bits = table_bits;
+    u.flip_flops = flip_flops;
     u.um2 = ge * nt.nand2_um2 / kUtilisation + table_bits * nt.bitcell_um2 / sram_array_efficiency(table_bits / 8);
     r.units.push_back(u);
     r.datapath_um2 += u.um2;
@@ -122,7 +134,7 @@ AreaReport estimate_area(const core::DatapathConfig& dp, const SramMacros& sram,
   };
   const core::MergeSchedule merge{L, dp.merge_units};
   auto add_rtl_unit = [&](const std::string& name, int instances, const LogicInventory& one, double table_bits) {
-    add_unit(name, instances * logic_ge(one), table_bits);
+    add_unit(name, instances * logic_ge(one), table_bits, instances * one.flip_flops);
     r.units.back().instances = instances;
     r.units.back().per_instance = one;
   };
@@ -133,7 +145,7 @@ AreaReport estimate_area(const core::DatapathConfig& dp, const SramMacros& sram,
     const int state_bits = (b.kind == core::NormKind::rmsnorm ? 0 : b.formats[static_cast<int>(core::BackwardStage::sum_g)].total_bits) +
                            b.formats[static_cast<int>(core::BackwardStage::sum_gxhat)].total_bits;
     auto add_backward_unit = [&](const std::string& name, int instances, const LogicInventory& one) {
-      add_unit(name, instances * logic_ge(one, kFittedBackwardLogicCosts), 0);
+      add_unit(name, instances * logic_ge(one, kFittedBackwardLogicCosts), 0, instances * one.flip_flops);
       r.units.back().instances = instances;
       r.units.back().per_instance = one;
     };
@@ -149,11 +161,12 @@ AreaReport estimate_area(const core::DatapathConfig& dp, const SramMacros& sram,
     // multiply-adds and the rstd/C multiply.
     const bool rms = backward->kind == core::NormKind::rmsnorm, recompute = !backward->xhat_stored;
     const double xg = (recompute ? kGeFp32Add + kGeFp32Mul : 0.0) + kGeFp32Mul;
-    add_unit("row_sum_lanes", L * (xg + (rms ? 1 : 2) * kGeFp32Add + kGeFp32Mul + regs(rms ? 32 : 64)), 0);
+    const int state = rms ? 32 : 64;
+    add_unit("row_sum_lanes", L * (xg + (rms ? 1 : 2) * kGeFp32Add + kGeFp32Mul + regs(state)), 0, L * state);
     add_unit("param_grad_lanes", L * ((rms ? 1 : 2) * kGeFp32Add + kGeFp32Mul), 0);
-    add_unit("row_sum_tree", (L - 1) * ((rms ? 1 : 2) * kGeFp32Add + regs(rms ? 32 : 64)), 0);
+    add_unit("row_sum_tree", (L - 1) * ((rms ? 1 : 2) * kGeFp32Add + regs(state)), 0, (L - 1) * state);
     add_unit("row_mean_unit", 2 * kGeFp32Mul, 0);
-    add_unit("dx_lanes", L * (xg + 2 * kGeFp32Add + 3 * kGeFp32Mul + regs(32)), 0);
+    add_unit("dx_lanes", L * (xg + 2 * kGeFp32Add + 3 * kGeFp32Mul + regs(32)), 0, L * 32);
   } else if (fixed) {
     const auto& f = dp.formats;
     const int in = bits(dp, Stage::input), sum = bits(dp, Stage::sum), sq = bits(dp, Stage::sumsq),
@@ -180,7 +193,7 @@ AreaReport estimate_area(const core::DatapathConfig& dp, const SramMacros& sram,
       lane.multiplier_bit_products = static_cast<double>(in) * in;
       lane.requant_bits = (rms ? 0 : sum) + sq;
       lane.flip_flops = (rms ? 0 : sum) + sq;
-      add_unit(rms ? "square_sum_lanes" : "sum_lanes", L * logic_ge(lane), 0);
+      add_unit(rms ? "square_sum_lanes" : "sum_lanes", L * logic_ge(lane), 0, L * lane.flip_flops);
       LogicInventory node = adder_node_inventory(sq);
       if (!rms) node += adder_node_inventory(sum);
       add_merge("adder_tree", node, (rms ? 0 : sum) + sq, 0);
@@ -199,32 +212,39 @@ AreaReport estimate_area(const core::DatapathConfig& dp, const SramMacros& sram,
   } else {
     // fp32 nodes (operators and a pipeline register each), dedicated or shared
     // in a sequencer over fp32 (count, mean, M2) or sum states.
-    auto add_merge = [&](const char* tree_name, double node_ge, int state_bits, int coef_bits) {
-      if (!merge.shared()) add_unit(tree_name, (L - 1) * node_ge, 0);
-      else
-        add_unit("merge_sequencer",
-                 merge.units * node_ge + logic_ge(merge_sequencer_inventory(L, merge.units, merge_level_cycles, state_bits, coef_bits)), 0);
+    // node_ff: a node's pipeline register.
+    auto add_merge = [&](const char* tree_name, double node_ge, double node_ff, int state_bits, int coef_bits) {
+      if (!merge.shared()) add_unit(tree_name, (L - 1) * node_ge, 0, (L - 1) * node_ff);
+      else {
+        const LogicInventory seq = merge_sequencer_inventory(L, merge.units, merge_level_cycles, state_bits, coef_bits);
+        add_unit("merge_sequencer", merge.units * node_ge + logic_ge(seq), 0, merge.units * node_ff + seq.flip_flops);
+      }
     };
     if (welford) {
-      add_unit("welford_lanes", L * (4 * kGeFp32Add + 2 * kGeFp32Mul + regs(96)), static_cast<double>(per_lane) * 32);
-      add_merge("chan_merge_tree", 4 * kGeFp32Add + 4 * kGeFp32Mul + regs(64), 96, 32);
+      add_unit("welford_lanes", L * (4 * kGeFp32Add + 2 * kGeFp32Mul + regs(96)), static_cast<double>(per_lane) * 32, L * 96);
+      add_merge("chan_merge_tree", 4 * kGeFp32Add + 4 * kGeFp32Mul + regs(64), 64, 96, 32);
     } else {
-      add_unit(rms ? "square_sum_lanes" : "sum_lanes", L * ((rms ? 1 : 2) * kGeFp32Add + kGeFp32Mul + regs(64)), 0);
-      add_merge("adder_tree", (rms ? 1 : 2) * kGeFp32Add, rms ? 32 : 64, 0);
+      add_unit(rms ? "square_sum_lanes" : "sum_lanes", L * ((rms ? 1 : 2) * kGeFp32Add + kGeFp32Mul + regs(64)), 0, L * 64);
+      add_merge("adder_tree", (rms ? 1 : 2) * kGeFp32Add, 0, rms ? 32 : 64, 0);
     }
     add_unit("rsqrt_unit", 2 * (3 * kGeFp32Mul + kGeFp32Add) + kGeFp32Mul, 256.0 * 32);
-    add_unit("normalize_affine", L * (2 * kGeFp32Add + 2 * kGeFp32Mul + regs(32)), 0);
+    add_unit("normalize_affine", L * (2 * kGeFp32Add + 2 * kGeFp32Mul + regs(32)), 0, L * 32);
   }
   // A fused residual workload's adder in front of the lanes and the mask
   // generator: four words a Philox pipeline a cycle, for L elements a cycle.
+  // An adder lane's register: the fixed-point inventory's, or fp32's 32 bits.
+  auto adder_lane_ff = [&](bool dropout) {
+    return dp.residual_add.fixed ? residual_add_inventory(dp.residual_add.format, dropout).flip_flops : 32.0;
+  };
   if (dp.residual_adder) {
-    add_unit("residual_adder", L * residual_adder_lane_ge(dp.residual_add, dp.mask_generator), 0);
+    add_unit("residual_adder", L * residual_adder_lane_ge(dp.residual_add, dp.mask_generator), 0,
+             L * adder_lane_ff(dp.mask_generator));
     r.units.back().instances = L;
     if (dp.residual_add.fixed) r.units.back().per_instance = residual_add_inventory(dp.residual_add.format, dp.mask_generator);
   }
   // A Post-Norm backward's branch gradient: the adder lane again, r at zero.
   if (dp.branch_grad_scaler) {
-    add_unit("branch_grad_scaler", L * residual_adder_lane_ge(dp.residual_add, true), 0);
+    add_unit("branch_grad_scaler", L * residual_adder_lane_ge(dp.residual_add, true), 0, L * adder_lane_ff(true));
     r.units.back().instances = L;
     if (dp.residual_add.fixed) r.units.back().per_instance = residual_add_inventory(dp.residual_add.format, true);
   }
@@ -232,10 +252,11 @@ AreaReport estimate_area(const core::DatapathConfig& dp, const SramMacros& sram,
     // A backward that re-makes z and scales the branch draws the mask twice
     // an element (rows at the input and at the output): two sets.
     const int pipelines = (L + 3) / 4 * (dp.residual_adder && dp.branch_grad_scaler ? 2 : 1);
-    add_unit("dropout_mask_generator", pipelines * kGePhiloxPipeline, 0);
+    add_unit("dropout_mask_generator", pipelines * kGePhiloxPipeline, 0, pipelines * kPhiloxPipelineFlipFlops);
     r.units.back().instances = pipelines;
   }
   r.sram_bytes = sram.bytes;
+  r.sram_macros = sram.bytes > 0 ? sram.banks : 0;
   r.sram_um2 = sram_area_um2(sram, nt);
   r.cell_um2 += r.sram_um2;
   return r;
@@ -304,12 +325,14 @@ double dropout_mask_pj_per_element() {
   return 20 * kPjPerMulBitProduct * 1024 / 4 + kPjPerAdderBit * 32;
 }
 
-double sram_pj_per_byte(double capacity_bytes) {
-  // 64-bit reads: 8 KB 10 pJ, 32 KB 20 pJ, 1 MB 100 pJ; log-linear between, clamped outside.
-  const double x = std::log2(std::max(capacity_bytes, 1.0));
+double sram_pj_per_byte(double bank_bytes) {
+  // 64-bit reads: 8 KB 10 pJ, 32 KB 20 pJ, 1 MB 100 pJ; log-linear between,
+  // as the square root of the bytes below 8 KB (down to the smallest macro),
+  // clamped above 1 MB.
+  const double x = std::log2(std::max(bank_bytes, kSramSmallestMacroBytes));
   const double pts[3][2] = {{13, 10}, {15, 20}, {20, 100}};
   double pj64;
-  if (x <= pts[0][0]) pj64 = pts[0][1];
+  if (x <= pts[0][0]) pj64 = pts[0][1] * std::exp2((x - pts[0][0]) / 2);
   else if (x <= pts[1][0]) pj64 = pts[0][1] + (x - pts[0][0]) / (pts[1][0] - pts[0][0]) * (pts[1][1] - pts[0][1]);
   else if (x <= pts[2][0]) pj64 = pts[1][1] + (x - pts[1][0]) / (pts[2][0] - pts[1][0]) * (pts[2][1] - pts[1][1]);
   else pj64 = pts[2][1];
@@ -392,6 +415,7 @@ EnergyReport estimate_energy(const core::DatapathConfig& dp, const ActivityCount
   r.datapath_pj = (a.elements * (eo.lane_op_pj + eo.normalize_op_pj) + a.rows * eo.row_pj) * r.node_factor;
   r.residual_add_pj = a.residual_sums * residual_add_pj(dp.residual_add, a.masked_elements > 0) * r.node_factor;
   r.dropout_mask_pj = a.masked_elements * dropout_mask_pj_per_element() * r.node_factor;
+  r.clock_pj = a.flip_flops * a.cycles * kPjPerFlipFlopCycle * r.node_factor;
   return r;
 }
 

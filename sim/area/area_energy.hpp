@@ -42,14 +42,24 @@ inline double leakage_mw(double cell_um2, double density_mw_per_mm2) { return ce
 inline constexpr double kUtilisation = 0.70;   ///< placed/cell area (ASAP7 closes at 0.76-0.77; 0.70 conservative)
 inline constexpr double kGePerFlipFlop = 5.3;  ///< Sky130 dfxtp_1 20.02 um^2 / nand2_1 3.754 um^2
 
-/// Array efficiency of an SRAM of `bytes`: 0.15 at 8 KiB (CACTI-7, 28 nm),
+/// Array efficiency of a ROM table of `bytes`: 0.15 at 8 KiB (CACTI-7, 28 nm),
 /// 0.70 at 1 MiB and above (N5 macro density), log-linear between (derived).
 double sram_array_efficiency(double bytes);
+/// An SRAM macro's periphery (decoders, sense amplifiers, drivers, control)
+/// over its bit cells: a square array's rows and columns grow as the square
+/// root of its bits, so periphery / cells = kSramPeripheryAt8KiB x
+/// sqrt(8 KiB / bank bytes), anchored at CACTI-7's 8 KiB macro at 28 nm
+/// (~15% bit cells). The law gives 0.67 at 1 MiB where N5's macro density
+/// gives ~0.70 (derived); a macro of any size pays it, so more banks cost
+/// more periphery.
+inline constexpr double kSramPeripheryAt8KiB = 1 / 0.15 - 1;
+double sram_periphery_over_cells(double bank_bytes);
 
 struct UnitArea {
   std::string unit;
   double ge = 0;       ///< logic gate equivalents
   double table_bits = 0;  ///< ROM/table bits, costed as SRAM cells
+  double flip_flops = 0;  ///< of all instances: what the clock drives each cycle
   double um2 = 0;
   int instances = 1;   ///< lanes, tree nodes, ...
   /// Fixed point: one instance's operators (the units with RTL in rtl_models/).
@@ -81,7 +91,9 @@ struct AreaReport {
   double sram_um2 = 0;
   double sram_bytes = 0;
   double cell_um2 = 0;  ///< what leaks: the cells, tables and SRAM macros, without the placement's whitespace
+  int sram_macros = 0;  ///< banks (one macro each)
   double total_mm2() const { return (datapath_um2 + sram_um2) * 1e-6; }
+  double flip_flops() const;  ///< of every unit: the registers the clock drives
 };
 
 /// An SRAM as the macros it is built from: `banks` macros of bytes / banks,
@@ -103,7 +115,7 @@ void add_timing_registers(AreaReport& r, double flip_flops, const std::string& n
 
 /// Area (um^2) of the macros at the node: each bank's bit cells (dual-port
 /// cells for two ports) plus its periphery (decoders, sense amplifiers,
-/// I/O: the array efficiency of the bank's size, once per port).
+/// I/O: sram_periphery_over_cells of the bank's size, once per port).
 double sram_area_um2(const SramMacros& sram, const NodeTable& node);
 
 /// Area of the datapath units at their configured widths plus the SRAM's
@@ -136,13 +148,26 @@ double residual_adder_lane_ge(const core::ResidualAddConfig& add, bool dropout);
 /// test re-synthesises it): gates of 128275 GE and 2186 flip-flops. Products
 /// by constants are shift-and-add trees, far below a general multiplier's
 /// fitted cost.
-inline constexpr double kGePhiloxPipeline = 128275.0 + 2186 * kGePerFlipFlop;
+inline constexpr double kPhiloxPipelineFlipFlops = 2186;
+inline constexpr double kGePhiloxPipeline = 128275.0 + kPhiloxPipelineFlipFlops * kGePerFlipFlop;
 /// Energy of one sum (and its scale multiply) at the adder's arithmetic.
 double residual_add_pj(const core::ResidualAddConfig& add, bool dropout);
 /// Energy of one mask word: a quarter of a Philox4x32-10 evaluation and its compare.
 double dropout_mask_pj_per_element();
-/// pJ per byte of an SRAM access, by capacity (Horowitz 64-bit reads: 8 KB 10 pJ, 32 KB 20 pJ, 1 MB 100 pJ).
-double sram_pj_per_byte(double capacity_bytes);
+/// pJ per byte of an SRAM access, by the size of the macro accessed
+/// (Horowitz 64-bit reads: 8 KB 10 pJ, 32 KB 20 pJ, 1 MB 100 pJ, log-linear
+/// between; below 8 KB the 8-32 KB segment's law, energy as the square root
+/// of the bytes (the bit- and word-line lengths), down to fakeram45's
+/// smallest macro here, 128 B, whose clock energy a bit is 0.117 of its
+/// 9984 B macro's where the law gives 0.113).
+double sram_pj_per_byte(double bank_bytes);
+inline constexpr double kSramSmallestMacroBytes = 128;
+
+/// A flip-flop's energy a clock cycle at 45 nm: Aladdin's (Shao et al., ISCA
+/// 2014) 40 nm register, 0.009 pJ a bit a 1 GHz cycle (Accelergy-Project/
+/// hwcomponents-library, aladdin.py), taken at 45 nm. Every flip-flop of
+/// the design is clocked every cycle of the run (no clock gating).
+inline constexpr double kPjPerFlipFlopCycle = 0.009;
 
 /// Dynamic energy at `node` and `supply_v` against 45 nm at Horowitz's 0.9 V:
 /// E_node(V) / E_45(0.9), Stillmaker & Baas's fitted polynomial
@@ -191,6 +216,8 @@ struct ActivityCounts {
   double rows = 0;                 ///< through the merge tree and the RSQRT unit
   double residual_sums = 0;        ///< z = dropout(x) + r computed (this unit's adder or a separate one)
   double masked_elements = 0;      ///< ... of them through the dropout mask (a Philox word each)
+  double flip_flops = 0;           ///< the design's registers ...
+  double cycles = 0;               ///< ... clocked for the run's cycles
   std::string node = "45nm";
   double supply_v = 0.9;
 };
@@ -202,8 +229,12 @@ struct EnergyReport {
   /// A residual workload's adds and dropout mask (Philox4x32-10 evaluations),
   /// wherever they run: the same work fused or not.
   double residual_add_pj = 0, dropout_mask_pj = 0;
+  /// The registers' clock: every flip-flop a cycle (kPjPerFlipFlopCycle at the node).
+  double clock_pj = 0;
   double sram_pj() const { return sram_read_pj + sram_write_pj; }
-  double total_pj() const { return dram_pj + sram_pj() + datapath_pj + residual_add_pj + dropout_mask_pj + leakage_pj; }
+  double total_pj() const {
+    return dram_pj + sram_pj() + datapath_pj + residual_add_pj + dropout_mask_pj + clock_pj + leakage_pj;
+  }
   double total_uj() const { return total_pj() * 1e-6; }
   double node_factor = 1;  ///< energy_factor of the run's node
   double sram_read_pj_per_byte = 0, sram_write_pj_per_byte = 0;  ///< at the node, for the bank accessed

@@ -37,17 +37,20 @@ RunCosts run_costs(const core::DatapathConfig& dp, const config::AsicConfig& c, 
     act.residual_sums += act.elements;
     act.masked_elements += act.elements;
   }
+  act.flip_flops = rc.area.flip_flops();
+  act.cycles = run.cycles;
   act.node = c.node;
   act.supply_v = c.supply_v;
   rc.energy = estimate_energy(dp, act, backward);
   rc.leakage_mw_per_mm2 = c.leakage_mw_per_mm2.value_or(node_table(c.node)->leakage_mw_per_mm2);
   rc.leakage_mw = leakage_mw(rc.area.cell_um2, rc.leakage_mw_per_mm2);
   rc.energy.leakage_pj = rc.leakage_mw * 1e-3 * run.seconds * 1e12;
-  char basis[400];
+  char basis[520];
   std::snprintf(basis, sizeof basis,
                 "arithmetic and SRAM: Horowitz 2014 (45 nm, 0.9 V) x %.4g for %s at %.2f V (Stillmaker & Baas 2017); SRAM per "
-                "access to a %.0f-byte bank; DRAM %s, %.3g pJ/bit; leakage %.3g mW/mm2 of cells (%s)",
-                rc.energy.node_factor, c.node.c_str(), c.supply_v, act.sram_bank_bytes,
+                "access to a %.0f-byte bank; registers %.4g pJ a flip-flop a cycle (Aladdin, 40 nm) x the same, %.0f "
+                "flip-flops; DRAM %s, %.3g pJ/bit; leakage %.3g mW/mm2 of cells (%s)",
+                rc.energy.node_factor, c.node.c_str(), c.supply_v, act.sram_bank_bytes, kPjPerFlipFlopCycle, act.flip_flops,
                 c.dram.energy_pj_per_bit ? "as given" : std::string(config::to_string(c.dram.interface)).c_str(),
                 act.dram_pj_per_bit, rc.leakage_mw_per_mm2, c.leakage_mw_per_mm2 ? "as given" : "the node's");
   rc.energy_basis = basis;

@@ -18,6 +18,7 @@ struct RunActivity {
   uint64_t sram_bytes_read = 0, sram_bytes_written = 0;
   double sram_required_bytes = 0;  ///< row buffers + re-read FIFO + parameters
   int64_t elements = 0, rows = 0;
+  double cycles = 0;      ///< the run's clock cycles: what the registers are clocked for
   double seconds = 0;     ///< the run's time (cycles / clock): what the design leaks for
   bool residual = false;  ///< a residual stream is summed (here or by a separate adder)
   bool dropout = false;   ///< ... through a dropout mask

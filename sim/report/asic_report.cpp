@@ -64,12 +64,17 @@ std::string num(double v, const char* f = "%.4g") {
 json area_json(const area::RunCosts& rc, const config::AsicConfig& c) {
   const area::AreaReport& ar = rc.area;
   json units = json::object();
-  for (const auto& u : ar.units) units[u.unit] = {{"um2", u.um2}, {"gate_equivalents", u.ge}, {"table_bits", u.table_bits}};
+  for (const auto& u : ar.units)
+    units[u.unit] = {{"um2", u.um2}, {"gate_equivalents", u.ge}, {"table_bits", u.table_bits}, {"flip_flops", u.flip_flops}};
+  const double bank_bytes = ar.sram_macros > 0 ? ar.sram_bytes / ar.sram_macros : 0.0;
   const auto nt = *area::node_table(c.node);
   return {{"node", c.node}, {"total_mm2", ar.total_mm2()}, {"sram_mm2", ar.sram_um2 * 1e-6},
           {"datapath_mm2", ar.datapath_um2 * 1e-6}, {"sram_required_bytes", rc.sram_required_bytes},
           {"sram_costed", rc.sram_at_capacity ? "configured" : "required"},
           {"sram_capacity_bytes", c.sram.capacity_bytes}, {"sram_banks", c.sram.banks}, {"sram_ports", c.sram.ports},
+          {"sram_macros", ar.sram_macros}, {"sram_macro_bytes", bank_bytes},
+          {"sram_periphery_over_cells", bank_bytes > 0 ? area::sram_periphery_over_cells(bank_bytes) : 0.0},
+          {"flip_flops", ar.flip_flops()},
           {"units", units}, {"nand2_um2", nt.nand2_um2}, {"bitcell_um2", nt.bitcell_um2},
           {"sources", {nt.nand2_source, nt.bitcell_source, "sim/area/SOURCES.md"}}};
 }
@@ -169,6 +174,8 @@ json asic_report_json(const asic::AsicResult& r) {
                            {"period_fo4", tc.period_fo4},
                            {"fmax_ghz", tc.units.empty() ? json() : json(tc.fmax_ghz())},  // null: no RTL timed
                            {"past_fmax", c.past_fmax == config::PastFmax::add_stages ? "add_stages" : "refuse"},
+                           {"meets_clock", tc.meets_clock()},
+                           {"added_stages", tc.added_stages()},
                            {"added_flip_flops", tc.added_flip_flops()},
                            {"units", units},
                            {"sram", {{"configured_banks", tc.sram.configured_banks},
@@ -194,6 +201,7 @@ json asic_report_json(const asic::AsicResult& r) {
   run.residual = r.workload.residual.has_value() && (!r.workload.is_backward() || r.workload.backward_remakes_sum());
   run.dropout = r.workload.residual && r.workload.residual->dropout_p > 0;
   run.branch_grad = r.workload.writes_branch_grad();
+  run.cycles = r.cycles;
   run.seconds = r.time_us() * 1e-6;
   const std::optional<core::BackwardConfig> bcfg =
       r.workload.is_backward() ? std::optional(config::backward_config(r.workload, r.arch)) : std::nullopt;
@@ -211,7 +219,8 @@ json asic_report_json(const asic::AsicResult& r) {
   j["energy"] = {{"total_uj", er.total_uj()}, {"dram_uj", er.dram_pj * 1e-6}, {"sram_uj", er.sram_pj() * 1e-6},
                  {"sram_read_uj", er.sram_read_pj * 1e-6}, {"sram_write_uj", er.sram_write_pj * 1e-6},
                  {"datapath_uj", er.datapath_pj * 1e-6}, {"residual_add_uj", er.residual_add_pj * 1e-6},
-                 {"dropout_mask_uj", er.dropout_mask_pj * 1e-6}, {"leakage_uj", er.leakage_pj * 1e-6},
+                 {"dropout_mask_uj", er.dropout_mask_pj * 1e-6}, {"clock_uj", er.clock_pj * 1e-6},
+                 {"flip_flops", act.flip_flops}, {"leakage_uj", er.leakage_pj * 1e-6},
                  {"leakage_mw", rc.leakage_mw}, {"leakage_mw_per_mm2", rc.leakage_mw_per_mm2}, {"pj_per_element", rc.pj_per_element()},
                  {"node", c.node}, {"supply_v", c.supply_v}, {"node_energy_factor", er.node_factor},
                  {"dram_pj_per_bit", act.dram_pj_per_bit}, {"sram_bank_bytes", act.sram_bank_bytes},
@@ -264,14 +273,30 @@ std::string asic_summary_table(const asic::AsicResult& r, const json& j) {
     row("fast_forward.rows_skipped", "0", "every row simulated: " + ff.reason);
   const auto& tc = j["timing_closure"];
   const auto& ts = tc["sram"];
+  const double c_clock_ghz = r.cfg.clock_ghz;
   row("timing_closure.sram.access_ns", num(ts["access_ns"].get<double>(), "%.3g"),
       "a " + num(ts["bank_bytes"].get<double>(), "%.0f") + "-byte bank's read: " + std::to_string(ts["cycles"].get<int>()) +
           " cycles" + (ts["added_stages"].get<int>() > 0 ? " (+" + std::to_string(ts["added_stages"].get<int>()) + " at this clock)" : std::string()) +
           (ts["banks"] != ts["configured_banks"] ? ", " + std::to_string(ts["banks"].get<int>()) + " banks at this clock" : std::string()) +
           "; min period " + num(ts["min_period_ns"].get<double>(), "%.3g") + " ns");
+  {
+    // Whether the configured design meets the clock, and what was added where it does not.
+    std::string added;
+    for (const auto& [name, u] : tc["units"].items())
+      if (u["added_stages"].get<int>() > 0) added += (added.empty() ? "" : ", ") + name + " +" + std::to_string(u["added_stages"].get<int>());
+    if (ts["added_stages"].get<int>() > 0) added += (added.empty() ? "" : ", ") + std::string("sram read +") + std::to_string(ts["added_stages"].get<int>());
+    if (ts["banks"] != ts["configured_banks"])
+      added += (added.empty() ? "" : ", ") + std::string("sram banks ") + std::to_string(ts["configured_banks"].get<int>()) + " -> " +
+               std::to_string(ts["banks"].get<int>());
+    row("timing_closure.meets_clock", tc["meets_clock"].get<bool>() ? "yes" : "no",
+        tc["meets_clock"].get<bool>() ? "as configured, at " + num(c_clock_ghz, "%.3g") + " GHz"
+                                      : std::to_string(tc["added_stages"].get<int>()) + " stages added to run at " +
+                                            num(c_clock_ghz, "%.3g") + " GHz: " + added + " (" +
+                                            num(tc["added_flip_flops"].get<double>(), "%.0f") + " flip-flops)");
+  }
   if (!tc["units"].empty()) {
     row("timing_closure.fmax_ghz", num(tc["fmax_ghz"].get<double>(), "%.3g"),
-        "the slowest unit's; FO4 " + num(tc["fo4_ps"].get<double>(), "%.3g") + " ps, a cycle " +
+        "the slowest unit's as configured; FO4 " + num(tc["fo4_ps"].get<double>(), "%.3g") + " ps, a cycle " +
             num(tc["period_fo4"].get<double>(), "%.3g") + " FO4");
     for (const auto& [name, u] : tc["units"].items())
       row("  " + name + ".fmax_ghz", num(u["fmax_ghz"].get<double>(), "%.3g"),
@@ -282,7 +307,10 @@ std::string asic_summary_table(const asic::AsicResult& r, const json& j) {
   }
   const auto& ar = j["area"];
   row("total_mm2", num(ar["total_mm2"].get<double>()), "at " + r.cfg.node + ", of it:");
-  row("  sram_mm2", num(ar["sram_mm2"].get<double>()), num(ar["sram_required_bytes"].get<double>(), "%.0f") + " bytes required");
+  row("  sram_mm2", num(ar["sram_mm2"].get<double>()),
+      num(ar["sram_required_bytes"].get<double>(), "%.0f") + " bytes required; " + std::to_string(ar["sram_macros"].get<int>()) +
+          " macros of " + num(ar["sram_macro_bytes"].get<double>(), "%.0f") + " bytes, periphery " +
+          num(ar["sram_periphery_over_cells"].get<double>(), "%.3g") + "x the cells");
   row("  datapath_mm2", num(ar["datapath_mm2"].get<double>()),
       r.workload.residual ? "of it fusion_mm2 " + num(ar["fusion_mm2"].get<double>()) + " (adder, mask generator)" : "");
   const auto& e = j["energy"];
@@ -298,6 +326,8 @@ std::string asic_summary_table(const asic::AsicResult& r, const json& j) {
   }
   row("  datapath_uj", num(e["datapath_uj"].get<double>()),
       "x " + num(e["node_energy_factor"].get<double>(), "%.3g") + " from 45 nm, " + num(e["supply_v"].get<double>(), "%.2f") + " V");
+  row("  clock_uj", num(e["clock_uj"].get<double>()),
+      num(e["flip_flops"].get<double>(), "%.0f") + " flip-flops clocked every cycle");
   row("  leakage_uj", num(e["leakage_uj"].get<double>()),
       num(e["leakage_mw"].get<double>(), "%.4g") + " mW (" + num(e["leakage_mw_per_mm2"].get<double>(), "%.3g") +
           " mW/mm2 of cells) for time_us");

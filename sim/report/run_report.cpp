@@ -91,6 +91,8 @@ std::string unit_of(const std::string& path) {
   if (ends("energy_factor")) return "1";
   if (ends("supply_v")) return "V";
   if (ends("sram_banks")) return "banks";
+  if (ends("sram_macros")) return "macros";
+  if (ends("periphery_over_cells")) return "1";
   if (ends("sram_ports")) return "ports per bank";
   if (ends("gate_equivalents")) return "GE";
   if (ends("table_bits")) return "bits";

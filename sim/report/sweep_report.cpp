@@ -27,12 +27,14 @@ constexpr Field kFields[] = {
     {"traffic", "sram_bytes_written"}, {"area", "sram_required_bytes"},
     {"area", "sram_capacity_bytes"}, {"area", "sram_mm2"},
     {"area", "datapath_mm2"},       {"area", "fusion_mm2"},
-    {"area", "total_mm2"},          {"energy", "total_uj"},
+    {"area", "total_mm2"},          {"area", "sram_macros"},
+    {"energy", "total_uj"},
     {"energy", "dram_uj"},          {"energy", "sram_uj"},
     {"energy", "datapath_uj"},      {"energy", "residual_add_uj"},
-    {"energy", "dropout_mask_uj"},  {"energy", "leakage_uj"},
+    {"energy", "dropout_mask_uj"},  {"energy", "clock_uj"},
+    {"energy", "leakage_uj"},
     {"energy", "pj_per_element"},   {"timing_closure", "fmax_ghz"},
-    {"timing_closure", "added_flip_flops"}};
+    {"timing_closure", "added_flip_flops"}, {"timing_closure", "added_stages"}};
 constexpr Field kErrorFields[] = {{"numerics", "rel_l2_error"},  {"numerics", "max_abs_error"},
                                   {"numerics", "max_ulp_error"}, {"numerics", "rms_error"},
                                   // --sample-rows: the error's spread over the sample's groups
@@ -168,9 +170,11 @@ struct TableCol {
 std::vector<TableCol> table_columns(bool numerics) {
   std::vector<TableCol> cols = {{"timing.cycles", "%.15g", 12},          {"timing.time_us", "%.1f", 10},
                                 {"traffic.dram_bytes_read", "%.0f", 15}, {"traffic.dram_bytes_written", "%.0f", 18},
-                                {"area.sram_required_bytes", "%.0f", 19}, {"area.total_mm2", "%.4f", 9},
-                                {"energy.total_uj", "%.4g", 9}, {"energy.leakage_uj", "%.4g", 10},
-                                {"timing_closure.fmax_ghz", "%.3g", 8}};
+                                {"area.sram_required_bytes", "%.0f", 19}, {"area.sram_macros", "%.0f", 11},
+                                {"area.total_mm2", "%.4f", 9},
+                                {"energy.total_uj", "%.4g", 9}, {"energy.clock_uj", "%.4g", 9},
+                                {"energy.leakage_uj", "%.4g", 10}, {"timing_closure.fmax_ghz", "%.3g", 8},
+                                {"timing_closure.added_stages", "%.0f", 12}};
   if (numerics) {
     cols.push_back({"numerics.rel_l2_error", "%.4g", 12});
     cols.push_back({"numerics.max_ulp_error", "%.4g", 13});

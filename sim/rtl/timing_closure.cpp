@@ -91,6 +91,12 @@ double TimingClosure::fmax_ghz() const {
   return f;
 }
 
+int TimingClosure::added_stages() const {
+  int n = sram.added_stages();
+  for (const UnitTiming& u : units) n += u.added_stages();
+  return n;
+}
+
 double TimingClosure::added_flip_flops() const {
   double n = 0;
   for (const UnitTiming& u : units) n += u.added_flip_flops();

@@ -67,6 +67,11 @@ struct TimingClosure {
   std::string violation;
   double fmax_ghz() const;  ///< the slowest unit's, at the configured cycles (0: none timed)
   double added_flip_flops() const;
+  /// Pipeline stages added to meet the clock: the units' and the SRAM read's.
+  int added_stages() const;
+  /// The design as configured meets the clock: no unit past its maximum
+  /// frequency, no SRAM bank split or read stage added.
+  bool meets_clock() const { return added_stages() == 0 && sram.banks == sram.configured_banks; }
 };
 
 /// Fitted depth of one unit (gates of one RTL stage): a + b log2(bit products).

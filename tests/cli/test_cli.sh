@@ -436,7 +436,7 @@ for p in j['paths']:
     e = p['energy']
     # Leakage: the design's power for the run's time (mW x us = nJ), in the total.
     assert e['leakage_mw'] > 0 and abs(e['leakage_uj'] - e['leakage_mw'] * p['timing']['time_us'] * 1e-3) <= 1e-12 * e['leakage_uj']
-    parts = sum(e[k] for k in ('dram_uj', 'sram_uj', 'datapath_uj', 'residual_add_uj', 'dropout_mask_uj', 'leakage_uj'))
+    parts = sum(e[k] for k in ('dram_uj', 'sram_uj', 'datapath_uj', 'residual_add_uj', 'dropout_mask_uj', 'clock_uj', 'leakage_uj'))
     assert abs(e['total_uj'] - parts) <= 1e-12 * parts, (e['total_uj'], parts)
 " && ok || bad "compare JSON"
 
