@@ -155,11 +155,22 @@ TEST(WidthSearch, TheChoiceHoldsOnTheGuardSet) {
   const auto w = workload("llama2-7b", 64);
   const auto a = arch("asic-default");
   const auto r = explore::search_widths(w, a, options({"max_ulp<=1"}, 2, "auto"));
-  ASSERT_EQ(r.guards.size(), 3u);
+  // 2990, 5120, 11008 on the workload's inputs, and those and 4096 on each
+  // shipped LLM-activation model.
+  ASSERT_EQ(r.guards.size(), 11u);
+  EXPECT_EQ(explore::automatic_guard_hidden(4096), (std::vector<int64_t>{2990, 5120, 11008}));
   EXPECT_EQ(r.guards[0].hidden, 2990);
-  EXPECT_EQ(r.guards[1].hidden, 5120);
-  EXPECT_EQ(r.guards[2].name, "llm activations");
-  for (int64_t hidden : {int64_t(2990), int64_t(4096), int64_t(5120)}) {
+  EXPECT_EQ(r.guards[0].model, "own");
+  EXPECT_EQ(r.guards[2].hidden, 11008);
+  EXPECT_EQ(r.guards[3].name, "hidden 4096, llama2-7b-acts inputs");
+  EXPECT_EQ(r.guards[10].name, "hidden 11008, llama3-70b-acts inputs");
+  // Each guard's figures for the choice: within the target, the reported worst at least as bad.
+  for (const auto& g : r.guards) {
+    EXPECT_LE(g.chosen.max_ulp, 1.0) << g.name;
+    EXPECT_LE(g.chosen.max_ulp, r.chosen_all_rows.max_ulp) << g.name;
+    EXPECT_EQ(g.chosen.overflow_total(), 0u) << g.name;
+  }
+  for (int64_t hidden : {int64_t(2990), int64_t(4096), int64_t(5120), int64_t(11008)}) {
     auto at = w;
     at.hidden = hidden;
     auto cfg = config::datapath_config(at, a);

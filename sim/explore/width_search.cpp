@@ -10,6 +10,7 @@
 #include "sim/area/area_energy.hpp"
 #include "sim/config/config_error.hpp"
 #include "sim/config/datapath_config.hpp"
+#include "sim/config/shipped_configs.hpp"
 #include "sim/core/functional_run.hpp"
 #include "sim/core/llm_activation.hpp"
 #include "sim/core/row_sample.hpp"
@@ -62,6 +63,11 @@ std::string metric_name(WidthTarget::Metric m) {
   for (const auto& k : kMetrics)
     if (k.metric == m) return k.report;
   return "";
+}
+
+std::vector<int64_t> automatic_guard_hidden(int64_t hidden) {
+  const auto at = [hidden](double k) { return std::max<int64_t>(1, std::llround(k * static_cast<double>(hidden))); };
+  return {at(0.73), hidden + hidden / 4, at(11008.0 / 4096)};
 }
 
 WidthGuards parse_width_guards(const std::string& text) {
@@ -162,7 +168,9 @@ class Searcher {
     res_.margin_bits = o_.margin_bits;
     res_.chosen = cur;
     res_.chosen_um2 = area(cur);
-    res_.chosen_all_rows = eval(cur, "confirm", "", w_.rows).metrics;
+    const WidthEvaluation chosen = eval(cur, "confirm", "", w_.rows);
+    res_.chosen_all_rows = chosen.metrics;
+    for (size_t i = 0; i < res_.guards.size() && i < chosen.guard_metrics.size(); ++i) res_.guards[i].chosen = chosen.guard_metrics[i];
   }
 
  private:
@@ -172,39 +180,62 @@ class Searcher {
     int problem = 0;           ///< the space's index of it
   };
 
-  // The guard set (WidthGuards): the workload at other row lengths and on the
-  // LLM-activation model, each on a fixed sample of its rows.
+  // The guard set (WidthGuards): row lengths crossed with input models,
+  // each problem on a fixed sample of its rows.
   void build_guards() {
     std::vector<int64_t> hidden = o_.guards.hidden;
     bool llm = o_.guards.llm;
     const bool synthetic = !w_.input_source;
     const auto* llm_source = dynamic_cast<const core::LlmActivationInput*>(w_.input_source.get());
     if (o_.guards.automatic) {
-      hidden = {std::max<int64_t>(1, std::llround(0.73 * static_cast<double>(w_.hidden))), w_.hidden + w_.hidden / 4};
+      hidden = automatic_guard_hidden(w_.hidden);
       // A backward's x comes in the forward's formats, which it does not
       // search: LLM activations' range is the forward's search to hold.
-      llm = synthetic && !w_.is_backward();
+      llm = !w_.is_backward();
     }
-    auto add = [&](const std::string& name, config::Workload g) {
-      const int problem = space_.add_problem(g);
-      res_.guards.push_back({name, g.hidden, g.rows});
-      guards_.push_back({std::move(g), {}, problem});
+    if (!synthetic && !llm_source)
+      for (int64_t h : hidden)
+        if (h != w_.hidden)
+          throw config::ConfigError("widths: --guard hidden=" + std::to_string(h) + ": the workload's rows come from a file of " +
+                                    std::to_string(w_.hidden) + " columns (allowed: --guard llm or none for a .npy input)");
+    std::vector<int64_t> lengths{w_.hidden};
+    for (int64_t h : hidden)
+      if (std::find(lengths.begin(), lengths.end(), h) == lengths.end()) lengths.push_back(h);
+    // The input models: the workload's own (a file's at its own C only),
+    // Gaussian rows where its own are LLM activations, and each shipped
+    // LLM-activation model (but the workload's own).
+    struct Model {
+      std::string name;  ///< "own", "gaussian" or the shipped workload's
+      core::LlmActivation params;
+      uint64_t seed = 0;
     };
-    for (int64_t h : hidden) {
-      if (h == w_.hidden) continue;
-      if (!synthetic && !llm_source)
-        throw config::ConfigError("widths: --guard hidden=" + std::to_string(h) + ": the workload's rows come from a file of " +
-                                  std::to_string(w_.hidden) + " columns (allowed: --guard llm or none for a .npy input)");
-      config::Workload g = w_;
-      g.hidden = h;
-      if (llm_source) g.input_source = std::make_shared<core::LlmActivationInput>(llm_source->params(), w_.seed, h);
-      add("hidden " + std::to_string(h), std::move(g));
-    }
-    if (llm && !llm_source) {
-      config::Workload g = w_;
-      g.input_source = std::make_shared<core::LlmActivationInput>(core::LlmActivation{}, w_.seed, w_.hidden);
-      add("llm activations", std::move(g));
-    }
+    std::vector<Model> models{{"own", {}, 0}};
+    if (llm && llm_source) models.push_back({"gaussian", {}, 0});
+    if (llm)
+      for (const config::ShippedConfig& sc : config::shipped_configs()) {
+        if (sc.kind != config::ShippedKind::workload || w_.name == sc.name) continue;
+        const config::Workload shipped = config::load_workload(sc.name, {}, false);
+        if (const auto* m = dynamic_cast<const core::LlmActivationInput*>(shipped.input_source.get()))
+          models.push_back({sc.name, m->params(), shipped.seed});
+      }
+    for (const Model& m : models)
+      for (int64_t h : lengths) {
+        if (m.name == "own" && h == w_.hidden) continue;  // the workload itself
+        config::Workload g = w_;
+        g.hidden = h;
+        if (m.name == "gaussian") {
+          g.input_source = nullptr;
+          g.input_dist = rng::Distribution::normal(0.0, 1.0);
+        } else if (m.name != "own") {
+          g.input_source = std::make_shared<core::LlmActivationInput>(m.params, m.seed, h);
+        } else if (llm_source) {
+          g.input_source = std::make_shared<core::LlmActivationInput>(llm_source->params(), w_.seed, h);
+        }
+        const int problem = space_.add_problem(g);
+        const std::string name = "hidden " + std::to_string(h) + (m.name == "own" ? "" : ", " + m.name + " inputs");
+        res_.guards.push_back({name, m.name, h, g.rows, {}});
+        guards_.push_back({std::move(g), {}, problem});
+      }
   }
 
   // Stages whose width the area model does not cost here are kept as given.
@@ -466,9 +497,11 @@ class Searcher {
         const core::NormProblem& p = rows >= w_.rows ? static_cast<const core::NormProblem&>(w_) : sample_;
         e.metrics = space_.measure(0, p, f, o_.threads);
         // The guard set: the worst of the workload and every guard.
-        for (const GuardProblem& g : guards_)
-          e.metrics.add_worst(space_.measure(g.problem, rows >= w_.rows ? static_cast<const core::NormProblem&>(g.all) : g.sample,
-                                             f, o_.threads));
+        for (const GuardProblem& g : guards_) {
+          e.guard_metrics.push_back(
+              space_.measure(g.problem, rows >= w_.rows ? static_cast<const core::NormProblem&>(g.all) : g.sample, f, o_.threads));
+          e.metrics.add_worst(e.guard_metrics.back());
+        }
         e.meets = e.metrics.nonfinite == 0 && e.metrics.overflow_total() == 0;
         for (const auto& t : o_.targets) e.meets &= t.met(metric_value(e.metrics, t.metric));
         // What the space holds at the start's (a backward's parameter gradients), on the same rows.

@@ -27,10 +27,11 @@
 // Every evaluation is recorded, so the choice can be audited.
 //
 // A choice must hold off the sample too: every evaluation also runs a guard
-// set -- the workload at other row lengths around its own (one of them not a
-// power of two, where 1/C is a real multiply) and, for a workload of
-// synthetic inputs, on the LLM-activation model (workloads/README.md) -- and
-// meets only when the workload and every guard do. A format in which eps
+// set -- row lengths around the workload's (one of them not a power of two,
+// where 1/C is a real multiply) crossed with the input models (the
+// workload's own rows, Gaussian ones where its own are LLM activations, and
+// every shipped LLM-activation model, workloads/README.md) -- and meets only
+// when the workload and every guard do. A format in which eps
 // rounds to 0 does not meet (a zero-variance row would saturate rsqrt). A
 // stage whose width the area model does not cost at this workload (the
 // output; recip where C is a power of two and the lanes keep no 1/n table)
@@ -69,15 +70,23 @@ WidthTarget parse_width_target(const std::string& text);
 /// The report name of a metric: max_ulp_error, rel_l2_error, ...
 std::string metric_name(WidthTarget::Metric m);
 
-/// The guard set: `automatic` (the workload at about 0.73 C and 1.25 C, and
-/// the LLM-activation model when the inputs are synthetic and the pass is
-/// forward: a backward takes x in the forward's formats, which it does not
-/// search), or as listed.
+/// The guard set: row lengths crossed with input models. `automatic`: the
+/// workload's C and about 0.73 C, 1.25 C and 2.6875 C (a LLaMA MLP's width
+/// over its model width, 11008 / 4096), crossed with the workload's own
+/// inputs and, when the pass is forward (a backward takes x in the
+/// forward's formats, which it does not search), every shipped
+/// LLM-activation model (the shipped workloads of `{kind: llm}` inputs, at
+/// their parameters and seed), and Gaussian rows where the workload's own
+/// are LLM activations. Or as listed: the listed row lengths and the
+/// workload's own C, crossed with its own inputs and (`llm`) the shipped
+/// models.
 struct WidthGuards {
   bool automatic = true;
-  std::vector<int64_t> hidden;  ///< row lengths to hold the choice at
-  bool llm = false;             ///< the LLM-activation model at the workload's own C
+  std::vector<int64_t> hidden;  ///< row lengths to hold the choice at (besides the workload's)
+  bool llm = false;             ///< cross them with the shipped LLM-activation models
 };
+/// The automatic guards' row lengths around `hidden`.
+std::vector<int64_t> automatic_guard_hidden(int64_t hidden);
 /// "auto", "none", or a comma list of hidden=N and llm; ConfigError naming
 /// --guard otherwise.
 WidthGuards parse_width_guards(const std::string& text);
@@ -108,13 +117,16 @@ struct WidthEvaluation {
   bool meets = false;     ///< every target met, no overflow, every output finite
   std::string error;      ///< why it could not be evaluated (invalid formats, the model's 128-bit intermediates)
   std::string refused;    ///< evaluated, but not a design to build (eps rounds to 0)
+  std::vector<WidthMetrics> guard_metrics;  ///< each guard's (WidthSearchResult::guards' order); `metrics` is the worst with the workload's
 };
 
 /// One problem of the guard set, as the search ran it.
 struct WidthGuard {
-  std::string name;  ///< "hidden 2990", "llm activations"
+  std::string name;   ///< "hidden 2990", "hidden 11008, llama3-70b-acts inputs"
+  std::string model;  ///< "own" (the workload's inputs) or the shipped workload whose LLM-activation model it takes
   int64_t hidden = 0;
   int64_t rows = 0;  ///< a confirmation's rows (the workload's); each round samples as many as the workload's sample
+  WidthMetrics chosen;  ///< the choice on all its rows
 };
 
 struct WidthSearchResult {

@@ -78,7 +78,9 @@ json widths_json(const explore::WidthSearchResult& r, const std::vector<explore:
   json uncosted = json::array();
   for (int s : r.uncosted) uncosted.push_back(name(s));
   json guards = json::array();
-  for (const auto& x : r.guards) guards.push_back({{"name", x.name}, {"hidden", x.hidden}, {"rows", x.rows}});
+  for (const auto& x : r.guards)
+    guards.push_back({{"name", x.name}, {"model", x.model}, {"hidden", x.hidden}, {"rows", x.rows},
+                      {"chosen_all_rows", metrics_json(x.chosen, r)}});
   return {{"targets", t},
           {"formats_key", r.key},
           {"stages", stages},
@@ -125,9 +127,24 @@ std::string widths_table(const explore::WidthSearchResult& r, const std::vector<
            ? "; dx in ULPs of max(" + g(r.ulp_floor) + ", its dtype's ulp at |ref|), dgamma and dbeta held at the start's errors; "
            : "; ULPs of max(" + g(r.ulp_floor) + ", the output dtype's ulp at |ref|); ";
   t += std::to_string(r.evaluations.size()) + " evaluations\n";
-  t += "held on the workload";
-  for (const auto& x : r.guards) t += ", " + x.name + " (" + std::to_string(x.rows) + " rows)";
-  t += r.guards.empty() ? " alone (--guard none)\n" : "\n";
+  if (r.guards.empty()) {
+    t += "held on the workload alone (--guard none)\n";
+  } else {
+    // The set as a cross: its row lengths and its input models.
+    std::vector<int64_t> lengths;
+    std::vector<std::string> models;
+    for (const auto& x : r.guards) {
+      if (std::find(lengths.begin(), lengths.end(), x.hidden) == lengths.end()) lengths.push_back(x.hidden);
+      if (std::find(models.begin(), models.end(), x.model) == models.end()) models.push_back(x.model);
+    }
+    std::sort(lengths.begin(), lengths.end());
+    t += "held on the workload and " + std::to_string(r.guards.size()) + " guards of " + std::to_string(r.guards.front().rows) +
+         " rows: C";
+    for (size_t i = 0; i < lengths.size(); ++i) t += (i ? ", " : " ") + std::to_string(lengths[i]);
+    t += " x inputs";
+    for (size_t i = 0; i < models.size(); ++i) t += (i ? ", " : " ") + (models[i] == "own" ? std::string("the workload's") : models[i]);
+    t += "\n";
+  }
   if (!r.uncosted.empty()) {
     t += "kept as the arch has them (their width costs no area here):";
     for (int s : r.uncosted) t += " " + r.names[static_cast<size_t>(s)];
@@ -165,6 +182,22 @@ std::string widths_table(const explore::WidthSearchResult& r, const std::vector<
   row("overflows", std::to_string(ms.overflow_total()), std::to_string(mc.overflow_total()));
   t += "  (the worst of every row of the workload and the guards' rows)\n";
   row("meets the targets", r.start_meets ? "yes" : "no", "yes");
+  if (!r.guards.empty()) {
+    // Each guard's figures for the choice, the worst by the first target's metric.
+    const explore::WidthTarget::Metric m = targets.empty() ? explore::WidthTarget::Metric::max_ulp : targets.front().metric;
+    const std::string metric = explore::metric_name(m);
+    t += "\nthe choice on each guard (all its rows):\n";
+    size_t worst = 0;
+    for (size_t i = 0; i < r.guards.size(); ++i) {
+      const auto& x = r.guards[i];
+      const double v = explore::metric_value(x.chosen, m), vw = explore::metric_value(r.guards[worst].chosen, m);
+      if (targets.empty() || (targets.front().at_most ? v > vw : v < vw)) worst = i;
+      std::snprintf(b, sizeof b, "  %-40s %s %-10s overflows %s\n", x.name.c_str(), metric.c_str(), g(v).c_str(),
+                    std::to_string(x.chosen.overflow_total()).c_str());
+      t += b;
+    }
+    t += "  worst: " + r.guards[worst].name + " (" + metric + " " + g(explore::metric_value(r.guards[worst].chosen, m)) + ")\n";
+  }
   t += "\ndatapath area saved: " + g((r.start_um2 - r.chosen_um2) * 1e-6, "%.5f") + " mm2 (" +
        g(r.start_um2 > 0 ? 100 * (r.start_um2 - r.chosen_um2) / r.start_um2 : 0.0, "%.1f") + "% of the start)\n";
   return t;

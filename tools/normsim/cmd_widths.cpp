@@ -114,8 +114,9 @@ Command add_widths(CLI::App& app) {
                  "rows each candidate is evaluated on first (default 64; the choice is confirmed on all rows)");
   add_int_option(c, "--threads", a->threads, 1, 1024, "threads for the numerics (default: all cores)");
   c->add_option("--guard", a->guard,
-                "where else the choice must hold: auto (the workload at about 0.73 C and 1.25 C, and LLM activations for "
-                "synthetic inputs), none, or a list of hidden=N and llm");
+                "where else the choice must hold: auto (the workload's C and about 0.73 C, 1.25 C and 2.69 C, each on its own "
+                "inputs and every shipped LLM-activation model), none, or a list of hidden=N and llm (the listed C and the "
+                "workload's, crossed with its inputs and, with llm, the shipped models)");
   add_int_option(c, "--margin-bits", a->margin_bits, 0, 16, "integer and fraction bits added to every searched stage (a guard band)");
   c->add_option("--out", a->out_dir, "directory for arch.yaml, widths.json and widths.csv");
   c->add_flag("--json", a->json, "print the result as one JSON object on stdout");
