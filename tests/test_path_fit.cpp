@@ -99,10 +99,13 @@ TEST(PathFit, BudgetPicksThePartialReplayFractionWithTheFewestCycles) {
   const uint64_t budget = 64 * 1024;
   const auto fit = asic::fit_sram_budget(wl(), ar(), InputPath::partial_replay, budget, batch(model_cost));
   ASSERT_TRUE(fit.feasible) << fit.reason;
-  // By hand: every fraction, every row count that fits.
+  // By hand: every fraction (whole DRAM bursts: 128 steps of 32 bf16 elements), every row count that fits.
+  const auto fractions = asic::partial_replay_fractions(wl(), ar());
+  ASSERT_EQ(fractions.size(), 127u);
+  EXPECT_EQ(asic::partial_replay_steps(wl(), ar()).step_elems, 32);
   std::tuple<double, double> best{1e30, 1e30};
   int candidates = 0;
-  for (double f : asic::partial_replay_fractions()) {
+  for (double f : fractions) {
     int most = 0;
     while (bytes_at(InputPath::partial_replay, most + 1, f) <= budget) ++most;
     for (int rows = 1; rows <= most; ++rows) {
@@ -119,10 +122,48 @@ TEST(PathFit, BudgetPicksThePartialReplayFractionWithTheFewestCycles) {
   }
   EXPECT_EQ(fit.cost.cycles, std::get<0>(best));
   EXPECT_EQ(fit.cost.area_mm2, std::get<1>(best));
-  EXPECT_EQ(fit.replay_fraction, 15 / 16.0);
   EXPECT_EQ(fit.rows_in_flight, 5);
   EXPECT_LE(fit.sram_bytes, budget);
-  EXPECT_EQ(fit.candidates_run, candidates);
+  // Fewer runs than the space: each row count's valley, not every fraction.
+  EXPECT_LT(fit.candidates_run, candidates / 3);
+}
+
+// The fraction's valley: cycles fall with the steps kept while the DRAM
+// binds and rise once the SRAM port does; both searches find its bottom
+// (the budget) and the fewest steps left of it that meet a target.
+TEST(PathFit, TheFractionsValleyAtBothModes) {
+  const auto valley = [](const config::Arch& c) {
+    const double f = c.asic->replay_fraction;
+    return asic::CandidateCost{1e6 + 4e5 * std::max(0.7 - f, 3 * (f - 0.7)) + 10.0 * c.asic->rows_in_flight,
+                               0.05 + 1e-6 * c.asic->sram.capacity_bytes, 1.0};
+  };
+  const auto fractions = asic::partial_replay_fractions(wl(), ar());
+  int runs = 0;
+  const auto fit = asic::fit_sram_budget(wl(), ar(), InputPath::partial_replay, 1 << 20, batch(+valley, &runs));
+  ASSERT_TRUE(fit.feasible) << fit.reason;
+  EXPECT_EQ(fit.rows_in_flight, 1);
+  EXPECT_NEAR(fit.replay_fraction, 0.7, 1.0 / 128);
+  for (double f : fractions) {  // no step is faster at one row
+    config::Arch c = ar();
+    c.asic->path = InputPath::partial_replay;
+    c.asic->replay_fraction = f;
+    c.asic->rows_in_flight = 1;
+    EXPECT_GE(valley(c).cycles, fit.cost.cycles) << f;
+  }
+  // A target 5e4 above the bottom: the fewest steps left of it, 0.7 - 0.125.
+  const auto hit = asic::fit_target_cycles(wl(), ar(), InputPath::partial_replay, 1e6 + 5e4 + 10, batch(+valley));
+  ASSERT_TRUE(hit.feasible) << hit.reason;
+  EXPECT_EQ(hit.rows_in_flight, 1);
+  EXPECT_LE(hit.cost.cycles, 1e6 + 5e4 + 10);
+  EXPECT_NEAR(hit.replay_fraction, 0.575, 1.0 / 128);
+  for (double f : fractions)
+    if (f < hit.replay_fraction) {
+      config::Arch c = ar();
+      c.asic->path = InputPath::partial_replay;
+      c.asic->replay_fraction = f;
+      c.asic->rows_in_flight = 1;
+      EXPECT_GT(valley(c).cycles, 1e6 + 5e4 + 10) << f;
+    }
 }
 
 TEST(PathFit, TooSmallABudgetIsInfeasibleWithTheBytesNeeded) {
@@ -250,7 +291,8 @@ TEST_P(PathFitExhaustive, BothSearchesReturnTheBestOfEveryCandidate) {
   const double target = 1.02 * costs({design(w, a, InputPath::sram_replay, a.asic->rows_in_flight, 1)})[0].cycles;
   for (InputPath p : {InputPath::sram_replay, InputPath::dram_reread, InputPath::partial_replay}) {
     SCOPED_TRACE(std::string(config::to_string(p)));
-    std::vector<double> fractions = p == InputPath::partial_replay ? asic::partial_replay_fractions() : std::vector<double>{1};
+    // Every fraction at the hardware's granularity (whole DRAM bursts), not only those the search tries.
+    std::vector<double> fractions = p == InputPath::partial_replay ? asic::partial_replay_fractions(w, a) : std::vector<double>{1};
     // The searches first (they run their candidates two at a time), then
     // every candidate again by hand, its cost from the same evaluations.
     const auto fit = asic::fit_sram_budget(w, a, p, budget, costs_of);
@@ -276,7 +318,7 @@ TEST_P(PathFitExhaustive, BothSearchesReturnTheBestOfEveryCandidate) {
     }
     // Budget: fewest cycles, then area, then energy.
     ASSERT_EQ(fit.feasible, !within_budget.empty()) << fit.reason;
-    EXPECT_EQ(fit.candidates_run, static_cast<int>(within_budget.size()));
+    EXPECT_LE(fit.candidates_run, static_cast<int>(within_budget.size()));
     if (fit.feasible) {
       EXPECT_LE(fit.sram_bytes, budget);
       for (const Row& r : within_budget)
@@ -285,7 +327,7 @@ TEST_P(PathFitExhaustive, BothSearchesReturnTheBestOfEveryCandidate) {
             << "budget: rows " << r.rows << " f " << r.f << " is better";
     }
     // Target: fewest bytes among those that meet it, then cycles.
-    EXPECT_EQ(hit.candidates_run, static_cast<int>(all.size()));
+    EXPECT_LE(hit.candidates_run, static_cast<int>(all.size()));
     bool any = false;
     for (const Row& r : all) {
       if (r.k.cycles > target) continue;
@@ -306,3 +348,20 @@ INSTANTIATE_TEST_SUITE_P(ShippedWorkloads, PathFitExhaustive, ::testing::ValuesI
                              if (c == '-') c = '_';
                            return n;
                          });
+
+// Designs between the old sixteenths are searched: on llama2-7b at 64 KiB
+// partial replay at 0.99 and 3 rows (1054882 cycles) beat the 1/16 grid's
+// pick (15/16: 1082136 cycles); the search must do at least as well, and
+// meet 1.06 M cycles, which 0.99 does.
+TEST(PathFit, PartialReplayIsSearchedBetweenTheSixteenths) {
+  ModelCosts costs(wl());
+  const asic::CostsOf costs_of = [&](const std::vector<config::Arch>& archs) { return costs(archs); };
+  const auto between = costs({design(wl(), ar(), InputPath::partial_replay, 3, 0.99)})[0];
+  const auto fit = asic::fit_sram_budget(wl(), ar(), InputPath::partial_replay, 65536, costs_of);
+  ASSERT_TRUE(fit.feasible) << fit.reason;
+  EXPECT_LE(fit.cost.cycles, between.cycles);
+  EXPECT_LT(fit.cost.cycles, 1082136);
+  const auto hit = asic::fit_target_cycles(wl(), ar(), InputPath::partial_replay, 1060000, costs_of);
+  ASSERT_TRUE(hit.feasible) << hit.reason;
+  EXPECT_LE(hit.cost.cycles, 1060000);
+}

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <tuple>
 
 #include "sim/asic/traffic_identity.hpp"
@@ -18,15 +19,6 @@ config::Arch candidate_arch(const config::Arch& a, InputPath path, int rows, dou
   if (path == InputPath::partial_replay) c.asic->replay_fraction = f;
   c.asic->sram.capacity_bytes = capacity;
   return c;
-}
-
-PathCandidate make_candidate(const config::Workload& w, const config::Arch& a, InputPath path, int rows, double f) {
-  const uint64_t need = path_onchip_bytes(w, a, path, rows, f);
-  return {candidate_arch(a, path, rows, f, need), rows, path == InputPath::partial_replay ? f : 0, need};
-}
-
-std::vector<double> fractions_of(InputPath path) {
-  return path == InputPath::partial_replay ? partial_replay_fractions() : std::vector<double>{1.0};
 }
 
 int useful_rows(const config::Workload& w) { return static_cast<int>(std::min<int64_t>(w.rows, kMaxRowsInFlight)); }
@@ -50,34 +42,135 @@ PathFit infeasible(InputPath path, std::string why, int runs) {
   return p;
 }
 
-// Evaluates every candidate and keeps the first that no other beats by `key`.
-template <class Admit, class Key>
-PathFit best_of(InputPath path, const std::vector<PathCandidate>& cands, const CostsOf& costs_of,
-                std::vector<CandidateCost>& costs, const Admit& admit, const Key& key) {
-  std::vector<config::Arch> archs;
-  archs.reserve(cands.size());
-  for (const auto& c : cands) archs.push_back(c.arch);
-  costs = costs_of(archs);
-  size_t best = cands.size();
-  for (size_t i = 0; i < cands.size(); ++i)
-    if (admit(costs[i]) && (best == cands.size() || key(cands[i], costs[i]) < key(cands[best], costs[best]))) best = i;
+// The designs of one path, each evaluated once: (rows, steps kept) -> cost.
+// A path without a fraction has one "step" (k = 0).
+class Designs {
+ public:
+  Designs(const config::Workload& w, const config::Arch& a, InputPath path, const CostsOf& costs_of)
+      : w_(w), a_(a), path_(path), costs_of_(costs_of),
+        steps_(path == InputPath::partial_replay ? partial_replay_steps(w, a) : ReplaySteps{}) {}
+
+  double fraction(int k) const { return path_ == InputPath::partial_replay ? steps_.fraction(k) : 1.0; }
+  int steps() const { return steps_.steps; }
+  uint64_t bytes_at(int rows, int k) const { return path_onchip_bytes(w_, a_, path_, rows, fraction(k)); }
+
+  /// Evaluates every (rows, k) of `want` not yet evaluated, in one batch.
+  void evaluate(const std::vector<std::pair<int, int>>& want) {
+    std::vector<std::pair<int, int>> todo;
+    for (const auto& d : want)
+      if (!index_.count(d) && std::find(todo.begin(), todo.end(), d) == todo.end()) todo.push_back(d);
+    if (todo.empty()) return;
+    std::vector<config::Arch> archs;
+    for (const auto& [rows, k] : todo) {
+      PathCandidate c;
+      c.rows_in_flight = rows;
+      c.replay_fraction = path_ == InputPath::partial_replay ? fraction(k) : 0;
+      c.sram_bytes = bytes_at(rows, k);
+      c.arch = candidate_arch(a_, path_, rows, fraction(k), c.sram_bytes);
+      archs.push_back(c.arch);
+      cands_.push_back(std::move(c));
+    }
+    const std::vector<CandidateCost> costs = costs_of_(archs);
+    for (size_t i = 0; i < todo.size(); ++i) {
+      index_[todo[i]] = costs_.size();
+      costs_.push_back(costs[i]);
+    }
+  }
+  const PathCandidate& candidate(int rows, int k) const { return cands_[index_.at({rows, k})]; }
+  const CandidateCost& cost(int rows, int k) const { return costs_[index_.at({rows, k})]; }
+  int evaluated() const { return static_cast<int>(costs_.size()); }
+  /// The fastest design evaluated (for the reason a target is missed).
+  std::pair<int, int> fastest() const {
+    std::pair<int, int> best{};
+    double c = 0;
+    for (const auto& [d, i] : index_)
+      if (c == 0 || costs_[i].cycles < c) c = costs_[i].cycles, best = d;
+    return best;
+  }
+
+ private:
+  const config::Workload& w_;
+  const config::Arch& a_;
+  InputPath path_;
+  const CostsOf& costs_of_;
+  ReplaySteps steps_;
+  std::map<std::pair<int, int>, size_t> index_;
+  std::vector<PathCandidate> cands_;
+  std::vector<CandidateCost> costs_;
+};
+
+// The least of `key` over k in [lo, hi] for each rows of `ranges`, the key
+// falling then rising in k (one valley): an integer ternary search, every
+// row count's probes evaluated in one batch a step. Returns rows -> k.
+template <class Key>
+std::map<int, int> valleys(Designs& d, std::map<int, std::pair<int, int>> ranges, const Key& key) {
+  for (;;) {
+    std::vector<std::pair<int, int>> probes;
+    for (const auto& [rows, r] : ranges)
+      if (r.second - r.first > 2) {
+        probes.push_back({rows, r.first + (r.second - r.first) / 3});
+        probes.push_back({rows, r.second - (r.second - r.first) / 3});
+      }
+    if (probes.empty()) break;
+    d.evaluate(probes);
+    for (auto& [rows, r] : ranges) {
+      auto& [lo, hi] = r;
+      if (hi - lo <= 2) continue;
+      const int m1 = lo + (hi - lo) / 3, m2 = hi - (hi - lo) / 3;
+      // Keys never tie (fewer steps are smaller): the valley is left of m2, or right of m1.
+      if (key(rows, m1) < key(rows, m2)) hi = m2 - 1;
+      else lo = m1 + 1;
+    }
+  }
+  std::vector<std::pair<int, int>> rest;  // the last two or three steps of each
+  for (const auto& [rows, r] : ranges)
+    for (int k = r.first; k <= r.second; ++k) rest.push_back({rows, k});
+  d.evaluate(rest);
+  std::map<int, int> best;
+  for (const auto& [rows, r] : ranges) {
+    int b = r.first;
+    for (int k = r.first + 1; k <= r.second; ++k)
+      if (key(rows, k) < key(rows, b)) b = k;
+    best[rows] = b;
+  }
+  return best;
+}
+
+PathFit chosen(InputPath path, const Designs& d, int rows, int k) {
   PathFit fit;
   fit.path = path;
-  fit.candidates_run = static_cast<int>(cands.size());
-  if (best == cands.size()) return fit;
   fit.feasible = true;
-  fit.arch = cands[best].arch;
-  fit.rows_in_flight = cands[best].rows_in_flight;
-  fit.replay_fraction = cands[best].replay_fraction;
-  fit.sram_bytes = cands[best].sram_bytes;
-  fit.cost = costs[best];
+  const PathCandidate& c = d.candidate(rows, k);
+  fit.arch = c.arch;
+  fit.rows_in_flight = c.rows_in_flight;
+  fit.replay_fraction = c.replay_fraction;
+  fit.sram_bytes = c.sram_bytes;
+  fit.cost = d.cost(rows, k);
+  fit.candidates_run = d.evaluated();
   return fit;
 }
 }  // namespace
 
-std::vector<double> partial_replay_fractions() {
+double ReplaySteps::fraction(int k) const {
+  return std::min(1.0, static_cast<double>(k) * static_cast<double>(step_elems) / static_cast<double>(hidden));
+}
+
+ReplaySteps partial_replay_steps(const config::Workload& w, const config::Arch& a) {
+  const int64_t elem = row_elem_bytes(w);
+  const int64_t burst_elems = std::max<int64_t>(1, a.asic->dram.burst_bytes / elem);
+  const int64_t bursts = (w.hidden + burst_elems - 1) / burst_elems;
+  const int64_t per_step = (bursts + kMaxReplaySteps - 1) / kMaxReplaySteps;  // bursts a step
+  ReplaySteps s;
+  s.hidden = w.hidden;
+  s.step_elems = std::min<int64_t>(w.hidden, per_step * burst_elems);
+  s.steps = static_cast<int>((w.hidden + s.step_elems - 1) / s.step_elems);
+  return s;
+}
+
+std::vector<double> partial_replay_fractions(const config::Workload& w, const config::Arch& a) {
+  const ReplaySteps s = partial_replay_steps(w, a);
   std::vector<double> f;
-  for (int i = 1; i < 16; ++i) f.push_back(i / 16.0);
+  for (int k = 1; k < s.steps; ++k) f.push_back(s.fraction(k));
   return f;
 }
 
@@ -94,68 +187,99 @@ uint64_t path_onchip_bytes(const config::Workload& w, const config::Arch& a, Inp
   return traffic_identity(w, c, *c.asic).onchip_bytes();
 }
 
-std::vector<PathCandidate> sram_budget_candidates(const config::Workload& w, const config::Arch& a, InputPath path,
-                                                  uint64_t budget) {
-  std::vector<PathCandidate> out;
-  for (double f : fractions_of(path))
-    for (int rows : rows_in_flight_candidates(most_rows(w, a, path, f, budget)))
-      out.push_back(make_candidate(w, a, path, rows, f));
-  return out;
-}
-
-std::vector<PathCandidate> target_cycles_candidates(const config::Workload& w, const config::Arch& a, InputPath path) {
-  std::vector<PathCandidate> out;
-  for (double f : fractions_of(path))
-    for (int rows : rows_in_flight_candidates(useful_rows(w))) out.push_back(make_candidate(w, a, path, rows, f));
-  return out;
-}
-
 PathFit fit_sram_budget(const config::Workload& w, const config::Arch& a, InputPath path, uint64_t budget,
                         const CostsOf& costs_of) {
-  const std::vector<PathCandidate> cands = sram_budget_candidates(w, a, path, budget);
-  if (cands.empty()) {
+  Designs d(w, a, path, costs_of);
+  const bool partial = path == InputPath::partial_replay;
+  const int k_min = partial ? 1 : 0;
+  if (partial && d.steps() < 2)
+    return infeasible(path, "a row of " + std::to_string(w.hidden) + " elements is one step; nothing to split", 0);
+  const std::vector<int> rows = rows_in_flight_candidates(most_rows(w, a, path, d.fraction(k_min), budget));
+  if (rows.empty()) {
     if (path == InputPath::dram_reread)
       return infeasible(path,
-                        "needs " + bytes(path_onchip_bytes(w, a, path, 1, 0)) +
-                            " (re-read FIFO and parameters), the budget is " + bytes(budget),
-                        0);
+                        "needs " + bytes(d.bytes_at(1, 0)) + " (re-read FIFO and parameters), the budget is " + bytes(budget), 0);
     return infeasible(path,
-                      "one row buffer" + std::string(path == InputPath::partial_replay ? " at the smallest fraction 1/16" : "") +
-                          " and the parameters need " + bytes(path_onchip_bytes(w, a, path, 1, fractions_of(path).front())) +
-                          ", the budget is " + bytes(budget),
+                      "one row buffer" +
+                          std::string(partial ? " at the smallest fraction (one step of " +
+                                                    std::to_string(partial_replay_steps(w, a).step_elems) + " elements)"
+                                              : "") +
+                          " and the parameters need " + bytes(d.bytes_at(1, k_min)) + ", the budget is " + bytes(budget),
                       0);
   }
-  std::vector<CandidateCost> costs;
-  PathFit fit = best_of(
-      path, cands, costs_of, costs, [](const CandidateCost&) { return true; },
-      [](const PathCandidate& c, const CandidateCost& k) {
-        return std::tuple{k.cycles, k.area_mm2, k.energy_uj, c.sram_bytes, c.rows_in_flight, c.replay_fraction};
-      });
-  if (fit.feasible)
-    fit.rows_that_fit = most_rows(w, a, path, path == InputPath::partial_replay ? fit.replay_fraction : 1.0, budget);
+  auto key = [&](int r, int k) {
+    const CandidateCost& c = d.cost(r, k);
+    return std::tuple{c.cycles, c.area_mm2, c.energy_uj, d.candidate(r, k).sram_bytes, k};
+  };
+  // At each rows: the steps that fit (on-chip bytes grow with them), searched for the valley.
+  std::map<int, std::pair<int, int>> ranges;
+  for (int r : rows) {
+    int hi = k_min;
+    if (partial) {
+      int lo = 1, top = d.steps() - 1;
+      while (lo < top) {  // the most steps that fit
+        const int mid = (lo + top + 1) / 2;
+        if (d.bytes_at(r, mid) <= budget) lo = mid;
+        else top = mid - 1;
+      }
+      hi = lo;
+    }
+    ranges[r] = {k_min, hi};
+  }
+  const std::map<int, int> best_k = valleys(d, ranges, key);
+  std::pair<int, int> best{};
+  bool any = false;
+  for (const auto& [r, k] : best_k)
+    if (!any || key(r, k) < key(best.first, best.second)) best = {r, k}, any = true;
+  PathFit fit = chosen(path, d, best.first, best.second);
+  fit.rows_that_fit = most_rows(w, a, path, d.fraction(best.second), budget);
   return fit;
 }
 
 PathFit fit_target_cycles(const config::Workload& w, const config::Arch& a, InputPath path, double target,
                           const CostsOf& costs_of) {
-  const std::vector<PathCandidate> cands = target_cycles_candidates(w, a, path);
-  std::vector<CandidateCost> costs;
-  PathFit best = best_of(
-      path, cands, costs_of, costs, [&](const CandidateCost& k) { return k.cycles <= target; },
-      [](const PathCandidate& c, const CandidateCost& k) {
-        return std::tuple{c.sram_bytes, k.cycles, k.area_mm2, k.energy_uj, c.rows_in_flight, c.replay_fraction};
-      });
-  if (best.feasible) return best;
-  size_t fastest = 0;
-  for (size_t i = 1; i < cands.size(); ++i)
-    if (costs[i].cycles < costs[fastest].cycles) fastest = i;
-  const PathCandidate& f = cands[fastest];
-  const std::string cycles = std::to_string(std::llround(costs[fastest].cycles));
+  Designs d(w, a, path, costs_of);
+  const bool partial = path == InputPath::partial_replay;
+  const int k_min = partial ? 1 : 0;
+  if (partial && d.steps() < 2)
+    return infeasible(path, "a row of " + std::to_string(w.hidden) + " elements is one step; nothing to split", 0);
+  // At each rows: the fastest steps (the valley of cycles, fewer steps on a tie) ...
+  std::map<int, std::pair<int, int>> ranges;
+  for (int r : rows_in_flight_candidates(useful_rows(w))) ranges[r] = {k_min, partial ? d.steps() - 1 : k_min};
+  const std::map<int, int> fastest =
+      valleys(d, ranges, [&](int r, int k) { return std::tuple{d.cost(r, k).cycles, k}; });
+  // ... then the fewest steps left of it that meet the target (the cycles fall towards the valley).
+  std::map<int, std::pair<int, int>> search;  // rows -> [lo, hi] with hi meeting the target
+  for (const auto& [r, k] : fastest)
+    if (d.cost(r, k).cycles <= target) search[r] = {k_min, k};
+  for (;;) {
+    std::vector<std::pair<int, int>> probes;
+    for (const auto& [r, s] : search)
+      if (s.first < s.second) probes.push_back({r, (s.first + s.second) / 2});
+    if (probes.empty()) break;
+    d.evaluate(probes);
+    for (auto& [r, s] : search)
+      if (s.first < s.second) {
+        const int mid = (s.first + s.second) / 2;
+        if (d.cost(r, mid).cycles <= target) s.second = mid;
+        else s.first = mid + 1;
+      }
+  }
+  auto key = [&](int r, int k) {
+    const CandidateCost& c = d.cost(r, k);
+    return std::tuple{d.candidate(r, k).sram_bytes, c.cycles, c.area_mm2, c.energy_uj, r, k};
+  };
+  bool any = false;
+  std::pair<int, int> best{};
+  for (const auto& [r, s] : search)
+    if (!any || key(r, s.second) < key(best.first, best.second)) best = {r, s.second}, any = true;
+  if (any) return chosen(path, d, best.first, best.second);
+  const auto [fr, fk] = d.fastest();
+  const std::string cycles = std::to_string(std::llround(d.cost(fr, fk).cycles));
   const std::string goal = std::to_string(std::llround(target));
-  std::string at = std::to_string(f.rows_in_flight) + " rows in flight";
-  if (path == InputPath::partial_replay) at += ", replay fraction " + std::to_string(f.replay_fraction).substr(0, 6);
-  return infeasible(path, "its fastest design takes " + cycles + " cycles (" + at + "), the target is " + goal,
-                    best.candidates_run);
+  std::string at = std::to_string(fr) + " rows in flight";
+  if (partial) at += ", replay fraction " + std::to_string(d.fraction(fk)).substr(0, 6);
+  return infeasible(path, "its fastest design takes " + cycles + " cycles (" + at + "), the target is " + goal, d.evaluated());
 }
 
 }  // namespace normsim::asic

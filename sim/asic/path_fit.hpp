@@ -1,12 +1,21 @@
 // The design of each input path that `compare` puts side by side: at an SRAM
 // budget, the rows in flight (and, for partial replay, the replay fraction)
 // that fit it in the fewest cycles; at a target, the smallest SRAM that meets
-// it. The search is exhaustive over a documented candidate set, because the
-// cycles are not monotonic in the rows in flight (on llama2-7b at 3..7 rows:
-// 1049652, 1049486, 1049492, 1049620, 1049652 -- more rows shift when the
-// re-fills meet the normalise pass's DRAM writes). The caller evaluates the
-// candidates (compare runs the model, timing only, in child processes); the
-// rest is arithmetic on the on-chip bytes of traffic_identity.
+// it. The rows in flight are searched exhaustively over a documented
+// candidate set, because the cycles are not monotonic in them (on llama2-7b
+// at 3..7 rows: 1049652, 1049486, 1049492, 1049620, 1049652 -- more rows
+// shift when the re-fills meet the normalise pass's DRAM writes). The replay
+// fraction is searched at the hardware's granularity (whole DRAM bursts of a
+// row, partial_replay_steps) by its shape: each kept burst takes DRAM bytes
+// off the row and puts SRAM bytes on it, so the cycles fall while the DRAM
+// binds and rise once the SRAM port does -- one valley, found by a ternary
+// search (and, at a target, the fewest bursts below it by bisection). Ties
+// go to fewer bursts (less SRAM, less area), so the order searched is
+// strict. tests/test_path_fit.cpp holds both searches to an exhaustive
+// evaluation of every fraction at every candidate row count on every
+// shipped workload. The caller evaluates the designs (compare runs the
+// model, timing only, in child processes); the rest is arithmetic on the
+// on-chip bytes of traffic_identity.
 #pragma once
 
 #include <cstdint>
@@ -20,8 +29,21 @@
 
 namespace normsim::asic {
 
-/// Replay fractions partial replay is tried at: 1/16 .. 15/16.
-std::vector<double> partial_replay_fractions();
+/// The steps of partial replay's kept part: whole DRAM bursts of a row, at
+/// most kMaxReplaySteps a row (a longer row's step is the fewest whole
+/// bursts that keep the count under it). A row of `steps` steps is kept in
+/// 1 .. steps - 1 of them (all of it is SRAM replay, none DRAM re-read).
+inline constexpr int kMaxReplaySteps = 256;
+struct ReplaySteps {
+  int64_t hidden = 1;
+  int64_t step_elems = 1;  ///< elements a step
+  int steps = 1;           ///< steps a row (the last may be short)
+  /// The fraction that keeps k steps: round(f C) = min(k step_elems, C) elements.
+  double fraction(int k) const;
+};
+ReplaySteps partial_replay_steps(const config::Workload& w, const config::Arch& a);
+/// The fractions partial replay is searched at: every step, 1 .. steps - 1.
+std::vector<double> partial_replay_fractions(const config::Workload& w, const config::Arch& a);
 
 /// Rows in flight tried up to `most`: every count to 16, then the powers of
 /// two, then `most` itself.
@@ -60,25 +82,21 @@ struct PathFit {
 /// at once).
 using CostsOf = std::function<std::vector<CandidateCost>(const std::vector<config::Arch>& archs)>;
 
-/// The path's designs whose on-chip bytes fit `budget_bytes` (rows in flight
-/// from rows_in_flight_candidates up to the most that fit, times the replay
-/// fractions). DRAM re-read has no row buffers to trade, but its rows in
-/// flight still change its cycles (how far the re-read stream runs ahead):
-/// it is searched over them the same way.
-std::vector<PathCandidate> sram_budget_candidates(const config::Workload& w, const config::Arch& a, InputPath path,
-                                                  uint64_t budget_bytes);
-
-/// The path's designs a target is searched over: rows in flight up to the
-/// workload's rows (at most 65536), times the replay fractions; every path.
-std::vector<PathCandidate> target_cycles_candidates(const config::Workload& w, const config::Arch& a, InputPath path);
-
 /// The fastest design that fits `budget_bytes`: fewest cycles, then least
-/// area, then least energy, then fewest on-chip bytes.
+/// area, then least energy, then fewest on-chip bytes. Rows in flight from
+/// rows_in_flight_candidates up to the most that fit; for partial replay,
+/// at each, the fraction's valley below the most steps that fit. DRAM
+/// re-read has no row buffers to trade, but its rows in flight still change
+/// its cycles (how far the re-read stream runs ahead): it is searched over
+/// them the same way.
 PathFit fit_sram_budget(const config::Workload& w, const config::Arch& a, InputPath path, uint64_t budget_bytes,
                         const CostsOf& costs_of);
 
 /// The smallest design that finishes in at most `target_cycles`: fewest
 /// on-chip bytes, then fewest cycles, then least area, then least energy.
+/// Rows in flight up to the workload's rows (at most 65536); for partial
+/// replay, at each, the fewest steps that meet the target left of the
+/// fraction's valley.
 PathFit fit_target_cycles(const config::Workload& w, const config::Arch& a, InputPath path, double target_cycles,
                           const CostsOf& costs_of);
 
