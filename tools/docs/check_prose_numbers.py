@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
 """Prose numbers come from the tool: every number of five or more significant
 digits in a doc's prose (outside its generated blocks, code fences and
-tables) must appear in one of the doc's generated blocks (run_blocks.py), or
-be listed in tools/docs/prose_numbers.txt with what it is derived from (an
-arch file's value, arithmetic stated beside it, a GPU record). A figure
-typed from an earlier run fails here as soon as it is not in a block.
+tables) must appear in one of the doc's generated blocks (run_blocks.py's,
+or another generator's `<!-- BEGIN generated ... -->`), or be listed in
+tools/docs/prose_numbers.txt with what it is derived from (an arch file's
+value, arithmetic stated beside it, a GPU record). Shapes (`N x M`) and
+powers of two are inputs, not results, and pass. A figure typed from an
+earlier run fails here as soon as it is not in a block.
 
   check_prose_numbers.py DOC...      exit 1 naming each unsourced number
 """
@@ -19,9 +21,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 def split(text):
     blocks, prose, in_block, fence = [], [], False, False
     for i, line in enumerate(text.splitlines(), 1):
-        if line.startswith("<!-- BEGIN normsim"):
+        if line.startswith("<!-- BEGIN normsim") or line.startswith("<!-- BEGIN generated"):
             in_block = True
-        elif line.startswith("<!-- END normsim"):
+        elif line.startswith("<!-- END normsim") or line.startswith("<!-- END generated"):
             in_block = False
         elif in_block:
             blocks.append(line)
@@ -32,10 +34,20 @@ def split(text):
     return blocks, prose
 
 
+SHAPE = re.compile(r"(\d[\d,]*) x (\d[\d,]*)")
+
+
+def is_input(n, line):
+    """A shape's side, or a power of two: what a run is given, not what it reports."""
+    if "." not in n and int(n) > 0 and int(n) & (int(n) - 1) == 0:
+        return True
+    return any(n in (a.replace(",", ""), b.replace(",", "")) for a, b in SHAPE.findall(line))
+
+
 def numbers(text):
     for n in NUM.findall(text):
         n = n.rstrip(".").replace(",", "")
-        if len(n.replace(".", "").lstrip("0")) >= 5:
+        if len(n.replace(".", "").lstrip("0")) >= 5 and not is_input(n, text):
             yield n
 
 
@@ -55,7 +67,9 @@ def main(docs):
     for path in docs:
         blocks, prose = split(open(path).read())
         in_blocks = set(numbers(" ".join(blocks))) | set(n.replace(",", "") for n in NUM.findall(" ".join(blocks)))
-        name = "docs/" + os.path.basename(path)
+        # As the list names it: relative to the tree (a copy elsewhere by its docs/ name).
+        rel = os.path.relpath(os.path.abspath(path), os.path.dirname(os.path.dirname(HERE)))
+        name = rel if not rel.startswith("..") else "docs/" + os.path.basename(path)
         for i, line in prose:
             for n in numbers(line):
                 if n not in in_blocks and (name, n) not in listed:
