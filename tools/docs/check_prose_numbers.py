@@ -5,7 +5,8 @@ tables) must appear in one of the doc's generated blocks (run_blocks.py's,
 or another generator's `<!-- BEGIN generated ... -->`), or be listed in
 tools/docs/prose_numbers.txt with what it is derived from (an arch file's
 value, arithmetic stated beside it, a GPU record). Shapes (`N x M`) and
-powers of two are inputs, not results, and pass. A figure typed from an
+powers of two are inputs, not results, and pass, as do numbers in inline
+code (a command's arguments). A figure typed from an
 earlier run fails here as soon as it is not in a block.
 
   check_prose_numbers.py DOC...      exit 1 naming each unsourced number
@@ -34,6 +35,7 @@ def split(text):
     return blocks, prose
 
 
+CODE = re.compile(r"`[^`]*`")
 SHAPE = re.compile(r"(\d[\d,]*) x (\d[\d,]*)")
 
 
@@ -63,19 +65,26 @@ def allowed():
 
 
 def main(docs):
-    ok, listed = True, allowed()
+    ok, listed, used, checked = True, allowed(), set(), set()
     for path in docs:
         blocks, prose = split(open(path).read())
         in_blocks = set(numbers(" ".join(blocks))) | set(n.replace(",", "") for n in NUM.findall(" ".join(blocks)))
         # As the list names it: relative to the tree (a copy elsewhere by its docs/ name).
         rel = os.path.relpath(os.path.abspath(path), os.path.dirname(os.path.dirname(HERE)))
         name = rel if not rel.startswith("..") else "docs/" + os.path.basename(path)
+        checked.add(name)
         for i, line in prose:
-            for n in numbers(line):
-                if n not in in_blocks and (name, n) not in listed:
+            for n in numbers(CODE.sub(" ", line)):  # inline code is a command or key: an input
+                if n not in in_blocks and (name, n) in listed:
+                    used.add((name, n))
+                elif n not in in_blocks:
                     print(f"{path}:{i}: {n} is in no generated block of the doc and not listed as derived "
                           f"(tools/docs/prose_numbers.txt)")
                     ok = False
+    for doc, n in sorted(listed - used):
+        if doc in checked:  # a listed number its doc no longer needs: the list stays exact
+            print(f"tools/docs/prose_numbers.txt: {doc} {n} is listed but the doc's prose no longer needs it")
+            ok = False
     return 0 if ok else 1
 
 
