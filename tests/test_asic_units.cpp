@@ -4,6 +4,8 @@
 // timing written out by hand. Every TEST elaborates once, in its own process.
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -258,7 +260,7 @@ TEST(AsicUnits, InputPathUnitStreamsRowsAndAnnouncesTheParameters) {
   DramModel dram("dram", b.cfg.dram, b.cfg.clock_ghz);
   SramModel sram("sram", b.cfg.sram);
   const RowLimit rows(b.g.rows);
-  InputPathUnit input("input", b.g, rows, b.cfg.dram.window_bytes(), &arith);
+  InputPathUnit input("input", b.g, rows, b.cfg.dram.window_bytes(), 2, &arith);
   input.dram(dram);
   input.sram(sram);
   HandshakeFifo<RowSlot*> free_slots("free", 2);
@@ -314,6 +316,12 @@ TEST(AsicUnits, InputPathUnitStreamsRowsAndAnnouncesTheParameters) {
   ASSERT_EQ(lanes.rows_x.size(), 5u);
   for (int r = 0; r < 5; ++r) EXPECT_EQ(lanes.rows_x[r], b.row(r)) << "row " << r;
   EXPECT_EQ(sram.peak_occupancy_bytes(), static_cast<uint64_t>(2 * b.g.stored_elems * b.g.in_bytes)) << "two row buffers held";
+  // Both buffers held at once; the stream outran them: rows after the second waited for one.
+  std::map<std::string, double> stat;
+  for (const auto& st : input.stats().snapshot().stats) stat[st.name] = st.value;
+  EXPECT_EQ(stat.at("row_buffers_peak"), 2);
+  EXPECT_GE(stat.at("row_buffer_waits"), 1);
+  EXPECT_LE(stat.at("row_buffer_waits"), 3);
 }
 
 // The re-read stream reads the part of each row not kept, in row order;
@@ -684,8 +692,8 @@ TEST(AsicUnits, TheAcceleratorBuildsTheUnitsItsGeometryEnables) {
   EXPECT_EQ(built, expected);
   std::vector<std::string> counted;
   for (const core::StatSet& s : top.stats()) counted.push_back(s.unit);
-  EXPECT_EQ(counted, (std::vector<std::string>{"residual_adder_pass", "chan_merge_tree", "welford_lanes", "normalize",
-                                               "dram", "sram"}));
+  EXPECT_EQ(counted, (std::vector<std::string>{"residual_adder_pass", "input_path", "chan_merge_tree", "welford_lanes",
+                                               "normalize", "dram", "sram"}));
   sc_core::sc_start();
   EXPECT_EQ(top.output().rows_done(), 8);
 }

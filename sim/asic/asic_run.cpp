@@ -333,6 +333,8 @@ void assemble(NormAccelerator& top, const RunGeometry& g, const config::Workload
   res.sram_bytes_read = count("sram.bytes_read") + res.param_buffer_read_bytes + fifo;
   res.sram_bytes_written = count("sram.bytes_written") + static_cast<uint64_t>(g.param_bytes) + fifo;
   res.sram_peak_bytes = count("sram.peak_occupancy_bytes");
+  res.row_buffers_peak = count("input_path.row_buffers_peak");
+  res.row_buffer_waits = count("input_path.row_buffer_waits");
   res.expected = traffic_identity(w, a, res.cfg);
 }
 

@@ -77,6 +77,9 @@ struct AsicResult {
   std::array<uint64_t, kTrafficKinds> dram_bytes{};
   uint64_t dram_bytes_read = 0, dram_bytes_written = 0;
   uint64_t sram_bytes_read = 0, sram_bytes_written = 0, sram_peak_bytes = 0;
+  /// The input path's row buffers: the most held at once, and the rows that
+  /// found every one busy (none: more rows in flight change nothing).
+  uint64_t row_buffers_peak = 0, row_buffer_waits = 0;
   uint64_t param_buffer_read_bytes = 0;
   TrafficIdentity expected;
   FastForward fast_forward;  ///< whether rows were skipped, the period, and why not

@@ -9,12 +9,15 @@
 namespace normsim::asic {
 
 InputPathUnit::InputPathUnit(sc_core::sc_module_name n, const RunGeometry& g, const RowLimit& limit, double dram_window_bytes,
-                             RowArithmetic* arith)
+                             int row_buffers, RowArithmetic* arith)
     : sc_module(n),
       g_(g),
       limit_(limit),
       arith_(arith),
-      window_bytes_(dram_window_bytes) {
+      window_bytes_(dram_window_bytes),
+      row_buffers_(row_buffers) {
+  stats_.add("row_buffers_peak", "row buffers", "most row buffers held at once (taken, not yet replayed)", &row_buffers_peak_);
+  stats_.add("row_buffer_waits", "rows", "rows whose buffer the input path waited for (every one was busy)", &row_buffer_waits_);
   SC_METHOD(step);
 }
 
@@ -30,6 +33,7 @@ void InputPathUnit::period_state(PeriodState& s) const {
   s.value(chunk_);
   s.slot(slot_);
   s.value(window_wait_);
+  s.value(waiting_for_buffer_);
   s.optional(pending_);
 }
 
@@ -62,9 +66,13 @@ void InputPathUnit::step() {
     if (row_ == limit_.rows()) return;  // the whole input has been issued
     if (!slot_) {
       if (!free_slots.nb_read(slot_)) {  // every row buffer is busy
+        if (!waiting_for_buffer_) row_buffer_waits_ += 1;
+        waiting_for_buffer_ = true;
         next_trigger(free_slots.data_written_event());
         return;
       }
+      waiting_for_buffer_ = false;
+      row_buffers_peak_ = std::max(row_buffers_peak_, static_cast<double>(row_buffers_ - free_slots->num_available()));
       slot_->row = row_;
       if (arith_)
         core::datapath_input_row(*arith_->workload, arith_->datapath->config().residual_add, row_, slot_->x,

@@ -18,6 +18,7 @@
 #include "sim/asic/row_slot.hpp"
 #include "sim/asic/run_geometry.hpp"
 #include "sim/asic/steady_state.hpp"
+#include "sim/core/stats.hpp"
 
 namespace normsim::asic {
 
@@ -33,10 +34,16 @@ struct InputPathUnit : sc_core::sc_module, HasPeriodState {
 
   /// `arith`: the rows' arithmetic, null when timing only.
   /// `limit`: the rows to issue (the workload's, less what the fast-forward skips).
+  /// `row_buffers`: the rows in flight (the free pool's size).
   InputPathUnit(sc_core::sc_module_name n, const RunGeometry& g, const RowLimit& limit, double dram_window_bytes,
-                RowArithmetic* arith);
+                int row_buffers, RowArithmetic* arith);
   void period_state(PeriodState& s) const override;
   int64_t rows_issued() const { return row_ + (slot_ ? 1 : 0); }
+  /// row_buffers_peak: the most row buffers held at once (taken, not yet
+  /// replayed). row_buffer_waits: the rows that found every one busy. With no
+  /// wait, more rows in flight run the same schedule: the input path never
+  /// looked for a buffer it did not find (docs/ASIC.md, "Rows in flight").
+  const core::StatGroup& stats() const { return stats_; }
 
  private:
   void step();
@@ -54,6 +61,10 @@ struct InputPathUnit : sc_core::sc_module, HasPeriodState {
   RowSlot* slot_ = nullptr;              ///< the row buffer being filled, null between rows
   bool window_wait_ = false;             ///< woken at the oldest read's completion
   std::optional<ChunkToken> pending_;    ///< issued, waiting for room in the FIFO to the lanes
+  int row_buffers_;
+  double row_buffers_peak_ = 0, row_buffer_waits_ = 0;
+  bool waiting_for_buffer_ = false;  ///< this row already counted as waiting
+  core::StatGroup stats_{basename()};
 };
 
 }  // namespace normsim::asic

@@ -76,12 +76,25 @@ void fifo_period_state(const sc_core::sc_interface& channel, PeriodState& s) {
   s.queue(dynamic_cast<const HandshakeFifo<T>&>(channel).contents());
 }
 void no_period_state(const sc_core::sc_interface&, PeriodState&) {}
+// A pool of free row buffers: what a free buffer last held is dead (the input
+// path overwrites it when it takes the buffer), so only how many are free is
+// state. With more buffers than the rows ever in flight, the unused ones
+// would otherwise keep the state from repeating.
+template <class T>
+void pool_period_state(const sc_core::sc_interface& channel, PeriodState& s) {
+  s.value(static_cast<double>(dynamic_cast<const HandshakeFifo<T>&>(channel).contents().size()));
+}
 
 template <class T>
 constexpr ChannelDecl fifo(std::string_view name, std::string_view token, std::string_view summary,
                            int (*depth)(const RunGeometry&, const AsicConfig&), bool late = false) {
   return {name, token, summary, ChannelKind::fifo, depth, late ? make_late_fifo<T> : make_fifo<T>, bind_fifo<T>,
           fifo_period_state<T>};
+}
+template <class T>
+constexpr ChannelDecl pool(std::string_view name, std::string_view token, std::string_view summary,
+                           int (*depth)(const RunGeometry&, const AsicConfig&)) {
+  return {name, token, summary, ChannelKind::fifo, depth, make_fifo<T>, bind_fifo<T>, pool_period_state<T>};
 }
 constexpr ChannelDecl signal(std::string_view name, std::string_view summary) {
   return {name, "cycle", summary, ChannelKind::signal, nullptr, make_signal, bind_signal, no_period_state};
@@ -98,7 +111,7 @@ constexpr ChannelDecl memory(std::string_view name, std::string_view summary) {
 int rows_in_flight(const RunGeometry&, const AsicConfig& c) { return c.rows_in_flight; }
 
 const std::vector<ChannelDecl> kChannels = {
-    fifo<RowSlot*>("free_row_buffers", "row buffer", "row buffers the output unit has emptied, back to the input path",
+    pool<RowSlot*>("free_row_buffers", "row buffer", "row buffers the output unit has emptied, back to the input path",
                    rows_in_flight),
     fifo<RowSlot*>("stats_to_normalize", "row buffer", "rows with their statistics, lanes (through merge and RSQRT) to normalise",
                    rows_in_flight),

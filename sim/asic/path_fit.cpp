@@ -79,6 +79,15 @@ class Designs {
   const PathCandidate& candidate(int rows, int k) const { return cands_[index_.at({rows, k})]; }
   const CandidateCost& cost(int rows, int k) const { return costs_[index_.at({rows, k})]; }
   int evaluated() const { return static_cast<int>(costs_.size()); }
+  /// The least of `key` over every design evaluated that `keep` accepts,
+  /// (rows, k); false when none is.
+  template <class Key, class Keep>
+  bool least(const Key& key, const Keep& keep, std::pair<int, int>& best) const {
+    bool any = false;
+    for (const auto& [d, i] : index_)
+      if (keep(d.first, d.second) && (!any || key(d.first, d.second) < key(best.first, best.second))) best = d, any = true;
+    return any;
+  }
   /// The fastest design evaluated (for the reason a target is missed).
   std::pair<int, int> fastest() const {
     std::pair<int, int> best{};
@@ -136,6 +145,29 @@ std::map<int, int> valleys(Designs& d, std::map<int, std::pair<int, int>> ranges
   return best;
 }
 
+// The row counts that can hold the best design of each step k of `top`
+// (k -> the most rows it may have): a design at the most rows tells, probed
+// at kFirstRowsProbe and then 4x up until it saturates or reaches the most.
+// Returns the largest count any step needs; every count below it is searched.
+int rows_to_search(Designs& d, const std::map<int, int>& top) {
+  std::map<int, int> probe;  // k -> rows probed now
+  for (const auto& [k, most] : top) probe[k] = std::min(most, kFirstRowsProbe);
+  int rows = 0;
+  while (!probe.empty()) {
+    std::vector<std::pair<int, int>> batch;
+    for (const auto& [k, r] : probe) batch.push_back({r, k});
+    d.evaluate(batch);
+    std::map<int, int> next;
+    for (const auto& [k, r] : probe) {
+      const CandidateCost& c = d.cost(r, k);
+      if (c.saturating_rows(r) < r || r == top.at(k)) rows = std::max(rows, c.saturating_rows(r));
+      else next[k] = static_cast<int>(std::min<int64_t>(top.at(k), 4LL * r));
+    }
+    probe = std::move(next);
+  }
+  return rows;
+}
+
 PathFit chosen(InputPath path, const Designs& d, int rows, int k) {
   PathFit fit;
   fit.path = path;
@@ -174,14 +206,6 @@ std::vector<double> partial_replay_fractions(const config::Workload& w, const co
   return f;
 }
 
-std::vector<int> rows_in_flight_candidates(int most) {
-  std::vector<int> rows;
-  for (int r = 1; r <= std::min(most, 16); ++r) rows.push_back(r);
-  for (int r = 32; r < most; r *= 2) rows.push_back(r);
-  if (most > 16) rows.push_back(most);
-  return rows;
-}
-
 uint64_t path_onchip_bytes(const config::Workload& w, const config::Arch& a, InputPath path, int rows, double f) {
   const config::Arch c = candidate_arch(a, path, rows, f, a.asic->sram.capacity_bytes);
   return traffic_identity(w, c, *c.asic).onchip_bytes();
@@ -194,8 +218,7 @@ PathFit fit_sram_budget(const config::Workload& w, const config::Arch& a, InputP
   const int k_min = partial ? 1 : 0;
   if (partial && d.steps() < 2)
     return infeasible(path, "a row of " + std::to_string(w.hidden) + " elements is one step; nothing to split", 0);
-  const std::vector<int> rows = rows_in_flight_candidates(most_rows(w, a, path, d.fraction(k_min), budget));
-  if (rows.empty()) {
+  if (d.bytes_at(1, k_min) > budget) {
     if (path == InputPath::dram_reread)
       return infeasible(path,
                         "needs " + bytes(d.bytes_at(1, 0)) + " (re-read FIFO and parameters), the budget is " + bytes(budget), 0);
@@ -207,31 +230,35 @@ PathFit fit_sram_budget(const config::Workload& w, const config::Arch& a, InputP
                           " and the parameters need " + bytes(d.bytes_at(1, k_min)) + ", the budget is " + bytes(budget),
                       0);
   }
+  // Partial replay: the most steps that fit at `rows` (on-chip bytes grow with both), 0 if none.
+  auto most_steps = [&](int rows) {
+    if (d.bytes_at(rows, 1) > budget) return 0;
+    int lo = 1, top = d.steps() - 1;
+    while (lo < top) {
+      const int mid = (lo + top + 1) / 2;
+      if (d.bytes_at(rows, mid) <= budget) lo = mid;
+      else top = mid - 1;
+    }
+    return lo;
+  };
+  std::map<int, int> top;  // each step that fits: the most rows it fits at
+  for (int k = k_min; k <= (partial ? most_steps(1) : 0); ++k) top[k] = most_rows(w, a, path, d.fraction(k), budget);
+  const int rows = rows_to_search(d, top);
   auto key = [&](int r, int k) {
     const CandidateCost& c = d.cost(r, k);
     return std::tuple{c.cycles, c.area_mm2, c.energy_uj, d.candidate(r, k).sram_bytes, k};
   };
-  // At each rows: the steps that fit (on-chip bytes grow with them), searched for the valley.
+  // At each rows: the steps that fit, searched for the valley.
   std::map<int, std::pair<int, int>> ranges;
-  for (int r : rows) {
-    int hi = k_min;
-    if (partial) {
-      int lo = 1, top = d.steps() - 1;
-      while (lo < top) {  // the most steps that fit
-        const int mid = (lo + top + 1) / 2;
-        if (d.bytes_at(r, mid) <= budget) lo = mid;
-        else top = mid - 1;
-      }
-      hi = lo;
-    }
-    ranges[r] = {k_min, hi};
-  }
-  const std::map<int, int> best_k = valleys(d, ranges, key);
+  for (int r = 1; r <= rows; ++r)
+    if (!partial) ranges[r] = {0, 0};
+    else if (const int hi = most_steps(r); hi >= 1) ranges[r] = {1, hi};
+  (void)valleys(d, ranges, key);
+  // The best of every design evaluated (each fits): the valleys' bottoms and the probes.
   std::pair<int, int> best{};
-  bool any = false;
-  for (const auto& [r, k] : best_k)
-    if (!any || key(r, k) < key(best.first, best.second)) best = {r, k}, any = true;
+  d.least(key, [](int, int) { return true; }, best);
   PathFit fit = chosen(path, d, best.first, best.second);
+  fit.rows_searched = rows;
   fit.rows_that_fit = most_rows(w, a, path, d.fraction(best.second), budget);
   return fit;
 }
@@ -243,37 +270,54 @@ PathFit fit_target_cycles(const config::Workload& w, const config::Arch& a, Inpu
   const int k_min = partial ? 1 : 0;
   if (partial && d.steps() < 2)
     return infeasible(path, "a row of " + std::to_string(w.hidden) + " elements is one step; nothing to split", 0);
-  // At each rows: the fastest steps (the valley of cycles, fewer steps on a tie) ...
-  std::map<int, std::pair<int, int>> ranges;
-  for (int r : rows_in_flight_candidates(useful_rows(w))) ranges[r] = {k_min, partial ? d.steps() - 1 : k_min};
-  const std::map<int, int> fastest =
-      valleys(d, ranges, [&](int r, int k) { return std::tuple{d.cost(r, k).cycles, k}; });
-  // ... then the fewest steps left of it that meet the target (the cycles fall towards the valley).
-  std::map<int, std::pair<int, int>> search;  // rows -> [lo, hi] with hi meeting the target
-  for (const auto& [r, k] : fastest)
-    if (d.cost(r, k).cycles <= target) search[r] = {k_min, k};
-  for (;;) {
-    std::vector<std::pair<int, int>> probes;
-    for (const auto& [r, s] : search)
-      if (s.first < s.second) probes.push_back({r, (s.first + s.second) / 2});
-    if (probes.empty()) break;
-    d.evaluate(probes);
-    for (auto& [r, s] : search)
-      if (s.first < s.second) {
-        const int mid = (s.first + s.second) / 2;
-        if (d.cost(r, mid).cycles <= target) s.second = mid;
-        else s.first = mid + 1;
-      }
-  }
+  const int k_max = partial ? d.steps() - 1 : k_min;
+  std::map<int, int> top;  // every step: up to the useful rows
+  for (int k = k_min; k <= k_max; ++k) top[k] = useful_rows(w);
+  const int rows = rows_to_search(d, top);
   auto key = [&](int r, int k) {
     const CandidateCost& c = d.cost(r, k);
     return std::tuple{d.candidate(r, k).sram_bytes, c.cycles, c.area_mm2, c.energy_uj, r, k};
   };
+  // Row counts in batches, fewest first: once a design meets the target, a
+  // count whose smallest design holds more bytes cannot win (the on-chip
+  // bytes grow with the rows), so the search stops there.
+  constexpr int kRowsABatch = 16;
   bool any = false;
   std::pair<int, int> best{};
-  for (const auto& [r, s] : search)
-    if (!any || key(r, s.second) < key(best.first, best.second)) best = {r, s.second}, any = true;
-  if (any) return chosen(path, d, best.first, best.second);
+  int searched = 0;
+  for (int r0 = 1; r0 <= rows; r0 += kRowsABatch) {
+    std::map<int, std::pair<int, int>> ranges;
+    for (int r = r0; r <= std::min(rows, r0 + kRowsABatch - 1); ++r)
+      if (!any || d.bytes_at(r, k_min) <= d.candidate(best.first, best.second).sram_bytes) ranges[r] = {k_min, k_max};
+    if (ranges.empty()) break;
+    searched = ranges.rbegin()->first;
+    // At each rows: the fastest steps (the valley of cycles, fewer steps on a tie) ...
+    const std::map<int, int> fastest =
+        valleys(d, ranges, [&](int r, int k) { return std::tuple{d.cost(r, k).cycles, k}; });
+    // ... then the fewest steps left of it that meet the target (the cycles fall towards the valley).
+    std::map<int, std::pair<int, int>> search;  // rows -> [lo, hi] with hi meeting the target
+    for (const auto& [r, k] : fastest)
+      if (d.cost(r, k).cycles <= target) search[r] = {k_min, k};
+    for (;;) {
+      std::vector<std::pair<int, int>> probes;
+      for (const auto& [r, s] : search)
+        if (s.first < s.second) probes.push_back({r, (s.first + s.second) / 2});
+      if (probes.empty()) break;
+      d.evaluate(probes);
+      for (auto& [r, s] : search)
+        if (s.first < s.second) {
+          const int mid = (s.first + s.second) / 2;
+          if (d.cost(r, mid).cycles <= target) s.second = mid;
+          else s.first = mid + 1;
+        }
+    }
+    any = d.least(key, [&](int r, int k) { return d.cost(r, k).cycles <= target; }, best);
+  }
+  if (any) {
+    PathFit fit = chosen(path, d, best.first, best.second);
+    fit.rows_searched = searched;
+    return fit;
+  }
   const auto [fr, fk] = d.fastest();
   const std::string cycles = std::to_string(std::llround(d.cost(fr, fk).cycles));
   const std::string goal = std::to_string(std::llround(target));

@@ -1,23 +1,35 @@
 // The design of each input path that `compare` puts side by side: at an SRAM
 // budget, the rows in flight (and, for partial replay, the replay fraction)
 // that fit it in the fewest cycles; at a target, the smallest SRAM that meets
-// it. The rows in flight are searched exhaustively over a documented
-// candidate set, because the cycles are not monotonic in them (on llama2-7b
-// at 3..7 rows: 1049652, 1049486, 1049492, 1049620, 1049652 -- more rows
-// shift when the re-fills meet the normalise pass's DRAM writes). The replay
-// fraction is searched at the hardware's granularity (whole DRAM bursts of a
-// row, partial_replay_steps) by its shape: each kept burst takes DRAM bytes
-// off the row and puts SRAM bytes on it, so the cycles fall while the DRAM
-// binds and rise once the SRAM port does -- one valley, found by a ternary
-// search (and, at a target, the fewest bursts below it by bisection). Ties
-// go to fewer bursts (less SRAM, less area), so the order searched is
-// strict. tests/test_path_fit.cpp holds both searches to an exhaustive
-// evaluation of every fraction at every candidate row count on every
-// shipped workload. The caller evaluates the designs (compare runs the
+// it. The whole space is searched, by two arguments the tests prove:
+//
+// * Rows in flight saturate. A design whose input path never found every row
+//   buffer busy runs the same schedule with any more of them (the free pool
+//   is the only place the count enters the timing: every other FIFO it sizes
+//   holds at most the buffers in use), so from its peak of buffers held up
+//   only the SRAM grows. One design at the most rows that fit (probed at 16,
+//   then 4x up) tells, per replay fraction, the counts that can matter:
+//   1 .. its peak, or all of them if it waited. Below that every count is
+//   evaluated, because the cycles are not monotonic in them (on llama2-7b at
+//   3..7 rows: 1049652, 1049486, 1049492, 1049620, 1049652 -- more rows
+//   shift when the re-fills meet the normalise pass's DRAM writes).
+// * The replay fraction has one valley. It is searched at the hardware's
+//   granularity (whole DRAM bursts of a row, partial_replay_steps): each
+//   kept burst takes DRAM bytes off the row and puts SRAM bytes on it, so
+//   the cycles fall while the DRAM binds and rise once the SRAM port does --
+//   found by a ternary search at each row count (and, at a target, the
+//   fewest bursts below it by bisection). Ties go to fewer bursts (less
+//   SRAM, less area), so the order searched is strict.
+//
+// tests/test_path_fit.cpp holds both searches to an exhaustive evaluation
+// of every fraction at every row count up to where it saturates, checks the
+// saturation on each, and evaluates every design of the whole space outright
+// on short workloads. The caller evaluates the designs (compare runs the
 // model, timing only, in child processes); the rest is arithmetic on the
 // on-chip bytes of traffic_identity.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -45,9 +57,8 @@ ReplaySteps partial_replay_steps(const config::Workload& w, const config::Arch& 
 /// The fractions partial replay is searched at: every step, 1 .. steps - 1.
 std::vector<double> partial_replay_fractions(const config::Workload& w, const config::Arch& a);
 
-/// Rows in flight tried up to `most`: every count to 16, then the powers of
-/// two, then `most` itself.
-std::vector<int> rows_in_flight_candidates(int most);
+/// The first row count a fraction's saturation is probed at; then 4x up to the most.
+inline constexpr int kFirstRowsProbe = 16;
 
 /// One design of a path: its arch (rows in flight, replay fraction, and the
 /// SRAM capacity set to what it needs) and those on-chip bytes.
@@ -58,11 +69,19 @@ struct PathCandidate {
   uint64_t sram_bytes = 0;     ///< row buffers, re-read FIFO, parameters
 };
 
-/// What a candidate costs, timing only.
+/// What a candidate costs, timing only, and whether more rows in flight
+/// would change it (the run's row_buffers_peak and row_buffer_waits).
 struct CandidateCost {
   double cycles = 0;
   double area_mm2 = 0;
   double energy_uj = 0;
+  int row_buffers_peak = -1;        ///< the most row buffers held at once; -1: not known
+  bool waited_for_row_buffer = true;  ///< the input path found every row buffer busy
+  /// The rows in flight past which the design runs the same schedule: its
+  /// peak when it never waited, else (or not known) `rows`, its own.
+  int saturating_rows(int rows) const {
+    return row_buffers_peak < 0 || waited_for_row_buffer ? rows : std::min(rows, row_buffers_peak);
+  }
 };
 
 struct PathFit {
@@ -75,6 +94,10 @@ struct PathFit {
   uint64_t sram_bytes = 0;     ///< on-chip bytes the design needs
   CandidateCost cost;          ///< of the chosen design
   int candidates_run = 0;      ///< designs the search evaluated
+  /// Rows in flight searched: every count 1 .. this. Past it, at a budget,
+  /// every design runs a schedule already seen (or does not fit); at a
+  /// target, every design holds more bytes than the pick.
+  int rows_searched = 0;
   int rows_that_fit = 0;       ///< budget: the most rows in flight the budget holds at the chosen fraction
 };
 
@@ -84,17 +107,19 @@ using CostsOf = std::function<std::vector<CandidateCost>(const std::vector<confi
 
 /// The fastest design that fits `budget_bytes`: fewest cycles, then least
 /// area, then least energy, then fewest on-chip bytes. Rows in flight from
-/// rows_in_flight_candidates up to the most that fit; for partial replay,
-/// at each, the fraction's valley below the most steps that fit. DRAM
-/// re-read has no row buffers to trade, but its rows in flight still change
-/// its cycles (how far the re-read stream runs ahead): it is searched over
-/// them the same way.
+/// 1 up to where the designs saturate (or the most that fit); for partial
+/// replay, at each, the fraction's valley below the most steps that fit.
+/// DRAM re-read has no row buffers to trade, but its rows in flight still
+/// change its cycles (how far the re-read stream runs ahead): it is
+/// searched over them the same way.
 PathFit fit_sram_budget(const config::Workload& w, const config::Arch& a, InputPath path, uint64_t budget_bytes,
                         const CostsOf& costs_of);
 
 /// The smallest design that finishes in at most `target_cycles`: fewest
 /// on-chip bytes, then fewest cycles, then least area, then least energy.
-/// Rows in flight up to the workload's rows (at most 65536); for partial
+/// Rows in flight from 1 up to where the designs saturate (at most the
+/// workload's rows, at most 65536), fewest first, until a count's smallest
+/// design holds more bytes than one that meets the target; for partial
 /// replay, at each, the fewest steps that meet the target left of the
 /// fraction's valley.
 PathFit fit_target_cycles(const config::Workload& w, const config::Arch& a, InputPath path, double target_cycles,

@@ -41,7 +41,8 @@ Module make_adder_pass(UnitBuild& b) {
 }
 
 Module make_input_path(UnitBuild& b) {
-  return std::make_unique<InputPathUnit>("input_path", b.geometry, b.row_limit, b.cfg.dram.window_bytes(), b.arith);
+  return std::make_unique<InputPathUnit>("input_path", b.geometry, b.row_limit, b.cfg.dram.window_bytes(), b.cfg.rows_in_flight,
+                                         b.arith);
 }
 
 bool forward(const RunGeometry& g) { return !g.backward; }
@@ -116,7 +117,7 @@ const std::vector<AsicUnitEntry> kUnits = {
      always, make_input_path,
      {{"free_slots", "free_row_buffers", In}, {"to_lanes", "input_to_lanes", Out}, {"params_on_chip", "params_on_chip", Out},
       {"adder_done", "adder_done", In}, {"param_grads", "input_to_accumulator", Out}, kDram, kSram},
-     no_stats, period_of<InputPathUnit>, rows_issued_of<InputPathUnit>,
+     stats_of<InputPathUnit>, period_of<InputPathUnit>, rows_issued_of<InputPathUnit>,
      {Traffic::params, Traffic::input, Traffic::residual, Traffic::grad, Traffic::saved_stats}, {},
      {"residual_adder", "dropout_mask_generator"}},  // a fused unit's adder sits on the input path, in front of the lanes
     {"chan_merge_tree", "log2 L levels of Chan merges (adders for sums), dedicated or on shared merge units", forward,

@@ -131,6 +131,8 @@ json asic_report_json(const asic::AsicResult& r) {
                  {"phase_cycles", {{"fill", r.first_stats_cycle},
                                    {"stream", std::max(0.0, r.last_lanes_cycle - r.first_stats_cycle)},
                                    {"drain", cyc - std::max(r.first_stats_cycle, r.last_lanes_cycle)}}},
+                 {"row_buffers_peak", r.row_buffers_peak},
+                 {"row_buffer_waits", r.row_buffer_waits},
                  {"stall_cycles", timing.stall_total},
                  {"stall_cycles_by_unit", timing.stall_by_unit},
                  {"busy_cycles", timing.busy},
@@ -253,6 +255,9 @@ std::string asic_summary_table(const asic::AsicResult& r, const json& j) {
       "max(DRAM bytes / sustained bytes a cycle, N max(C/L, merge occupancy))");
   row("cycles_over_lower_bound", num(t["cycles_over_lower_bound"].get<double>(), "%.4f"), "");
   for (const auto& [k, v] : t["stall_cycles"].items()) row("stall_cycles." + k, num(v.get<double>(), "%.15g"), "");
+  row("row_buffers_peak", std::to_string(r.row_buffers_peak), "of " + std::to_string(r.cfg.rows_in_flight) + " rows in flight");
+  row("row_buffer_waits", std::to_string(r.row_buffer_waits),
+      r.row_buffer_waits ? "rows whose input waited for a free row buffer" : "none: more rows in flight change nothing");
   row("dram_bytes_read", std::to_string(r.dram_bytes_read), "expected " + std::to_string(r.expected.dram_bytes_read));
   row("dram_bytes_written", std::to_string(r.dram_bytes_written), "expected " + std::to_string(r.expected.dram_bytes_written));
   if (r.workload.residual)  // where the bytes went: x, r, z, the re-read, a separate adder's pass

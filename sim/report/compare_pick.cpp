@@ -57,9 +57,13 @@ std::string why(const json& r, const std::string& mode) {
   }
   if (r.contains("fit") && mode == "sram_budget") {
     const int rows = r["fit"]["rows_in_flight"].get<int>(), most_rows = r["fit"].value("rows_that_fit", 0);
+    const int searched = r["fit"].value("rows_searched", 0);
     s += rows >= most_rows ? "; the budget binds: it holds " + std::to_string(most_rows) + " rows in flight"
                            : "; " + std::to_string(rows) + " of the " + std::to_string(most_rows) +
-                                 " rows in flight the budget holds (no design searched with more is faster)";
+                                 " rows in flight the budget holds (none with more is faster" +
+                                 (searched > 0 && searched < most_rows
+                                      ? "; past " + std::to_string(searched) + " the schedule is the same)"
+                                      : ")");
   } else if (mode == "target_cycles") {
     s += "; the least SRAM that meets the target";
   }

@@ -13,7 +13,8 @@ namespace {
 bool non_negative_unit(const std::string& column) {
   static const std::set<std::string> units = {"cycles", "bytes", "bytes/cycle", "us", "GHz", "GB/s", "mm2",
                                               "um2",    "uJ",    "pJ",          "pJ/bit", "GE", "elements", "count",
-                                              "rows",   "fraction", "ulp", "mW", "mW/mm2", "ps", "ns", "FO4", "gates", "stages", "flip-flops"};
+                                              "rows",   "fraction", "ulp", "mW", "mW/mm2", "ps", "ns", "FO4", "gates", "stages", "flip-flops",
+                                              "row buffers"};
   const size_t open = column.rfind(" [");
   if (open == std::string::npos || column.back() != ']') return false;
   return units.count(column.substr(open + 2, column.size() - open - 3)) > 0;

@@ -66,6 +66,8 @@ std::string unit_of(const std::string& path) {
     return path.size() >= sfx.size() && path.compare(path.size() - sfx.size(), sfx.size(), sfx) == 0;
   };
   if (ends("bytes_per_cycle")) return "bytes/cycle";
+  if (ends("row_buffers_peak")) return "row buffers";
+  if (ends("row_buffer_waits")) return "rows";
   if (path.rfind("timing.stall_cycles", 0) == 0 || path.rfind("timing.busy_cycles", 0) == 0 ||
       path.rfind("timing.phase_cycles", 0) == 0 || ends("cycles") || ends("_cycle"))
     return "cycles";

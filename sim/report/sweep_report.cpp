@@ -22,6 +22,7 @@ struct Field {
 constexpr Field kFields[] = {
     {"timing", "cycles"},          {"timing", "time_us"},
     {"timing", "lower_bound_cycles"}, {"timing", "cycles_over_lower_bound"},
+    {"timing", "row_buffers_peak"}, {"timing", "row_buffer_waits"},
     {"traffic", "dram_bytes_read"}, {"traffic", "dram_bytes_written"},
     {"traffic", "dram_gbps"},       {"traffic", "sram_bytes_read"},
     {"traffic", "sram_bytes_written"}, {"area", "sram_required_bytes"},
@@ -169,6 +170,7 @@ struct TableCol {
 };
 std::vector<TableCol> table_columns(bool numerics) {
   std::vector<TableCol> cols = {{"timing.cycles", "%.15g", 12},          {"timing.time_us", "%.1f", 10},
+                                {"timing.row_buffers_peak", "%.0f", 16}, {"timing.row_buffer_waits", "%.0f", 16},
                                 {"traffic.dram_bytes_read", "%.0f", 15}, {"traffic.dram_bytes_written", "%.0f", 18},
                                 {"area.sram_required_bytes", "%.0f", 19}, {"area.sram_macros", "%.0f", 11},
                                 {"area.total_mm2", "%.4f", 9},

@@ -147,7 +147,10 @@ nlohmann::json compare_row(const CompareArgs& a, const config::Workload& w, cons
           archs.size(), jobs(a.jobs),
           [&](size_t i) {
             const nlohmann::json r = report::asic_report_json(asic::run_asic(w, archs[i], timing));
-            return nlohmann::json{r["timing"]["cycles"], r["area"]["total_mm2"], r["energy"]["total_uj"]}.dump();
+            const auto& t = r["timing"];
+            return nlohmann::json{t["cycles"], r["area"]["total_mm2"], r["energy"]["total_uj"], t["row_buffers_peak"],
+                                  t["row_buffer_waits"]}
+                .dump();
           },
           [&](size_t) { return "compare (" + name + ")"; },
           [&](size_t i, int rc, std::string&& text) {
@@ -156,7 +159,7 @@ nlohmann::json compare_row(const CompareArgs& a, const config::Workload& w, cons
               return;
             }
             const auto k = nlohmann::json::parse(text);
-            costs[i] = {k[0].get<double>(), k[1].get<double>(), k[2].get<double>()};
+            costs[i] = {k[0].get<double>(), k[1].get<double>(), k[2].get<double>(), k[3].get<int>(), k[4].get<uint64_t>() > 0};
           });
       if (failed) throw ChildFailed{failed};
       return costs;
@@ -171,6 +174,7 @@ nlohmann::json compare_row(const CompareArgs& a, const config::Workload& w, cons
   if (mode != "configured")
     r["fit"] = {{"rows_in_flight", fit.rows_in_flight}, {"replay_fraction", fit.replay_fraction},
                 {"sram_required_bytes", fit.sram_bytes}, {"candidates_run", fit.candidates_run},
+                {"rows_searched", fit.rows_searched},
                 {"rows_that_fit", fit.rows_that_fit}};
   spdlog::info("compare: {} done", name);
   return r;
