@@ -27,8 +27,9 @@ configure: deps $(BUILD_DIR)/build.ninja
 build: configure
 	@cmake --build $(BUILD_DIR) -j $(JOBS)
 
-demo: build
-	@./$(BUILD_DIR)/normsim run
+# Only what the demo runs, quietly (tools/demo.sh).
+demo: deps
+	@bash tools/demo.sh $(BUILD_DIR) $(BUILD_TYPE) $(JOBS)
 
 test: build
 	@ctest --test-dir $(BUILD_DIR) --output-on-failure -j $(JOBS)

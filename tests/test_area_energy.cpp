@@ -89,7 +89,9 @@ TEST(ClockEnergy, EveryFlipFlopEveryCycleAtTheNode) {
   const area::RunCosts one = area::run_costs(dp, c, run);
   double ff = 0;
   for (const auto& u : one.area.units) {
-    if (u.per_instance) EXPECT_EQ(u.flip_flops, u.per_instance->flip_flops * u.instances) << u.unit;
+    if (u.per_instance) {
+      EXPECT_EQ(u.flip_flops, u.per_instance->flip_flops * u.instances) << u.unit;
+    }
     ff += u.flip_flops;
   }
   EXPECT_GT(ff, 0);

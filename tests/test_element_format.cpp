@@ -29,7 +29,9 @@ TEST(ElementFormat, Bf16AndFp16MatchRoundToNearestEven) {
     ASSERT_EQ(b, static_cast<float>(rne_reference(f, 7, -126, 127))) << f;
     const float h = fp16_bits_to_fp32(fp32_to_fp16_bits(f));
     const double hr = rne_reference(f, 10, -14, 15);
-    if (std::isinf(hr)) ASSERT_TRUE(std::isinf(h) && std::signbit(h) == std::signbit(f)) << f;
+    if (std::isinf(hr)) {
+      ASSERT_TRUE(std::isinf(h) && std::signbit(h) == std::signbit(f)) << f;
+    }
     else ASSERT_EQ(h, static_cast<float>(hr)) << f;
   }
 }

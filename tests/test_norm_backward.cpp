@@ -183,7 +183,9 @@ TEST(NormBackward, WideFixedPointFollowsTheReference) {
     bw.finish(dg, db, cnt);
     for (int64_t i = 0; i < C; ++i) {
       EXPECT_NEAR(dg[static_cast<size_t>(i)], dg_ref[static_cast<size_t>(i)], 1e-7);
-      if (kind == NormKind::layernorm) EXPECT_NEAR(db[static_cast<size_t>(i)], db_ref[static_cast<size_t>(i)], 1e-8);
+      if (kind == NormKind::layernorm) {
+        EXPECT_NEAR(db[static_cast<size_t>(i)], db_ref[static_cast<size_t>(i)], 1e-8);
+      }
     }
     for (int s = 0; s < kBackwardStageCount; ++s) EXPECT_EQ(cnt.overflows[static_cast<size_t>(s)], 0u) << kBackwardStages.names[static_cast<size_t>(s)];
     // Every element quantises dy, g, x_hat and dx once.

@@ -174,7 +174,9 @@ TEST_P(PostNormBackwardHandComputed, DramAndSramBytesAreExact) {
   EXPECT_EQ(r.expected.lower_bound_cycles, std::max(static_cast<double>(read + written) / 64, N * 16.0));
   EXPECT_GE(r.cycles, r.expected.lower_bound_cycles);
   // Unfused, the pass streams after the unit's last output: it ends at least its bytes' cycles later.
-  if (!fused) EXPECT_GE(r.cycles, r.last_lanes_cycle + static_cast<double>(2 * N * C * 4) / 64);
+  if (!fused) {
+    EXPECT_GE(r.cycles, r.last_lanes_cycle + static_cast<double>(2 * N * C * 4) / 64);
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(

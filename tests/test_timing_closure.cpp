@@ -108,10 +108,18 @@ TEST(TimingClosure, StagesAddedPastTheMaximumAreTheFewestThatFit) {
   const config::AsicConfig closed = rtl::with_closed_timing(c, t);
   EXPECT_DOUBLE_EQ(closed.timing_flip_flops, t.added_flip_flops());
   for (const rtl::UnitTiming& u : t.units) {
-    if (u.unit == "normalize_affine") EXPECT_EQ(closed.normalize.latency_cycles, u.cycles);
-    if (u.unit == "rsqrt_unit") EXPECT_EQ(closed.rsqrt.latency_cycles, u.cycles);
-    if (u.unit == "welford_lanes") EXPECT_EQ(closed.welford_lanes.latency_cycles, u.cycles);
-    if (u.unit == "chan_merge_tree") EXPECT_EQ(closed.chan_merge_tree.level_cycles, u.cycles);
+    if (u.unit == "normalize_affine") {
+      EXPECT_EQ(closed.normalize.latency_cycles, u.cycles);
+    }
+    if (u.unit == "rsqrt_unit") {
+      EXPECT_EQ(closed.rsqrt.latency_cycles, u.cycles);
+    }
+    if (u.unit == "welford_lanes") {
+      EXPECT_EQ(closed.welford_lanes.latency_cycles, u.cycles);
+    }
+    if (u.unit == "chan_merge_tree") {
+      EXPECT_EQ(closed.chan_merge_tree.level_cycles, u.cycles);
+    }
   }
   // Their area: a timing_registers unit of the flip-flops at the flip-flop's gate equivalents.
   area::RunActivity run;
@@ -152,7 +160,9 @@ TEST(TimingClosure, ARunRunsTheClosedLatenciesAndRefusesWhenAsked) {
       EXPECT_GT(u.added_stages(), 0);
       EXPECT_EQ(r.cfg.normalize.latency_cycles, u.cycles);
     }
-    if (u.unit == "rsqrt_unit") EXPECT_EQ(r.cfg.rsqrt.latency_cycles, u.cycles);
+    if (u.unit == "rsqrt_unit") {
+      EXPECT_EQ(r.cfg.rsqrt.latency_cycles, u.cycles);
+    }
   }
   EXPECT_GT(r.cfg.timing_flip_flops, 0);
   // The report says the configured design misses the clock and what was added.

@@ -128,7 +128,9 @@ TEST(Simt, RegressionAgainstTheGoldenH200) {
       EXPECT_GE(range.hi, value) << c.golden.id;
       EXPECT_GE(range.lo, 0) << c.golden.id;
     }
-    if (!c.held_out) EXPECT_TRUE(c.dram_read_in_range) << c.golden.id;  // the ranges are fitted to hold them
+    if (!c.held_out) {
+      EXPECT_TRUE(c.dram_read_in_range) << c.golden.id;  // the ranges are fitted to hold them
+    }
   }
   EXPECT_GE(firm, 170u);
   // The ranges' targets (docs/FIDELITY.md): held-out coverage, firm widths.

@@ -98,7 +98,9 @@ TEST(WarpStatesModel, ProfilesAreDistributionsOnEveryGoldenCase) {
       EXPECT_EQ(w->local_memory_bytes, 0.0);
       // selected is one cycle per issued instruction: within a launch its
       // share is the inverse of the cycles per issue (a plan averages launches).
-      if (i > 0 || p.launches.size() == 1) EXPECT_NEAR((*w)[WarpState::selected], 1.0 / w->warp_cycles_per_issue, 1e-9);
+      if (i > 0 || p.launches.size() == 1) {
+        EXPECT_NEAR((*w)[WarpState::selected], 1.0 / w->warp_cycles_per_issue, 1e-9);
+      }
     }
   }
 }

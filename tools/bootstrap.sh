@@ -21,12 +21,18 @@ for p in "${packages[@]}"; do
 done
 [ ${#missing[@]} -eq 0 ] && exit 0
 
-echo "bootstrap: installing ${missing[*]}" >&2
+# apt's own lines go to a log, kept (and its end shown) only when it fails.
+log=$(mktemp "${TMPDIR:-/tmp}/normsim-bootstrap.XXXXXX.log")
+echo "bootstrap: installing ${#missing[@]} Debian packages: ${missing[*]}" >&2
 sudo_cmd=()
 if [ "$(id -u)" -ne 0 ]; then
   command -v sudo >/dev/null || { echo "bootstrap: need root or sudo to install: ${missing[*]}" >&2; exit 2; }
   sudo_cmd=(sudo)
 fi
 export DEBIAN_FRONTEND=noninteractive
-"${sudo_cmd[@]}" apt-get update -qq >&2
-"${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+if ! { "${sudo_cmd[@]}" apt-get update -qq && "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"; } >"$log" 2>&1; then
+  tail -n 20 "$log" >&2
+  echo "bootstrap: apt-get failed; its whole output: $log" >&2
+  exit 1
+fi
+rm -f "$log"

@@ -256,6 +256,31 @@ expect 2 "^normsim: --baseline excludes --no-baseline" -- regress "$S/gpu_ref/go
 ! grep -q "debug" "$T/nv.txt" && ok || bad "run without -v printed debug lines: $(cat "$T/nv.txt")"
 
 # --- determinism: every subcommand twice, byte for byte ---------------------
+
+# A new user's first refusals: said as what they are, with what is allowed.
+expect 2 "^normsim: no command given (allowed: run, compare, sweep" --
+expect 2 "^normsim: unknown command or argument 'frobnicate' (allowed: run, compare" -- frobnicate
+expect 2 "^normsim: run: unexpected argument '--frobnicate' (allowed: the options of normsim run --help)" -- run --frobnicate
+expect 2 "^normsim: --target-cycles: value '0' out of range (allowed: a number in 1..1e+18)" -- compare --target-cycles 0 -q
+expect 2 "^normsim: --target-cycles: expected a number, got 'fast'" -- compare --target-cycles fast -q
+expect 2 "^normsim: --slurm: value '0' out of range (allowed: 1..100000)" -- sweep --slurm 0 -q
+expect 2 "workload: an empty workload name (allowed: .*llama2-7b.*, a YAML path, or none for the default)" -- run '' -q
+expect 2 "arch: an empty arch name (allowed: .*asic-default" -- run --arch '' -q
+expect 2 "^normsim: --set workload.rows=8: key 'rows': given again (first as --set workload.rows=4; allowed: each key once)" -- run --set workload.rows=4 --set workload.rows=8 -q
+expect 2 "^normsim: --fail-on-overflow: nothing is computed with --no-numerics" -- run --no-numerics --fail-on-overflow -q
+expect 2 "^normsim: --fail-on-overflow: nothing is computed with --no-numerics" -- compare --no-numerics --fail-on-overflow -q
+expect 2 "^normsim: compare: workload llama2-7b: no design of any path is feasible (sram-replay: .*; partial-replay: .*allowed: a larger --sram-budget" -- compare llama2-7b --sram-budget 16 --no-numerics -q
+[ ! -s "$T/out" ] && ok || bad "compare with no feasible design printed a table: $(head -c 300 "$T/out")"
+# Under --json a refusal is also one JSON object on stdout.
+"$N" run --set workload.rows=0 --json -q >"$T/out" 2>"$T/err"; rc=$?
+/usr/bin/python3 - "$T/out" "$T/err" "$rc" <<'PY' && ok || bad "run --json refusal: stdout is not {\"error\": ...}: $(head -c 300 "$T/out")"
+import json, sys
+e = json.load(open(sys.argv[1]))["error"]
+assert e["exit_code"] == int(sys.argv[3]) == 2, (e, sys.argv[3])
+assert "normsim: " + e["message"] == open(sys.argv[2]).read().strip(), e
+PY
+"$N" --json frobnicate >"$T/out" 2>/dev/null
+/usr/bin/python3 -c "import json,sys; assert json.load(open(sys.argv[1]))['error']['exit_code'] == 2" "$T/out" && ok || bad "a parse error under --json: no error object"
 twice() {
   local name=$1; shift
   "$N" "$@" >"$T/a.$name" 2>/dev/null; local ra=$?

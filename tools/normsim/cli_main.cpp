@@ -10,6 +10,8 @@
 #include <cstdlib>
 #include <iostream>
 
+#include <nlohmann/json.hpp>
+
 #include "cli_main.hpp"
 #include "command.hpp"
 #include "progress.hpp"
@@ -34,6 +36,37 @@ class PrintablePayload : public spdlog::custom_flag_formatter {
     dest.append(s.data(), s.data() + s.size());
   }
   std::unique_ptr<custom_flag_formatter> clone() const override { return std::make_unique<PrintablePayload>(); }
+};
+// std::cout as given, counting what passes: a refusal under --json adds its
+// error object only to a stdout still empty (one JSON object, never two).
+class CountingBuf : public std::streambuf {
+ public:
+  explicit CountingBuf(std::streambuf* to) : to_(to) {}
+  size_t count() const { return count_; }
+
+ protected:
+  int_type overflow(int_type c) override {
+    if (traits_type::eq_int_type(c, traits_type::eof())) return traits_type::not_eof(c);
+    ++count_;
+    return to_->sputc(traits_type::to_char_type(c));
+  }
+  std::streamsize xsputn(const char* s, std::streamsize n) override {
+    count_ += static_cast<size_t>(n);
+    return to_->sputn(s, n);
+  }
+  int sync() override { return to_->pubsync(); }
+
+ private:
+  std::streambuf* to_;
+  size_t count_ = 0;
+};
+struct CountStdout {
+  CountingBuf buf{std::cout.rdbuf()};
+  std::streambuf* was = std::cout.rdbuf(&buf);
+  ~CountStdout() {
+    std::cout.flush();
+    std::cout.rdbuf(was);
+  }
 };
 }  // namespace
 
@@ -62,6 +95,17 @@ int cli_main(int argc, char** argv) {
                               add_simt(app), add_area(app),    add_netlist(app), add_regress(app), add_calibrate(app),
                               add_list(app)};
 
+  bool json = false;
+  for (int i = 1; i < argc; ++i) json |= std::string(argv[i]) == "--json";
+  std::string names;  // the commands, for a refusal's "allowed"
+  for (const Command& c : commands) names += (names.empty() ? "" : ", ") + c.app->get_name();
+  // A refusal: its one line on stderr, and under --json an error object on stdout too.
+  CountStdout out;
+  auto refuse = [&](const std::string& text, int code) {
+    std::fprintf(stderr, "normsim: %s\n", text.c_str());
+    if (json && out.buf.count() == 0) std::cout << nlohmann::json{{"error", {{"message", text}, {"exit_code", code}}}}.dump() << std::endl;
+    return code;
+  };
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -70,9 +114,19 @@ int cli_main(int argc, char** argv) {
     return app.exit(e);
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
+  } catch (const CLI::ExtrasError& e) {
+    // CLI11's "The following argument(s) was/were not expected: X": said as what it is and what is allowed.
+    std::string what = e.what(), sub = "normsim";
+    if (const size_t colon = what.find(": "); colon != std::string::npos) what = what.substr(colon + 2);
+    for (const Command& c : commands)
+      if (c.app->parsed()) sub = "normsim " + c.app->get_name();
+    return refuse(sub == "normsim" ? "unknown command or argument '" + normsim::config::printable(what) + "' (allowed: " +
+                                         names + "; see normsim --help)"
+                                   : sub.substr(8) + ": unexpected argument '" + normsim::config::printable(what) +
+                                         "' (allowed: the options of " + sub + " --help)",
+                  kExitBadInput);
   } catch (const CLI::ParseError& e) {
-    std::fprintf(stderr, "normsim: %s (see normsim --help)\n", normsim::config::printable(e.what()).c_str());
-    return kExitBadInput;
+    return refuse(normsim::config::printable(e.what()) + " (see normsim --help)", kExitBadInput);
   }
   if (quiet) spdlog::set_level(spdlog::level::err);
   if (verbose) spdlog::set_level(spdlog::level::debug);
@@ -85,8 +139,6 @@ int cli_main(int argc, char** argv) {
   struct StopProgress {
     ~StopProgress() { ProgressLine::get().stop(); }
   } stop_progress;
-  bool json = false;
-  for (int i = 1; i < argc; ++i) json |= std::string(argv[i]) == "--json";
   try {
     for (const Command& c : commands)
       if (*c.app) {
@@ -99,13 +151,11 @@ int cli_main(int argc, char** argv) {
         ProgressLine::get().stop();
         return rc;
       }
-    std::cout << app.help();
-    return kExitOk;
+    return refuse("no command given (allowed: " + names + "; see normsim --help)", kExitBadInput);
   } catch (...) {
     ProgressLine::get().stop();
     const normsim::asic::ErrorLine line = normsim::asic::error_line(std::current_exception(), what);
-    std::fprintf(stderr, "normsim: %s\n", line.text.c_str());
-    return line.exit_code;
+    return refuse(line.text, line.exit_code);
   }
 }
 

@@ -181,6 +181,8 @@ nlohmann::json compare_row(const CompareArgs& a, const config::Workload& w, cons
 }
 
 int compare(const CompareArgs& a) {
+  if (a.fail_on_overflow && a.asic.no_numerics)
+    throw config::ConfigError("--fail-on-overflow: nothing is computed with --no-numerics, so nothing can overflow (allowed: one of them)");
   const auto [w, arch] = load_inputs(a.in);
   check_out_dir(a.out_dir);
   if (a.sram_budget && a.target_cycles)
@@ -276,6 +278,18 @@ int compare(const CompareArgs& a) {
       all["paths"].push_back(std::move(row));
     }
   }
+  // No design at all: bad input for this question (as a sweep with no point is), before anything is written.
+  std::string why;
+  for (const auto& p : all["paths"]) {
+    if (!p.contains("infeasible")) {
+      why.clear();
+      break;
+    }
+    why += (why.empty() ? "" : "; ") + p.value("path", std::string()) + ": " + p["infeasible"].get<std::string>();
+  }
+  if (!why.empty())
+    throw config::ConfigError("compare: workload " + w.name + ": no design of any path is feasible (" + why +
+                              "; allowed: a larger --sram-budget or --target-cycles, or another arch)");
   all["picks"] = report::compare_picks(all);
   if (!a.out_dir.empty()) {
     write_report_file(a.out_dir, "compare.json", report::report_text(all, 2) + "\n");
@@ -284,11 +298,12 @@ int compare(const CompareArgs& a) {
   }
   if (a.json) std::cout << report::report_text(all) << "\n";
   else std::cout << report::compare_table(all);
-  for (const auto& p : all["paths"]) {
-    if (!p.contains("numerics")) continue;
-    log_warnings(p, "compare (" + p.value("path", std::string()) + ")");
-    if (a.fail_on_overflow) check_no_overflow(p, "compare (" + p.value("path", std::string()) + ")");
-  }
+  // Every path's warnings first, then --fail-on-overflow's verdict on the first that overflowed.
+  for (const auto& p : all["paths"])
+    if (p.contains("numerics")) log_warnings(p, "compare (" + p.value("path", std::string()) + ")");
+  if (a.fail_on_overflow)
+    for (const auto& p : all["paths"])
+      if (p.contains("numerics")) check_no_overflow(p, "compare (" + p.value("path", std::string()) + ")");
   return kExitOk;
 }
 
@@ -302,10 +317,9 @@ Command add_compare(CLI::App& app) {
   add_int_option(c, "--sram-budget", a->sram_budget, 1, int64_t(1) << 40,
                  "compare at this SRAM (bytes): each path's design (rows in flight, replay fraction) that fits it in the "
                  "fewest cycles, then least area and energy (every candidate run: docs/ASIC.md)");
-  c->add_option("--target-cycles", a->target_cycles,
-                "compare at this throughput: each path's design with the smallest SRAM that finishes in at most this many "
-                "cycles, then the fewest cycles (every candidate run: docs/ASIC.md)")
-      ->check(CLI::Range(1.0, 1e18));
+  add_number_option(c, "--target-cycles", a->target_cycles, 1.0, 1e18,
+                    "compare at this throughput: each path's design with the smallest SRAM that finishes in at most this "
+                    "many cycles, then the fewest cycles (every candidate run: docs/ASIC.md)");
   c->add_option("--out", a->out_dir, "directory for compare.json, compare.csv (sweep.csv's columns) and compare.txt");
   c->add_flag("--json", a->json, "print {\"mode\", \"paths\": [report or {path, infeasible}, ...], \"picks\": [...]} on stdout");
   c->add_option("--fuse", a->fuse,

@@ -118,6 +118,8 @@ int run_asic_model(const RunArgs& a, const config::Workload& w, const config::Ar
 }
 
 int run(RunArgs a) {
+  if (a.fail_on_overflow && a.asic.no_numerics)
+    throw config::ConfigError("--fail-on-overflow: nothing is computed with --no-numerics, so nothing can overflow (allowed: one of them)");
   const auto [w, arch] = load_inputs(a.in);
   if (!a.algorithm.empty()) {
     const auto alg = core::parse_variance_algorithm(a.algorithm);

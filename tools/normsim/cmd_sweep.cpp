@@ -548,8 +548,8 @@ Command add_sweep(CLI::App& app) {
   c->add_option("--plot", a->plot, "draw the Pareto front of the first two objectives into FILE.png");
   add_int_option(c, "-j,--jobs", a->jobs, 1, 4096, "points run at once (default: all cores)");
   c->add_option("--shard", a->shard, "run the i-th of n interleaved slices (0-based i/n) into --out, for `normsim merge`");
-  c->add_option("--slurm", a->slurm, "write a Slurm array job of N shards and a dependent merge into --out/slurm (submit.sh submits both)")
-      ->check(CLI::Range(1, 100000));
+  add_int_option(c, "--slurm", a->slurm, 1, 100000,
+                 "write a Slurm array job of N shards and a dependent merge into --out/slurm (submit.sh submits both)");
   c->add_flag("--progress", a->progress, "progress on stderr even when it is not a terminal");
   c->add_option("--out", a->out_dir, "directory for sweep.json, sweep.csv and the journal sweep.jsonl (a shard's journal with --shard)");
   c->add_option("--resume", a->resume, "continue the interrupted sweep whose --out is DIR (its journal's study; with --shard i/n, that shard's)");

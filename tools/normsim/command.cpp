@@ -7,6 +7,7 @@
 
 #include <cerrno>
 #include <charconv>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -52,24 +53,48 @@ std::string name_or_path_help(config::ShippedKind k, const std::string& what, co
 
 void add_input_options(CLI::App* c, InputArgs& in, const InputHelp& help) {
   namespace emb = config::embedded;
+  // An empty name is a mistake, not the default (which is asked for by giving none).
+  const auto not_empty = [](const char* what, config::ShippedKind k) {
+    return CLI::Validator(
+        [what, k](std::string& v) {
+          return v.empty() ? std::string("an empty ") + what + " name (allowed: " + config::shipped_names(k) +
+                                 ", a YAML path, or none for the default)"
+                           : std::string();
+        },
+        "", "not empty");
+  };
   c->add_option("workload", in.workload,
                 name_or_path_help(config::ShippedKind::workload, "workload",
-                                  "default: " + help.default_from + emb::kDefaultWorkloadName + help.workload_note));
+                                  "default: " + help.default_from + emb::kDefaultWorkloadName + help.workload_note))
+      ->check(not_empty("workload", config::ShippedKind::workload));
   c->add_option("--arch", in.arch,
                 name_or_path_help(config::ShippedKind::arch, help.arch_what,
-                                  "default: " + help.default_from + emb::kDefaultArchName));
+                                  "default: " + help.default_from + emb::kDefaultArchName))
+      ->check(not_empty("arch", config::ShippedKind::arch));
   c->add_option("--set", in.sets,
                 "override a key" + help.set_note + " (repeatable)");
 }
 
 namespace {
 // --set's workload and arch overrides (a gpu key belongs to `normsim simt`).
-std::vector<config::Override> input_overrides(const std::vector<std::string>& sets) {
+// The first `given` are the user's: a key among them twice is refused, as a
+// YAML file's duplicate key is (the rest are a command's own, applied after).
+std::vector<config::Override> input_overrides(const std::vector<std::string>& sets, size_t given) {
   std::vector<config::Override> ov;
   for (const auto& s : sets) {
     ov.push_back(config::parse_override(s));
-    if (ov.back().target == "gpu")
+    const config::Override& o = ov.back();
+    if (o.target == "gpu")
       throw config::ConfigError("--set: key '" + s + "': gpu keys belong to `normsim simt` (allowed: workload.KEY=VALUE, arch.KEY=VALUE)");
+    if (ov.size() > given) continue;
+    for (size_t i = 0; i + 1 < ov.size(); ++i)
+      if (ov[i].target == o.target && ov[i].path == o.path) {
+        std::string key;
+        for (const auto& k : o.path) key += (key.empty() ? "" : ".") + k;
+        throw config::ConfigError("--set " + config::printable(s) + ": key '" + config::printable(key) +
+                                  "': given again (first as --set " + config::printable(ov[i].text) +
+                                  "; allowed: each key once)");
+      }
   }
   return ov;
 }
@@ -78,12 +103,12 @@ std::vector<config::Override> input_overrides(const std::vector<std::string>& se
 config::Arch load_arch_also(const InputArgs& a, const std::vector<std::string>& also) {
   std::vector<std::string> sets = a.sets;
   sets.insert(sets.end(), also.begin(), also.end());
-  const std::vector<config::Override> ov = input_overrides(sets);
+  const std::vector<config::Override> ov = input_overrides(sets, a.sets.size());
   return a.arch.empty() ? config::default_arch(ov, false) : config::load_arch(a.arch, ov, false);
 }
 
 Inputs load_inputs(const InputArgs& a, bool digest) {
-  const std::vector<config::Override> ov = input_overrides(a.sets);
+  const std::vector<config::Override> ov = input_overrides(a.sets, a.sets.size());
   Inputs in{a.workload.empty() ? config::default_workload(ov, digest) : config::load_workload(a.workload, ov, digest),
             a.arch.empty() ? config::default_arch(ov, digest) : config::load_arch(a.arch, ov, digest)};
   if (!digest) return in;  // nothing to stamp
@@ -200,6 +225,18 @@ int64_t parse_int_flag(const std::string& flag, const std::string& text, int64_t
     throw CLI::ValidationError(flag, "value '" + config::printable(text) + "' out of range" + allowed);
   if (ec != std::errc() || !whole)
     throw CLI::ValidationError(flag, "expected an integer, got '" + config::printable(text) + "'" + allowed);
+  return v;
+}
+
+double parse_number_flag(const std::string& flag, const std::string& text, double lo, double hi) {
+  double v = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  char range[96];
+  std::snprintf(range, sizeof range, " (allowed: a number in %.15g..%.15g)", lo, hi);
+  if (ec != std::errc() || end != text.data() + text.size())
+    throw CLI::ValidationError(flag, "expected a number, got '" + config::printable(text) + "'" + range);
+  if (!std::isfinite(v) || v < lo || v > hi)
+    throw CLI::ValidationError(flag, "value '" + config::printable(text) + "' out of range" + range);
   return v;
 }
 

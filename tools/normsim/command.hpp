@@ -129,6 +129,16 @@ CLI::Option* add_int_option(CLI::App* c, const std::string& name, Int& value, in
       ->type_name("INT");
 }
 
+/// A number option the same way: `text` as a finite number in [lo, hi].
+double parse_number_flag(const std::string& flag, const std::string& text, double lo, double hi);
+inline CLI::Option* add_number_option(CLI::App* c, const std::string& name, double& value, double lo, double hi,
+                                      const std::string& help) {
+  const std::string flag = name.substr(name.rfind(',') == std::string::npos ? 0 : name.rfind(',') + 1);
+  return c->add_option_function<std::string>(
+              name, [&value, lo, hi, flag](const std::string& text) { value = parse_number_flag(flag, text, lo, hi); }, help)
+      ->type_name("NUMBER");
+}
+
 /// config::CheckFailure (exit 1) naming the first non-finite or negative
 /// number of `report` (sim/report/report_check.hpp), before anything is written.
 void check_report(const nlohmann::json& report, const std::string& what);
