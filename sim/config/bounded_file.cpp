@@ -14,6 +14,8 @@ std::string read_bounded_file(const std::string& path, const BoundedFile& kind) 
   };
   std::error_code ec;
   const auto st = std::filesystem::status(path, ec);
+  if (ec == std::errc::too_many_symbolic_link_levels)
+    throw refuse("a loop of symbolic links", "a path that leads to " + kind.what);
   if (!std::filesystem::exists(st)) throw refuse(kind.missing_problem);
   if (std::filesystem::is_directory(st)) throw refuse("is a directory, expected " + kind.what);
   if (!std::filesystem::is_regular_file(st)) throw refuse("is not a regular file (a device, FIFO or socket)", allowed);

@@ -1,5 +1,7 @@
 #include "sim/config/yaml_reader.hpp"
 
+#include <algorithm>
+#include <cstdio>
 #include <map>
 #include <mutex>
 
@@ -19,7 +21,7 @@ namespace normsim::config {
 std::string format_config_error(const std::string& file, int line, const std::string& key, const std::string& problem,
                                 const std::string& allowed) {
   std::string s = file;
-  if (line > 0) s += ":" + std::to_string(line);
+  if (line > 0) s += ':' + std::to_string(line);
   s += ": ";
   if (!key.empty()) s += "key '" + key + "': ";
   s += problem;
@@ -172,8 +174,38 @@ YamlReader YamlReader::from_text(const std::string& text, const std::string& fil
   return YamlReader(root, file, "");
 }
 
+namespace {
+// A config is UTF-8 text: a NUL byte (a binary, UTF-16) or a byte sequence
+// that is not UTF-8 is refused at its line, before the YAML parser sees it
+// (which would call it an escape or a mapping problem).
+ConfigError utf8_refusal(const std::string& text, const std::string& path, size_t at, const std::string& problem) {
+  const int line = 1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(at), '\n'));
+  return ConfigError(format_config_error(path, line, "", problem, "a YAML file in UTF-8"));
+}
+void check_utf8_text(const std::string& text, const std::string& path) {
+  const auto refuse = [&](size_t at, const char* problem) { return utf8_refusal(text, path, at, problem); };
+  if (text.size() >= 2 && ((text[0] == '\xff' && text[1] == '\xfe') || (text[0] == '\xfe' && text[1] == '\xff')))
+    throw refuse(0, "UTF-16 text (a byte-order mark)");
+  for (size_t i = 0; i < text.size();) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (c == 0) throw refuse(i, "a NUL byte: not text");
+    const int more = c < 0x80 ? 0 : (c >> 5) == 0x6 ? 1 : (c >> 4) == 0xe ? 2 : (c >> 3) == 0x1e ? 3 : -1;
+    bool ok = more >= 0 && i + static_cast<size_t>(more) < text.size() + (more == 0 ? 1 : 0);
+    for (int k = 1; ok && k <= more; ++k) ok = (static_cast<unsigned char>(text[i + static_cast<size_t>(k)]) >> 6) == 0x2;
+    if (!ok) {
+      char problem[32];
+      std::snprintf(problem, sizeof problem, "not UTF-8 (byte 0x%02x)", c);
+      throw refuse(i, problem);
+    }
+    i += static_cast<size_t>(more) + 1;
+  }
+}
+}  // namespace
+
 std::string read_config_file(const std::string& path) {
-  return read_bounded_file(path, {kMaxConfigFileBytes, "a YAML file"});
+  std::string text = read_bounded_file(path, {kMaxConfigFileBytes, "a YAML file"});
+  check_utf8_text(text, path);
+  return text;
 }
 
 YamlReader YamlReader::from_file(const std::string& path) { return from_text(read_config_file(path), path); }
@@ -201,6 +233,8 @@ Override parse_override(const std::string& text) {
   if (o.target != "workload" && o.target != "arch" && o.target != "gpu")
     throw bad("the key must start with workload., arch. or gpu.");
   if (o.path.empty()) throw bad("no key after '" + o.target + "'");
+  // An empty value would be YAML's null, and refused as whatever the key is not.
+  if (o.value.find_first_not_of(" \t") == std::string::npos) throw bad("no value after '='");
   return o;
 }
 

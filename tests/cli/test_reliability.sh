@@ -271,6 +271,16 @@ expect 2 "^normsim: --fail-on-overflow: nothing is computed with --no-numerics" 
 expect 2 "^normsim: --fail-on-overflow: nothing is computed with --no-numerics" -- compare --no-numerics --fail-on-overflow -q
 expect 2 "^normsim: compare: workload llama2-7b: no design of any path is feasible (sram-replay: .*; partial-replay: .*allowed: a larger --sram-budget" -- compare llama2-7b --sram-budget 16 --no-numerics -q
 [ ! -s "$T/out" ] && ok || bad "compare with no feasible design printed a table: $(head -c 300 "$T/out")"
+expect 2 "^normsim: --set: key 'workload.rows=': no value after '='" -- run --set workload.rows= -q
+printf 'norm: layernorm\nrows: 4\nhidden: 8\n\0\n' >"$T/nul.yaml"
+expect 2 "nul.yaml:4: a NUL byte: not text (allowed: a YAML file in UTF-8)" -- run "$T/nul.yaml" -q
+printf 'norm: layernorm\nrows: 4\nname: caf\xe9\n' >"$T/latin1.yaml"
+expect 2 "latin1.yaml:3: not UTF-8 (byte 0xe9) (allowed: a YAML file in UTF-8)" -- run "$T/latin1.yaml" -q
+printf '\xff\xfen\0o\0' >"$T/utf16.yaml"
+expect 2 "utf16.yaml:1: UTF-16 text (a byte-order mark)" -- run "$T/utf16.yaml" -q
+expect 2 "normsim: .*: a NUL byte: not text" -- run --arch "$N" -q
+ln -s "$T/loop_b.yaml" "$T/loop_a.yaml"; ln -s "$T/loop_a.yaml" "$T/loop_b.yaml"
+expect 2 "loop_a.yaml: a loop of symbolic links (allowed: a path that leads to a YAML file)" -- run "$T/loop_a.yaml" -q
 # Under --json a refusal is also one JSON object on stdout.
 "$N" run --set workload.rows=0 --json -q >"$T/out" 2>"$T/err"; rc=$?
 /usr/bin/python3 - "$T/out" "$T/err" "$rc" <<'PY' && ok || bad "run --json refusal: stdout is not {\"error\": ...}: $(head -c 300 "$T/out")"
