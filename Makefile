@@ -3,7 +3,7 @@ BUILD_DIR ?= build
 BUILD_TYPE ?= Release
 JOBS ?= $(shell nproc)
 
-.PHONY: all build deps configure demo test install bench fuzz sanitize sanitize-ci clean
+.PHONY: all build deps configure demo test test-slow install bench fuzz sanitize sanitize-ci clean
 FUZZ_DIR ?= build-fuzz
 FUZZ_S ?= 60
 SAN_DIR ?= build-sanitize
@@ -31,8 +31,15 @@ build: configure
 demo: deps
 	@bash tools/demo.sh $(BUILD_DIR) $(BUILD_TYPE) $(JOBS)
 
+# Every test but the slow ones (under 5 minutes on 2 cores), each run's
+# temporary files under one folder of its own, removed after.
 test: build
-	@ctest --test-dir $(BUILD_DIR) --output-on-failure -j $(JOBS)
+	@bash tools/run_tests.sh $(BUILD_DIR) $(JOBS) -LE slow
+
+# The slow ones (label slow: the exhaustive searches, synthesis, the
+# calibration from records); .ci/run runs them after `make test`.
+test-slow: build
+	@bash tools/run_tests.sh $(BUILD_DIR) $(JOBS) -L slow
 
 # make install PREFIX=DIR (default /usr/local): bin/normsim, its shipped
 # configs, docs, the man page, bash completion and the Python package.
@@ -46,14 +53,14 @@ bench: build
 
 # The whole CTest suite built with AddressSanitizer and UBSan (docs/RELIABILITY.md).
 sanitize: deps
-	@cmake -S . -B $(SAN_DIR) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DNORMSIM_SANITIZE=ON >/dev/null
+	@cmake -S . -B $(SAN_DIR) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DNORMSIM_SANITIZE=ON -DNORMSIM_UNITY_BUILD=OFF >/dev/null
 	@cmake --build $(SAN_DIR) -j $(JOBS)
 	@$(SAN_ENV) ctest --test-dir $(SAN_DIR) --output-on-failure -j $(JOBS)
 
 # CI's share of it: the tests labelled ci_sanitize (numbers, configs, parsers;
 # no SystemC or Verilator build), under ASan and UBSan.
 sanitize-ci: deps
-	@cmake -S . -B $(SAN_DIR) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DNORMSIM_SANITIZE=ON >/dev/null
+	@cmake -S . -B $(SAN_DIR) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DNORMSIM_SANITIZE=ON -DNORMSIM_UNITY_BUILD=OFF >/dev/null
 	@cmake --build $(SAN_DIR) -j $(JOBS) -t ci_sanitize
 	@$(SAN_ENV) ctest --test-dir $(SAN_DIR) --output-on-failure -j $(JOBS) -L ci_sanitize
 

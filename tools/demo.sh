@@ -24,4 +24,5 @@ if [ ! -f "$build/build.ninja" ]; then
 fi
 echo "make demo: building normsim with $jobs jobs (output: $log)" >&2
 quiet "building normsim" cmake --build "$build" -j "$jobs" -t normsim
-exec "./$build/normsim" run
+case $build in /*) ;; *) build=./$build ;; esac
+exec "$build/normsim" run

@@ -11,7 +11,7 @@ namespace normsim::area {
 
 namespace {
 using core::Stage;
-const core::FixedFormat& fmt(const core::StageFormats& f, Stage s) { return f[static_cast<int>(s)]; }
+using core::fmt;
 int log2_ceil(int v) { return std::max(1, static_cast<int>(std::bit_width(static_cast<unsigned>(std::max(v - 1, 1))))); }
 }  // namespace
 

@@ -17,6 +17,39 @@
 #include <sstream>
 
 namespace normsim::config {
+struct MarkedClone;
+}
+
+// YAML::Clone copies values but not marks, so every message about a cached
+// text would name line 1. A node's mark is settable only by Node's friends,
+// and yaml-cpp befriends every as_if<T, S> (its conversion hook): this one
+// copies the marks of a tree onto its clone, node by node.
+template <>
+struct YAML::as_if<normsim::config::MarkedClone, void> {
+  static void copy_marks(const YAML::Node& from, const YAML::Node& to) {
+    if (from.m_pNode == nullptr || to.m_pNode == nullptr) return;
+    to.m_pNode->set_mark(from.m_pNode->mark());
+    if (from.IsSequence()) {
+      for (std::size_t i = 0; i < from.size(); ++i) copy_marks(from[i], to[i]);
+    } else if (from.IsMap()) {
+      // Clone rebuilds a mapping in the order it iterates, so the pairs line up.
+      for (auto f = from.begin(), t = to.begin(); f != from.end() && t != to.end(); ++f, ++t) {
+        copy_marks(f->first, t->first);
+        copy_marks(f->second, t->second);
+      }
+    }
+  }
+};
+
+namespace normsim::config {
+
+namespace {
+YAML::Node clone_with_marks(const YAML::Node& n) {
+  YAML::Node c = YAML::Clone(n);
+  YAML::as_if<MarkedClone, void>::copy_marks(n, c);
+  return c;
+}
+}  // namespace
 
 std::string format_config_error(const std::string& file, int line, const std::string& key, const std::string& problem,
                                 const std::string& allowed) {
@@ -80,6 +113,7 @@ class StrictYamlCheck : public YAML::EventHandler {
     std::string key;  ///< the key whose value is being read
     std::map<std::string, int> key_lines;
   };
+  static constexpr std::size_t kMaxNesting = 32;
   int documents_ = 0;
   std::vector<Frame> stack_;
 
@@ -115,6 +149,11 @@ class StrictYamlCheck : public YAML::EventHandler {
   }
   void open(const YAML::Mark& mark, const std::string& tag, YAML::anchor_t anchor, bool is_map) {
     check_node(mark, tag, anchor);
+    // No config nests deeper than a few levels; past this a text is not one
+    // (and yaml-cpp's own limit says only "bad file").
+    if (stack_.size() >= kMaxNesting)
+      fail(mark, "mappings and lists nested more than " + std::to_string(kMaxNesting) + " deep",
+           "at most " + std::to_string(kMaxNesting) + " levels");
     if (!stack_.empty() && stack_.back().is_map) {
       if (stack_.back().at_key) fail(mark, "a key that is a list or a mapping", "plain keys such as 'hidden:'");
       stack_.back().at_key = true;
@@ -154,7 +193,7 @@ YAML::Node load_yaml_strict(const std::string& text, const std::string& file) {
   static std::map<std::string, YAML::Node> parsed;
   {
     const std::lock_guard<std::mutex> lock(mutex);
-    if (const auto it = parsed.find(text); it != parsed.end()) return YAML::Clone(it->second);
+    if (const auto it = parsed.find(text); it != parsed.end()) return clone_with_marks(it->second);
   }
   YAML::Node root;
   try {
@@ -164,7 +203,7 @@ YAML::Node load_yaml_strict(const std::string& text, const std::string& file) {
   }
   const std::lock_guard<std::mutex> lock(mutex);
   if (parsed.size() >= 64) parsed.clear();
-  parsed.emplace(text, YAML::Clone(root));
+  parsed.emplace(text, clone_with_marks(root));
   return root;
 }
 

@@ -30,6 +30,8 @@ inline constexpr EnumNames<BackwardStage, kBackwardStageCount> kBackwardStages{
     {"dy", "g", "xhat", "sum_g", "sum_gxhat", "row_mean", "dx", "dgamma", "dbeta"}};
 
 using BackwardFormats = std::array<FixedFormat, kBackwardStageCount>;
+/// A backward stage's format, by the stage's name.
+inline const FixedFormat& fmt(const BackwardFormats& f, BackwardStage s) { return f[static_cast<int>(s)]; }
 
 struct BackwardCounters {
   std::array<uint64_t, kBackwardStageCount> quantizations{};

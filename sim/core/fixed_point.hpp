@@ -38,6 +38,10 @@ inline constexpr std::string_view kOverflowNames = "saturate, wrap";
 
 inline constexpr int kMaxFixedBits = 64;
 
+/// n is a power of two (2^k, k >= 0): a divide by n is a shift, a count of
+/// lanes or a merge group halves evenly.
+inline constexpr bool is_pow2(int64_t n) { return n > 0 && std::has_single_bit(static_cast<uint64_t>(n)); }
+
 struct FixedFormat {
   int total_bits = 32;
   int frac_bits = 16;

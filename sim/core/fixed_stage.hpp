@@ -39,6 +39,8 @@ std::string_view to_string(Stage s);
 std::optional<Stage> parse_stage(std::string_view s);
 
 using StageFormats = std::array<FixedFormat, kStageCount>;
+/// A stage's format, by the stage's name.
+inline const FixedFormat& fmt(const StageFormats& f, Stage s) { return f[static_cast<int>(s)]; }
 
 /// Quantisations and overflows per stage (overflows are never silent).
 struct StageCounters {

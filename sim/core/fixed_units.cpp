@@ -8,9 +8,7 @@
 namespace normsim::core {
 
 namespace {
-bool is_pow2(int64_t n) { return n > 0 && (n & (n - 1)) == 0; }
 int log2_exact(int64_t n) { return std::countr_zero(static_cast<uint64_t>(n)); }
-const FixedFormat& fmt(const StageFormats& f, Stage s) { return f[static_cast<int>(s)]; }
 }  // namespace
 
 std::vector<Fx> make_recip_table(int64_t max_n, const FixedFormat& recip) {

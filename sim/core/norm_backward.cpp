@@ -9,14 +9,6 @@
 
 namespace normsim::core {
 
-namespace {
-
-const FixedFormat& fmt(const BackwardFormats& f, BackwardStage s) { return f[static_cast<int>(s)]; }
-const FixedFormat& fmt(const StageFormats& f, Stage s) { return f[static_cast<int>(s)]; }
-bool is_pow2(int64_t n) { return n > 0 && (n & (n - 1)) == 0; }
-
-}  // namespace
-
 void BackwardCounters::add(const BackwardCounters& o) {
   for (int i = 0; i < kBackwardStageCount; ++i) {
     quantizations[static_cast<size_t>(i)] += o.quantizations[static_cast<size_t>(i)];

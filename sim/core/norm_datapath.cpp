@@ -13,12 +13,6 @@
 
 namespace normsim::core {
 
-namespace {
-const FixedFormat& fmt(const StageFormats& f, Stage s) { return f[static_cast<int>(s)]; }
-bool is_pow2(int64_t n) { return n > 0 && (n & (n - 1)) == 0; }
-
-}  // namespace
-
 std::string DatapathConfig::validate() const {
   if (lanes < 1 || lanes > 4096 || !is_pow2(lanes))
     return "lanes " + std::to_string(lanes) + " must be a power of two in 1..4096";

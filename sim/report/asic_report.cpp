@@ -385,7 +385,17 @@ std::string compare_table(const json& all) {
                  "datapath_mm2")
     << (fused ? strprintf("%11s ", "fusion_mm2") : std::string())
     << strprintf("%9s %9s %9s %9s ", "total_mm2", "total_uj", "dram_uj", "sram_uj")
-    << (fused ? strprintf("%9s ", "fusion_uj") : std::string()) << strprintf("%12s\n", "rel_l2_error");
+    << (fused ? strprintf("%9s ", "fusion_uj") : std::string()) << strprintf("%12s", "rel_l2_error");
+  // A backward's table: dx's error, then each other gradient's by its report name.
+  std::vector<std::string> grads;
+  for (const char* g : {"dgamma", "dbeta", "dbranch"})
+    for (const auto& r : reps)
+      if (r.contains("numerics") && r["numerics"].contains(g)) {
+        grads.push_back(g);
+        break;
+      }
+  for (const std::string& g : grads) o << strprintf(" %*s", static_cast<int>(g.size() + 13), (g + ".rel_l2_error").c_str());
+  o << "\n";
   for (const auto& r : reps) {
     for (const std::string& lead : leads) o << lead_cell(lead, r.value(lead, std::string("-")));
     if (r.contains("infeasible")) {
@@ -408,7 +418,12 @@ std::string compare_table(const json& all) {
                    r["energy"]["dram_uj"].get<double>(), r["energy"]["sram_uj"].get<double>())
       << (fused ? strprintf("%9.1f ", r["energy"].value("residual_add_uj", 0.0) + r["energy"].value("dropout_mask_uj", 0.0))
                 : std::string())
-      << strprintf("%12s\n", err < 0 ? "-" : num(err, "%.3g").c_str());
+      << strprintf("%12s", err < 0 ? "-" : num(err, "%.3g").c_str());
+    for (const std::string& g : grads) {
+      const json* e = r.contains("numerics") && r["numerics"].contains(g) ? &r["numerics"][g]["rel_l2_error"] : nullptr;
+      o << strprintf(" %*s", static_cast<int>(g.size() + 13), e && e->is_number() ? num(e->get<double>(), "%.3g").c_str() : "-");
+    }
+    o << "\n";
   }
   o << compare_picks_text(all);
   return o.str();

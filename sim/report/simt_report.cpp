@@ -110,7 +110,7 @@ nlohmann::json explained(const simt::WarpProfile& w) {
 
 }  // namespace
 
-nlohmann::json simt_explain_json(const simt::Prediction& p, const std::optional<MeasuredWarps>& ncu) {
+nlohmann::json simt_explain_json(const simt::Prediction& p, const std::optional<MeasuredWarps>& ncu, const std::string& no_ncu) {
   nlohmann::json launches = nlohmann::json::array();
   for (const simt::LaunchPrediction& l : p.launches) {
     nlohmann::json j = explained(l.warps);
@@ -125,13 +125,14 @@ nlohmann::json simt_explain_json(const simt::Prediction& p, const std::optional<
   } else {
     out["ncu_case"] = nullptr;
     out["ncu"] = nullptr;
+    out["ncu_absent"] = no_ncu;
   }
   return out;
 }
 
-std::string simt_explain_text(const simt::Prediction& p, const std::optional<MeasuredWarps>& ncu) {
+std::string simt_explain_text(const simt::Prediction& p, const std::optional<MeasuredWarps>& ncu, const std::string& no_ncu) {
   std::string out = "\n  explain: where the warps spend their cycles (Nsight Compute's warp states)";
-  out += ncu ? ", ncu's golden case " + ncu->case_id + " beside\n" : "\n";
+  out += ncu ? ", ncu's golden case " + ncu->case_id + " beside\n" : "\n    (no ncu column: " + no_ncu + ")\n";
   auto pct = [](double v) { return strprintf("%5.1f%%", 100 * v); };
   out += strprintf("    %-18s %16s%s\n", "", "predicted", ncu ? "              ncu" : "");
   auto row = [&](const std::string& name, const std::string& pred, const std::string& meas) {

@@ -22,7 +22,9 @@ struct MeasuredWarps {
 /// `simt --explain`: per launch and for the plan, where the warps spend
 /// their cycles, occupancy, issue activity, DRAM throughput, the limiter and
 /// the optimisation it implies (simt/limiter.hpp); ncu's beside it when given.
-nlohmann::json simt_explain_json(const simt::Prediction& p, const std::optional<MeasuredWarps>& ncu);
-std::string simt_explain_text(const simt::Prediction& p, const std::optional<MeasuredWarps>& ncu);
+/// `no_ncu`: why ncu's column is absent when `ncu` is empty (no golden
+/// folder, or no golden case ran this launch), said in the report.
+nlohmann::json simt_explain_json(const simt::Prediction& p, const std::optional<MeasuredWarps>& ncu, const std::string& no_ncu);
+std::string simt_explain_text(const simt::Prediction& p, const std::optional<MeasuredWarps>& ncu, const std::string& no_ncu);
 
 }  // namespace normsim::report

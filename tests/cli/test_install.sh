@@ -12,6 +12,12 @@ mkdir -p "$T/elsewhere" && cd "$T/elsewhere" || exit 1
 # The binary, by shipped names, from another directory; its data (RTL sources, plot script) found under PREFIX/share.
 "$P/bin/normsim" run --arch asic-fp32 --set workload.rows=64 -q >out.txt && grep -q "arch: asic-fp32" out.txt && ok || bad "installed run --arch asic-fp32"
 "$P/bin/normsim" list gpus | grep -q "^h200" && ok || bad "installed list gpus"
+# The golden data installed with it: simt --explain puts ncu's column beside its own.
+[ -f "$P/share/normsim/gpu_ref/golden/h200/index.json" ] && ok || bad "installed golden data"
+"$P/bin/normsim" simt --kernel fast_ln --rows 1024 --hidden 4096 --dtype bf16 --block 128 --explain >out.txt 2>&1 && grep -q "ncu's golden case" out.txt &&
+  ok || bad "installed simt --explain without ncu's column: $(grep -i "ncu" out.txt | head -3)"
+NORMSIM_DATA_DIR="$T/nowhere" "$P/bin/normsim" simt --kernel fast_ln --rows 4096 --hidden 4096 --explain --golden "$T/elsewhere" >/dev/null 2>err.txt
+grep -q "index.json: missing" err.txt && ok || bad "simt --golden with no index: $(cat err.txt)"
 [ -f "$P/share/normsim/workloads/arch/asic-fp32.yaml" ] && [ -f "$P/share/normsim/rtl_models/rsqrt_newton.v" ] &&
   [ -f "$P/share/normsim/tools/sweep/pareto_plot.py" ] && [ -f "$P/share/doc/normsim/PYTHON.md" ] && ok || bad "installed share/ files"
 

@@ -84,4 +84,60 @@ else
   echo "skipped: run --rtl unavailable (no Verilator): the progress line is not checked: $(cat "$T/err")"
 fi
 
+# A sweep with --out past 20 points prints a summary (its counts, its files,
+# the Pareto front's rows), not the whole table; resuming it once finished
+# is instant and says so.
+"$N" sweep --set workload.rows=8 --grid arch.asic.rows_in_flight=1,2,3,4,5,6,7,8 --grid arch.lanes=4,8,16 \
+  --objectives cycles,area --out "$T/sw" -q >"$T/sw.txt" 2>"$T/sw.err"; rc=$?
+{ [ $rc = 0 ] && grep -q "^normsim sweep: 24 points, 24 ran, 0 infeasible; every point in $T/sw/sweep.csv" "$T/sw.txt" &&
+  grep -q "^the Pareto front over cycles, area: [0-9]* points" "$T/sw.txt" && [ "$(wc -l <"$T/sw.txt")" -lt 24 ] &&
+  [ "$(wc -l <"$T/sw/sweep.csv")" = 25 ]; } && ok || bad "sweep --out summary: exit $rc: $(head -5 "$T/sw.txt") $(cat "$T/sw.err")"
+front=$(/usr/bin/python3 -c "import csv,sys; print(sum(r['pareto'] == 'true' for r in csv.DictReader(open(sys.argv[1]))))" "$T/sw/sweep.csv")
+grep -q "front over cycles, area: $front points" "$T/sw.txt" && ok || bad "the summary's front is not sweep.csv's ($front)"
+start=$(date +%s%N)
+"$N" sweep --resume "$T/sw" >"$T/out" 2>"$T/err"; rc=$?
+took_ms=$(( ($(date +%s%N) - start) / 1000000 ))
+{ [ $rc = 0 ] && grep -q "sweep: $T/sw/sweep.jsonl is finished: all 24 points are in it" "$T/err" && [ ! -s "$T/out" ] &&
+  [ "$took_ms" -lt 2000 ]; } && ok || bad "resuming a finished sweep: exit $rc in $took_ms ms: $(cat "$T/err")"
+
+# Interrupted, a sweep says what it kept and how to go on; going on finishes it.
+"$N" sweep --set workload.rows=2048 --grid arch.asic.rows_in_flight=$(seq -s, 1 64) --numerics --out "$T/int" -j 1 -q \
+  >/dev/null 2>"$T/int.err" &
+pid=$!
+for _ in $(seq 50); do [ -s "$T/int/sweep.jsonl" ] && break; sleep 0.1; done
+sleep 1; kill -TERM $pid; wait $pid; rc=$?
+{ [ $rc = 143 ] && grep -q "^normsim: sweep: interrupted; every finished point is kept in $T/int (go on with: normsim sweep --resume $T/int)$" "$T/int.err" &&
+  [ "$(wc -l <"$T/int.err")" = 1 ]; } && ok || bad "an interrupted sweep: exit $rc: $(cat "$T/int.err")"
+"$N" sweep --resume "$T/int" -q >/dev/null 2>"$T/err" && [ "$(wc -l <"$T/int/sweep.csv")" = 65 ] && ok ||
+  bad "sweep --resume after the interrupt: $(cat "$T/err")"
+"$N" sweep --set workload.rows=2048 --grid arch.asic.rows_in_flight=$(seq -s, 1 64) --numerics -j 1 -q >/dev/null 2>"$T/int.err" &
+pid=$!
+sleep 1.5; kill -TERM $pid; wait $pid
+grep -q "^normsim: sweep: interrupted; nothing is kept without --out$" "$T/int.err" && ok || bad "an interrupted sweep without --out: $(cat "$T/int.err")"
+ls -d "${TMPDIR:-/tmp}"/normsim-sweep.* >/dev/null 2>&1 && bad "an interrupted sweep left its temporary journal: $(ls -d "${TMPDIR:-/tmp}"/normsim-sweep.*)" || ok
+
+# The progress line and the log share stderr: a log line clears the progress line first.
+"$N" sweep --set workload.rows=2048 --grid arch.asic.rows_in_flight=$(seq -s, 1 16) --numerics -j 1 --progress >/dev/null 2>"$T/prog.err"
+/usr/bin/python3 - "$T/prog.err" <<'PY' && ok || bad "a log line landed on the progress line: $(head -c 400 "$T/prog.err" | od -c | head -5)"
+import re, sys
+text = open(sys.argv[1], encoding="utf-8").read()
+assert "points/s" in text, "no progress line in a sweep past 2 s"
+for m in re.finditer(r"\[\d\d:\d\d:\d\d\.\d{3}\] \[", text):
+    before = text[:m.start()]
+    assert before == "" or before.endswith("\n") or before.endswith("\r\x1b[K"), repr(before[-80:])
+PY
+
+# regress and simt --explain from any folder: the shipped golden data is found, and a missing ncu column is explained.
+(cd "$T" && "$N" simt --kernel fast_ln --rows 1024 --hidden 4096 --dtype bf16 --block 128 --explain) >"$T/out" 2>&1 &&
+  grep -q "ncu's golden case" "$T/out" && ok || bad "simt --explain from another folder: no ncu column: $(grep -i ncu "$T/out" | head -3)"
+"$N" simt --kernel fast_ln --rows 1000 --hidden 4096 --explain >"$T/out" 2>&1 &&
+  grep -q "(no ncu column: none of the [0-9]* golden cases in .* with an ncu profile ran this launch" "$T/out" && ok ||
+  bad "simt --explain without a golden case: $(grep -i ncu "$T/out" | head -3)"
+
+# A backward compare: every gradient's error, and the log names each design.
+"$N" compare bert-large-bwd --set workload.rows=16 >"$T/out" 2>"$T/err" &&
+  head -3 "$T/out" | grep -q "rel_l2_error dgamma.rel_l2_error dbeta.rel_l2_error" &&
+  grep -q "compare: param_grad partials, sram-replay done" "$T/err" && ok ||
+  bad "backward compare: $(head -3 "$T/out") $(head -3 "$T/err")"
+
 cli_summary

@@ -281,6 +281,11 @@ expect 2 "utf16.yaml:1: UTF-16 text (a byte-order mark)" -- run "$T/utf16.yaml" 
 expect 2 "normsim: .*: a NUL byte: not text" -- run --arch "$N" -q
 ln -s "$T/loop_b.yaml" "$T/loop_a.yaml"; ln -s "$T/loop_a.yaml" "$T/loop_b.yaml"
 expect 2 "loop_a.yaml: a loop of symbolic links (allowed: a path that leads to a YAML file)" -- run "$T/loop_a.yaml" -q
+/usr/bin/python3 -c "print('a: ' + '[' * 600 + ']' * 600)" >"$T/deep.yaml"
+expect 2 "deep.yaml:1: mappings and lists nested more than 32 deep (allowed: at most 32 levels)" -- run "$T/deep.yaml" -q
+# A file whose text is a shipped config's (its parse cached) still names its own lines.
+expect 2 "llama2-7b.yaml:3: key 'norm': unknown key" -- run llama2-7b --arch "$W/llama2-7b.yaml" -q
+expect 2 "llama2-7b.yaml:3: key 'norm': unknown key" -- run --arch "$W/llama2-7b.yaml" -q
 # Under --json a refusal is also one JSON object on stdout.
 "$N" run --set workload.rows=0 --json -q >"$T/out" 2>"$T/err"; rc=$?
 /usr/bin/python3 - "$T/out" "$T/err" "$rc" <<'PY' && ok || bad "run --json refusal: stdout is not {\"error\": ...}: $(head -c 300 "$T/out")"

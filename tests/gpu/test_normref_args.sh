@@ -5,11 +5,11 @@ bin=${1:?normref}
 fails=0; passes=0
 check() {  # PATTERN ARGS...
   local pat=$1; shift
-  "$bin" "$@" >/dev/null 2>/tmp/normref_err.$$; local rc=$?
-  if [ $rc = 2 ] && [ "$(wc -l </tmp/normref_err.$$)" = 1 ] && grep -q -- "$pat" /tmp/normref_err.$$; then
+  "$bin" "$@" >/dev/null 2>"${TMPDIR:-/tmp}/normref_err.$$"; local rc=$?
+  if [ $rc = 2 ] && [ "$(wc -l <"${TMPDIR:-/tmp}/normref_err.$$")" = 1 ] && grep -q -- "$pat" "${TMPDIR:-/tmp}/normref_err.$$"; then
     passes=$((passes+1))
   else
-    echo "FAIL: normref $* -> rc=$rc: $(cat /tmp/normref_err.$$)"; fails=$((fails+1))
+    echo "FAIL: normref $* -> rc=$rc: $(cat "${TMPDIR:-/tmp}/normref_err.$$")"; fails=$((fails+1))
   fi
 }
 check "unknown kernel 'v9'" --kernel v9 --rows 8 --hidden 8
@@ -29,6 +29,6 @@ if [ -x "$probe" ]; then
   check "sizes-kib: 0 out of range" --sizes-kib 16,0
   check "steps: must be >= 1" --steps 0
 fi
-rm -f /tmp/normref_err.$$
+rm -f "${TMPDIR:-/tmp}/normref_err.$$"
 echo "$passes passed, $fails failed"
 [ "$fails" = 0 ]

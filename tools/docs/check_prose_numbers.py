@@ -6,7 +6,9 @@ or another generator's `<!-- BEGIN generated ... -->`), or be listed in
 tools/docs/prose_numbers.txt with what it is derived from (an arch file's
 value, arithmetic stated beside it, a GPU record). Shapes (`N x M`) and
 powers of two are inputs, not results, and pass, as do numbers in inline
-code (a command's arguments). A figure typed from an
+code (a command's arguments). A count of cases, however small ("181 of
+189", "161 of the 169"), is a result too: it must appear as such in one of
+the doc's generated blocks, or be listed as N_of_M. A figure typed from an
 earlier run fails here as soon as it is not in a block.
 
   check_prose_numbers.py DOC...      exit 1 naming each unsourced number
@@ -53,6 +55,15 @@ def numbers(text):
             yield n
 
 
+COUNT = re.compile(r"(?<![\w.])(\d[\d,]*) of (?:the )?(\d[\d,]*)(?![\w.])")
+
+
+def counts(text):
+    """The "N of M" counts in a text, as N_of_M."""
+    for a, b in COUNT.findall(text):
+        yield a.replace(",", "") + "_of_" + b.replace(",", "")
+
+
 def allowed():
     out = set()
     with open(os.path.join(HERE, "prose_numbers.txt")) as f:
@@ -73,7 +84,17 @@ def main(docs):
         rel = os.path.relpath(os.path.abspath(path), os.path.dirname(os.path.dirname(HERE)))
         name = rel if not rel.startswith("..") else "docs/" + os.path.basename(path)
         checked.add(name)
+        counted = set(counts(" ".join(blocks)))
         for i, line in prose:
+            for c in counts(CODE.sub(" ", line)):
+                if c in counted:
+                    continue
+                if (name, c) in listed:
+                    used.add((name, c))
+                    continue
+                print(f"{path}:{i}: the count {c.replace('_', ' ')} is in no generated block of the doc and not listed "
+                      f"as derived (tools/docs/prose_numbers.txt)")
+                ok = False
             for n in numbers(CODE.sub(" ", line)):  # inline code is a command or key: an input
                 if n not in in_blocks and (name, n) in listed:
                     used.add((name, n))

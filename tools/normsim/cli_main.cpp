@@ -2,7 +2,6 @@
 // and dispatches. Logs go to stderr; `--json` prints exactly one JSON object
 // on stdout. Exit codes: 0 ok, 1 a check failed, 2 bad input. The binary
 // (main.cpp) and the Python module (python/normsim_module.cpp) both call it.
-#include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/pattern_formatter.h>
 #include <spdlog/spdlog.h>
 
@@ -75,8 +74,7 @@ namespace normsim::cli {
 int cli_main(int argc, char** argv) {
   // SystemC prints a banner on stdout when its kernel starts; stdout is for results.
   setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 1);
-  auto logger = spdlog::stderr_color_mt("normsim");
-  spdlog::set_default_logger(logger);
+  spdlog::set_default_logger(make_logger("normsim"));
   // Log messages echo names and paths from the input: the payload is printed printable.
   auto formatter = std::make_unique<spdlog::pattern_formatter>();
   formatter->add_flag<PrintablePayload>('*').set_pattern("[%H:%M:%S.%e] [%^%l%$] %*");

@@ -92,9 +92,10 @@ constexpr config::InputPath kPaths[] = {config::InputPath::sram_replay, config::
                                         config::InputPath::partial_replay};
 
 // The report of `arch` on one path, in a child process; rc != 0 when it failed.
-int report_of(const config::Workload& w, const config::Arch& arch, const asic::AsicOptions& o, nlohmann::json& out) {
+int report_of(const config::Workload& w, const config::Arch& arch, const asic::AsicOptions& o, const std::string& design,
+              nlohmann::json& out) {
   std::string text;
-  const std::string what = "compare (" + std::string(config::to_string(*o.path)) + ")";
+  const std::string what = "compare (" + design + ")";
   if (int rc = asic::run_isolated(
           [&] {
             const nlohmann::json r = report::asic_report_json(asic::run_asic(w, arch, o));
@@ -114,9 +115,10 @@ struct ChildFailed {
 
 // One row of the table: `arch` (with the fuse mode compared) on `path`, as
 // configured or fitted to the budget / target; {path, infeasible} when it
-// cannot be built.
+// cannot be built. `design` names it in the log: its labels and its path.
 nlohmann::json compare_row(const CompareArgs& a, const config::Workload& w, const config::Arch& arch,
-                           config::InputPath path, const std::string& mode, const asic::AsicOptions& base) {
+                           config::InputPath path, const std::string& mode, const asic::AsicOptions& base,
+                           const std::string& design) {
   const std::string name(config::to_string(path));
   asic::AsicOptions o = base;
   o.path = path;
@@ -152,7 +154,7 @@ nlohmann::json compare_row(const CompareArgs& a, const config::Workload& w, cons
                                   t["row_buffer_waits"]}
                 .dump();
           },
-          [&](size_t) { return "compare (" + name + ")"; },
+          [&](size_t) { return "compare (" + design + ")"; },
           [&](size_t i, int rc, std::string&& text) {
             if (rc) {
               if (!failed) failed = rc;
@@ -166,17 +168,17 @@ nlohmann::json compare_row(const CompareArgs& a, const config::Workload& w, cons
     };
     fit = a.sram_budget ? asic::fit_sram_budget(w, arch, path, static_cast<uint64_t>(a.sram_budget), costs_of)
                         : asic::fit_target_cycles(w, arch, path, a.target_cycles, costs_of);
-    spdlog::info("compare: {}: {} candidates", name, fit.candidates_run);
+    spdlog::info("compare: {}: {} candidates", design, fit.candidates_run);
   }
   if (!fit.feasible) return {{"path", name}, {"infeasible", fit.reason}};
   nlohmann::json r;
-  if (int rc = report_of(w, fit.arch, o, r)) throw ChildFailed{rc};
+  if (int rc = report_of(w, fit.arch, o, design, r)) throw ChildFailed{rc};
   if (mode != "configured")
     r["fit"] = {{"rows_in_flight", fit.rows_in_flight}, {"replay_fraction", fit.replay_fraction},
                 {"sram_required_bytes", fit.sram_bytes}, {"candidates_run", fit.candidates_run},
                 {"rows_searched", fit.rows_searched},
                 {"rows_that_fit", fit.rows_that_fit}};
-  spdlog::info("compare: {} done", name);
+  spdlog::info("compare: {} done", design);
   return r;
 }
 
@@ -263,14 +265,17 @@ int compare(const CompareArgs& a) {
   const size_t rows_total = variants.size() * std::size(kPaths);
   for (const Variant& v : variants) {
     for (auto path : kPaths) {
-      std::string named;
-      for (const Label& l : v.labels)
+      std::string named, design;
+      for (const Label& l : v.labels) {
         if (l.in_progress) named += l.key + " " + l.value + ", ";
+        design += l.key + " " + l.value + ", ";
+      }
+      design += config::to_string(path);
       ProgressLine::get().phase(named + "path " + std::string(config::to_string(path)) + " (" +
                                 std::to_string(all["paths"].size() + 1) + " of " + std::to_string(rows_total) + ")");
       nlohmann::json row;
       try {
-        row = compare_row(a, w, v.arch, path, mode, base);
+        row = compare_row(a, w, v.arch, path, mode, base, design);
       } catch (const ChildFailed& f) {
         return f.rc;
       }

@@ -18,12 +18,21 @@ namespace normsim::cli {
 namespace {
 
 struct RegressArgs {
-  std::string golden = "gpu_ref/golden/h200", gpu, baseline, write_baseline;
+  std::string golden, gpu, baseline, write_baseline;  ///< golden: empty for the shipped H200's
   bool json = false, fit = false, no_baseline = false;
   std::vector<std::string> sets;
 };
 
-int regress_command(const RegressArgs& a) {
+int regress_command(const RegressArgs& given) {
+  RegressArgs a = given;
+  const std::string shown = a.golden.empty() ? kGoldenH200 : a.golden;  // the report names the shipped data by its name
+  if (a.golden.empty()) {
+    a.golden = data_path(kGoldenH200);
+    if (!std::filesystem::is_regular_file(std::filesystem::path(a.golden) / "index.json"))
+      throw config::ConfigError("regress: no golden data at " + a.golden +
+                                " (allowed: a golden folder with index.json as the argument, e.g. the source tree's " +
+                                kGoldenH200 + "; make install installs it under PREFIX/share/normsim)");
+  }
   const auto cases = validate::load_golden(a.golden);
   simt::GpuArch gpu = load_gpu(a.gpu, a.sets);
   if (a.fit) {
@@ -51,7 +60,7 @@ int regress_command(const RegressArgs& a) {
   const nlohmann::json body = validate::to_json(r);
   if (a.json) std::cout << report::report_text(body, 1) << "\n";
   else
-    std::cout << "normsim regress: " << cases.size() << " golden cases from " << a.golden << " against "
+    std::cout << "normsim regress: " << cases.size() << " golden cases from " << shown << " against "
               << gpu.describe() << "\n\n" << report::regress_report_text(body);
   return r.pass ? kExitOk : kExitCheckFailed;
 }
@@ -62,7 +71,7 @@ Command add_regress(CLI::App& app) {
   auto a = std::make_shared<RegressArgs>();
   auto* c = app.add_subcommand("regress", "compare the SIMT model with golden GPU measurements; exit 1 past the thresholds");
   c->fallthrough();
-  c->add_option("golden", a->golden, "golden directory with index.json (default gpu_ref/golden/h200)");
+  c->add_option("golden", a->golden, "golden directory with index.json (default: the H200's, gpu_ref/golden/h200, shipped with normsim)");
   c->add_option("--gpu", a->gpu, "GPU arch: a shipped name (" + config::shipped_names(config::ShippedKind::gpu) + ") or a YAML path (default h200)");
   c->add_option("--set", a->sets, "override a GPU key: gpu.l2.reuse_half_bytes=54e6 (repeatable)");
   auto* baseline = c->add_option("--baseline", a->baseline,

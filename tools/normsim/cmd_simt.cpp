@@ -34,6 +34,8 @@ std::string kernels_of(core::NormKind norm) {
 
 // A golden folder's cases and ncu's profiles of them, read whole before any work.
 struct GoldenProfiles {
+  std::string dir;  ///< where they were looked for
+  bool found = false;
   std::vector<validate::GoldenCase> cases;
   validate::NcuProfiles profiles;
 };
@@ -43,14 +45,16 @@ struct GoldenProfiles {
 GoldenProfiles read_golden_profiles(const SimtArgs& a) {
   if (!a.golden.empty() && !a.explain) throw config::ConfigError("simt: --golden: only with --explain (allowed: --explain --golden DIR)");
   if (!a.explain) return {};
-  const std::string dir = a.golden.empty() ? "gpu_ref/golden/h200" : a.golden;
-  if (!std::filesystem::is_regular_file(std::filesystem::path(dir) / "index.json")) {
-    if (a.golden.empty()) return {};
-    throw config::ConfigError("simt: --golden: " + dir + "/index.json: missing (allowed: a golden folder such as gpu_ref/golden/h200)");
-  }
   GoldenProfiles g;
-  g.profiles = validate::load_ncu_profile(dir);
-  g.cases = validate::load_golden(dir);
+  g.dir = a.golden.empty() ? data_path(kGoldenH200) : a.golden;
+  if (!std::filesystem::is_regular_file(std::filesystem::path(g.dir) / "index.json")) {
+    if (a.golden.empty()) return g;
+    throw config::ConfigError("simt: --golden: " + g.dir + "/index.json: missing (allowed: a golden folder such as " +
+                              data_path(kGoldenH200) + ")");
+  }
+  g.found = true;
+  g.profiles = validate::load_ncu_profile(g.dir);
+  g.cases = validate::load_golden(g.dir);
   return g;
 }
 
@@ -103,10 +107,14 @@ int simt_command(const SimtArgs& a) {
   const simt::Prediction p = simt::predict(simt::plan_launch(kernel, rows, hidden, simt::parse_dtype(dtype), a.block, gpu), gpu);
   const std::optional<report::MeasuredWarps> ncu = a.explain ? measured_beside(p, golden) : std::nullopt;
   nlohmann::json report = report::simt_report_json(p, gpu);
-  if (a.explain) report["explain"] = report::simt_explain_json(p, ncu);
+  const std::string no_ncu =
+      !golden.found ? "no golden folder at " + golden.dir + " (--golden DIR names one)"
+                    : "none of the " + std::to_string(golden.cases.size()) + " golden cases in " + golden.dir +
+                          " with an ncu profile ran this launch (kernel, rows, hidden, dtype and block)";
+  if (a.explain) report["explain"] = report::simt_explain_json(p, ncu, no_ncu);
   check_report(report, "simt");
   if (a.json) std::cout << report::report_text(report, 2) << "\n";
-  else std::cout << report::simt_report_text(p, gpu) << (a.explain ? report::simt_explain_text(p, ncu) : "");
+  else std::cout << report::simt_report_text(p, gpu) << (a.explain ? report::simt_explain_text(p, ncu, no_ncu) : "");
   return kExitOk;
 }
 
@@ -128,7 +136,7 @@ Command add_simt(CLI::App& app) {
   c->add_flag("--explain", a->explain,
               "also where the warps spend their cycles (ncu's warp states), occupancy, issue activity, DRAM throughput, "
               "the limiter and the optimisation it implies; ncu's measurement beside it when a golden case ran the same launch");
-  c->add_option("--golden", a->golden, "golden folder whose ncu_profile.json --explain shows beside (default gpu_ref/golden/h200 when present)");
+  c->add_option("--golden", a->golden, "golden folder whose ncu_profile.json --explain shows beside (default: the H200's, shipped with normsim)");
   return {c, [a] { return simt_command(*a); }};
 }
 

@@ -4,7 +4,9 @@
 // `normsim merge`). Every point is validated before any runs (bad input:
 // exit 2); a point the design cannot build is a row with its reason; each run
 // is a forked child. `normsim merge` shares the output writer.
+#include <signal.h>
 #include <spdlog/spdlog.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <cstdio>
@@ -44,6 +46,13 @@ std::string shell_quote(const std::string& w) {
   std::string q = "'";
   for (char c : w) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
   return q + "'";
+}
+
+// A word as a user would type it: bare when the shell reads it as it is.
+std::string shell_word(const std::string& w) {
+  const bool bare = !w.empty() && w.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./+,:=@%-") ==
+                                      std::string::npos;
+  return bare ? w : shell_quote(w);
 }
 
 // The sweep's own arguments, as the shards must repeat them (paths as given:
@@ -226,6 +235,59 @@ nlohmann::json point_record(const nlohmann::json& row, const nlohmann::json& rep
   return p;
 }
 
+// While a sweep runs, SIGINT and SIGTERM end it with one line: where its
+// finished points are kept and the command that goes on from them (or, with
+// no --out, that nothing is kept: its temporary journal is removed). Only
+// async-signal-safe calls in the handler: the text is made beforehand.
+class InterruptNote {
+ public:
+  InterruptNote(const std::string& out_dir, const std::string& temporary_journal, const std::string& shard) {
+    if (!out_dir.empty()) {
+      text_ = "\r\033[Knormsim: sweep: interrupted; every finished point is kept in " + out_dir +
+              " (go on with: normsim sweep --resume " + shell_word(out_dir) + (shard.empty() ? "" : " --shard " + shard) + ")\n";
+    } else {
+      text_ = "\r\033[Knormsim: sweep: interrupted; nothing is kept without --out\n";
+      journal_ = temporary_journal;
+      dir_ = std::filesystem::path(temporary_journal).parent_path().string();
+    }
+    if (!isatty(STDERR_FILENO)) text_.erase(0, 4);  // no terminal: no line to clear
+    (void)parent_pid();  // this process's, before any fork
+    active_ = this;
+    struct sigaction sa {};
+    sa.sa_handler = &InterruptNote::on_signal;
+    sigemptyset(&sa.sa_mask);
+    for (int sig : {SIGINT, SIGTERM}) sigaction(sig, &sa, &was_[sig == SIGINT ? 0 : 1]);
+  }
+  ~InterruptNote() {
+    sigaction(SIGINT, &was_[0], nullptr);
+    sigaction(SIGTERM, &was_[1], nullptr);
+    active_ = nullptr;
+  }
+  InterruptNote(const InterruptNote&) = delete;
+  InterruptNote& operator=(const InterruptNote&) = delete;
+
+ private:
+  static void on_signal(int sig) {
+    if (getpid() == parent_pid() && active_ != nullptr) {  // a forked child just ends, as the default would end it
+      const InterruptNote& n = *active_;
+      (void)!write(STDERR_FILENO, n.text_.data(), n.text_.size());
+      if (!n.journal_.empty()) {
+        unlink(n.journal_.c_str());
+        rmdir(n.dir_.c_str());
+      }
+    }
+    signal(sig, SIG_DFL);
+    raise(sig);
+  }
+  static pid_t parent_pid() {
+    static const pid_t pid = getpid();
+    return pid;
+  }
+  inline static const InterruptNote* active_ = nullptr;
+  std::string text_, journal_, dir_;
+  struct sigaction was_[2] {};
+};
+
 int sweep(const SweepArgs& given) {
   // --resume DIR: the journal's arguments; its shard from --shard.
   SweepArgs a = given;
@@ -306,9 +368,31 @@ int sweep(const SweepArgs& given) {
   (void)load_inputs(in);  // the study's own configs, before any point's: the report names them
   const nlohmann::json study_inputs = {{"workload", in.workload}, {"arch", in.arch}, {"sets", in.sets},
                                        {"path", a.asic.path}, {"configs", report::configs_json(report::current_stamp().configs)}};
+  nlohmann::json study = report::sweep_json(keys, objectives, a.numerics, {})["study"];
+  study["points"] = points.size();
+  study["inputs"] = study_inputs;
+  const size_t shard_points = (points.size() - shard + shards - 1) / shards;
+  if (resume) {
+    if (resume->study != study || resume->shard != shard || resume->shards != shards)
+      throw config::ConfigError(resume->file + ": the study differs from the one its arguments give now (its files or normsim changed) " +
+                                "(allowed: --resume with the files the sweep started with; or a new sweep)");
+    // Finished and written: nothing to run, nothing to write again.
+    namespace fs = std::filesystem;
+    const bool written = shards > 1 || (fs::exists(fs::path(a.out_dir) / "sweep.json") && fs::exists(fs::path(a.out_dir) / "sweep.csv"));
+    if (resume->lines.size() == shard_points && written && !a.json && a.plot.empty()) {
+      spdlog::info("sweep: {} is finished: all {} points are in it{}", resume->file, shard_points,
+                   shards > 1 ? " (`normsim merge` joins the shards)" : ", and sweep.json and sweep.csv are written");
+      return kExitOk;
+    }
+  }
+  ProgressLine& progress = ProgressLine::get();
+  if (a.progress && !progress.on()) progress.start("normsim sweep", true);
+  progress.phase("checking the points", static_cast<int64_t>(shard_points), "points");
+  int64_t checked = 0;
   explore::PointTriage triage = explore::triage_points(
       points.size(), shard, shards,
       [&](size_t p) -> std::optional<std::string> {
+        progress.set_done(++checked);
         Inputs inp;
         try {
           inp = load_inputs(point_args(p), false);
@@ -327,9 +411,6 @@ int sweep(const SweepArgs& given) {
   if (shards == 1 && feasible.empty()) check_some_point_ran({triage.infeasible.front()});  // the error is the one line
   if (a.slurm) return write_slurm_job(a, points.size());
 
-  nlohmann::json study = report::sweep_json(keys, objectives, a.numerics, {})["study"];
-  study["points"] = points.size();
-  study["inputs"] = study_inputs;
   // The journal: new, or the interrupted one (of this very study).
   namespace fs = std::filesystem;
   const bool temporary = a.out_dir.empty();  // no --out: a journal for this run only
@@ -350,12 +431,7 @@ int sweep(const SweepArgs& given) {
   const std::string journal_file = (fs::path(dir) / report::journal_name(shard, shards)).string();
   const nlohmann::json sweep_info = {{"arguments", arguments_json(a)},
                                      {"command", resume ? resume->header["sweep"]["command"] : nlohmann::json(report::current_stamp().command)}};
-  if (resume) {
-    if (resume->study != study || resume->shard != shard || resume->shards != shards)
-      throw config::ConfigError(resume->file + ": the study differs from the one its arguments give now (its files or normsim changed) " +
-                                "(allowed: --resume with the files the sweep started with; or a new sweep)");
-    report::current_stamp().command = resume->header["sweep"]["command"].get<std::vector<std::string>>();
-  }
+  if (resume) report::current_stamp().command = resume->header["sweep"]["command"].get<std::vector<std::string>>();
   report::SweepJournalWriter journal(journal_file, report::journal_header(study, shard, shards, sweep_info), resume ? &*resume : nullptr);
   // What is left to do: infeasible rows written now, the rest run.
   size_t already = 0;
@@ -372,11 +448,10 @@ int sweep(const SweepArgs& given) {
   }
   feasible.clear();
   feasible.shrink_to_fit();
-  const size_t shard_points = (points.size() - shard + shards - 1) / shards;
   if (resume) spdlog::info("sweep: resuming {}: {} of {} points done, {} to run", resume->file, already, shard_points, todo.size());
   const int jobs = a.jobs > 0 ? a.jobs : std::max(1u, std::thread::hardware_concurrency());
-  ProgressLine& progress = ProgressLine::get();
-  if (a.progress && !progress.on()) progress.start("normsim sweep", true);
+  // Ctrl-C or a kill: the line says what is kept and how to go on.
+  const InterruptNote note(temporary ? "" : dir, temporary ? journal_file : "", a.shard);
   const auto t0 = std::chrono::steady_clock::now();
   explore::SweepRun run;
   run.jobs = jobs;
@@ -407,8 +482,10 @@ int sweep(const SweepArgs& given) {
     progress.status(text);
   };
   const int failed = explore::run_points(todo, run);
+  const bool progress_on = progress.on();
   progress.finish();
   if (failed) return failed;
+  progress.start("normsim sweep", progress_on);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   spdlog::info("sweep: {} points ({} run now) in {:.2f} s on {} jobs{}", shard_points, todo.size(), seconds, jobs,
                a.numerics ? ", bit-accurate" : ", timing only");
@@ -499,17 +576,41 @@ int write_sweep_outputs(const report::SweepJournalSet& set, const std::string& o
   };
   to_json(head);
   if (csv_file.is_open()) csv_file << report::sweep_csv_header(study, layout);
-  if (!json) std::cout << report::sweep_table_header(study, layout);
-  size_t position = 0;
+  // On stdout the whole table; with --out past kSummaryPoints points, a
+  // summary: the counts, the files and the Pareto front's rows.
+  constexpr size_t kSummaryPoints = 20;
+  const size_t total = study["points"].get<size_t>();
+  const bool summary = !json && json_file.is_open() && total > kSummaryPoints;
+  if (!json && !summary) std::cout << report::sweep_table_header(study, layout);
+  ProgressLine& progress = ProgressLine::get();
+  progress.phase(out_dir.empty() ? "writing the table" : "writing sweep.json and sweep.csv", static_cast<int64_t>(total), "points");
+  size_t position = 0, ok = 0, front = 0;
+  std::string front_rows;
   points([&](const nlohmann::json& p) {
     nlohmann::json point = p;
     report::with_pareto(study, layout, position, point);
     to_json(std::string(position ? ",\n" : "") + "    " + point.dump());
     if (csv_file.is_open()) csv_file << report::sweep_csv_row(study, layout, point);
-    if (!json) std::cout << report::sweep_table_row(study, layout, point);
-    ++position;
+    if (!json && !summary) std::cout << report::sweep_table_row(study, layout, point);
+    ok += point["status"] == "ok";
+    if (summary && point.value("pareto", false) && ++front <= kSummaryPoints) front_rows += report::sweep_table_row(study, layout, point);
+    progress.set_done(static_cast<int64_t>(++position));
   });
   to_json(tail);
+  if (summary) {
+    std::cout << "normsim sweep: " << position << " points, " << ok << " ran, " << position - ok << " infeasible; every point in "
+              << csv_path << " and " << json_path << "\n";
+    if (study["objectives"].empty()) {
+      std::cout << "(no --objectives: no Pareto front to show)\n";
+    } else {
+      std::string over;
+      for (const auto& o : study["objectives"]) over += (over.empty() ? "" : ", ") + o.get<std::string>();
+      std::cout << "\nthe Pareto front over " << over << ": " << front << " points"
+                << (front > kSummaryPoints ? " (the first " + std::to_string(kSummaryPoints) + " by index shown)" : "")
+                << "\n\n"
+                << report::sweep_table_header(study, layout) << front_rows;
+    }
+  }
   if (plot_file.is_open()) {
     plot_file.close();
     draw_pareto_plot(plot_json, plot);

@@ -54,6 +54,10 @@ std::string name_or_path_help(config::ShippedKind k, const std::string& what, co
 /// the source tree it was built from.
 std::string data_path(const std::string& relative);
 
+/// The H200's golden data (regress's default, simt --explain's ncu column),
+/// relative to data_path's roots: found from any folder, installed or not.
+inline constexpr const char* kGoldenH200 = "gpu_ref/golden/h200";
+
 /// The workload and arch a command names, with its --set overrides.
 struct InputArgs {
   std::string workload, arch;

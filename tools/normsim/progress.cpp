@@ -1,5 +1,8 @@
 #include "progress.hpp"
 
+#include <pthread.h>
+#include <spdlog/sinks/base_sink.h>
+#include <spdlog/spdlog.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -26,6 +29,57 @@ ProgressLine& ProgressLine::get() {
   return p;
 }
 
+// A fork (compare's and sweep's children) must not copy mu_ held by the
+// ticker: the fork waits for it, and the child starts with it free.
+ProgressLine::ProgressLine() {
+  pthread_atfork([] { get().mu_.lock(); }, [] { get().mu_.unlock(); },
+                 [] {
+                   ProgressLine& p = get();
+                   p.mu_.unlock();
+                   p.in_child_ = true;
+                 });
+}
+
+void ProgressLine::write_log(const std::string& text) {
+  std::lock_guard<std::mutex> l(mu_);
+  const bool shown = shown_;
+  std::string s = shown ? "\r\033[K" + text : text;
+  if (shown && on_ && !in_child_ && !stopping_) s += line(elapsed_s());
+  write_all(s);
+}
+
+namespace {
+// spdlog's stderr sink, writing through the progress line. Colours as
+// spdlog's own terminal sink gives them, on a terminal only.
+class ProgressAwareSink : public spdlog::sinks::base_sink<std::mutex> {
+ public:
+  ProgressAwareSink() : colour_(isatty(STDERR_FILENO) != 0) {}
+
+ protected:
+  void sink_it_(const spdlog::details::log_msg& msg) override {
+    spdlog::memory_buf_t formatted;
+    formatter_->format(msg, formatted);
+    std::string s(formatted.data(), formatted.size());
+    if (colour_ && msg.color_range_end > msg.color_range_start && msg.color_range_end <= s.size()) {
+      static constexpr const char* kColour[] = {"\033[37m", "\033[36m", "\033[32m", "\033[33m\033[1m",
+                                                "\033[31m\033[1m", "\033[1m\033[41m", ""};
+      const auto level = static_cast<size_t>(msg.level);
+      s.insert(msg.color_range_end, "\033[m");
+      s.insert(msg.color_range_start, kColour[level < std::size(kColour) ? level : 0]);
+    }
+    ProgressLine::get().write_log(s);
+  }
+  void flush_() override {}
+
+ private:
+  bool colour_;
+};
+}  // namespace
+
+std::shared_ptr<spdlog::logger> make_logger(const std::string& name) {
+  return std::make_shared<spdlog::logger>(name, std::make_shared<ProgressAwareSink>());
+}
+
 bool ProgressLine::wanted(bool asked, bool quiet, bool json) { return asked || (!quiet && !json && isatty(STDERR_FILENO)); }
 
 void ProgressLine::start(const std::string& command, bool on) {
@@ -35,6 +89,7 @@ void ProgressLine::start(const std::string& command, bool on) {
   command_ = command;
   if (!on) return;
   stopping_ = false;
+  t0_ = std::chrono::steady_clock::now();
   ticker_ = std::thread([this] { tick(); });
 }
 
@@ -73,18 +128,16 @@ std::string ProgressLine::line(double s) {
 }
 
 void ProgressLine::tick() {
-  const auto t0 = std::chrono::steady_clock::now();
   while (!stopping_) {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    const auto now = std::chrono::steady_clock::now();
-    if (now - t0 < kQuietFor) continue;
-    std::string text;
+    if (std::chrono::steady_clock::now() - t0_ < kQuietFor) continue;
     {
+      // Drawn under the lock, so that a log line never lands between the
+      // line's text and its clearing.
       std::lock_guard<std::mutex> l(mu_);
-      text = line(std::chrono::duration<double>(now - t0).count());
+      write_all(line(elapsed_s()));
+      shown_ = true;
     }
-    write_all(text);
-    shown_ = true;
     for (auto slept = std::chrono::milliseconds(0); slept < kEvery && !stopping_; slept += std::chrono::milliseconds(50))
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }

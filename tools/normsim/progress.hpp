@@ -8,12 +8,23 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
 
+namespace spdlog {
+class logger;
+}
+
 namespace normsim::cli {
+
+/// The command line's logger: stderr, coloured on a terminal, each line
+/// written through ProgressLine::write_log so that it never lands on the
+/// progress line's tail.
+std::shared_ptr<spdlog::logger> make_logger(const std::string& name);
 
 class ProgressLine {
  public:
@@ -38,11 +49,18 @@ class ProgressLine {
   void finish();
   /// Stops the ticker and clears its line.
   void stop();
+  /// One log line (with its newline): the progress line cleared first and
+  /// drawn again after it, so the two never share a line.
+  void write_log(const std::string& text);
   ~ProgressLine() { stop(); }
 
  private:
+  ProgressLine();
   void tick();
   std::string line(double seconds);  ///< under mu_
+  double elapsed_s() const { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count(); }
+  std::chrono::steady_clock::time_point t0_;
+  bool in_child_ = false;  ///< a forked child (compare's, sweep's): its logs clear the line, never draw it
   std::string command_, phase_, unit_, status_;
   int64_t total_ = 0;
   std::atomic<int64_t> done_{0};
