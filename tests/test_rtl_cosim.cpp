@@ -22,6 +22,7 @@
 #include "sim/core/residual_add.hpp"
 #include "sim/core/merge_schedule.hpp"
 #include "sim/rtl/rtl_config.hpp"
+#include "tests/rtl/clocked_bench.hpp"
 
 int sc_main(int, char**) { return 0; }  // libsystemc wants one; gtest's main runs the tests
 
@@ -78,9 +79,8 @@ class Operands {
 };
 
 // The verilated bench with a signal on every port; one per process.
-struct Bench {
+struct Bench : rtl_test::ClockedBench {
   RTL_BENCH dut{"rtl_bench"};
-  sc_core::sc_signal<bool> clk;
 #define NORMSIM_PORT(p) decltype(asic::bind_signal(dut.p))& p = asic::bind_signal(dut.p);
   NORMSIM_PORT(wl_start) NORMSIM_PORT(wl_in_valid) NORMSIM_PORT(wl_x) NORMSIM_PORT(wl_count) NORMSIM_PORT(wl_mean)
   NORMSIM_PORT(wl_m2) NORMSIM_PORT(wl_mean_overflow) NORMSIM_PORT(wl_m2_overflow)
@@ -118,13 +118,6 @@ struct Bench {
   NORMSIM_PORT(mp_m1) NORMSIM_PORT(mp_m2) NORMSIM_PORT(mp_m1_overflow) NORMSIM_PORT(mp_m2_overflow)
 #undef NORMSIM_PORT
   Bench() { dut.clk(clk); }
-  void settle() { sc_core::sc_start(1, sc_core::SC_NS); }
-  void cycle() {  // a rising edge, then the registers' outputs settle
-    clk.write(false);
-    settle();
-    clk.write(true);
-    settle();
-  }
 };
 
 template <class Sig>
