@@ -7,6 +7,7 @@
 #include <systemc.h>
 
 #include <algorithm>
+#include <cmath>
 #include <random>
 #include <string>
 #include <vector>
@@ -194,4 +195,48 @@ TEST(FastForward, RandomDesignsAreExact) {
   EXPECT_GE(feasible, 20);
   EXPECT_GE(applied, feasible / 3) << "the fast-forward skipped rows in few random designs";
   std::printf("random: %d of %d designs fast-forwarded\n", applied, feasible);
+}
+
+// Whole cycles (arch.asic.timing: cycle): the units act only at edges, so
+// every run ends on one; the fast-forward stays exact; and the schedule is
+// the fluid one's to within the fractions of a cycle it rounds up (a unit
+// waits at most one cycle more per hand-over). Shipped workloads (cut to
+// 512 rows) on every timing arch and path, and random designs.
+TEST(FastForward, WholeCycleDesignsAreExactAndEndOnAnEdge) {
+  std::mt19937_64 rng(20261207);
+  std::vector<Design> designs;
+  for (const char* workload : {"llama3-70b", "bert-large-bwd", "postnorm-7b", "gpt2-small"})
+    for (const auto& arch : timing_archs())
+      for (const char* path : {"sram-replay", "dram-reread", "partial-replay"})
+        designs.push_back({workload, arch, {"workload.rows=512", std::string("arch.asic.input_path=") + path}});
+  for (int i = 0; i < 12; ++i)
+    designs.push_back({"llama2-7b", "asic-default",
+                       {"workload.rows=" + std::to_string(1 + rng() % 400), "workload.hidden=" + std::to_string(64 * (1 + rng() % 96)),
+                        "arch.asic.rows_in_flight=" + std::to_string(1 + rng() % 8),
+                        "arch.asic.dram.peak_bytes_per_s=" + std::to_string(16 + rng() % 240) + "e9",
+                        "arch.asic.dram.latency_ns=" + std::to_string(1 + rng() % 400),
+                        std::string("arch.asic.input_path=") + (rng() % 2 ? "dram-reread" : "partial-replay"),
+                        "arch.asic.sram.capacity_bytes=4194304"}});
+  int feasible = 0, fractional_fluid = 0;
+  double worst = 0;
+  for (Design d : designs) {
+    const Outcome fluid = run(d, true);
+    d.sets.push_back("arch.asic.timing=cycle");
+    expect_exact(d, &feasible);
+    const Outcome whole = run(d, true);
+    if (!whole.feasible || !fluid.feasible) continue;
+    const double c = whole.report["timing"]["cycles"].get<double>(), f = fluid.report["timing"]["cycles"].get<double>();
+    EXPECT_EQ(c, std::floor(c)) << d.label() << ": a whole-cycle run ended between edges";
+    fractional_fluid += f != std::floor(f);
+    worst = std::max(worst, std::abs(c - f) / f);
+    EXPECT_LT(std::abs(c - f) / f, 0.01) << d.label() << ": whole cycles " << c << " against fluid " << f;
+    json bytes_whole = whole.report["traffic"], bytes_fluid = fluid.report["traffic"];
+    bytes_whole.erase("dram_gbps");  // bytes over cycles: the cycles differ
+    bytes_fluid.erase("dram_gbps");
+    EXPECT_EQ(bytes_whole, bytes_fluid) << d.label() << ": the bytes do not depend on when units act";
+  }
+  EXPECT_GE(feasible, 40);
+  EXPECT_GT(fractional_fluid, 0) << "no fluid design ended between edges: the test shows nothing";
+  std::printf("whole cycles: %d designs, %d of them end between edges when fluid; largest difference %.4f%%\n", feasible,
+              fractional_fluid, 100 * worst);
 }

@@ -236,7 +236,7 @@ class RunNumerics {
 
 // A further simulation in this process elaborates in a fresh SystemC
 // context (the last one's modules are gone; its kernel is left behind).
-void fresh_simulation_context(bool rtl) {
+void fresh_simulation_context(bool rtl, bool whole_cycles) {
   static int simulations = 0;
   if (simulations++ > 0) {
     sc_core::sc_curr_simcontext = new sc_core::sc_simcontext;
@@ -244,6 +244,7 @@ void fresh_simulation_context(bool rtl) {
   }
   sc_core::sc_report_handler::set_handler(systemc_reports_off_stdout);
   set_cycle_resolution(rtl);
+  g_whole_cycles = whole_cycles;
 }
 
 // Runs the elaborated model to its last row: the fast-forward where the run
@@ -299,10 +300,11 @@ void assemble(NormAccelerator& top, const RunGeometry& g, const config::Workload
               AsicResult& res) {
   // Skipped periods: every time after the cut moves by m T, every counter by m deltas.
   const double skipped_cycles = res.fast_forward.cycles_skipped();
-  res.cycles = top.output().last_output_cycle() + skipped_cycles;
+  // The run ends when its last write is done: at that edge, with whole cycles.
+  res.cycles = edge_of(top.output().last_output_cycle()) + skipped_cycles;
   for (const auto& [pass, done] : top.finish_after_rows()) {  // a backward's dgamma/dbeta, its branch pass
-    if (pass == "param_grad_accumulator") res.param_grads_done_cycle = done + skipped_cycles;
-    res.cycles = std::max(res.cycles, done + skipped_cycles);
+    if (pass == "param_grad_accumulator") res.param_grads_done_cycle = edge_of(done) + skipped_cycles;
+    res.cycles = std::max(res.cycles, edge_of(done) + skipped_cycles);
   }
   res.first_stats_cycle = top.lanes().first_stats_cycle();
   res.last_lanes_cycle = top.lanes().last_row_cycle() + skipped_cycles;
@@ -357,7 +359,7 @@ AsicResult run_asic(const config::Workload& w, const config::Arch& a, const Asic
   const core::MergeSchedule merge{a.lanes, a.merge.units};
 
   RunNumerics numerics(w, a, o, res);
-  fresh_simulation_context(o.rtl);
+  fresh_simulation_context(o.rtl, res.cfg.timing == config::UnitTiming::cycle);
   std::unique_ptr<RtlPipeline> rtl;
   if (o.rtl) {
     rtl = std::make_unique<RtlPipeline>(a, numerics.datapath(), numerics.gamma(), numerics.beta());

@@ -226,6 +226,12 @@ std::shared_ptr<const ParamTable<AsicConfig>> make_asic_params(std::vector<std::
   t->add(real_param<AsicConfig>("supply_v", NORMSIM_MEMBER(supply_v), in_range(0.5, 1.2), "V",
                                 "supply voltage at which the node's energies are scaled from 45 nm (Stillmaker & Baas 2017)"));
   t->add(choice_param<AsicConfig>(
+      "timing", NORMSIM_MEMBER(timing), {"fluid", "cycle"},
+      [](const std::string& v) { return std::optional(v == "cycle" ? UnitTiming::cycle : UnitTiming::fluid); },
+      [](UnitTiming u) { return u == UnitTiming::cycle ? "cycle" : "fluid"; },
+      "when a unit acts: fluid, at the fraction of a cycle its data arrives; cycle, at the next whole cycle, as clocked "
+      "logic does (the memory ports keep their byte-exact time; docs/RTL.md)"));
+  t->add(choice_param<AsicConfig>(
       "past_fmax", NORMSIM_MEMBER(past_fmax), {"add_stages", "refuse"},
       [](const std::string& v) { return std::optional(v == "add_stages" ? PastFmax::add_stages : PastFmax::refuse); },
       [](PastFmax p) { return p == PastFmax::add_stages ? "add_stages" : "refuse"; },

@@ -164,6 +164,11 @@ struct BackwardAsicConfig {
 /// pipeline stages it needs, or refuse the clock.
 enum class PastFmax { add_stages, refuse };
 
+/// The units' time (sim/asic/sim_time.hpp): fluid -- a unit acts at the
+/// fraction of a cycle its data arrives -- or cycle -- at the next whole
+/// cycle, as clocked logic does and as the RTL is compared.
+enum class UnitTiming { fluid, cycle };
+
 struct AsicConfig {
   double clock_ghz = 1.0;
   InputPath path = InputPath::sram_replay;
@@ -181,6 +186,7 @@ struct AsicConfig {
   /// Leakage power per mm^2 of cells, when not the node's (sim/area's table).
   std::optional<double> leakage_mw_per_mm2;
   PastFmax past_fmax = PastFmax::add_stages;
+  UnitTiming timing = UnitTiming::fluid;
   /// Flip-flops of the stages timing closure added (set by rtl::with_closed_timing, not a key): their area.
   double timing_flip_flops = 0;
   DramConfig dram;
