@@ -101,7 +101,7 @@ took_ms=$(( ($(date +%s%N) - start) / 1000000 ))
   [ "$took_ms" -lt 2000 ]; } && ok || bad "resuming a finished sweep: exit $rc in $took_ms ms: $(cat "$T/err")"
 
 # Interrupted, a sweep says what it kept and how to go on; going on finishes it.
-"$N" sweep --set workload.rows=2048 --grid arch.asic.rows_in_flight=$(seq -s, 1 64) --numerics --out "$T/int" -j 1 -q \
+"$N" sweep --set workload.rows=1024 --grid arch.asic.rows_in_flight=$(seq -s, 1 64) --numerics --out "$T/int" -j 1 -q \
   >/dev/null 2>"$T/int.err" &
 pid=$!
 for _ in $(seq 50); do [ -s "$T/int/sweep.jsonl" ] && break; sleep 0.1; done
@@ -110,7 +110,7 @@ sleep 1; kill -TERM $pid; wait $pid; rc=$?
   [ "$(wc -l <"$T/int.err")" = 1 ]; } && ok || bad "an interrupted sweep: exit $rc: $(cat "$T/int.err")"
 "$N" sweep --resume "$T/int" -q >/dev/null 2>"$T/err" && [ "$(wc -l <"$T/int/sweep.csv")" = 65 ] && ok ||
   bad "sweep --resume after the interrupt: $(cat "$T/err")"
-"$N" sweep --set workload.rows=2048 --grid arch.asic.rows_in_flight=$(seq -s, 1 64) --numerics -j 1 -q >/dev/null 2>"$T/int.err" &
+"$N" sweep --set workload.rows=1024 --grid arch.asic.rows_in_flight=$(seq -s, 1 64) --numerics -j 1 -q >/dev/null 2>"$T/int.err" &
 pid=$!
 sleep 1.5; kill -TERM $pid; wait $pid
 grep -q "^normsim: sweep: interrupted; nothing is kept without --out$" "$T/int.err" && ok || bad "an interrupted sweep without --out: $(cat "$T/int.err")"
