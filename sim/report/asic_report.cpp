@@ -388,7 +388,7 @@ std::string compare_table(const json& all) {
     << (fused ? strprintf("%9s ", "fusion_uj") : std::string()) << strprintf("%12s", "rel_l2_error");
   // A backward's table: dx's error, then each other gradient's by its report name.
   std::vector<std::string> grads;
-  for (const char* g : {"dgamma", "dbeta", "dbranch"})
+  for (const char* g : kOtherGradients)
     for (const auto& r : reps)
       if (r.contains("numerics") && r["numerics"].contains(g)) {
         grads.push_back(g);

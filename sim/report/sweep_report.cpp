@@ -41,8 +41,7 @@ constexpr Field kErrorFields[] = {{"numerics", "rel_l2_error"},  {"numerics", "m
                                   // --sample-rows: the error's spread over the sample's groups
                                   {"numerics", "sample_rel_l2_error_min"}, {"numerics", "sample_rel_l2_error_max"},
                                   {"numerics", "sample_max_ulp_error_min"}, {"numerics", "sample_max_ulp_error_max"}};
-// A backward's other gradients, each with dx's error figures (numerics.dgamma.rel_l2_error, ...).
-constexpr const char* kGradients[] = {"dgamma", "dbeta", "dbranch"};
+// The error figures each of kOtherGradients has (numerics.dgamma.rel_l2_error, ...).
 constexpr const char* kGradientErrors[] = {"rel_l2_error", "max_abs_error", "max_ulp_error", "rms_error"};
 const std::map<std::string, std::string> kAliases = {
     {"area", "area.total_mm2"}, {"energy", "energy.total_uj"}, {"error", "numerics.rel_l2_error"}, {"time", "timing.time_us"}};
@@ -58,9 +57,9 @@ std::pair<int, int> metric_rank(const std::string& name) {
   if (name.rfind("timing.utilization.", 0) == 0) return {2, 0};
   for (size_t i = 0; i < std::size(kErrorFields); ++i)
     if (name == path_of(kErrorFields[i])) return {3, static_cast<int>(i)};
-  for (size_t g = 0; g < std::size(kGradients); ++g)
+  for (size_t g = 0; g < std::size(kOtherGradients); ++g)
     for (size_t e = 0; e < std::size(kGradientErrors); ++e)
-      if (name == std::string("numerics.") + kGradients[g] + "." + kGradientErrors[e])
+      if (name == std::string("numerics.") + kOtherGradients[g] + "." + kGradientErrors[e])
         return {3, static_cast<int>(std::size(kErrorFields) + g * std::size(kGradientErrors) + e)};
   return {4, 0};  // numerics.overflow.<stage>
 }
@@ -91,7 +90,7 @@ std::vector<std::pair<std::string, double>> sweep_metrics(const json& r, bool nu
     for (const Field& f : kErrorFields)
       if (r["numerics"].contains(f.name) && r["numerics"][f.name].is_number())
         m.push_back({path_of(f), r["numerics"][f.name].get<double>()});
-    for (const char* grad : kGradients)
+    for (const char* grad : kOtherGradients)
       if (const json& n = r["numerics"]; n.contains(grad) && n[grad].is_object())
         for (const char* e : kGradientErrors)
           if (n[grad].contains(e) && n[grad][e].is_number())

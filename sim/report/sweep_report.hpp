@@ -26,6 +26,11 @@ namespace normsim::report {
 
 /// The figures of a run report a sweep tabulates, by their path in it, in
 /// column order (`numerics`: the error columns too).
+/// A backward's gradients beside dx, each with dx's error figures under
+/// numerics.<name> (numerics.dgamma.rel_l2_error, ...): sweep's and
+/// compare's columns.
+inline constexpr const char* kOtherGradients[] = {"dgamma", "dbeta", "dbranch"};
+
 std::vector<std::pair<std::string, double>> sweep_metrics(const nlohmann::json& report, bool numerics);
 
 /// A run report's figures as a point keeps them: {path: value}.
