@@ -251,6 +251,32 @@ TEST(AsicUnits, WelfordLaneArrayTakesTheStreamAndMatchesTheCore) {
   EXPECT_EQ(sums.num_available(), 0) << "no z to announce without a fused re-read";
 }
 
+// Clocked (asic.timing: cycle), a memory takes a request only at the edge
+// its unit acts on -- a dated one, the fluid model's way, is refused -- so
+// that one cycle's requests reach the port in the units' slot order, the
+// order the RTL port's fixed priority serves them in.
+TEST(AsicUnits, ClockedMemoriesTakeRequestsOnlyAtTheEdge) {
+  Bench b("gpt2-small", 4);
+  DramModel dram("dram", b.cfg.dram, b.cfg.clock_ghz);
+  SramModel sram("sram", b.cfg.sram);
+  g_whole_cycles = true;
+  dram.require_edges(true);
+  sram.require_edges(true);
+  EXPECT_NO_THROW(dram.read(0, 64, Traffic::input));
+  EXPECT_THROW(dram.read(0.5, 64, Traffic::input), std::logic_error);
+  EXPECT_THROW(dram.write(-1, 64, Traffic::output), std::logic_error);
+  EXPECT_THROW(sram.read(0.25, 64), std::logic_error);
+  EXPECT_NO_THROW(sram.write(0, 64));
+  dram.require_edges(false);
+  EXPECT_NO_THROW(dram.read(0.5, 64, Traffic::input)) << "after the rows: the passes issue at the times they compute";
+  g_whole_cycles = false;
+  // What frees a resource acts before what takes it.
+  EXPECT_LT(cycle_slot("normalize"), cycle_slot("input_path"));
+  EXPECT_LT(cycle_slot("input_path"), cycle_slot("welford_lanes"));
+  EXPECT_LT(cycle_slot("normalize"), cycle_slot("reread_stream"));
+  EXPECT_THROW(cycle_slot("no_such_unit"), std::logic_error);
+}
+
 // The input path reads gamma/beta once and announces them, then streams
 // every row's transactions in order into the row buffers it is given, with
 // each row's x as sim/core generates it.

@@ -209,6 +209,14 @@ TEST(FastForward, WholeCycleDesignsAreExactAndEndOnAnEdge) {
     for (const auto& arch : timing_archs())
       for (const char* path : {"sram-replay", "dram-reread", "partial-replay"})
         designs.push_back({workload, arch, {"workload.rows=512", std::string("arch.asic.input_path=") + path}});
+  // The backward's other accumulators: partials read out as rows end (the
+  // clocked readout process), and DRAM read-modify-writes.
+  for (const char* acc : {"partials", "dram_rmw"})
+    for (const char* path : {"sram-replay", "dram-reread", "partial-replay"})
+      designs.push_back({"llama2-7b-bwd", "asic-default",
+                         {"workload.rows=600", std::string("arch.asic.input_path=") + path,
+                          std::string("arch.asic.param_grad_accumulator.path=") + acc,
+                          "arch.asic.param_grad_accumulator.partial_rows=64"}});
   for (int i = 0; i < 12; ++i)
     designs.push_back({"llama2-7b", "asic-default",
                        {"workload.rows=" + std::to_string(1 + rng() % 400), "workload.hidden=" + std::to_string(64 * (1 + rng() % 96)),

@@ -38,6 +38,7 @@ void InputPathUnit::period_state(PeriodState& s) const {
 }
 
 void InputPathUnit::step() {
+  if (await_slot()) return;  // clocked: act in this unit's slot of the cycle
   // The unfused baseline: the unit starts once the separate adder's z is in DRAM.
   if (g_.fusion == Fusion::separate_adder && !params_issued_) {
     if (!adder_done->announced()) {

@@ -17,12 +17,13 @@
 #include "sim/asic/row_arithmetic.hpp"
 #include "sim/asic/row_slot.hpp"
 #include "sim/asic/run_geometry.hpp"
+#include "sim/asic/sim_time.hpp"
 #include "sim/asic/steady_state.hpp"
 #include "sim/core/stats.hpp"
 
 namespace normsim::asic {
 
-struct InputPathUnit : sc_core::sc_module, HasPeriodState {
+struct InputPathUnit : sc_core::sc_module, HasPeriodState, CycleSlot {
   SC_HAS_PROCESS(InputPathUnit);
   sc_core::sc_fifo_in<RowSlot*> free_slots{"free_slots"};
   sc_core::sc_fifo_out<ChunkToken> to_lanes{"to_lanes"};

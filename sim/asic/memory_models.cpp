@@ -1,5 +1,11 @@
 #include "sim/asic/memory_models.hpp"
 
+#include <cstdio>
+#include <stdexcept>
+#include <string>
+
+#include "sim/asic/sim_time.hpp"
+
 namespace normsim::asic {
 
 const char* to_string(Traffic t) {
@@ -28,6 +34,14 @@ const char* to_string(Traffic t) {
   return "?";
 }
 
+void EdgeRequests::check(const char* memory, double now, const char* what) const {
+  if (!on_ || now == now_cycles()) return;
+  char line[160];
+  std::snprintf(line, sizeof line, "%s: a %s request at cycle %.17g from a clocked unit acting at cycle %.17g", memory, what,
+                now, now_cycles());
+  throw std::logic_error(line);
+}
+
 DramModel::DramModel(sc_core::sc_module_name n, const DramConfig& cfg, double clock_ghz)
     : DramModel(n, cfg, cfg.port(clock_ghz)) {}
 
@@ -39,12 +53,14 @@ DramModel::DramModel(sc_core::sc_module_name n, const DramConfig& cfg, const Dra
 }
 
 Grant DramModel::read(double now, double bytes, Traffic kind) {
+  check("dram", now, to_string(kind));
   bytes_[static_cast<int>(kind)] += static_cast<uint64_t>(bytes);
   read_bytes_ += static_cast<uint64_t>(bytes);
   return port_.issue(now, bytes);
 }
 
 Grant DramModel::write(double now, double bytes, Traffic kind) {
+  check("dram", now, to_string(kind));
   bytes_[static_cast<int>(kind)] += static_cast<uint64_t>(bytes);
   write_bytes_ += static_cast<uint64_t>(bytes);
   return port_.issue(now, bytes);
@@ -66,11 +82,13 @@ SramModel::SramModel(sc_core::sc_module_name n, const SramConfig& cfg)
 }
 
 Grant SramModel::read(double now, double bytes, double not_before) {
+  check("sram", now, "read");
   read_bytes_ += static_cast<uint64_t>(bytes);
   return read_port_.issue(now, bytes, not_before);
 }
 
 Grant SramModel::write(double now, double bytes) {
+  check("sram", now, "write");
   write_bytes_ += static_cast<uint64_t>(bytes);
   return (shared_ ? read_port_ : write_port_).issue(now, bytes);
 }

@@ -43,7 +43,21 @@ struct SramIf : virtual sc_core::sc_interface {
 using DramRequestPort = sc_core::sc_port<DramIf>;
 using SramRequestPort = sc_core::sc_port<SramIf>;
 
-struct DramModel : sc_core::sc_module, DramIf {
+/// The check that clocked units ask for memory at the edge they act on
+/// (asic.timing: cycle): a request at any other time has no place in the
+/// RTL port's order (docs/RTL.md, "The memory port").
+class EdgeRequests {
+ public:
+  void require_edges(bool on) { on_ = on; }
+
+ protected:
+  void check(const char* memory, double now, const char* what) const;
+
+ private:
+  bool on_ = false;
+};
+
+struct DramModel : sc_core::sc_module, DramIf, EdgeRequests {
   DramModel(sc_core::sc_module_name n, const DramConfig& cfg, double clock_ghz);
   DramModel(sc_core::sc_module_name n, const DramConfig& cfg, const DramPort& port);  ///< the port at the unit's clock
   Grant read(double now, double bytes, Traffic kind) override;
@@ -67,7 +81,7 @@ struct DramModel : sc_core::sc_module, DramIf {
   core::StatGroup stats_{"dram"};
 };
 
-struct SramModel : sc_core::sc_module, SramIf {
+struct SramModel : sc_core::sc_module, SramIf, EdgeRequests {
   explicit SramModel(sc_core::sc_module_name n, const SramConfig& cfg);
   Grant read(double now, double bytes, double not_before = 0) override;
   Grant write(double now, double bytes) override;

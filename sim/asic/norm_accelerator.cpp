@@ -30,7 +30,12 @@ NormAccelerator::NormAccelerator(sc_core::sc_module_name n, const config::Worklo
     if (e.make && e.enabled(g)) {
       units_.emplace_back(&e, e.make(build));
       bind_ports(e, *units_.back().second);
+      // Clocked, a unit acts in its slot of the cycle (sim_time.hpp's CycleSlot).
+      if (auto* clocked = dynamic_cast<CycleSlot*>(units_.back().second.get()))
+        clocked->set_cycle_slot(cycle_slot(e.name));
     }
+  dram.require_edges(g_whole_cycles);
+  sram.require_edges(g_whole_cycles);
   auto& free_slots = dynamic_cast<HandshakeFifo<RowSlot*>&>(*channel("free_row_buffers").channel);
   for (int i = 0; i < cfg.rows_in_flight; ++i) {
     slots_.push_back(std::make_unique<RowSlot>());
@@ -127,6 +132,9 @@ std::vector<double> NormAccelerator::counter_values(std::vector<bool>* peak) con
 std::vector<std::pair<std::string_view, double>> NormAccelerator::finish_after_rows() {
   std::vector<std::pair<std::string_view, double>> done;
   const RowsDone rows{lanes().last_row_cycle(), output().last_output_cycle()};
+  // Issued after the rows at the times they compute, not by a clocked unit.
+  dram.require_edges(false);
+  sram.require_edges(false);
   for (const AsicUnitEntry& e : asic_units()) {
     if (!e.after_rows || !e.enabled(g_)) continue;
     sc_core::sc_module* built = nullptr;

@@ -20,6 +20,9 @@ NormalizeUnit::NormalizeUnit(sc_core::sc_module_name n, const RunGeometry& g, co
   stats_.add("param_buffer_read_bytes", "bytes", "gamma/beta bytes read from their on-chip buffer", &param_buffer_read_bytes_);
   stats_.add("reread_fifo_read_bytes", "bytes", "re-read bytes taken from the re-read FIFO", &reread_fifo_read_bytes_);
   SC_METHOD(step);
+  if (g_whole_cycles) {
+    SC_METHOD(replay_generator);
+  }
 }
 
 void NormalizeUnit::period_state(PeriodState& s) const {
@@ -37,12 +40,74 @@ void NormalizeUnit::period_state(PeriodState& s) const {
   s.grants(fetch_dram_);
   s.time(last_output_cycle_);
   s.row_index(rows_done_ - 1);
+  if (!g_whole_cycles) return;  // the replay generator's
+  s.value(static_cast<double>(rows_generated_ - rows_done_));
+  s.value(static_cast<double>(rows_scheduled_ - rows_done_));
+  s.time(row_end_);
+  s.slot(generating_);
+  s.time(generating_ready_);
+  s.value(static_cast<double>(replays_.size()));
+  for (const Replay& r : replays_) {
+    s.slot(r.slot);
+    s.time(r.ready);
+    s.grants(r.sram);
+  }
+}
+
+void NormalizeUnit::replay_generator() {
+  if (await_slot()) return;  // clocked: act in this unit's slot of the cycle
+  for (;;) {
+    if (!generating_) {
+      // A row ahead at most: row r is taken once row r - 1's end is known.
+      if (rows_scheduled_ < rows_generated_) {
+        next_trigger(row_end_known_);
+        return;
+      }
+      if (!from_stats.nb_read(generating_)) {
+        next_trigger(from_stats.data_written_event());
+        return;
+      }
+      // The row starts once the unit is free (the row before has ended),
+      // gamma/beta are on chip, and its statistics are out of the pipeline.
+      const double free = std::max(row_end_, params_on_chip->cycle());
+      generating_ready_ = std::max(free, generating_->t_ready);
+      stalls_.dependency += generating_ready_ - free;
+    }
+    if (trigger_at(std::max(replay_issued_, generating_ready_ - sram->latency()))) return;
+    Replay r{generating_, generating_ready_, std::vector<Grant>(static_cast<size_t>(g_.chunks))};
+    for (int k = 0; k < g_.chunks; ++k) {
+      const int64_t sb = g_.stored_in_chunk(k);
+      if (sb > 0) replay_issued_ = now_cycles();
+      r.sram[static_cast<size_t>(k)] =
+          sb > 0 ? sram->read(now_cycles(), static_cast<double>(sb * g_.row_elem_bytes()), generating_->sram_write[static_cast<size_t>(k)].done)
+                 : Grant{r.ready, r.ready, r.ready};
+    }
+    replays_.push_back(std::move(r));
+    replay_issued_event_.notify(sc_core::SC_ZERO_TIME);
+    generating_ = nullptr;
+    ++rows_generated_;
+  }
 }
 
 void NormalizeUnit::step() {
+  if (await_slot()) return;  // clocked: act in this unit's slot of the cycle
   for (;;) {
     switch (phase_) {
       case Phase::take: {
+        if (g_whole_cycles) {  // the generator took the row and issued its reads
+          if (replays_.empty()) {
+            next_trigger(replay_issued_event_);
+            return;
+          }
+          slot_ = replays_.front().slot;
+          ready_ = replays_.front().ready;
+          fetch_sram_ = std::move(replays_.front().sram);
+          replays_.pop_front();
+          k_ = 0;
+          phase_ = Phase::start;
+          if (trigger_at(ready_)) return;
+          break;
+        }
         if (!from_stats.nb_read(slot_)) {
           next_trigger(from_stats.data_written_event());
           return;
@@ -71,7 +136,7 @@ void NormalizeUnit::step() {
           // (never before the previous row's), so a pipelined SRAM's latency
           // is paid once, not per row -- it would otherwise bound short rows
           // on many datapaths, where a row takes about a cycle.
-          if (phase_ == Phase::start) {
+          if (phase_ == Phase::start && !g_whole_cycles) {
             const double issue = std::max(replay_issued_, ready_ - sram->latency());
             if (sb > 0) replay_issued_ = issue;
             fetch_sram_[k] = sb > 0 ? sram->read(issue, static_cast<double>(sb * g_.row_elem_bytes()),
@@ -154,14 +219,19 @@ void NormalizeUnit::schedule_chunk() {
     }
     retire_front();
   }
+  if (g_whole_cycles && k_ + 1 == g_.chunks) {  // the row's end is known: the generator may take the next
+    row_end_ = issue_;
+    ++rows_scheduled_;
+    row_end_known_.notify(sc_core::SC_ZERO_TIME);
+  }
 }
 
 void NormalizeUnit::write_chunk() {
   const double out = static_cast<double>(g_.chunk_size(k_) * g_.out_bytes);
-  Grant gw = dram->write(issue_, out, Traffic::output);
+  Grant gw = dram->write(request_cycle(issue_), out, Traffic::output);
   if (g_.branch_grad_bytes) {  // the branch's gradient leaves beside dz, through the same write buffer
     const double branch = static_cast<double>(g_.chunk_size(k_) * g_.branch_grad_bytes);
-    const Grant gb = dram->write(issue_, branch, Traffic::branch_grad);
+    const Grant gb = dram->write(request_cycle(issue_), branch, Traffic::branch_grad);
     gw.done = std::max(gw.done, gb.done);
     write_bytes_in_flight_ += branch;
     writes_.emplace_back(gb, branch);

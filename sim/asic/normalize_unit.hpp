@@ -13,13 +13,14 @@
 #include "sim/asic/row_arithmetic.hpp"
 #include "sim/asic/row_slot.hpp"
 #include "sim/asic/run_geometry.hpp"
+#include "sim/asic/sim_time.hpp"
 #include "sim/asic/stall_counters.hpp"
 #include "sim/asic/steady_state.hpp"
 #include <functional>
 
 namespace normsim::asic {
 
-struct NormalizeUnit : sc_core::sc_module, HasPeriodState {
+struct NormalizeUnit : sc_core::sc_module, HasPeriodState, CycleSlot {
   SC_HAS_PROCESS(NormalizeUnit);
   sc_core::sc_fifo_in<RowSlot*> from_stats{"from_stats"};
   sc_core::sc_fifo_in<Grant> reread{"reread"};  ///< the DRAM re-read stream (unused for SRAM replay)
@@ -44,6 +45,12 @@ struct NormalizeUnit : sc_core::sc_module, HasPeriodState {
 
  private:
   void step();
+  /// Clocked (asic.timing: cycle): the replay address generator, a process
+  /// of its own that issues a row's SRAM reads the SRAM's latency before
+  /// the row starts, at that edge, while step() still computes the row
+  /// before; it runs at most a row ahead (it takes a row once the row
+  /// before has its end known). Fluid, step() dates the reads back instead.
+  void replay_generator();
   /// Chunk k_'s compute and the cycle its output write is issued (issue_).
   void schedule_chunk();
   void write_chunk();
@@ -65,6 +72,19 @@ struct NormalizeUnit : sc_core::sc_module, HasPeriodState {
   double issue_ = 0;  ///< cycle chunk k_'s output write is issued
   int k_ = 0;
   std::vector<Grant> fetch_sram_, fetch_dram_;  ///< per chunk: where its input comes back from
+  // The replay generator's (clocked only).
+  struct Replay {
+    RowSlot* slot;
+    double ready;             ///< cycle the row's replay starts
+    std::vector<Grant> sram;  ///< its SRAM reads, per chunk
+  };
+  RowSlot* generating_ = nullptr;  ///< the row whose reads it waits to issue
+  double generating_ready_ = 0;    ///< ... and the cycle its replay starts
+  std::deque<Replay> replays_;  ///< rows whose reads are out, for step() to take
+  int64_t rows_generated_ = 0;  ///< rows whose reads the generator issued
+  int64_t rows_scheduled_ = 0;  ///< rows whose last chunk step() has scheduled: their end known
+  double row_end_ = 0;          ///< the end of the last of them
+  sc_core::sc_event replay_issued_event_, row_end_known_;
   StallCounters stalls_;
   double busy_cycles_ = 0, last_output_cycle_ = 0;
   int64_t rows_done_ = 0;

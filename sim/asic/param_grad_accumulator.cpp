@@ -1,6 +1,7 @@
 #include "sim/asic/param_grad_accumulator.hpp"
 
 #include <algorithm>
+#include <limits>
 
 #include "sim/asic/traffic_identity.hpp"
 
@@ -15,6 +16,37 @@ ParamGradAccumulator::ParamGradAccumulator(sc_core::sc_module_name n, const Conf
     : sc_module(n), cfg_(cfg), stats_(basename()) {
   stats_.add("accumulator_rmw_bytes", "bytes", "dgamma/dbeta accumulator bytes read and written back (each way)", &rmw_bytes_);
   stats_.add("accumulator_readout_bytes", "bytes", "accumulator bytes read out as partials", &readout_bytes_);
+  if (g_whole_cycles && cfg_.path == config::ParamGradPath::partials) {
+    SC_METHOD(readout);
+  }
+}
+
+void ParamGradAccumulator::period_state(PeriodState& s) const {
+  s.queue(readout_reads_);
+  s.queue(readout_writes_);
+}
+
+void ParamGradAccumulator::readout() {
+  if (await_slot()) return;  // clocked: act in this unit's slot of the cycle
+  for (;;) {
+    while (!readout_reads_.empty() && reached(readout_reads_.front().first)) {
+      const double bytes = readout_reads_.front().second;
+      readout_writes_.emplace_back(sram->read(now_cycles(), bytes).done, bytes);
+      readout_reads_.pop_front();
+    }
+    while (!readout_writes_.empty() && reached(readout_writes_.front().first)) {
+      dram->write(now_cycles(), readout_writes_.front().second, Traffic::partials);
+      readout_writes_.pop_front();
+    }
+    double t = std::numeric_limits<double>::infinity();
+    if (!readout_reads_.empty()) t = readout_reads_.front().first;
+    if (!readout_writes_.empty()) t = std::min(t, readout_writes_.front().first);
+    if (t == std::numeric_limits<double>::infinity()) {
+      next_trigger(readout_added_);
+      return;
+    }
+    if (trigger_at(t)) return;
+  }
 }
 
 // On chip: the lanes cannot retire the transaction before its words are
@@ -36,9 +68,14 @@ double ParamGradAccumulator::accumulate(double start, int64_t elems) {
 void ParamGradAccumulator::row_done(int64_t row, double at) {
   if (cfg_.path != config::ParamGradPath::partials || !cfg_.closes_partial(row)) return;
   const double bytes = cfg_.acc_bytes_of(cfg_.hidden);
+  readout_bytes_ += static_cast<uint64_t>(bytes);
+  if (g_whole_cycles) {
+    readout_reads_.emplace_back(at, bytes);
+    readout_added_.notify(sc_core::SC_ZERO_TIME);
+    return;
+  }
   const Grant rd = sram->read(at, bytes);
   dram->write(rd.done, bytes, Traffic::partials);
-  readout_bytes_ += static_cast<uint64_t>(bytes);
 }
 
 double ParamGradAccumulator::input_read_bytes(int64_t row, int64_t elems) const {

@@ -16,9 +16,13 @@
 #include <systemc.h>
 
 #include <cstdint>
+#include <deque>
+#include <utility>
 
 #include "sim/asic/asic_config.hpp"
 #include "sim/asic/memory_models.hpp"
+#include "sim/asic/sim_time.hpp"
+#include "sim/asic/steady_state.hpp"
 #include "sim/config/arch.hpp"
 #include "sim/config/workload.hpp"
 #include "sim/core/stats.hpp"
@@ -41,7 +45,8 @@ class ParamGradIf : public virtual sc_core::sc_interface {
 /// Bound in a backward, unbound in a forward.
 using ParamGradPort = sc_core::sc_port<ParamGradIf, 1, sc_core::SC_ZERO_OR_MORE_BOUND>;
 
-struct ParamGradAccumulator : sc_core::sc_module, ParamGradIf {
+struct ParamGradAccumulator : sc_core::sc_module, ParamGradIf, HasPeriodState, CycleSlot {
+  SC_HAS_PROCESS(ParamGradAccumulator);
   DramRequestPort dram{"dram"};  ///< the DRAM (netlist channel `dram`)
   SramRequestPort sram{"sram"};  ///< the SRAM (netlist channel `sram`)
   struct Config {
@@ -69,9 +74,16 @@ struct ParamGradAccumulator : sc_core::sc_module, ParamGradIf {
   double finish(double start);
   const core::StatGroup& stats() const { return stats_; }
   const Config& config() const { return cfg_; }
+  void period_state(PeriodState& s) const override;
 
  private:
+  /// Clocked (asic.timing: cycle): a partial's readout, its SRAM read at the
+  /// edge the row ends and its DRAM write at the edge the read is in. Fluid,
+  /// row_done issues both at once, dated.
+  void readout();
   const Config cfg_;
+  std::deque<std::pair<double, double>> readout_reads_, readout_writes_;  ///< (cycle, bytes) still to issue
+  sc_core::sc_event readout_added_;
   uint64_t rmw_bytes_ = 0, readout_bytes_ = 0;
   core::StatGroup stats_;
 };

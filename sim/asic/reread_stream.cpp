@@ -29,6 +29,7 @@ void RereadStream::next_chunk() {
 }
 
 void RereadStream::step() {
+  if (await_slot()) return;  // clocked: act in this unit's slot of the cycle
   if (!g_.rereads()) return;  // SRAM replay: nothing to re-read
   for (;;) {
     if (pending_) {

@@ -11,11 +11,12 @@
 
 #include "sim/asic/memory_models.hpp"
 #include "sim/asic/run_geometry.hpp"
+#include "sim/asic/sim_time.hpp"
 #include "sim/asic/steady_state.hpp"
 
 namespace normsim::asic {
 
-struct RereadStream : sc_core::sc_module, HasPeriodState {
+struct RereadStream : sc_core::sc_module, HasPeriodState, CycleSlot {
   SC_HAS_PROCESS(RereadStream);
   sc_core::sc_fifo_out<Grant> to_output{"to_output"};
   sc_core::sc_fifo_in<double> sum_in_dram{"sum_in_dram"};  ///< fused: per row, the cycle its z is in DRAM

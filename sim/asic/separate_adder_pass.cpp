@@ -16,6 +16,7 @@ SeparateAdderPass::SeparateAdderPass(sc_core::sc_module_name n, const RunGeometr
 }
 
 void SeparateAdderPass::step() {
+  if (await_slot()) return;  // clocked: act in this unit's slot of the cycle
   for (;;) {
     const double now = now_cycles();
     while (!reads_.empty() && reached(reads_.front().first)) {

@@ -15,10 +15,11 @@
 #include "sim/asic/cycle_signal.hpp"
 #include "sim/asic/memory_models.hpp"
 #include "sim/asic/run_geometry.hpp"
+#include "sim/asic/sim_time.hpp"
 
 namespace normsim::asic {
 
-SC_MODULE(SeparateAdderPass) {
+struct SeparateAdderPass : sc_core::sc_module, CycleSlot {
   SC_HAS_PROCESS(SeparateAdderPass);
   /// Announces the cycle its last z write is in DRAM, once it has issued it.
   CycleOut done{"done"};

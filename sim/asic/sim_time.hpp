@@ -39,7 +39,15 @@ inline void set_cycle_resolution(bool rtl = false) {
   g_ticks_per_cycle = rtl ? 1e3 : 1e6;
   sc_core::sc_set_time_resolution(1, rtl ? sc_core::SC_PS : sc_core::SC_FS);
 }
-inline double now_cycles() { return static_cast<double>(sc_core::sc_time_stamp().value()) / g_ticks_per_cycle; }
+/// The current cycle: the kernel's time (fluid), or the edge the units act
+/// at (whole cycles: a unit's slot within the cycle is not part of its time).
+inline double now_cycles() {
+  const double t = static_cast<double>(sc_core::sc_time_stamp().value()) / g_ticks_per_cycle;
+  return g_whole_cycles ? std::floor(t) : t;
+}
+/// A memory request made now for data of time `t` (<= now): at `t` itself
+/// (fluid), at this edge (whole cycles: clocked logic issues at an edge).
+inline double request_cycle(double t) { return g_whole_cycles ? now_cycles() : t; }
 /// Whether cycle `t` has come, at the kernel's femtosecond resolution (as
 /// trigger_at rounds it): a unit that waited for t sees it reached.
 inline bool reached(double t) { return ticks_of(t) <= static_cast<double>(sc_core::sc_time_stamp().value()); }
@@ -47,12 +55,48 @@ inline bool reached(double t) { return ticks_of(t) <= static_cast<double>(sc_cor
 /// thread's timed wait: tools/bench/bench_systemc_wait). Re-triggers the
 /// calling method at cycle `t` and returns true if `t` lies ahead; returns
 /// false, and the method carries on, if it does not.
-inline bool trigger_at(double t) {
+inline bool trigger_at(double t, int slot = 0) {
   const auto now_ticks = sc_core::sc_time_stamp().value();
-  const double target = ticks_of(t);
+  const double target = ticks_of(t) + (g_whole_cycles ? slot : 0);
   if (target <= static_cast<double>(now_ticks)) return false;
   sc_core::next_trigger(sc_core::sc_time::from_value(static_cast<sc_core::sc_time::value_type>(target) - now_ticks));
   return true;
 }
+
+/// A unit's place within a cycle (asic.timing: cycle). Clocked units that
+/// share a memory port must agree on the order of their requests in one
+/// cycle, as the RTL port's fixed-priority arbiter does; in SystemC that
+/// order would be whichever process the kernel runs first, which follows
+/// the chain of events that woke them (a free row buffer handed back before
+/// the input path's request in one cycle, after it in another). So each
+/// unit acts in a slot of its own, `slot` kernel ticks after the edge, in
+/// the order unit_registry's cycle_slot() gives: a hand-over to a later slot
+/// is seen in the same cycle, one to an earlier slot at the next edge (a
+/// registered hand-over). Every memory request is made at the edge its
+/// unit acts on (the memories check it), so the requests of one cycle are
+/// in slot order. Fluid timing has no slots. Units derive from it; its
+/// trigger_at hides the free one.
+class CycleSlot {
+ public:
+  void set_cycle_slot(int slot) { slot_ = slot; }
+  int cycle_slot() const { return slot_; }
+
+ protected:
+  /// Called first in a unit's method: true (re-triggered) when an event woke
+  /// it outside its slot; it then runs at its slot, this cycle or the next.
+  bool await_slot() const {
+    if (!g_whole_cycles) return false;
+    const auto now = sc_core::sc_time_stamp().value();
+    const auto per_cycle = static_cast<sc_core::sc_time::value_type>(g_ticks_per_cycle);
+    const auto offset = now % per_cycle, slot = static_cast<sc_core::sc_time::value_type>(slot_);
+    if (offset == slot) return false;
+    sc_core::next_trigger(sc_core::sc_time::from_value(offset < slot ? slot - offset : per_cycle - offset + slot));
+    return true;
+  }
+  bool trigger_at(double t) const { return asic::trigger_at(t, slot_); }
+
+ private:
+  int slot_ = 0;
+};
 
 }  // namespace normsim::asic

@@ -1,5 +1,9 @@
 #include "sim/asic/unit_registry.hpp"
 
+#include <iterator>
+#include <stdexcept>
+#include <string>
+
 #include "sim/asic/branch_grad_pass.hpp"
 #include "sim/asic/chan_merge_tree.hpp"
 #include "sim/asic/input_path_unit.hpp"
@@ -105,7 +109,7 @@ const std::vector<AsicUnitEntry> kUnits = {
      "partials out every partial_rows rows; after the last row read out once, or the partials summed",
      backward, make_accumulator,
      {{"transport", "columns_to_accumulator", In}, {"transport", "input_to_accumulator", In}, kDram, kSram},
-     stats_of<ParamGradAccumulator>, no_period, nullptr,
+     stats_of<ParamGradAccumulator>, period_of<ParamGradAccumulator>, nullptr,
      {Traffic::grad_acc_read, Traffic::grad_acc_write, Traffic::partials, Traffic::partials_read, Traffic::param_grads}, {},
      {"param_grad_lanes"},
      [](sc_core::sc_module* unit, const RunGeometry&, DramModel&, const RowsDone& d) {
@@ -180,6 +184,24 @@ const std::vector<AsicUnitEntry> kUnits = {
      }},
 };
 }  // namespace
+
+// What frees a resource acts before what takes it, so that a hand-back is
+// seen in the cycle it is made: the separate adder's pass precedes every
+// row; the normalise (or dx) unit hands row buffers back to the input path
+// and frees re-read FIFO slots; the input path hands transactions to the
+// lanes, which call the accumulator. The other hand-overs -- the lanes'
+// statistics and the re-read stream's entries to the normalise unit -- are
+// seen at the next edge: they cost a cycle only where that unit waits on
+// them (tests/test_fast_forward.cpp prints the largest difference to
+// fluid timing).
+constexpr std::string_view kCycleOrder[] = {"residual_adder_pass", "normalize",     "dx_unit",       "input_path",
+                                            "param_grad_accumulator", "welford_lanes", "row_sum_lanes", "reread_stream"};
+
+int cycle_slot(std::string_view unit) {
+  for (size_t i = 0; i < std::size(kCycleOrder); ++i)
+    if (kCycleOrder[i] == unit) return static_cast<int>(i);
+  throw std::logic_error("unit_registry: clocked unit " + std::string(unit) + " has no slot in the cycle order");
+}
 
 std::span<const AsicUnitEntry> asic_units() { return kUnits; }
 

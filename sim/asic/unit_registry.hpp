@@ -82,4 +82,10 @@ struct AsicUnitEntry {
 /// The units, in elaboration order (their processes' order in the kernel).
 std::span<const AsicUnitEntry> asic_units();
 
+/// A clocked unit's slot within a cycle (asic.timing: cycle; sim_time.hpp's
+/// CycleSlot): its place in the order the units act in, which is the order
+/// of their memory requests in one cycle -- the RTL port's fixed priority.
+/// Throws std::logic_error for a unit not in the order.
+int cycle_slot(std::string_view unit);
+
 }  // namespace normsim::asic

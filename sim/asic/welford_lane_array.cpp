@@ -29,6 +29,7 @@ void WelfordLaneArray::period_state(PeriodState& s) const {
 }
 
 void WelfordLaneArray::step() {
+  if (await_slot()) return;  // clocked: act in this unit's slot of the cycle
   for (;;) {
     switch (phase_) {
       case Phase::take:
@@ -117,13 +118,13 @@ bool WelfordLaneArray::take_chunk() {
 
 void WelfordLaneArray::write_row_buffer() {
   if (const int64_t stored = g_.stored_in_chunk(tok_.chunk); stored > 0)
-    tok_.slot->sram_write[static_cast<size_t>(tok_.chunk)] = sram->write(start_, static_cast<double>(stored * g_.row_elem_bytes()));
+    tok_.slot->sram_write[static_cast<size_t>(tok_.chunk)] = sram->write(request_cycle(start_), static_cast<double>(stored * g_.row_elem_bytes()));
   if (const int64_t sum = g_.sum_elems(tok_.chunk); sum > 0)
-    row_sum_done_ = std::max(row_sum_done_, dram->write(start_, static_cast<double>(sum * g_.in_bytes), Traffic::sum).done);
+    row_sum_done_ = std::max(row_sum_done_, dram->write(request_cycle(start_), static_cast<double>(sum * g_.in_bytes), Traffic::sum).done);
   // The accumulator's read-modify-write: the lanes cannot retire the
   // transaction before its words are written back.
   if (param_grads.size() == 0) return;
-  if (const double done = param_grads->accumulate(start_, g_.chunk_size(tok_.chunk)); done > free_at_) {
+  if (const double done = param_grads->accumulate(request_cycle(start_), g_.chunk_size(tok_.chunk)); done > free_at_) {
     stalls_.sram_port += done - free_at_;
     free_at_ = done;
     last_row_cycle_ = done;

@@ -17,12 +17,13 @@
 #include "sim/asic/row_slot.hpp"
 #include "sim/asic/row_transport.hpp"
 #include "sim/asic/run_geometry.hpp"
+#include "sim/asic/sim_time.hpp"
 #include "sim/asic/stall_counters.hpp"
 #include "sim/asic/steady_state.hpp"
 
 namespace normsim::asic {
 
-struct WelfordLaneArray : sc_core::sc_module, HasPeriodState {
+struct WelfordLaneArray : sc_core::sc_module, HasPeriodState, CycleSlot {
   SC_HAS_PROCESS(WelfordLaneArray);
   sc_core::sc_fifo_in<ChunkToken> from_input{"from_input"};
   sc_core::sc_fifo_out<RowSlot*> to_output{"to_output"};  ///< rows with their statistics
