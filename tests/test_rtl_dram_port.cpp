@@ -16,7 +16,7 @@
 #include <string>
 #include <type_traits>
 
-#include RTL_PORT_HEADER
+#include RTL_TOP_HEADER
 #include "sim/asic/bandwidth_server.hpp"
 #include "sim/asic/port_signal.hpp"
 #include "tests/rtl/clocked_bench.hpp"
@@ -27,7 +27,7 @@ namespace {
 using namespace normsim;
 
 struct Bench : rtl_test::ClockedBench {
-  RTL_PORT dut{"dram_port"};
+  RTL_TOP dut{"dram_port"};
 #define NORMSIM_PORT(p) decltype(asic::bind_signal(dut.p))& p = asic::bind_signal(dut.p);
   NORMSIM_PORT(rst) NORMSIM_PORT(rate_num) NORMSIM_PORT(rate_den) NORMSIM_PORT(latency) NORMSIM_PORT(req_valid)
   NORMSIM_PORT(req_bytes) NORMSIM_PORT(req_not_before) NORMSIM_PORT(req_ready) NORMSIM_PORT(done_count)

@@ -23,12 +23,13 @@ lint_all() {  # $1: the rtl_models folder to lint
     out=$(verilator --lint-only -Wall --top-module rtl_bench "$d/rtl_bench.v" "$models"/*.v 2>&1) ||
       { echo "lint: $(basename "$d") bench:"; echo "$out" | grep -E '^%(Warning|Error)'; failed=1; }
   done
-  # The testbench's models (rtl_models/tb/), each its own top.
-  for d in "$models"/tb/*.v; do
+  # The whole unit's modules (rtl_models/unit/) and the testbench's
+  # (rtl_models/tb/), each its own top over both folders.
+  for d in "$models"/unit/*.v "$models"/tb/*.v; do
     [ -f "$d" ] || continue
     n=$((n + 1))
-    out=$(verilator --lint-only -Wall --top-module "$(basename "$d" .v)" "$d" 2>&1) ||
-      { echo "lint: tb/$(basename "$d"):"; echo "$out" | grep -E '^%(Warning|Error)'; failed=1; }
+    out=$(verilator --lint-only -Wall --top-module "$(basename "$d" .v)" "$models"/unit/*.v "$models"/tb/*.v 2>&1) ||
+      { echo "lint: $(basename "$(dirname "$d")")/$(basename "$d"):"; echo "$out" | grep -E '^%(Warning|Error)'; failed=1; }
   done
   [ "$n" -gt 0 ] || { echo "lint: no verilated tops under $build (build first)"; return 2; }
   echo "lint: $n tops linted"
