@@ -31,6 +31,7 @@ struct Bench : rtl_test::ClockedBench {
 #define NORMSIM_PORT(p) decltype(asic::bind_signal(dut.p))& p = asic::bind_signal(dut.p);
   NORMSIM_PORT(rst) NORMSIM_PORT(rate_num) NORMSIM_PORT(rate_den) NORMSIM_PORT(latency) NORMSIM_PORT(req_valid)
   NORMSIM_PORT(req_bytes) NORMSIM_PORT(req_not_before) NORMSIM_PORT(req_ready) NORMSIM_PORT(done_count)
+  NORMSIM_PORT(grant_first) NORMSIM_PORT(grant_end)
 #undef NORMSIM_PORT
   Bench() { dut.clk(clk); }
 };
@@ -57,6 +58,14 @@ constexpr int kCountBits = 5;         // done_count's bits a requester (DEPTH_LO
 
 // Requester r's field of a packed input word: the word itself for one
 // requester, a field of a bit vector for several.
+template <class Word>
+uint64_t get_field(const Word& word, int r, int bits) {
+  if constexpr (std::is_integral_v<Word>) {
+    return static_cast<uint64_t>(word);
+  } else {
+    return word.range(r * bits + bits - 1, r * bits).to_uint64();
+  }
+}
 template <class Word, class V>
 void set_field(Word& word, int r, int bits, V value) {
   if constexpr (std::is_integral_v<Word>) {
@@ -92,6 +101,7 @@ int64_t run_stream(Bench& b, const Port& p, uint64_t seed, int64_t cycles, int64
     const bool room = b.req_ready.read();
     uint32_t valid = 0;
     int asked = 0;
+    std::pair<uint64_t, uint64_t> grants[kReqs] = {};  // each request's first byte and end (units), exactly
     // The packed inputs, written once an edge (a signal reads back its old value until then).
     auto bytes_word = b.req_bytes.read();
     auto not_before_word = b.req_not_before.read();
@@ -117,6 +127,7 @@ int64_t run_stream(Bench& b, const Port& p, uint64_t seed, int64_t cycles, int64
         EXPECT_NEAR(g.done * p.num, static_cast<double>(free_units), 1e-9 * static_cast<double>(free_units) + 1e-6)
             << p.what << ": the model's done " << g.done << " is not the exact " << free_units << " / " << p.num;
         expected[r].push_back(edge);
+        grants[r] = {first, free_units};
         valid |= 1u << r;
         ++asked;
       }
@@ -127,6 +138,16 @@ int64_t run_stream(Bench& b, const Port& p, uint64_t seed, int64_t cycles, int64
     b.req_not_before.write(not_before_word);
     shared_edges += asked > 1;
     b.req_valid.write(valid);
+    // The port answers each request at its edge with its grant, as the model's issue() does.
+    b.settle();
+    for (int r = 0; r < kReqs; ++r)
+      if (valid >> r & 1) {
+        const uint64_t first = get_field(b.grant_first.read(), r, 64), end = get_field(b.grant_end.read(), r, 64);
+        if ((first != grants[r].first || end != grants[r].second) && ++mismatches <= 3)
+          disagree(p.what + ": requester " + std::to_string(r) + "'s grant at edge " + std::to_string(c) + ": first " +
+                   std::to_string(first) + ", end " + std::to_string(end) + " units; exactly " +
+                   std::to_string(grants[r].first) + ", " + std::to_string(grants[r].second));
+      }
     b.cycle();  // edge c + 1: done_count counts each requester's requests done by it
     const int64_t now = c + 1;
     const uint64_t counts = b.done_count.read();

@@ -47,7 +47,9 @@ module dram_port #(
   input  wire [REQS*BYTES_W-1:0]         req_bytes,      // ... for these bytes
   input  wire [REQS*64-1:0]              req_not_before, // ... not starting before this time (units)
   output wire                            req_ready,      // room for a request of every requester
-  output reg  [REQS*(DEPTH_LOG2+1)-1:0]  done_count      // per requester: its requests done by this edge
+  output reg  [REQS*(DEPTH_LOG2+1)-1:0]  done_count,     // per requester: its requests done by this edge
+  output reg  [REQS*64-1:0]              grant_first,    // per requester: this edge's request's first byte (units)
+  output reg  [REQS*64-1:0]              grant_end       // ... and its end (units): the model's Grant
 );
   localparam integer DEPTH = 1 << DEPTH_LOG2;
   localparam integer ID_W = REQS > 1 ? $clog2(REQS) : 1;
@@ -78,6 +80,8 @@ module dram_port #(
   always @* begin
     chain = free_units;
     issued = 0;
+    grant_first = 0;
+    grant_end = 0;
     for (i = 0; i < REQS; i = i + 1) begin
 `ifdef NORMSIM_MUTATE_PORT_ORDER
       r = REQS - 1 - i;  // the mutated build: the last requester first (the test must see it)
@@ -87,6 +91,8 @@ module dram_port #(
       first = after_latency > chain ? after_latency : chain;
       if (req_not_before[r*64 +: 64] > first) first = req_not_before[r*64 +: 64];
       issue_end[r] = first + {{(64-BYTES_W){1'b0}}, req_bytes[r*BYTES_W +: BYTES_W]} * {{(64-RATE_W){1'b0}}, rate_den};
+      grant_first[r*64 +: 64] = first;
+      grant_end[r*64 +: 64] = issue_end[r];
       issue_pos[r] = issued;
       if (issue_ok && req_valid[r]) begin
         chain = issue_end[r];

@@ -37,18 +37,23 @@ module tb_input_path #(
   wire [REQS*BYTES_W-1:0] req_bytes;
   wire                    req_ready;
   wire [REQS*CNT_W-1:0]   done_count;
+  wire [REQS*64-1:0]      grant_first, grant_end;
+  // The grants handed over with the transactions (the test's lanes need only their count).
+  /* verilator lint_off UNUSEDSIGNAL */
+  wire [(ISSUE+1)*64-1:0] token_first, token_end;
+  /* verilator lint_on UNUSEDSIGNAL */
 
   input_path #(.ISSUE(ISSUE), .BYTES_W(BYTES_W)) unit (
     .clk(clk), .rst(rst), .rows(rows), .chunks(chunks), .x_bytes(x_bytes), .x_last_bytes(x_last_bytes),
     .r_bytes(r_bytes), .r_last_bytes(r_last_bytes), .param_bytes(param_bytes), .window_bytes(window_bytes),
     .row_buffers(row_buffers), .buffers_returned(buffers_returned), .fifo_free(fifo_free), .port_done(port_done),
-    .req_valid(req_valid), .req_bytes(req_bytes), .issued(issued), .tokens(tokens), .buffers_taken(buffers_taken),
-    .overflow(overflow));
+    .grant_first(grant_first), .grant_end(grant_end), .req_valid(req_valid), .req_bytes(req_bytes), .issued(issued),
+    .tokens(tokens), .token_first(token_first), .token_end(token_end), .buffers_taken(buffers_taken), .overflow(overflow));
 
   dram_port #(.REQS(REQS), .BYTES_W(BYTES_W), .RATE_W(RATE_W), .LAT_W(LAT_W), .DEPTH_LOG2(CNT_W - 1)) port (
     .clk(clk), .rst(rst), .rate_num(rate_num), .rate_den(rate_den), .latency(latency),
     .req_valid(req_valid & {REQS{req_ready}}), .req_bytes(req_bytes), .req_not_before({REQS{64'd0}}),
-    .req_ready(req_ready), .done_count(done_count));
+    .req_ready(req_ready), .done_count(done_count), .grant_first(grant_first), .grant_end(grant_end));
   assign port_full = |req_valid && !req_ready;
 
   integer r;

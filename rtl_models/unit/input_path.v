@@ -15,7 +15,9 @@
 // done when the port has finished its last request.
 //
 // Request lanes, in the port's priority order: 0 the parameters (once),
-// then transaction t's x on 1 + 2t and its r on 2 + 2t.
+// then transaction t's x on 1 + 2t and its r on 2 + 2t. A transaction
+// handed to the lanes carries its grant -- x's first byte, the end of its
+// last request -- in the port's units, as the model's token does.
 module input_path #(
   parameter integer ISSUE = 16,     // transactions it may issue at one edge
   parameter integer BYTES_W = 24,   // a request's bytes
@@ -37,11 +39,15 @@ module input_path #(
   input  wire [7:0]                       buffers_returned,   // handed back by the normalise unit at this edge
   input  wire [7:0]                       fifo_free,          // room in the FIFO to the lanes
   input  wire [7:0]                       port_done,          // this unit's requests the port finished by this edge
+  input  wire [(2*ISSUE+1)*64-1:0]        grant_first,        // the port's answer to each request lane at this edge
+  input  wire [(2*ISSUE+1)*64-1:0]        grant_end,
   // What it does at this edge.
   output reg  [2*ISSUE:0]                 req_valid,
   output reg  [(2*ISSUE+1)*BYTES_W-1:0]   req_bytes,
   output reg  [7:0]                       issued,             // transactions
   output reg  [7:0]                       tokens,             // transactions handed to the lanes
+  output reg  [(ISSUE+1)*64-1:0]          token_first,        // ... each one's grant, in FIFO order
+  output reg  [(ISSUE+1)*64-1:0]          token_end,
   output reg  [7:0]                       buffers_taken,
   output reg                              overflow            // the model would issue more than ISSUE: not comparable
 );
@@ -55,6 +61,7 @@ module input_path #(
   reg [63:0] retired, issued_total;         // transactions
   reg [63:0] in_flight_bytes;
   reg [BYTES_W:0] queue_bytes [0:QUEUE-1];  // each transaction in flight: its bytes
+  reg [63:0] pending_first, pending_end;    // the grant of the transaction waiting for the FIFO
 
   wire        fused = r_bytes != 0;
   wire [63:0] per_transaction = fused ? 64'd2 : 64'd1;
@@ -67,6 +74,10 @@ module input_path #(
   reg [63:0] done_now, n_retired, n_flight;
   reg [BYTES_W:0] bytes, xb, rb;
   reg [BYTES_W:0] issue_bytes [0:ISSUE-1];
+  // Which transaction each token of this edge is: 0 the one pending from an
+  // earlier edge, 1 + j this edge's j-th (its grant comes from the port).
+  reg [7:0]  token_source [0:ISSUE];
+  reg [7:0]  pending_source;
   integer t, k;
   always @* begin
     n_params = params_issued;
@@ -87,6 +98,8 @@ module input_path #(
     xb = 0;
     rb = 0;
     for (k = 0; k < ISSUE; k = k + 1) issue_bytes[k] = 0;
+    for (k = 0; k <= ISSUE; k = k + 1) token_source[k] = 0;
+    pending_source = 0;
     // Transactions whose last request the port has finished leave the window.
     done_now = requests_done + {56'd0, port_done};
     n_retired = retired;
@@ -107,6 +120,7 @@ module input_path #(
           stop = 1'b1;
         end else begin
           n_room = n_room - 8'd1;
+          token_source[tokens[$clog2(ISSUE+1)-1:0]] = pending_source;
           tokens = tokens + 8'd1;
           n_pending = 1'b0;
           n_chunk = n_chunk + 16'd1;
@@ -154,11 +168,32 @@ module input_path #(
           n_flight = n_flight + {{(63-BYTES_W){1'b0}}, bytes};
           issued = issued + 8'd1;
           n_pending = 1'b1;
+          pending_source = issued;  // 1 + its index
         end
       end
     end
   end
 
+  // The tokens' grants: the pending transaction's kept, this edge's from the port.
+  integer m, x;
+  always @* begin
+    token_first = 0;
+    token_end = 0;
+    x = 0;
+    for (m = 0; m <= ISSUE; m = m + 1)
+      if (m < {24'd0, tokens}) begin
+        if (token_source[m] == 0) begin
+          token_first[m*64 +: 64] = pending_first;
+          token_end[m*64 +: 64] = pending_end;
+        end else begin
+          x = {24'd0, token_source[m]} - 1;
+          token_first[m*64 +: 64] = grant_first[(1 + 2*x)*64 +: 64];
+          token_end[m*64 +: 64] = grant_end[(fused ? 2 + 2*x : 1 + 2*x)*64 +: 64];
+        end
+      end
+  end
+
+  wire [31:0] pending_index = {24'd0, pending_source} - 32'd1;
   integer q;
   always @(posedge clk) begin
     if (rst) begin
@@ -172,6 +207,8 @@ module input_path #(
       retired <= 0;
       issued_total <= 0;
       in_flight_bytes <= 0;
+      pending_first <= 0;
+      pending_end <= 0;
     end else begin
       params_issued <= n_params;
       row <= n_row;
@@ -182,6 +219,10 @@ module input_path #(
       requests_done <= done_now;
       retired <= n_retired;
       in_flight_bytes <= n_flight;
+      if (n_pending && pending_source != 0) begin  // issued at this edge, still waiting: keep its grant
+        pending_first <= grant_first[(1 + 2*pending_index)*64 +: 64];
+        pending_end <= grant_end[(fused ? 2 + 2*pending_index : 1 + 2*pending_index)*64 +: 64];
+      end
       for (q = 0; q < ISSUE; q = q + 1)
         if (q < {24'd0, issued}) queue_bytes[issued_total[QUEUE_LOG2-1:0] + q[QUEUE_LOG2-1:0]] <= issue_bytes[q];
       issued_total <= issued_total + {56'd0, issued};
