@@ -198,11 +198,6 @@ struct ModelRun {
 std::vector<Edge> run_rtl(Rtl& b, const Design& d, int64_t max_edges, int64_t until, bool& overflow) {
   const int chunks = d.chunks();
   const int64_t last = d.chunk_size(chunks - 1);
-  b.rate_num.write(d.rate_num);
-  b.rate_den.write(d.rate_den);
-  b.latency.write(d.latency);
-  b.rows.write(static_cast<uint32_t>(d.rows));
-  b.chunks.write(static_cast<uint32_t>(chunks));
   b.x_bytes.write(static_cast<uint32_t>(d.chunk_elems * d.in_bytes));
   b.x_last_bytes.write(static_cast<uint32_t>(last * d.in_bytes));
   b.r_bytes.write(static_cast<uint32_t>(d.chunk_elems * d.residual_bytes));
@@ -212,9 +207,7 @@ std::vector<Edge> run_rtl(Rtl& b, const Design& d, int64_t max_edges, int64_t un
   b.row_buffers.write(static_cast<uint32_t>(d.row_buffers));
   b.buffers_returned.write(0);
   b.fifo_free.write(kFifoDepth);
-  b.rst.write(true);
-  b.cycle();
-  b.rst.write(false);
+  rtl_test::start_bench(b, d);
   Surroundings env(d);
   std::vector<Edge> edges(static_cast<size_t>(max_edges));
   int occupancy = 0;
@@ -254,36 +247,21 @@ std::vector<Design> designs() {
 }
 
 TEST(RtlInputPath, EveryEdgeAsTheClockedModel) {
-  set_cycle_resolution(true);
-  g_whole_cycles = true;
   const std::vector<Design> all = designs();
-  // Every model and the RTL elaborated first (the kernel takes no new
-  // modules once it runs); the models run side by side, then the RTL runs
-  // each design in turn.
   constexpr int64_t kEdges = 60000;
-  std::vector<std::unique_ptr<ModelRun>> runs;
-  for (const Design& d : all) runs.push_back(std::make_unique<ModelRun>(d, kEdges));
-  Rtl b;
-  rtl_test::run_models(kEdges);
-  rtl_test::EdgeComparison cmp;
-  for (size_t i = 0; i < all.size(); ++i) {
-    const Design& d = all[i];
-    const std::vector<Edge> model = runs[i]->result();
-    int64_t handed = 0;
-    for (const Edge& m : model) handed += m.tokens;
-    EXPECT_EQ(handed, d.rows * d.chunks()) << d.label() << ": the model did not finish in " << kEdges << " edges";
-    bool overflow = false;
-    const std::vector<Edge> rtl = run_rtl(b, d, kEdges, rtl_test::last_active(model), overflow);
-    EXPECT_FALSE(overflow) << d.label() << ": more transactions at an edge than the RTL's ISSUE";
-    cmp.add(d.label(), model, rtl, [](const Edge& m) { return m.issued + m.tokens + m.taken > 0; },
-            [](const Edge& m, const Edge& r) {
-              return "issued " + std::to_string(m.issued) + " / " + std::to_string(r.issued) + ", handed over " +
-                     std::to_string(m.tokens) + " / " + std::to_string(r.tokens) + ", buffers taken " +
-                     std::to_string(m.taken) + " / " + std::to_string(r.taken) + ", port done " + std::to_string(m.done) +
-                     " / " + std::to_string(r.done);
-            });
-  }
-  g_whole_cycles = false;
+  const rtl_test::EdgeComparison cmp = rtl_test::compare_clocked<ModelRun, Rtl>(
+      all, kEdges, run_rtl,
+      [&](const Design& d, const std::vector<Edge>& model) {
+        int64_t handed = 0;
+        for (const Edge& m : model) handed += m.tokens;
+        EXPECT_EQ(handed, d.rows * d.chunks()) << d.label() << ": the model did not finish in " << kEdges << " edges";
+      },
+      [](const Edge& m) { return m.issued + m.tokens + m.taken > 0; },
+      [](const Edge& m, const Edge& r) {
+        using rtl_test::both;
+        return "issued " + both(m.issued, r.issued) + ", handed over " + both(m.tokens, r.tokens) + ", buffers taken " +
+               both(m.taken, r.taken) + ", port done " + both(m.done, r.done);
+      });
   cmp.finish(all.size(), "a window that leaves out the new transaction");
 }
 

@@ -224,13 +224,8 @@ struct Rtl : rtl_test::ClockedBench {
 
 /// The RTL, edge by edge, in the same surroundings.
 std::vector<Edge> run_rtl(Rtl& b, const Design& d, int64_t max_edges, int64_t until, bool& overflow) {
-  b.rate_num.write(d.rate_num);
-  b.rate_den.write(d.rate_den);
-  b.latency.write(d.latency);
   b.sram_rate.write(d.sram_rate);
   b.sram_latency.write(d.sram_latency);
-  b.rows.write(static_cast<uint32_t>(d.rows));
-  b.chunks.write(static_cast<uint32_t>(d.chunks()));
   b.chunk_elems.write(static_cast<uint32_t>(d.chunk_elems));
   b.last_elems.write(static_cast<uint32_t>(d.last_elems()));
   b.stored_elems.write(static_cast<uint32_t>(d.stored_elems));
@@ -242,9 +237,7 @@ std::vector<Edge> run_rtl(Rtl& b, const Design& d, int64_t max_edges, int64_t un
   b.row_buffers.write(static_cast<uint32_t>(d.row_buffers));
   b.buffers_returned.write(0);
   b.stats_free.write(static_cast<uint32_t>(d.row_buffers));
-  b.rst.write(true);
-  b.cycle();
-  b.rst.write(false);
+  rtl_test::start_bench(b, d);
   Normalize rules(d);
   std::deque<uint64_t> waiting;  // rows handed to the normalise unit, not yet taken
   std::vector<Edge> edges(static_cast<size_t>(max_edges));
@@ -303,38 +296,27 @@ std::vector<Design> designs() {
 }
 
 TEST(RtlWelfordLanes, EveryEdgeAsTheClockedModel) {
-  set_cycle_resolution(true);
-  g_whole_cycles = true;
   const std::vector<Design> all = designs();
   constexpr int64_t kEdges = 80000;
-  std::vector<std::unique_ptr<ModelRun>> runs;
-  for (const Design& d : all) runs.push_back(std::make_unique<ModelRun>(d, kEdges));
-  Rtl b;
-  rtl_test::run_models(kEdges);
-  rtl_test::EdgeComparison cmp;
   int64_t rows = 0, writes = 0, all_rows = 0;
-  for (size_t i = 0; i < all.size(); ++i) {
-    const Design& d = all[i];
-    const std::vector<Edge> model = runs[i]->result();
-    int64_t design_rows = 0;
-    for (const Edge& m : model) design_rows += m.rows, writes += m.sram_writes;
-    EXPECT_EQ(design_rows, d.rows) << d.label() << ": the model did not finish in " << kEdges << " edges";
-    rows += design_rows;
-    all_rows += d.rows;
-    bool overflow = false;
-    const std::vector<Edge> rtl = run_rtl(b, d, kEdges, rtl_test::last_active(model), overflow);
-    EXPECT_FALSE(overflow) << d.label() << ": more at an edge than the RTL takes";
-    cmp.add(d.label(), model, rtl, [](const Edge& m) { return m.taken + m.sram_writes + m.rows > 0; },
-            [](const Edge& m, const Edge& r) {
-              auto pair = [](int64_t a, int64_t b) { return std::to_string(a) + " / " + std::to_string(b); };
-              return "issued " + pair(m.issued, r.issued) + ", handed over " + pair(m.tokens, r.tokens) + ", buffers " +
-                     pair(m.buffers, r.buffers) + ", lanes took " + pair(m.taken, r.taken) + ", row-buffer writes " +
-                     pair(m.sram_writes, r.sram_writes) + ", rows out " + pair(m.rows, r.rows) + " (ready edges " +
-                     pair(m.ready_edges, r.ready_edges) + "), DRAM done " + pair(m.dram_done, r.dram_done) +
-                     ", SRAM done " + pair(m.sram_done, r.sram_done);
-            });
-  }
-  g_whole_cycles = false;
+  const rtl_test::EdgeComparison cmp = rtl_test::compare_clocked<ModelRun, Rtl>(
+      all, kEdges, run_rtl,
+      [&](const Design& d, const std::vector<Edge>& model) {
+        int64_t design_rows = 0;
+        for (const Edge& m : model) design_rows += m.rows, writes += m.sram_writes;
+        EXPECT_EQ(design_rows, d.rows) << d.label() << ": the model did not finish in " << kEdges << " edges";
+        rows += design_rows;
+        all_rows += d.rows;
+      },
+      [](const Edge& m) { return m.taken + m.sram_writes + m.rows > 0; },
+      [](const Edge& m, const Edge& r) {
+        using rtl_test::both;
+        return "issued " + both(m.issued, r.issued) + ", handed over " + both(m.tokens, r.tokens) + ", buffers " +
+               both(m.buffers, r.buffers) + ", lanes took " + both(m.taken, r.taken) + ", row-buffer writes " +
+               both(m.sram_writes, r.sram_writes) + ", rows out " + both(m.rows, r.rows) + " (ready edges " +
+               both(m.ready_edges, r.ready_edges) + "), DRAM done " + both(m.dram_done, r.dram_done) + ", SRAM done " +
+               both(m.sram_done, r.sram_done);
+      });
   std::printf("%lld rows handed to the normalise unit, %lld row-buffer writes\n", static_cast<long long>(rows),
               static_cast<long long>(writes));
   EXPECT_EQ(rows, all_rows) << "every row of every design reached the normalise unit";

@@ -46,8 +46,8 @@ module input_path #(
   output reg  [(2*ISSUE+1)*BYTES_W-1:0]   req_bytes,
   output reg  [7:0]                       issued,             // transactions
   output reg  [7:0]                       tokens,             // transactions handed to the lanes
-  output reg  [(ISSUE+1)*64-1:0]          token_first,        // ... each one's grant, in FIFO order
-  output reg  [(ISSUE+1)*64-1:0]          token_end,
+  output wire [(ISSUE+1)*64-1:0]          token_first,        // ... each one's grant, in FIFO order
+  output wire [(ISSUE+1)*64-1:0]          token_end,
   output reg  [7:0]                       buffers_taken,
   output reg                              overflow            // the model would issue more than ISSUE: not comparable
 );
@@ -61,7 +61,6 @@ module input_path #(
   reg [63:0] retired, issued_total;         // transactions
   reg [63:0] in_flight_bytes;
   reg [BYTES_W:0] queue_bytes [0:QUEUE-1];  // each transaction in flight: its bytes
-  reg [63:0] pending_first, pending_end;    // the grant of the transaction waiting for the FIFO
 
   wire        fused = r_bytes != 0;
   wire [63:0] per_transaction = fused ? 64'd2 : 64'd1;
@@ -174,26 +173,15 @@ module input_path #(
     end
   end
 
-  // The tokens' grants: the pending transaction's kept, this edge's from the port.
-  integer m, x;
-  always @* begin
-    token_first = 0;
-    token_end = 0;
-    x = 0;
-    for (m = 0; m <= ISSUE; m = m + 1)
-      if (m < {24'd0, tokens}) begin
-        if (token_source[m] == 0) begin
-          token_first[m*64 +: 64] = pending_first;
-          token_end[m*64 +: 64] = pending_end;
-        end else begin
-          x = {24'd0, token_source[m]} - 1;
-          token_first[m*64 +: 64] = grant_first[(1 + 2*x)*64 +: 64];
-          token_end[m*64 +: 64] = grant_end[(fused ? 2 + 2*x : 1 + 2*x)*64 +: 64];
-        end
-      end
-  end
+  // The transactions' grants, as the model's tokens carry them.
+  reg [(ISSUE+1)*8-1:0] sources;
+  integer m;
+  always @* for (m = 0; m <= ISSUE; m = m + 1) sources[m*8 +: 8] = token_source[m];
+  handover_grants #(.ISSUE(ISSUE), .LANES(2*ISSUE+1), .BASE(1), .STRIDE(2)) grants (
+    .clk(clk), .rst(rst), .tokens(tokens), .sources(sources), .pending_source(pending_source), .pending(n_pending),
+    .end_lane(fused ? 32'd1 : 32'd0), .grant_first(grant_first), .grant_end(grant_end), .token_first(token_first),
+    .token_end(token_end));
 
-  wire [31:0] pending_index = {24'd0, pending_source} - 32'd1;
   integer q;
   always @(posedge clk) begin
     if (rst) begin
@@ -207,8 +195,6 @@ module input_path #(
       retired <= 0;
       issued_total <= 0;
       in_flight_bytes <= 0;
-      pending_first <= 0;
-      pending_end <= 0;
     end else begin
       params_issued <= n_params;
       row <= n_row;
@@ -219,10 +205,6 @@ module input_path #(
       requests_done <= done_now;
       retired <= n_retired;
       in_flight_bytes <= n_flight;
-      if (n_pending && pending_source != 0) begin  // issued at this edge, still waiting: keep its grant
-        pending_first <= grant_first[(1 + 2*pending_index)*64 +: 64];
-        pending_end <= grant_end[(fused ? 2 + 2*pending_index : 1 + 2*pending_index)*64 +: 64];
-      end
       for (q = 0; q < ISSUE; q = q + 1)
         if (q < {24'd0, issued}) queue_bytes[issued_total[QUEUE_LOG2-1:0] + q[QUEUE_LOG2-1:0]] <= issue_bytes[q];
       issued_total <= issued_total + {56'd0, issued};

@@ -13,6 +13,7 @@
 #include <tuple>
 #include <functional>
 #include <map>
+#include <memory>
 #include <random>
 #include <string>
 #include <string_view>
@@ -143,6 +144,50 @@ struct EdgeComparison {
 #endif
   }
 };
+
+/// "model / RTL", for a difference's line.
+inline std::string both(int64_t model, int64_t rtl) { return std::to_string(model) + " / " + std::to_string(rtl); }
+
+/// Writes a design's DRAM port and row shape into a bench whose top takes
+/// them, then resets it: the inputs every bench shares.
+template <class Bench, class Design>
+void start_bench(Bench& b, const Design& d) {
+  b.rate_num.write(d.rate_num);
+  b.rate_den.write(d.rate_den);
+  b.latency.write(d.latency);
+  b.rows.write(static_cast<uint32_t>(d.rows));
+  b.chunks.write(static_cast<uint32_t>(d.chunks()));
+  b.rst.write(true);
+  b.cycle();
+  b.rst.write(false);
+}
+
+/// A bench's test: every design's model (`ModelRun(design, edges)`, its
+/// edges from `result()`) and the RTL `Bench` elaborated, the models run
+/// side by side, then for each design `check(design, model)` (did it
+/// finish?), the RTL run by `run_rtl(bench, design, edges, until,
+/// overflow)` to the model's last edge, and the two compared edge for edge.
+template <class ModelRun, class Bench, class Design, class RunRtl, class Check, class Acting, class Describe>
+EdgeComparison compare_clocked(const std::vector<Design>& all, int64_t edges, RunRtl run_rtl, Check check, Acting acting,
+                               Describe describe) {
+  asic::set_cycle_resolution(true);
+  asic::g_whole_cycles = true;
+  std::vector<std::unique_ptr<ModelRun>> runs;
+  for (const Design& d : all) runs.push_back(std::make_unique<ModelRun>(d, edges));
+  Bench b;
+  run_models(edges);
+  EdgeComparison cmp;
+  for (size_t i = 0; i < all.size(); ++i) {
+    const auto model = runs[i]->result();
+    check(all[i], model);
+    bool overflow = false;
+    const auto rtl = run_rtl(b, all[i], edges, last_active(model) + 1, overflow);
+    EXPECT_FALSE(overflow) << all[i].label() << ": more at an edge than the RTL does";
+    cmp.add(all[i].label(), model, rtl, acting, describe);
+  }
+  asic::g_whole_cycles = false;
+  return cmp;
+}
 
 /// A memory of the model on one port, each request recorded: the requests
 /// of `counted` kind issued at each edge, and the requests done by each
