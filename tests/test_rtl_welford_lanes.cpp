@@ -1,15 +1,18 @@
-// The lanes in RTL (rtl_models/unit/welford_lanes.v) fed by the input path
-// in RTL through their FIFO, on the testbench's DRAM port and an SRAM port
-// (rtl_models/tb/tb_input_lanes.v), against the SystemC units
-// (InputPathUnit, WelfordLaneArray with a dedicated merge tree and the
-// RSQRT unit) clocked (asic.timing: cycle), edge for edge: random
-// geometries, lane counts, replay paths (all, none or part of a row kept),
-// ports, SRAMs, latencies and windows, with the normalise unit taking rows
-// and handing their buffers back by the same rules on both sides. At every
-// edge the input path's transactions, hand-overs and buffers, the lanes'
-// takes, row-buffer writes and rows out (with the edge each row's
-// statistics are ready), and both ports' completions must be equal. The
-// build whose lanes start a transaction a cycle late
+// The streams into the normalise unit in RTL -- the input path, the lanes
+// (rtl_models/unit/welford_lanes.v) behind it through their FIFO, and the
+// re-read stream with the lanes' announcements of a fused row's z -- on the
+// testbench's DRAM port and an SRAM port (rtl_models/tb/tb_streams.v),
+// against the SystemC units (InputPathUnit, WelfordLaneArray with a
+// dedicated merge tree and the RSQRT unit, RereadStream) clocked
+// (asic.timing: cycle), edge for edge: random geometries, lane counts,
+// replay paths (all, none or part of a row kept), fused residuals (z
+// written where re-read, or all of it), ports, SRAMs, latencies, windows
+// and re-read FIFOs, with the normalise unit taking rows and re-read
+// transactions and handing buffers back by the same rules on both sides.
+// At every edge each unit's requests, hand-overs and takes, the rows out
+// (with the edge each row's statistics are ready), the re-read
+// transactions (with the edge each lands) and both ports' completions must
+// be equal. The build whose lanes start a transaction a cycle late
 // (NORMSIM_MUTATE_LANES) must disagree.
 #include <gtest/gtest.h>
 #include <systemc.h>
@@ -29,6 +32,7 @@
 #include "sim/asic/handshake_fifo.hpp"
 #include "sim/asic/input_path_unit.hpp"
 #include "sim/asic/port_signal.hpp"
+#include "sim/asic/reread_stream.hpp"
 #include "sim/asic/rsqrt_unit.hpp"
 #include "sim/asic/sim_time.hpp"
 #include "sim/asic/welford_lane_array.hpp"
@@ -51,18 +55,32 @@ struct Design : rtl_test::StreamDesign {
   int64_t stored_elems = 0;                   // the part of a row the replay path keeps
   int lanes = 16;
   int welford_latency = 1, level_cycles = 1, rsqrt_latency = 1;
+  int residual_bytes = 0;  // r beside x: a fused residual (0: none)
+  bool sum_all = false;    // fused: all of z written (else what is re-read)
+  int reread_fifo = 1;     // the re-read FIFO's transactions
   std::string label() const {
     return StreamDesign::label() + ", " + std::to_string(stored_elems) + " elements kept, " + std::to_string(lanes) +
-           " lanes, SRAM " + std::to_string(sram_rate) + " B/cycle latency " + std::to_string(sram_latency);
+           " lanes, SRAM " + std::to_string(sram_rate) + " B/cycle latency " + std::to_string(sram_latency) +
+           (residual_bytes ? sum_all ? ", fused (all of z written)" : ", fused" : "") + ", re-read FIFO of " +
+           std::to_string(reread_fifo);
+  }
+  bool rereads() const { return stored_elems < hidden; }
+  /// The transactions of a row that re-read something.
+  int reread_chunks() const {
+    int n = 0;
+    for (int k = 0; k < chunks(); ++k) n += stored_elems < k * chunk_elems + chunk_size(k);
+    return n;
   }
   int tree_latency() const { return core::MergeSchedule{lanes, 0}.latency_cycles(level_cycles); }
   int stats_latency() const { return welford_latency + tree_latency() + rsqrt_latency; }
 };
 
-/// What the two units did at one edge.
+/// What the units did at one edge.
 struct Edge {
   int issued = 0, tokens = 0, buffers = 0, taken = 0, sram_writes = 0, rows = 0, dram_done = 0, sram_done = 0;
-  int64_t ready_edges = 0;  // the sum of the edges the rows handed over have their statistics ready
+  int sum_writes = 0, sums = 0, reread_issued = 0, reread_tokens = 0;
+  int64_t ready_edges = 0;   // the sum of the edges the rows handed over have their statistics ready
+  int64_t reread_edges = 0;  // the sum of the edges the re-read transactions land
   bool operator==(const Edge&) const = default;
 };
 
@@ -84,6 +102,13 @@ struct Normalize {
     ++rows_taken;
   }
   bool finished(int64_t edge) const { return rows_taken == d.rows && returns.upper_bound(edge) == returns.end(); }
+  // Re-read transactions: up to two an edge, of rows it has taken, each once
+  // its last byte lands within 64 cycles.
+  int64_t reread_taken = 0;
+  int rereads_at(int64_t edge) const { return static_cast<int>(rtl_test::mix(d.seed * 7 ^ static_cast<uint64_t>(edge)) % 3); }
+  bool may_take_reread(int64_t edge, int64_t done_edge) const {
+    return d.reread_chunks() > 0 && reread_taken / d.reread_chunks() < rows_taken && done_edge <= edge + 64;
+  }
 };
 
 RunGeometry geometry_of(const Design& d) {
@@ -96,6 +121,10 @@ RunGeometry geometry_of(const Design& d) {
   g.in_bytes = g.out_bytes = d.in_bytes;
   g.stored_elems = d.stored_elems;
   g.param_bytes = 2 * d.hidden * 4;
+  g.residual_bytes = d.residual_bytes;
+  g.fusion = d.residual_bytes ? Fusion::fused : Fusion::none;
+  g.sum_written_all = d.sum_all;
+  g.reread_fifo_transactions = d.reread_fifo;
   return g;
 }
 
@@ -112,15 +141,17 @@ struct ModelRun {
   WelfordLaneArray lanes;
   ChanMergeTree tree;
   RsqrtUnit rsqrt;
+  RereadStream reread;
   HandshakeFifo<RowSlot*> free_slots, to_normalize;
   HandshakeFifo<ChunkToken> to_lanes;
   HandshakeFifo<double> sums;
+  HandshakeFifo<Grant> reread_fifo;
   CycleSignal params, adder;
   std::vector<RowSlot> slots;
   std::deque<RowSlot*> held;  // buffers the normalise unit took, in the order they come back
   Normalize normalize_rules;
   std::vector<Edge> edges;
-  uint64_t seen_tokens = 0, seen_buffers = 0, seen_taken = 0, seen_rows = 0;
+  uint64_t seen_tokens = 0, seen_buffers = 0, seen_taken = 0, seen_rows = 0, seen_sums = 0, seen_rereads = 0;
   Around normalize, observer;
 
   ModelRun(const Design& design, int64_t edges_max)
@@ -135,10 +166,12 @@ struct ModelRun {
         lanes(("welford_lanes_" + tag).c_str(), g, design.welford_latency, nullptr),
         tree(("tree_" + tag).c_str(), ChanMergeTree::Config{core::MergeSchedule{design.lanes, 0}, design.level_cycles, 1}, nullptr),
         rsqrt(("rsqrt_" + tag).c_str(), design.rsqrt_latency, nullptr),
+        reread(("reread_stream_" + tag).c_str(), g, limit),
         free_slots(("free_" + tag).c_str(), design.row_buffers),
         to_normalize(("to_normalize_" + tag).c_str(), design.row_buffers),
         to_lanes(("to_lanes_" + tag).c_str(), kFifoDepth),
         sums(("sums_" + tag).c_str(), design.row_buffers),
+        reread_fifo(("reread_fifo_" + tag).c_str(), design.reread_fifo),
         params(("params_" + tag).c_str()),
         adder(("adder_" + tag).c_str()),
         slots(static_cast<size_t>(design.row_buffers)),
@@ -162,11 +195,25 @@ struct ModelRun {
     lanes.finish(rsqrt);
     lanes.dram(dram);
     lanes.sram(sram);
+    reread.set_cycle_slot(cycle_slot("reread_stream"));
+    reread.to_output(reread_fifo);
+    reread.sum_in_dram(sums);
+    reread.dram(dram);
     for (RowSlot& s : slots) free_slots.preload(&s);
   }
-  // The normalise unit's slot: buffers due back, then a row taken.
+  // The normalise unit's slot: what the re-read stream (the last slot) put
+  // into its FIFO at the edge before, then buffers due back, a row taken,
+  // re-read transactions taken.
   bool take_and_hand_back() {
     const auto e = static_cast<int64_t>(now_cycles());
+    if (e > 0) {
+      Edge& x = edges[static_cast<size_t>(e - 1)];
+      x.reread_tokens = static_cast<int>(reread_fifo.writes() - seen_rereads);
+      const auto& q = reread_fifo.contents();
+      for (size_t i = q.size() - static_cast<size_t>(x.reread_tokens); i < q.size(); ++i)
+        x.reread_edges += static_cast<int64_t>(edge_of(q[i].done));
+      seen_rereads = reread_fifo.writes();
+    }
     for (int i = 0; i < normalize_rules.returned_at(e); ++i) {
       free_slots.nb_write(held.front());
       held.pop_front();
@@ -176,7 +223,13 @@ struct ModelRun {
       held.push_back(row);
       normalize_rules.took(e);
     }
-    return !normalize_rules.finished(e) && e + 1 < max_edges;
+    for (int i = 0; i < normalize_rules.rereads_at(e) && reread_fifo.num_available() > 0; ++i) {
+      if (!normalize_rules.may_take_reread(e, static_cast<int64_t>(edge_of(reread_fifo.contents().front().done)))) break;
+      Grant t;
+      reread_fifo.nb_read(t);
+      ++normalize_rules.reread_taken;
+    }
+    return e + 1 < max_edges;
   }
   // After every unit's slot: what each did at this edge.
   bool observe() {
@@ -193,11 +246,19 @@ struct ModelRun {
     seen_buffers = free_slots.reads();
     seen_taken = to_lanes.reads();
     seen_rows = to_normalize.writes();
-    return !normalize_rules.finished(e) && e + 1 < max_edges;
+    x.sums = static_cast<int>(sums.writes() - seen_sums);
+    seen_sums = sums.writes();
+    return e + 1 < max_edges;
   }
   std::vector<Edge> result() {
-    for (const auto& [e, n] : dram.issued)
-      if (e < max_edges) edges[static_cast<size_t>(e)].issued = n;
+    for (const auto& [kind_edge, n] : dram.by_kind) {
+      const auto& [kind, e] = kind_edge;
+      if (e >= max_edges) continue;
+      Edge& x = edges[static_cast<size_t>(e)];
+      if (kind == Traffic::input) x.issued = n;
+      if (kind == Traffic::sum) x.sum_writes = n;
+      if (kind == Traffic::input_reread) x.reread_issued = n;
+    }
     for (const auto& [e, n] : dram.done)
       if (e < max_edges) edges[static_cast<size_t>(e)].dram_done = n;
     for (const auto& [e, n] : sram.issued)
@@ -209,7 +270,7 @@ struct ModelRun {
 };
 
 struct Rtl : rtl_test::ClockedBench {
-  RTL_TOP dut{"input_lanes"};
+  RTL_TOP dut{"streams"};
 #define NORMSIM_PORT(p) decltype(asic::bind_signal(dut.p))& p = asic::bind_signal(dut.p);
   NORMSIM_PORT(rst) NORMSIM_PORT(rate_num) NORMSIM_PORT(rate_den) NORMSIM_PORT(latency) NORMSIM_PORT(sram_rate)
   NORMSIM_PORT(sram_latency) NORMSIM_PORT(rows) NORMSIM_PORT(chunks) NORMSIM_PORT(chunk_elems) NORMSIM_PORT(last_elems)
@@ -217,7 +278,9 @@ struct Rtl : rtl_test::ClockedBench {
   NORMSIM_PORT(param_bytes) NORMSIM_PORT(window_bytes) NORMSIM_PORT(row_buffers) NORMSIM_PORT(buffers_returned)
   NORMSIM_PORT(stats_free) NORMSIM_PORT(issued) NORMSIM_PORT(tokens) NORMSIM_PORT(buffers_taken) NORMSIM_PORT(taken)
   NORMSIM_PORT(sram_writes) NORMSIM_PORT(rows_out) NORMSIM_PORT(rows_ready) NORMSIM_PORT(overflow) NORMSIM_PORT(port_full)
-  NORMSIM_PORT(port_done) NORMSIM_PORT(sram_done)
+  NORMSIM_PORT(port_done) NORMSIM_PORT(sram_done) NORMSIM_PORT(residual_bytes) NORMSIM_PORT(sum_all)
+  NORMSIM_PORT(reread_free) NORMSIM_PORT(sum_writes) NORMSIM_PORT(sums_out) NORMSIM_PORT(reread_issued)
+  NORMSIM_PORT(reread_tokens) NORMSIM_PORT(reread_end)
 #undef NORMSIM_PORT
   Rtl() { dut.clk(clk); }
 };
@@ -237,9 +300,13 @@ std::vector<Edge> run_rtl(Rtl& b, const Design& d, int64_t max_edges, int64_t un
   b.row_buffers.write(static_cast<uint32_t>(d.row_buffers));
   b.buffers_returned.write(0);
   b.stats_free.write(static_cast<uint32_t>(d.row_buffers));
+  b.residual_bytes.write(static_cast<uint32_t>(d.residual_bytes));
+  b.sum_all.write(d.sum_all);
+  b.reread_free.write(static_cast<uint32_t>(d.reread_fifo));
   rtl_test::start_bench(b, d);
   Normalize rules(d);
   std::deque<uint64_t> waiting;  // rows handed to the normalise unit, not yet taken
+  std::deque<int64_t> rereads;   // the landing edges of the re-read transactions in their FIFO
   std::vector<Edge> edges(static_cast<size_t>(max_edges));
   overflow = false;
   for (int64_t e = 0; e < max_edges; ++e) {
@@ -248,6 +315,11 @@ std::vector<Edge> run_rtl(Rtl& b, const Design& d, int64_t max_edges, int64_t un
       waiting.pop_front();
       rules.took(e);
     }
+    for (int i = 0; i < rules.rereads_at(e) && !rereads.empty() && rules.may_take_reread(e, rereads.front()); ++i) {
+      rereads.pop_front();
+      ++rules.reread_taken;
+    }
+    b.reread_free.write(static_cast<uint32_t>(d.reread_fifo - static_cast<int>(rereads.size())));
     b.buffers_returned.write(static_cast<uint32_t>(rules.returned_at(e)));
     b.stats_free.write(static_cast<uint32_t>(d.row_buffers - static_cast<int>(waiting.size())));
     b.settle();
@@ -266,9 +338,19 @@ std::vector<Edge> run_rtl(Rtl& b, const Design& d, int64_t max_edges, int64_t un
       x.ready_edges += static_cast<int64_t>((units + d.rate_num - 1) / d.rate_num);
       waiting.push_back(units);
     }
+    x.sum_writes = static_cast<int>(b.sum_writes.read());
+    x.sums = static_cast<int>(b.sums_out.read());
+    x.reread_issued = static_cast<int>(b.reread_issued.read());
+    x.reread_tokens = static_cast<int>(b.reread_tokens.read());
+    const auto landing = b.reread_end.read();
+    for (int i = 0; i < x.reread_tokens; ++i) {
+      const auto edge = static_cast<int64_t>((landing.range(64 * i + 63, 64 * i).to_uint64() + d.rate_num - 1) / d.rate_num);
+      x.reread_edges += edge;
+      rereads.push_back(edge);
+    }
     overflow = overflow || b.overflow.read();
     EXPECT_FALSE(b.port_full.read()) << d.label() << ": a testbench port had no room at edge " << e;
-    if (rules.finished(e) && e >= until) break;
+    if (e >= until) break;
     b.cycle();
   }
   return edges;
@@ -290,6 +372,14 @@ std::vector<Design> designs() {
     d.welford_latency = 1 + static_cast<int>(rng() % 6);
     d.level_cycles = 1 + static_cast<int>(rng() % 3);
     d.rsqrt_latency = 1 + static_cast<int>(rng() % 20);
+    // A fused residual in one design of three: z written where re-read, or all of it.
+    d.residual_bytes = rng() % 3 == 0 ? d.in_bytes : 0;
+    d.sum_all = d.residual_bytes && rng() % 2;
+    d.reread_fifo = 1 + static_cast<int>(rng() % 16);
+    // The port moves more than x: r beside it and z out (fused), x again (re-read).
+    const int port_bytes = d.in_bytes + 2 * d.residual_bytes + (d.rereads() ? d.in_bytes : 0);
+    d.rows = rtl_test::rows_within(80000, d.rows, d.chunks(), static_cast<uint64_t>(d.chunk_elems * port_bytes),
+                                   d.window_bytes, d.bytes_per_cycle(), d.latency, d.row_buffers);
     out.push_back(d);
   }
   return out;
@@ -298,29 +388,42 @@ std::vector<Design> designs() {
 TEST(RtlWelfordLanes, EveryEdgeAsTheClockedModel) {
   const std::vector<Design> all = designs();
   constexpr int64_t kEdges = 80000;
-  int64_t rows = 0, writes = 0, all_rows = 0;
+  int64_t rows = 0, writes = 0, all_rows = 0, z_writes = 0, rereads = 0;
+  int fused = 0;
+  for (const Design& d : all) fused += d.residual_bytes != 0;
   const rtl_test::EdgeComparison cmp = rtl_test::compare_clocked<ModelRun, Rtl>(
       all, kEdges, run_rtl,
       [&](const Design& d, const std::vector<Edge>& model) {
         int64_t design_rows = 0;
-        for (const Edge& m : model) design_rows += m.rows, writes += m.sram_writes;
+        for (const Edge& m : model) {
+          design_rows += m.rows;
+          writes += m.sram_writes;
+          z_writes += m.sum_writes;
+          rereads += m.reread_tokens;
+        }
         EXPECT_EQ(design_rows, d.rows) << d.label() << ": the model did not finish in " << kEdges << " edges";
         rows += design_rows;
         all_rows += d.rows;
       },
-      [](const Edge& m) { return m.taken + m.sram_writes + m.rows > 0; },
+      [](const Edge& m) { return m.taken + m.sram_writes + m.rows + m.sum_writes + m.reread_issued > 0; },
       [](const Edge& m, const Edge& r) {
         using rtl_test::both;
         return "issued " + both(m.issued, r.issued) + ", handed over " + both(m.tokens, r.tokens) + ", buffers " +
                both(m.buffers, r.buffers) + ", lanes took " + both(m.taken, r.taken) + ", row-buffer writes " +
                both(m.sram_writes, r.sram_writes) + ", rows out " + both(m.rows, r.rows) + " (ready edges " +
-               both(m.ready_edges, r.ready_edges) + "), DRAM done " + both(m.dram_done, r.dram_done) + ", SRAM done " +
-               both(m.sram_done, r.sram_done);
+               both(m.ready_edges, r.ready_edges) + "), z writes " + both(m.sum_writes, r.sum_writes) + ", rows announced " +
+               both(m.sums, r.sums) + ", re-read issued " + both(m.reread_issued, r.reread_issued) + ", into its FIFO " +
+               both(m.reread_tokens, r.reread_tokens) + " (landing edges " + both(m.reread_edges, r.reread_edges) +
+               "), DRAM done " + both(m.dram_done, r.dram_done) + ", SRAM done " + both(m.sram_done, r.sram_done);
       });
-  std::printf("%lld rows handed to the normalise unit, %lld row-buffer writes\n", static_cast<long long>(rows),
-              static_cast<long long>(writes));
+  std::printf("%lld rows handed to the normalise unit, %lld row-buffer writes, %lld re-read transactions; %d designs fused, "
+              "%lld z writes\n",
+              static_cast<long long>(rows), static_cast<long long>(writes), static_cast<long long>(rereads), fused,
+              static_cast<long long>(z_writes));
   EXPECT_EQ(rows, all_rows) << "every row of every design reached the normalise unit";
   EXPECT_GT(writes, 0) << "no design kept any of its rows: the row-buffer writes are not shown";
+  EXPECT_GT(rereads, 0) << "no design re-read: the re-read stream is not shown";
+  EXPECT_GT(z_writes, 0) << "no fused design wrote z: the fused path is not shown";
   cmp.finish(all.size(), "lanes that start a transaction a cycle late");
 }
 

@@ -35,11 +35,14 @@ module tb_reread_stream #(
   wire [ISSUE*64-1:0]      grant_first, grant_end;
   /* verilator lint_off UNUSEDSIGNAL */
   wire [(ISSUE+1)*64-1:0]  token_first;  // the first bytes (the normalise unit's, when it is built)
+  wire [7:0]               sums_taken;   // no fused residual here: none
   /* verilator lint_on UNUSEDSIGNAL */
 
   reread_stream #(.ISSUE(ISSUE), .BYTES_W(BYTES_W)) unit (
     .clk(clk), .rst(rst), .rows(rows), .chunks(chunks), .chunk_elems(chunk_elems), .last_elems(last_elems),
-    .stored_elems(stored_elems), .elem_bytes(elem_bytes), .fifo_free(fifo_free), .grant_first(grant_first),
+    .stored_elems(stored_elems), .elem_bytes(elem_bytes), .fifo_free(fifo_free),
+    .rate_num({{(64-RATE_W){1'b0}}, rate_num}), .wait_sums(1'b0), .sums_avail(8'd0), .sums_in({8{64'd0}}),
+    .sums_taken(sums_taken), .grant_first(grant_first),
     .grant_end(grant_end), .req_valid(req_valid), .req_bytes(req_bytes), .issued(issued), .tokens(tokens),
     .token_first(token_first), .token_end(token_end), .overflow(overflow));
 

@@ -1,8 +1,10 @@
 // The re-read stream (sim/asic/reread_stream.cpp) in clocked logic, forward
-// pass without a fused residual: the part of each row not kept in SRAM,
-// read again from DRAM in row order, each transaction's grant into the
-// re-read FIFO the normalise unit drains. No window: the FIFO is the
-// path's storage, and a full one holds the stream.
+// pass: the part of each row not kept in SRAM, read again from DRAM in row
+// order, each transaction's grant into the re-read FIFO the normalise unit
+// drains. No window: the FIFO is the path's storage, and a full one holds
+// the stream. With a fused residual what it reads is z, which the lanes
+// write: it takes each row's announcement of its last z write's end from
+// the lanes (an earlier slot: seen at the same edge) and reads no sooner.
 //
 // Clocked as the model's unit (asic.timing: cycle), it acts after the
 // normalise unit in a cycle: the room that unit makes at an edge is seen
@@ -12,6 +14,7 @@
 module reread_stream #(
   parameter integer ISSUE = 24,   // the FIFO's depth and one, at least
   parameter integer PASS = 64,     // steps of the model's loop at one edge: hand-overs, issues, transactions passed over
+  parameter integer SUMS = 8,      // announcements it may take at one edge
   parameter integer BYTES_W = 24
 ) (
   input  wire                      clk,
@@ -23,6 +26,11 @@ module reread_stream #(
   input  wire [31:0]               stored_elems,  // elements of a row kept in SRAM (not re-read)
   input  wire [7:0]                elem_bytes,
   input  wire [7:0]                fifo_free,     // room in the re-read FIFO at this edge
+  input  wire [63:0]               rate_num,      // DRAM port units a cycle
+  input  wire                      wait_sums,     // fused: a row's z is read once the lanes announce it is in DRAM
+  input  wire [7:0]                sums_avail,    // announcements waiting (this edge's too), oldest first
+  input  wire [SUMS*64-1:0]        sums_in,       // ... each row's last z write's end (units)
+  output reg  [7:0]                sums_taken,
   input  wire [ISSUE*64-1:0]       grant_first,   // the port's answer to each request lane at this edge
   input  wire [ISSUE*64-1:0]       grant_end,
   output reg  [ISSUE-1:0]          req_valid,
@@ -36,6 +44,9 @@ module reread_stream #(
   wire [31:0] row_elems = ({16'd0, chunks} - 32'd1) * chunk_elems + last_elems;
   wire        rereads = stored_elems < row_elems;
   reg [31:0] row, n_row;
+  reg [31:0] sum_rows, n_sum_rows;  // rows whose announcement it took
+  reg [63:0] sum_done, n_sum_done;  // ... the last one's z end
+  reg [63:0] now_units;             // this edge
   reg [15:0] chunk, n_chunk;
   reg [31:0] chunk_begin, n_begin;
   reg        pending, n_pending;
@@ -50,6 +61,9 @@ module reread_stream #(
     n_chunk = chunk;
     n_begin = chunk_begin;
     n_pending = pending;
+    n_sum_rows = sum_rows;
+    n_sum_done = sum_done;
+    sums_taken = 0;
     room = fifo_free;
     req_valid = 0;
     req_bytes = 0;
@@ -97,6 +111,18 @@ module reread_stream #(
             n_begin = 0;
             n_row = n_row + 32'd1;
           end
+        end else begin
+          // Fused: not before the row's z is in DRAM.
+          for (k = 0; k < SUMS; k = k + 1)
+            if (wait_sums && n_sum_rows <= n_row && sums_taken < sums_avail) begin
+              n_sum_done = sums_in[sums_taken*64 +: 64];
+              sums_taken = sums_taken + 8'd1;
+              n_sum_rows = n_sum_rows + 32'd1;
+            end
+          if (wait_sums && (n_sum_rows <= n_row || n_sum_done > now_units)) stop = 1'b1;
+        end
+        if (stop || reread == 0) begin
+          // waiting, or passed over
         end else if (issued == ISSUE[7:0]) begin
           overflow = 1'b1;
           stop = 1'b1;
@@ -123,11 +149,17 @@ module reread_stream #(
   always @(posedge clk) begin
     if (rst) begin
       row <= 0;
+      sum_rows <= 0;
+      sum_done <= 0;
+      now_units <= 0;
       chunk <= 0;
       chunk_begin <= 0;
       pending <= 1'b0;
     end else begin
       row <= n_row;
+      sum_rows <= n_sum_rows;
+      sum_done <= n_sum_done;
+      now_units <= now_units + rate_num;
       chunk <= n_chunk;
       chunk_begin <= n_begin;
       pending <= n_pending;

@@ -15,6 +15,11 @@
 // As the model's unit it takes a transaction as soon as it is there,
 // computing when it will have worked it, and waits only for the edge of a
 // row-buffer write and for room in the FIFO to the normalise unit.
+//
+// A fused residual's sum z goes to DRAM as it is made (the part the
+// re-read brings back, or all of it), at the same edge as the row-buffer
+// write; with a re-read, each row's last z write's end is announced to the
+// re-read stream, which reads z back no sooner.
 module welford_lanes #(
   parameter integer TAKE = 16,     // transactions it may take at one edge
   parameter integer BYTES_W = 24
@@ -29,6 +34,9 @@ module welford_lanes #(
   input  wire [7:0]              elem_bytes,      // bytes an element the row buffer keeps
   input  wire [15:0]             lanes,           // elements a cycle
   input  wire [15:0]             stats_latency,   // cycles from a row's last element to its statistics
+  input  wire                    fused,           // a residual's sum z is written to DRAM
+  input  wire                    sum_all,         // ... all of it (else only what the re-read brings back)
+  input  wire                    announce_sums,   // ... and each row's end announced (fused with a re-read)
   // The transactions handed over, oldest first (this edge's too).
   input  wire [7:0]              tok_avail,
   input  wire [TAKE*64-1:0]      tok_first,
@@ -41,6 +49,11 @@ module welford_lanes #(
   output reg  [TAKE*BYTES_W-1:0] sram_bytes,
   output reg  [7:0]              rows_out,        // rows handed to the normalise unit
   output reg  [TAKE*64-1:0]      rows_ready,      // ... each one's statistics ready (units)
+  output reg  [TAKE-1:0]         dram_valid,      // z writes, in order
+  output reg  [TAKE*BYTES_W-1:0] dram_bytes,
+  input  wire [TAKE*64-1:0]      dram_grant_end,  // the DRAM port's answer to each
+  output reg  [7:0]              sums_out,        // rows whose z is announced at this edge
+  output reg  [TAKE*64-1:0]      sums_done,       // ... each one's last z write's end (units)
   output reg                     overflow         // more than TAKE at an edge: not comparable
 );
   localparam [1:0] WAIT_TAKE = 2'd0, WAIT_EDGE = 2'd1, WAIT_ROOM = 2'd2;
@@ -50,15 +63,19 @@ module welford_lanes #(
   reg [31:0] chunk_begin;                  // its first element in the row
   reg [BYTES_W-1:0] store_bytes;           // its row-buffer write, waiting for its edge
   reg [63:0] now_units;                    // this edge
+  reg [63:0] row_sum;                      // the row's z writes issued at earlier edges: the last one's end
+  reg [BYTES_W-1:0] sum_bytes;             // the waiting transaction's z write
 
   // The edge's work, as the model's loop.
   reg [1:0]  n_phase;
   reg [63:0] n_free, n_start, n_ready, first, last_byte, work, after;
   reg [15:0] n_chunk;
   reg [31:0] n_begin, size, kept;
-  reg [BYTES_W-1:0] n_store;
-  reg [7:0]  room, writes;
-  reg        stop, finish_row;
+  reg [BYTES_W-1:0] n_store, n_sum;
+  reg [31:0] summed;
+  reg [7:0]  room, writes, dwrites;
+  reg [7:0]  write_row [0:TAKE-1];  // each z write: the rows of this edge finished before it (its row's place)
+  reg        stop, finish_row, done_with;
   integer it;
   always @* begin
     n_phase = phase;
@@ -68,6 +85,13 @@ module welford_lanes #(
     n_chunk = chunk;
     n_begin = chunk_begin;
     n_store = store_bytes;
+    n_sum = sum_bytes;
+    summed = 0;
+    dwrites = 0;
+    dram_valid = 0;
+    dram_bytes = 0;
+    sums_out = 0;
+    for (it = 0; it < TAKE; it = it + 1) write_row[it] = 0;
     room = stats_free;
     tok_taken = 0;
     sram_valid = 0;
@@ -84,8 +108,10 @@ module welford_lanes #(
     size = 0;
     kept = 0;
     finish_row = 1'b0;
+    done_with = 1'b0;
     for (it = 0; it <= TAKE; it = it + 1) begin
       finish_row = 1'b0;
+      done_with = 1'b0;
       if (!stop && n_phase == WAIT_ROOM) begin  // a finished row waits for room
         if (room == 0) begin
           stop = 1'b1;
@@ -100,13 +126,8 @@ module welford_lanes #(
         if (n_start > now_units) begin
           stop = 1'b1;
         end else begin
-          sram_valid[writes[$clog2(TAKE)-1:0]] = 1'b1;
-          sram_bytes[writes*BYTES_W +: BYTES_W] = n_store;
-          writes = writes + 8'd1;
           n_phase = WAIT_TAKE;
-          finish_row = n_chunk + 16'd1 == chunks;
-          n_chunk = finish_row ? 16'd0 : n_chunk + 16'd1;
-          n_begin = finish_row ? 32'd0 : n_begin + chunk_elems;
+          done_with = 1'b1;
         end
       end else if (!stop && n_phase == WAIT_TAKE) begin
         if (tok_taken == tok_avail) begin
@@ -130,24 +151,36 @@ module welford_lanes #(
           after = n_start + work;
           n_free = after > last_byte ? after : last_byte;
           kept = stored_elems > n_begin ? (stored_elems - n_begin < size ? stored_elems - n_begin : size) : 32'd0;
+          summed = !fused ? 32'd0 : sum_all ? size : size - kept;
           n_store = kept[BYTES_W-1:0] * {{(BYTES_W-8){1'b0}}, elem_bytes};
-          if (kept != 0 && n_start > now_units) begin
+          n_sum = summed[BYTES_W-1:0] * {{(BYTES_W-8){1'b0}}, elem_bytes};
+          if ((kept != 0 || summed != 0) && n_start > now_units) begin
             n_phase = WAIT_EDGE;
             stop = 1'b1;
           end else begin
-            if (kept != 0) begin
-              sram_valid[writes[$clog2(TAKE)-1:0]] = 1'b1;
-              sram_bytes[writes*BYTES_W +: BYTES_W] = n_store;
-              writes = writes + 8'd1;
-            end
-            finish_row = n_chunk + 16'd1 == chunks;
-            n_chunk = finish_row ? 16'd0 : n_chunk + 16'd1;
-            n_begin = finish_row ? 32'd0 : n_begin + chunk_elems;
+            done_with = 1'b1;
           end
         end
       end
+      if (done_with) begin  // its writes go out at this edge, then the next transaction
+        if (n_store != 0) begin
+          sram_valid[writes[$clog2(TAKE)-1:0]] = 1'b1;
+          sram_bytes[writes*BYTES_W +: BYTES_W] = n_store;
+          writes = writes + 8'd1;
+        end
+        if (n_sum != 0) begin
+          dram_valid[dwrites[$clog2(TAKE)-1:0]] = 1'b1;
+          dram_bytes[dwrites*BYTES_W +: BYTES_W] = n_sum;
+          write_row[dwrites[$clog2(TAKE)-1:0]] = sums_out;
+          dwrites = dwrites + 8'd1;
+        end
+        finish_row = n_chunk + 16'd1 == chunks;
+        n_chunk = finish_row ? 16'd0 : n_chunk + 16'd1;
+        n_begin = finish_row ? 32'd0 : n_begin + chunk_elems;
+      end
       if (finish_row) begin  // the row's statistics, then to the normalise unit
         n_ready = n_free + {48'd0, stats_latency} * rate_num;
+        if (announce_sums) sums_out = sums_out + 8'd1;  // its z is in DRAM when its last write is
         if (room == 0) begin
           n_phase = WAIT_ROOM;
           stop = 1'b1;
@@ -160,6 +193,33 @@ module welford_lanes #(
     end
   end
 
+  // The announced rows' z ends, from this edge's grants: the row of the
+  // edge's first announcement carries the writes of earlier edges.
+  reg [63:0] carried;
+  integer a, w;
+  always @* begin
+    sums_done = 0;
+    carried = row_sum;
+    for (a = 0; a <= TAKE; a = a + 1) begin
+      for (w = 0; w < TAKE; w = w + 1)
+        if (w < {24'd0, dwrites} && {24'd0, write_row[w]} == a && dram_grant_end[w*64 +: 64] > carried)
+          carried = dram_grant_end[w*64 +: 64];
+      if (a < {24'd0, sums_out}) begin
+        sums_done[a*64 +: 64] = carried;
+        carried = 0;
+      end
+    end
+  end
+  // What the row still open after this edge has written: its z so far.
+  reg [63:0] n_row_sum;
+  integer u;
+  always @* begin
+    n_row_sum = sums_out == 0 ? row_sum : 64'd0;
+    for (u = 0; u < TAKE; u = u + 1)
+      if (u < {24'd0, dwrites} && write_row[u] == sums_out && dram_grant_end[u*64 +: 64] > n_row_sum)
+        n_row_sum = dram_grant_end[u*64 +: 64];
+  end
+
   always @(posedge clk) begin
     if (rst) begin
       phase <= WAIT_TAKE;
@@ -169,6 +229,8 @@ module welford_lanes #(
       chunk <= 0;
       chunk_begin <= 0;
       store_bytes <= 0;
+      sum_bytes <= 0;
+      row_sum <= 0;
       now_units <= 0;
     end else begin
       phase <= n_phase;
@@ -178,6 +240,8 @@ module welford_lanes #(
       chunk <= n_chunk;
       chunk_begin <= n_begin;
       store_bytes <= n_store;
+      sum_bytes <= n_sum;
+      row_sum <= n_row_sum;
       now_units <= now_units + rate_num;
     end
   end

@@ -28,7 +28,7 @@ lint_all() {  # $1: the rtl_models folder to lint
   for d in "$models"/unit/*.v "$models"/tb/*.v; do
     [ -f "$d" ] || continue
     n=$((n + 1))
-    out=$(verilator --lint-only -Wall --top-module "$(basename "$d" .v)" "$models"/unit/*.v "$models"/tb/*.v 2>&1) ||
+    out=$(verilator --lint-only -Wall --unroll-count 256 --top-module "$(basename "$d" .v)" "$models"/unit/*.v "$models"/tb/*.v 2>&1) ||
       { echo "lint: $(basename "$(dirname "$d")")/$(basename "$d"):"; echo "$out" | grep -E '^%(Warning|Error)'; failed=1; }
   done
   [ "$n" -gt 0 ] || { echo "lint: no verilated tops under $build (build first)"; return 2; }

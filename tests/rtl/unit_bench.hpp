@@ -196,6 +196,7 @@ struct RecordingMemory : sc_core::sc_module, asic::DramIf, asic::SramIf {
   asic::BandwidthServer port;
   asic::Traffic counted;
   std::map<int64_t, int> issued, done;
+  std::map<std::pair<asic::Traffic, int64_t>, int> by_kind;  // (what it carries, edge) -> DRAM requests
   RecordingMemory(sc_core::sc_module_name n, double bytes_per_cycle, double latency, asic::Traffic kind)
       : sc_module(n), port(core::BytesPerCycle(bytes_per_cycle), core::Cycles(latency)), counted(kind) {}
   asic::Grant request(double now, double bytes, double not_before, bool counts) {
@@ -205,8 +206,19 @@ struct RecordingMemory : sc_core::sc_module, asic::DramIf, asic::SramIf {
     return g;
   }
   // The DRAM's side.
-  asic::Grant read(double now, double bytes, asic::Traffic kind) override { return request(now, bytes, 0, kind == counted); }
-  asic::Grant write(double now, double bytes, asic::Traffic kind) override { return request(now, bytes, 0, kind == counted); }
+  asic::Grant read(double now, double bytes, asic::Traffic kind) override {
+    ++by_kind[{kind, static_cast<int64_t>(now)}];
+    return request(now, bytes, 0, kind == counted);
+  }
+  asic::Grant write(double now, double bytes, asic::Traffic kind) override {
+    ++by_kind[{kind, static_cast<int64_t>(now)}];
+    return request(now, bytes, 0, kind == counted);
+  }
+  /// DRAM requests of `kind` at `edge`.
+  int of(asic::Traffic kind, int64_t edge) const {
+    const auto it = by_kind.find({kind, edge});
+    return it == by_kind.end() ? 0 : it->second;
+  }
   // The SRAM's side: every write counted.
   asic::Grant read(double now, double bytes, double not_before) override { return request(now, bytes, not_before, false); }
   asic::Grant write(double now, double bytes) override { return request(now, bytes, 0, true); }

@@ -1,0 +1,238 @@
+// The streams into the normalise unit: the input path, the lanes (with the
+// FIFO between them) and the re-read stream (with the lanes' announcements
+// of a fused row's z), on the testbench's DRAM port -- their request lanes
+// in the units' slot order: input path, lanes, re-read stream -- and an
+// SRAM port for the row buffers' writes. The unit under test of
+// tests/test_rtl_welford_lanes.cpp, whose surroundings -- the normalise
+// unit taking rows and re-read transactions and handing buffers back --
+// the test drives edge by edge, as it drives the SystemC units'.
+module tb_streams #(
+  parameter integer ISSUE = 16,
+  parameter integer TAKE = 16,
+  parameter integer FIFO_LOG2 = 5,  // the FIFO to the lanes: 32 transactions (netlist.cpp: input_to_lanes)
+  parameter integer REREAD = 24,    // re-read transactions an edge at most
+  parameter integer SUMS_LOG2 = 3,  // the lanes' announcements FIFO: 8 rows
+  parameter integer BYTES_W = 24,
+  parameter integer RATE_W = 24,
+  parameter integer LAT_W = 16
+) (
+  input  wire               clk,
+  input  wire               rst,
+  input  wire [RATE_W-1:0]  rate_num,
+  input  wire [RATE_W-1:0]  rate_den,
+  input  wire [LAT_W-1:0]   latency,
+  input  wire [RATE_W-1:0]  sram_rate,        // bytes a cycle (banks x access bytes)
+  input  wire [LAT_W-1:0]   sram_latency,
+  input  wire [31:0]        rows,
+  input  wire [15:0]        chunks,
+  input  wire [31:0]        chunk_elems,
+  input  wire [31:0]        last_elems,
+  input  wire [31:0]        stored_elems,
+  input  wire [7:0]         elem_bytes,
+  input  wire [15:0]        lanes,
+  input  wire [15:0]        stats_latency,
+  input  wire [BYTES_W-1:0] param_bytes,
+  input  wire [31:0]        window_bytes,
+  input  wire [7:0]         row_buffers,
+  input  wire [7:0]         buffers_returned,
+  input  wire [7:0]         stats_free,
+  input  wire [7:0]         residual_bytes,   // r's bytes an element (0: not fused)
+  input  wire               sum_all,          // fused: all of z is written
+  input  wire [7:0]         reread_free,      // room in the re-read FIFO
+  output wire [7:0]         issued,
+  output wire [7:0]         tokens,
+  output wire [7:0]         buffers_taken,
+  output wire [7:0]         taken,            // transactions the lanes took
+  output reg  [7:0]         sram_writes,
+  output wire [7:0]         rows_out,
+  output wire [TAKE*64-1:0] rows_ready,
+  output wire               overflow,
+  output wire               port_full,
+  output reg  [7:0]         port_done,
+  output reg  [7:0]         sram_done,
+  output reg  [7:0]         sum_writes,       // the lanes' z writes
+  output wire [7:0]         sums_out,         // rows whose z the lanes announce
+  output wire [7:0]         reread_issued,
+  output wire [7:0]         reread_tokens,    // re-read transactions into their FIFO
+  output wire [(REREAD+1)*64-1:0] reread_end  // ... each one's end (units)
+);
+  localparam integer INPUT_REQS = 2 * ISSUE + 1;
+  localparam integer REQS = INPUT_REQS + TAKE + REREAD;  // in slot order: input path, lanes, re-read stream
+  localparam integer SUMS = 1 << SUMS_LOG2;
+  wire fused = residual_bytes != 0;
+  wire [31:0] row_elems = ({16'd0, chunks} - 32'd1) * chunk_elems + last_elems;
+  wire rereads = stored_elems < row_elems;
+  localparam integer CNT_W = 8;
+  localparam integer FIFO = 1 << FIFO_LOG2;
+  wire [BYTES_W-1:0] x_bytes = chunk_elems[BYTES_W-1:0] * {{(BYTES_W-8){1'b0}}, elem_bytes};
+  wire [BYTES_W-1:0] x_last_bytes = last_elems[BYTES_W-1:0] * {{(BYTES_W-8){1'b0}}, elem_bytes};
+
+  // The DRAM port and the input path.
+  wire [REQS-1:0]         req_valid;
+  wire [REQS*BYTES_W-1:0] req_bytes;
+  wire                    req_ready;
+  wire [REQS*CNT_W-1:0]   done_count;
+  /* verilator lint_off UNUSEDSIGNAL */
+  wire [REQS*64-1:0]      grant_first;  // the lanes' z writes need only their ends
+  /* verilator lint_on UNUSEDSIGNAL */
+  wire [REQS*64-1:0]      grant_end;
+  wire [(ISSUE+1)*64-1:0] token_first, token_end;
+  wire                    input_overflow, lanes_overflow, reread_overflow;
+  wire [INPUT_REQS-1:0]   input_valid;
+  wire [INPUT_REQS*BYTES_W-1:0] input_bytes;
+  // The lanes take this edge's transactions with the port's grants to them
+  // and ask the same port for their z writes: a loop only as Verilator sees
+  // the port (one block over every request), not in fact -- the port
+  // answers a request from those ahead of it in priority alone.
+  /* verilator lint_off UNOPTFLAT */
+  wire [TAKE-1:0]         sum_valid;
+  wire [TAKE*BYTES_W-1:0] sum_bytes;
+  /* verilator lint_on UNOPTFLAT */
+  wire [REREAD-1:0]       reread_valid;
+  wire [REREAD*BYTES_W-1:0] reread_bytes;
+  assign req_valid = {reread_valid, sum_valid, input_valid};
+  assign req_bytes = {reread_bytes, sum_bytes, input_bytes};
+  wire [BYTES_W-1:0] r_bytes = chunk_elems[BYTES_W-1:0] * {{(BYTES_W-8){1'b0}}, residual_bytes};
+  wire [BYTES_W-1:0] r_last_bytes = last_elems[BYTES_W-1:0] * {{(BYTES_W-8){1'b0}}, residual_bytes};
+  reg  [FIFO_LOG2:0]      fifo_count;
+  reg  [FIFO_LOG2-1:0]    fifo_head;
+  reg  [63:0]             fifo_first [0:FIFO-1];
+  reg  [63:0]             fifo_last [0:FIFO-1];
+  localparam [7:0]        FIFO_DEPTH = FIFO[7:0];
+  wire [7:0]              fifo_free = FIFO_DEPTH - {{(7-FIFO_LOG2){1'b0}}, fifo_count};
+
+  input_path #(.ISSUE(ISSUE), .BYTES_W(BYTES_W)) input_unit (
+    .clk(clk), .rst(rst), .rows(rows), .chunks(chunks), .x_bytes(x_bytes), .x_last_bytes(x_last_bytes),
+    .r_bytes(r_bytes), .r_last_bytes(r_last_bytes), .param_bytes(param_bytes), .window_bytes(window_bytes),
+    .row_buffers(row_buffers), .buffers_returned(buffers_returned), .fifo_free(fifo_free), .port_done(input_done),
+    .grant_first(grant_first[INPUT_REQS*64-1:0]), .grant_end(grant_end[INPUT_REQS*64-1:0]), .req_valid(input_valid),
+    .req_bytes(input_bytes), .issued(issued),
+    .tokens(tokens), .token_first(token_first), .token_end(token_end), .buffers_taken(buffers_taken),
+    .overflow(input_overflow));
+
+  dram_port #(.REQS(REQS), .BYTES_W(BYTES_W), .RATE_W(RATE_W), .LAT_W(LAT_W), .DEPTH_LOG2(CNT_W - 1)) dram (
+    .clk(clk), .rst(rst), .rate_num(rate_num), .rate_den(rate_den), .latency(latency),
+    .req_valid(req_valid & {REQS{req_ready}}), .req_bytes(req_bytes), .req_not_before({REQS{64'd0}}),
+    .req_ready(req_ready), .done_count(done_count), .grant_first(grant_first), .grant_end(grant_end));
+
+  // The FIFO to the lanes: the lanes (a later slot) see this edge's transactions too.
+  reg [TAKE*64-1:0] view_first, view_end;
+  integer v, w;
+  always @* begin
+    view_first = 0;
+    view_end = 0;
+    for (v = 0; v < TAKE; v = v + 1) begin
+      w = v - {{(31-FIFO_LOG2){1'b0}}, fifo_count};
+      if (v < {{(31-FIFO_LOG2){1'b0}}, fifo_count}) begin
+        view_first[v*64 +: 64] = fifo_first[fifo_head + v[FIFO_LOG2-1:0]];
+        view_end[v*64 +: 64] = fifo_last[fifo_head + v[FIFO_LOG2-1:0]];
+      end else if (w < {24'd0, tokens}) begin
+        view_first[v*64 +: 64] = token_first[w*64 +: 64];
+        view_end[v*64 +: 64] = token_end[w*64 +: 64];
+      end
+    end
+  end
+
+  // The lanes and the SRAM port their row-buffer writes go to.
+  wire [TAKE-1:0]         sram_valid;
+  wire [TAKE*BYTES_W-1:0] sram_bytes;
+  wire                    sram_ready;
+  wire [TAKE*CNT_W-1:0]   sram_count;
+  /* verilator lint_off UNUSEDSIGNAL */
+  wire [TAKE*64-1:0]      sram_first, sram_end;  // the row buffer's write grants (the replay's, when it is built)
+  /* verilator lint_on UNUSEDSIGNAL */
+  welford_lanes #(.TAKE(TAKE), .BYTES_W(BYTES_W)) lanes_unit (
+    .clk(clk), .rst(rst), .rate_num({{(64-RATE_W){1'b0}}, rate_num}), .chunks(chunks), .chunk_elems(chunk_elems),
+    .last_elems(last_elems), .stored_elems(stored_elems), .elem_bytes(elem_bytes), .lanes(lanes),
+    .stats_latency(stats_latency), .fused(fused), .sum_all(sum_all), .announce_sums(fused && rereads),
+    .tok_avail({{(7-FIFO_LOG2){1'b0}}, fifo_count} + tokens), .tok_first(view_first),
+    .tok_end(view_end), .tok_taken(taken), .stats_free(stats_free), .sram_valid(sram_valid), .sram_bytes(sram_bytes),
+    .rows_out(rows_out), .rows_ready(rows_ready), .dram_valid(sum_valid), .dram_bytes(sum_bytes),
+    .dram_grant_end(grant_end[INPUT_REQS*64 +: TAKE*64]), .sums_out(sums_out), .sums_done(sums_done),
+    .overflow(lanes_overflow));
+
+  // The lanes' announcements of a row's z, to the re-read stream. The
+  // model's stream (a later slot) sees one at the edge it is made, but a
+  // write issued at an edge ends after it, so the stream could not read z
+  // before the next edge anyway: registered here, with the same edges.
+  wire [TAKE*64-1:0]  sums_done;
+  reg  [63:0]         sum_fifo [0:SUMS-1];
+  reg  [SUMS_LOG2:0]  sum_count;
+  reg  [SUMS_LOG2-1:0] sum_head;
+  /* verilator lint_off UNUSEDSIGNAL */
+  wire [7:0]          sums_taken;  // at most SUMS an edge: its low bits
+  /* verilator lint_on UNUSEDSIGNAL */
+  reg  [SUMS*64-1:0]  sums_view;
+  integer sv;
+  always @* begin
+    sums_view = 0;
+    for (sv = 0; sv < SUMS; sv = sv + 1)
+      if (sv < {{(31-SUMS_LOG2){1'b0}}, sum_count}) sums_view[sv*64 +: 64] = sum_fifo[sum_head + sv[SUMS_LOG2-1:0]];
+  end
+  integer sj;
+  always @(posedge clk) begin
+    if (rst) begin
+      sum_count <= 0;
+      sum_head <= 0;
+    end else begin
+      for (sj = 0; sj < TAKE; sj = sj + 1)
+        if (sj < {24'd0, sums_out}) sum_fifo[sum_head + sum_count[SUMS_LOG2-1:0] + sj[SUMS_LOG2-1:0]] <= sums_done[sj*64 +: 64];
+      sum_head <= sum_head + sums_taken[SUMS_LOG2-1:0];
+      sum_count <= sum_count + sums_out[SUMS_LOG2:0] - sums_taken[SUMS_LOG2:0];
+    end
+  end
+
+  // The re-read stream, last on the port.
+  /* verilator lint_off UNUSEDSIGNAL */
+  wire [(REREAD+1)*64-1:0] reread_first;  // the first bytes (the normalise unit's, when it is built)
+  /* verilator lint_on UNUSEDSIGNAL */
+  reread_stream #(.ISSUE(REREAD), .SUMS(SUMS), .BYTES_W(BYTES_W)) reread_unit (
+    .clk(clk), .rst(rst), .rows(rows), .chunks(chunks), .chunk_elems(chunk_elems), .last_elems(last_elems),
+    .stored_elems(stored_elems), .elem_bytes(elem_bytes), .fifo_free(reread_free),
+    .rate_num({{(64-RATE_W){1'b0}}, rate_num}), .wait_sums(fused && rereads),
+    .sums_avail({{(7-SUMS_LOG2){1'b0}}, sum_count}), .sums_in(sums_view), .sums_taken(sums_taken),
+    .grant_first(grant_first[(INPUT_REQS+TAKE)*64 +: REREAD*64]), .grant_end(grant_end[(INPUT_REQS+TAKE)*64 +: REREAD*64]),
+    .req_valid(reread_valid), .req_bytes(reread_bytes), .issued(reread_issued), .tokens(reread_tokens),
+    .token_first(reread_first), .token_end(reread_end), .overflow(reread_overflow));
+
+  dram_port #(.REQS(TAKE), .BYTES_W(BYTES_W), .RATE_W(RATE_W), .LAT_W(LAT_W), .DEPTH_LOG2(CNT_W - 1)) sram (
+    .clk(clk), .rst(rst), .rate_num(sram_rate), .rate_den({{(RATE_W-1){1'b0}}, 1'b1}), .latency(sram_latency),
+    .req_valid(sram_valid & {TAKE{sram_ready}}), .req_bytes(sram_bytes), .req_not_before({TAKE{64'd0}}),
+    .req_ready(sram_ready), .done_count(sram_count), .grant_first(sram_first), .grant_end(sram_end));
+
+  assign overflow = input_overflow || lanes_overflow || reread_overflow;
+  assign port_full = (|req_valid && !req_ready) || (|sram_valid && !sram_ready);
+
+  integer r, j;
+  reg [7:0] input_done;  // the input path's requests the port finished by this edge
+  always @* begin
+    port_done = 0;
+    input_done = 0;
+    for (r = 0; r < REQS; r = r + 1) port_done = port_done + done_count[r*CNT_W +: CNT_W];
+    for (r = 0; r < INPUT_REQS; r = r + 1) input_done = input_done + done_count[r*CNT_W +: CNT_W];
+    sum_writes = 0;
+    for (r = 0; r < TAKE; r = r + 1) sum_writes = sum_writes + {7'd0, sum_valid[r]};
+    sram_done = 0;
+    sram_writes = 0;
+    for (r = 0; r < TAKE; r = r + 1) begin
+      sram_done = sram_done + sram_count[r*CNT_W +: CNT_W];
+      sram_writes = sram_writes + {7'd0, sram_valid[r]};
+    end
+  end
+
+  // The FIFO's registers: this edge's transactions in, the lanes' out.
+  always @(posedge clk) begin
+    if (rst) begin
+      fifo_count <= 0;
+      fifo_head <= 0;
+    end else begin
+      for (j = 0; j <= ISSUE; j = j + 1)
+        if (j < {24'd0, tokens}) begin
+          fifo_first[fifo_head + fifo_count[FIFO_LOG2-1:0] + j[FIFO_LOG2-1:0]] <= token_first[j*64 +: 64];
+          fifo_last[fifo_head + fifo_count[FIFO_LOG2-1:0] + j[FIFO_LOG2-1:0]] <= token_end[j*64 +: 64];
+        end
+      fifo_head <= fifo_head + taken[FIFO_LOG2-1:0];
+      fifo_count <= fifo_count + tokens[FIFO_LOG2:0] - taken[FIFO_LOG2:0];
+    end
+  end
+endmodule
