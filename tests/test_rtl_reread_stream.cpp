@@ -120,10 +120,8 @@ struct ModelRun {
     return e + 1 < max_edges;
   }
   std::vector<Edge> result() {
-    for (const auto& [e, n] : dram.issued)
-      if (e < max_edges) edges[static_cast<size_t>(e)].issued = n;
-    for (const auto& [e, n] : dram.done)
-      if (e < max_edges) edges[static_cast<size_t>(e)].done = n;
+    rtl_test::fill(edges, dram.issued, &Edge::issued);
+    rtl_test::fill(edges, dram.done, &Edge::done);
     return edges;
   }
 };

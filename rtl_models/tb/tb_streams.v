@@ -5,13 +5,21 @@
 // SRAM port for the row buffers' writes. The unit under test of
 // tests/test_rtl_welford_lanes.cpp, whose surroundings -- the normalise
 // unit taking rows and re-read transactions and handing buffers back --
-// the test drives edge by edge, as it drives the SystemC units'.
+// the test drives edge by edge, as it drives the SystemC units'; and the
+// streams of the whole forward unit (tb_forward.v), whose normalise unit
+// asks both ports first (the head lanes: the first slot of the cycle).
+//
+// The SRAM port counts time in 1/(rate_num x sram_rate) cycle, a unit the
+// DRAM port's times (1/rate_num) scale into by sram_rate: one unit for the
+// normalise unit, which weighs the two memories' grants against each other.
 module tb_streams #(
   parameter integer ISSUE = 16,
   parameter integer TAKE = 16,
   parameter integer FIFO_LOG2 = 5,  // the FIFO to the lanes: 32 transactions (netlist.cpp: input_to_lanes)
   parameter integer REREAD = 24,    // re-read transactions an edge at most
   parameter integer SUMS_LOG2 = 3,  // the lanes' announcements FIFO: 8 rows
+  parameter integer HEAD_DRAM = 1,  // request lanes ahead of the streams': the normalise unit's
+  parameter integer HEAD_SRAM = 1,
   parameter integer BYTES_W = 24,
   parameter integer RATE_W = 24,
   parameter integer LAT_W = 16
@@ -54,15 +62,34 @@ module tb_streams #(
   output wire [7:0]         sums_out,         // rows whose z the lanes announce
   output wire [7:0]         reread_issued,
   output wire [7:0]         reread_tokens,    // re-read transactions into their FIFO
-  output wire [(REREAD+1)*64-1:0] reread_end  // ... each one's end (units)
+  output wire [(REREAD+1)*64-1:0] reread_end, // ... each one's end (units)
+  output wire [(REREAD+1)*64-1:0] reread_first_out,
+  // The head requesters (the normalise unit's reads and writes) and their grants.
+  input  wire [HEAD_DRAM-1:0]          head_dram_valid,
+  input  wire [HEAD_DRAM*BYTES_W-1:0]  head_dram_bytes,
+  output wire [HEAD_DRAM*64-1:0]       head_dram_end,
+  input  wire [HEAD_SRAM-1:0]          head_sram_valid,
+  input  wire [HEAD_SRAM*BYTES_W-1:0]  head_sram_bytes,
+  input  wire [HEAD_SRAM*64-1:0]       head_sram_not_before,
+  output wire [HEAD_SRAM*64-1:0]       head_sram_first,
+  output wire [HEAD_SRAM*64-1:0]       head_sram_end,
+  // The lanes' row-buffer writes: where each goes and when it ends (SRAM units).
+  output wire [TAKE-1:0]               written_valid,
+  output wire [TAKE*32-1:0]            written_row,
+  output wire [TAKE*16-1:0]            written_chunk,
+  output wire [TAKE*64-1:0]            written_end,
+  output wire                          params_valid,    // gamma/beta asked for at this edge
+  output wire [63:0]                   params_end       // ... their end (DRAM units)
 );
   localparam integer INPUT_REQS = 2 * ISSUE + 1;
-  localparam integer REQS = INPUT_REQS + TAKE + REREAD;  // in slot order: input path, lanes, re-read stream
+  localparam integer H = HEAD_DRAM;                          // where the input path's lanes start
+  localparam integer REQS = H + INPUT_REQS + TAKE + REREAD;  // in slot order: head, input path, lanes, re-read stream
+  localparam integer SREQS = HEAD_SRAM + TAKE;
   localparam integer SUMS = 1 << SUMS_LOG2;
   wire fused = residual_bytes != 0;
   wire [31:0] row_elems = ({16'd0, chunks} - 32'd1) * chunk_elems + last_elems;
   wire rereads = stored_elems < row_elems;
-  localparam integer CNT_W = 8;
+  localparam integer CNT_W = 9;  // the ports keep 256 requests in flight
   localparam integer FIFO = 1 << FIFO_LOG2;
   wire [BYTES_W-1:0] x_bytes = chunk_elems[BYTES_W-1:0] * {{(BYTES_W-8){1'b0}}, elem_bytes};
   wire [BYTES_W-1:0] x_last_bytes = last_elems[BYTES_W-1:0] * {{(BYTES_W-8){1'b0}}, elem_bytes};
@@ -90,8 +117,11 @@ module tb_streams #(
   /* verilator lint_on UNOPTFLAT */
   wire [REREAD-1:0]       reread_valid;
   wire [REREAD*BYTES_W-1:0] reread_bytes;
-  assign req_valid = {reread_valid, sum_valid, input_valid};
-  assign req_bytes = {reread_bytes, sum_bytes, input_bytes};
+  assign req_valid = {reread_valid, sum_valid, input_valid, head_dram_valid};
+  assign req_bytes = {reread_bytes, sum_bytes, input_bytes, head_dram_bytes};
+  assign head_dram_end = grant_end[H*64-1:0];
+  assign params_valid = input_valid[0];
+  assign params_end = grant_end[H*64 +: 64];
   wire [BYTES_W-1:0] r_bytes = chunk_elems[BYTES_W-1:0] * {{(BYTES_W-8){1'b0}}, residual_bytes};
   wire [BYTES_W-1:0] r_last_bytes = last_elems[BYTES_W-1:0] * {{(BYTES_W-8){1'b0}}, residual_bytes};
   reg  [FIFO_LOG2:0]      fifo_count;
@@ -105,7 +135,7 @@ module tb_streams #(
     .clk(clk), .rst(rst), .rows(rows), .chunks(chunks), .x_bytes(x_bytes), .x_last_bytes(x_last_bytes),
     .r_bytes(r_bytes), .r_last_bytes(r_last_bytes), .param_bytes(param_bytes), .window_bytes(window_bytes),
     .row_buffers(row_buffers), .buffers_returned(buffers_returned), .fifo_free(fifo_free), .port_done(input_done),
-    .grant_first(grant_first[INPUT_REQS*64-1:0]), .grant_end(grant_end[INPUT_REQS*64-1:0]), .req_valid(input_valid),
+    .grant_first(grant_first[H*64 +: INPUT_REQS*64]), .grant_end(grant_end[H*64 +: INPUT_REQS*64]), .req_valid(input_valid),
     .req_bytes(input_bytes), .issued(issued),
     .tokens(tokens), .token_first(token_first), .token_end(token_end), .buffers_taken(buffers_taken),
     .overflow(input_overflow));
@@ -137,18 +167,20 @@ module tb_streams #(
   wire [TAKE-1:0]         sram_valid;
   wire [TAKE*BYTES_W-1:0] sram_bytes;
   wire                    sram_ready;
-  wire [TAKE*CNT_W-1:0]   sram_count;
+  wire [SREQS*CNT_W-1:0]  sram_count;
   /* verilator lint_off UNUSEDSIGNAL */
-  wire [TAKE*64-1:0]      sram_first, sram_end;  // the row buffer's write grants (the replay's, when it is built)
+  wire [SREQS*64-1:0]     sram_first;  // the writes' first bytes: no one waits for them
   /* verilator lint_on UNUSEDSIGNAL */
+  wire [SREQS*64-1:0]     sram_end;
   welford_lanes #(.TAKE(TAKE), .BYTES_W(BYTES_W)) lanes_unit (
     .clk(clk), .rst(rst), .rate_num({{(64-RATE_W){1'b0}}, rate_num}), .chunks(chunks), .chunk_elems(chunk_elems),
     .last_elems(last_elems), .stored_elems(stored_elems), .elem_bytes(elem_bytes), .lanes(lanes),
     .stats_latency(stats_latency), .fused(fused), .sum_all(sum_all), .announce_sums(fused && rereads),
     .tok_avail({{(7-FIFO_LOG2){1'b0}}, fifo_count} + tokens), .tok_first(view_first),
     .tok_end(view_end), .tok_taken(taken), .stats_free(stats_free), .sram_valid(sram_valid), .sram_bytes(sram_bytes),
+    .sram_row(written_row), .sram_chunk(written_chunk),
     .rows_out(rows_out), .rows_ready(rows_ready), .dram_valid(sum_valid), .dram_bytes(sum_bytes),
-    .dram_grant_end(grant_end[INPUT_REQS*64 +: TAKE*64]), .sums_out(sums_out), .sums_done(sums_done),
+    .dram_grant_end(grant_end[(H+INPUT_REQS)*64 +: TAKE*64]), .sums_out(sums_out), .sums_done(sums_done),
     .overflow(lanes_overflow));
 
   // The lanes' announcements of a row's z, to the re-read stream. The
@@ -183,41 +215,44 @@ module tb_streams #(
   end
 
   // The re-read stream, last on the port.
-  /* verilator lint_off UNUSEDSIGNAL */
-  wire [(REREAD+1)*64-1:0] reread_first;  // the first bytes (the normalise unit's, when it is built)
-  /* verilator lint_on UNUSEDSIGNAL */
+  wire [(REREAD+1)*64-1:0] reread_first;
+  assign reread_first_out = reread_first;
   reread_stream #(.ISSUE(REREAD), .SUMS(SUMS), .BYTES_W(BYTES_W)) reread_unit (
     .clk(clk), .rst(rst), .rows(rows), .chunks(chunks), .chunk_elems(chunk_elems), .last_elems(last_elems),
     .stored_elems(stored_elems), .elem_bytes(elem_bytes), .fifo_free(reread_free),
     .rate_num({{(64-RATE_W){1'b0}}, rate_num}), .wait_sums(fused && rereads),
     .sums_avail({{(7-SUMS_LOG2){1'b0}}, sum_count}), .sums_in(sums_view), .sums_taken(sums_taken),
-    .grant_first(grant_first[(INPUT_REQS+TAKE)*64 +: REREAD*64]), .grant_end(grant_end[(INPUT_REQS+TAKE)*64 +: REREAD*64]),
+    .grant_first(grant_first[(H+INPUT_REQS+TAKE)*64 +: REREAD*64]), .grant_end(grant_end[(H+INPUT_REQS+TAKE)*64 +: REREAD*64]),
     .req_valid(reread_valid), .req_bytes(reread_bytes), .issued(reread_issued), .tokens(reread_tokens),
     .token_first(reread_first), .token_end(reread_end), .overflow(reread_overflow));
 
-  dram_port #(.REQS(TAKE), .BYTES_W(BYTES_W), .RATE_W(RATE_W), .LAT_W(LAT_W), .DEPTH_LOG2(CNT_W - 1)) sram (
-    .clk(clk), .rst(rst), .rate_num(sram_rate), .rate_den({{(RATE_W-1){1'b0}}, 1'b1}), .latency(sram_latency),
-    .req_valid(sram_valid & {TAKE{sram_ready}}), .req_bytes(sram_bytes), .req_not_before({TAKE{64'd0}}),
+  wire [SREQS-1:0] sreq_valid = {sram_valid, head_sram_valid};
+  dram_port #(.REQS(SREQS), .BYTES_W(BYTES_W), .RATE_W(2 * RATE_W), .LAT_W(LAT_W), .DEPTH_LOG2(CNT_W - 1)) sram (
+    .clk(clk), .rst(rst), .rate_num({{RATE_W{1'b0}}, rate_num} * {{RATE_W{1'b0}}, sram_rate}),
+    .rate_den({{RATE_W{1'b0}}, rate_num}), .latency(sram_latency), .req_valid(sreq_valid & {SREQS{sram_ready}}),
+    .req_bytes({sram_bytes, head_sram_bytes}), .req_not_before({{TAKE{64'd0}}, head_sram_not_before}),
     .req_ready(sram_ready), .done_count(sram_count), .grant_first(sram_first), .grant_end(sram_end));
+  assign head_sram_first = sram_first[HEAD_SRAM*64-1:0];
+  assign head_sram_end = sram_end[HEAD_SRAM*64-1:0];
+  assign written_valid = sram_valid;
+  assign written_end = sram_end[HEAD_SRAM*64 +: TAKE*64];
 
   assign overflow = input_overflow || lanes_overflow || reread_overflow;
-  assign port_full = (|req_valid && !req_ready) || (|sram_valid && !sram_ready);
+  assign port_full = (|req_valid && !req_ready) || (|sreq_valid && !sram_ready);
 
   integer r, j;
   reg [7:0] input_done;  // the input path's requests the port finished by this edge
   always @* begin
     port_done = 0;
     input_done = 0;
-    for (r = 0; r < REQS; r = r + 1) port_done = port_done + done_count[r*CNT_W +: CNT_W];
-    for (r = 0; r < INPUT_REQS; r = r + 1) input_done = input_done + done_count[r*CNT_W +: CNT_W];
+    for (r = 0; r < REQS; r = r + 1) port_done = port_done + done_count[r*CNT_W +: 8];
+    for (r = H; r < H + INPUT_REQS; r = r + 1) input_done = input_done + done_count[r*CNT_W +: 8];
     sum_writes = 0;
     for (r = 0; r < TAKE; r = r + 1) sum_writes = sum_writes + {7'd0, sum_valid[r]};
     sram_done = 0;
     sram_writes = 0;
-    for (r = 0; r < TAKE; r = r + 1) begin
-      sram_done = sram_done + sram_count[r*CNT_W +: CNT_W];
-      sram_writes = sram_writes + {7'd0, sram_valid[r]};
-    end
+    for (r = 0; r < SREQS; r = r + 1) sram_done = sram_done + sram_count[r*CNT_W +: 8];
+    for (r = 0; r < TAKE; r = r + 1) sram_writes = sram_writes + {7'd0, sram_valid[r]};
   end
 
   // The FIFO's registers: this edge's transactions in, the lanes' out.

@@ -43,6 +43,10 @@ module reread_stream #(
 );
   wire [31:0] row_elems = ({16'd0, chunks} - 32'd1) * chunk_elems + last_elems;
   wire        rereads = stored_elems < row_elems;
+  /* verilator lint_off UNUSEDSIGNAL */
+  wire [31:0] first_reread_wide = stored_elems / chunk_elems;  // the first transaction not wholly kept (under chunks)
+  /* verilator lint_on UNUSEDSIGNAL */
+  wire [15:0] first_reread = first_reread_wide[15:0];
   reg [31:0] row, n_row;
   reg [31:0] sum_rows, n_sum_rows;  // rows whose announcement it took
   reg [63:0] sum_done, n_sum_done;  // ... the last one's z end
@@ -103,14 +107,9 @@ module reread_stream #(
         // The mutated build: the last kept element of a split transaction re-read too (the test must see it).
         if (reread != 0 && reread < size) reread = reread + 32'd1;
 `endif
-        if (reread == 0) begin  // kept in SRAM: nothing to re-read
-          n_chunk = n_chunk + 16'd1;
-          n_begin = n_begin + chunk_elems;
-          if (n_chunk == chunks) begin
-            n_chunk = 0;
-            n_begin = 0;
-            n_row = n_row + 32'd1;
-          end
+        if (reread == 0) begin  // kept in SRAM: nothing to re-read; the kept part is a row's first
+          n_chunk = first_reread;
+          n_begin = {16'd0, first_reread} * chunk_elems;
         end else begin
           // Fused: not before the row's z is in DRAM.
           for (k = 0; k < SUMS; k = k + 1)

@@ -47,6 +47,8 @@ module welford_lanes #(
   // What it does at this edge.
   output reg  [TAKE-1:0]         sram_valid,      // row-buffer writes, in order
   output reg  [TAKE*BYTES_W-1:0] sram_bytes,
+  output reg  [TAKE*32-1:0]      sram_row,        // ... each one's row
+  output reg  [TAKE*16-1:0]      sram_chunk,      // ... and transaction
   output reg  [7:0]              rows_out,        // rows handed to the normalise unit
   output reg  [TAKE*64-1:0]      rows_ready,      // ... each one's statistics ready (units)
   output reg  [TAKE-1:0]         dram_valid,      // z writes, in order
@@ -60,6 +62,7 @@ module welford_lanes #(
   reg [1:0]  phase;
   reg [63:0] free_at, start_at, ready_at;  // units
   reg [15:0] chunk;                        // the transaction in (or next into) the lanes
+  reg [31:0] row;                          // ... of this row
   reg [31:0] chunk_begin;                  // its first element in the row
   reg [BYTES_W-1:0] store_bytes;           // its row-buffer write, waiting for its edge
   reg [63:0] now_units;                    // this edge
@@ -70,6 +73,7 @@ module welford_lanes #(
   reg [1:0]  n_phase;
   reg [63:0] n_free, n_start, n_ready, first, last_byte, work, after;
   reg [15:0] n_chunk;
+  reg [31:0] n_row;
   reg [31:0] n_begin, size, kept;
   reg [BYTES_W-1:0] n_store, n_sum;
   reg [31:0] summed;
@@ -83,7 +87,10 @@ module welford_lanes #(
     n_start = start_at;
     n_ready = ready_at;
     n_chunk = chunk;
+    n_row = row;
     n_begin = chunk_begin;
+    sram_row = 0;
+    sram_chunk = 0;
     n_store = store_bytes;
     n_sum = sum_bytes;
     summed = 0;
@@ -166,6 +173,8 @@ module welford_lanes #(
         if (n_store != 0) begin
           sram_valid[writes[$clog2(TAKE)-1:0]] = 1'b1;
           sram_bytes[writes*BYTES_W +: BYTES_W] = n_store;
+          sram_row[writes*32 +: 32] = n_row;
+          sram_chunk[writes*16 +: 16] = n_chunk;
           writes = writes + 8'd1;
         end
         if (n_sum != 0) begin
@@ -176,6 +185,7 @@ module welford_lanes #(
         end
         finish_row = n_chunk + 16'd1 == chunks;
         n_chunk = finish_row ? 16'd0 : n_chunk + 16'd1;
+        n_row = finish_row ? n_row + 32'd1 : n_row;
         n_begin = finish_row ? 32'd0 : n_begin + chunk_elems;
       end
       if (finish_row) begin  // the row's statistics, then to the normalise unit
@@ -227,6 +237,7 @@ module welford_lanes #(
       start_at <= 0;
       ready_at <= 0;
       chunk <= 0;
+      row <= 0;
       chunk_begin <= 0;
       store_bytes <= 0;
       sum_bytes <= 0;
@@ -238,6 +249,7 @@ module welford_lanes #(
       start_at <= n_start;
       ready_at <= n_ready;
       chunk <= n_chunk;
+      row <= n_row;
       chunk_begin <= n_begin;
       store_bytes <= n_store;
       sum_bytes <= n_sum;

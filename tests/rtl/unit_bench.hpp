@@ -219,22 +219,44 @@ struct RecordingMemory : sc_core::sc_module, asic::DramIf, asic::SramIf {
     const auto it = by_kind.find({kind, edge});
     return it == by_kind.end() ? 0 : it->second;
   }
-  // The SRAM's side: every write counted.
-  asic::Grant read(double now, double bytes, double not_before) override { return request(now, bytes, not_before, false); }
+  // The SRAM's side: every write counted, and the reads apart.
+  std::map<int64_t, int> reads;
+  asic::Grant read(double now, double bytes, double not_before) override {
+    ++reads[static_cast<int64_t>(now)];
+    return request(now, bytes, not_before, false);
+  }
   asic::Grant write(double now, double bytes) override { return request(now, bytes, 0, true); }
   void hold(int64_t) override {}
   double latency() const override { return port.latency(); }
 };
+
+/// Each edge's count from `counts` (edge -> count) into its `field`.
+template <class Edge>
+void fill(std::vector<Edge>& edges, const std::map<int64_t, int>& counts, int Edge::*field) {
+  for (const auto& [e, n] : counts)
+    if (e < static_cast<int64_t>(edges.size())) edges[static_cast<size_t>(e)].*field = n;
+}
+/// Each edge's DRAM requests of `kind` into its `field`.
+template <class Edge>
+void fill(std::vector<Edge>& edges, const RecordingMemory& m, asic::Traffic kind, int Edge::*field) {
+  for (const auto& [kind_edge, n] : m.by_kind)
+    if (kind_edge.first == kind && kind_edge.second < static_cast<int64_t>(edges.size()))
+      edges[static_cast<size_t>(kind_edge.second)].*field = n;
+}
 
 /// A unit of the surroundings, acting each edge in the slot of the unit it
 /// stands for until `act` says it is done.
 struct Around : sc_core::sc_module, asic::CycleSlot {
   SC_HAS_PROCESS(Around);
   std::function<bool()> act;  // false: nothing more to do
-  Around(sc_core::sc_module_name n, std::string_view stands_for, std::function<bool()> f) : sc_module(n), act(std::move(f)) {
-    set_cycle_slot(asic::cycle_slot(stands_for));
+  Around(sc_core::sc_module_name n, std::string_view stands_for, std::function<bool()> f)
+      : Around(n, asic::cycle_slot(stands_for), std::move(f)) {}
+  /// At slot `slot`: one past every unit's (kAfterUnits) to watch what all did.
+  Around(sc_core::sc_module_name n, int slot, std::function<bool()> f) : sc_module(n), act(std::move(f)) {
+    set_cycle_slot(slot);
     SC_METHOD(step);
   }
+  static constexpr int kAfterUnits = 16;
   void step() {
     if (await_slot()) return;
     if (act()) trigger_at(asic::now_cycles() + 1);

@@ -1,0 +1,203 @@
+// The whole forward unit's control on the testbench's memories: the
+// streams (tb_streams.v: the input path, the lanes, the re-read stream)
+// and the normalise unit, which asks both ports first (the first slot of
+// the cycle), takes the rows and re-read transactions the streams handed
+// over at earlier edges, and hands row buffers back to the input path at
+// the same edge. The unit under test of tests/test_rtl_forward.cpp.
+module tb_forward #(
+  parameter integer ISSUE = 16,
+  parameter integer TAKE = 16,
+  parameter integer REREAD = 24,
+  parameter integer MAXCH = 16,     // transactions a row at most
+  parameter integer NW = 18,        // the normalise unit's DRAM writes at one edge at most
+  parameter integer STATS_LOG2 = 3, // the rows waiting for the normalise unit: 8 at most
+  parameter integer RR_LOG2 = 5,    // the re-read FIFO: 32 transactions at most
+  parameter integer BUF_LOG2 = 3,   // row buffers: 8 at most
+  parameter integer BYTES_W = 24,
+  parameter integer RATE_W = 24,
+  parameter integer LAT_W = 16
+) (
+  input  wire               clk,
+  input  wire               rst,
+  input  wire [RATE_W-1:0]  rate_num,
+  input  wire [RATE_W-1:0]  rate_den,
+  input  wire [LAT_W-1:0]   latency,
+  input  wire [RATE_W-1:0]  sram_rate,
+  input  wire [LAT_W-1:0]   sram_latency,
+  input  wire [31:0]        rows,
+  input  wire [15:0]        chunks,
+  input  wire [31:0]        chunk_elems,
+  input  wire [31:0]        last_elems,
+  input  wire [31:0]        stored_elems,
+  input  wire [7:0]         elem_bytes,
+  input  wire [7:0]         out_bytes,
+  input  wire [15:0]        lanes,
+  input  wire [15:0]        stats_latency,
+  input  wire [15:0]        stats_bytes,
+  input  wire [BYTES_W-1:0] param_bytes,
+  input  wire [31:0]        window_bytes,
+  input  wire [7:0]         row_buffers,
+  input  wire [7:0]         residual_bytes,
+  input  wire               sum_all,
+  input  wire [7:0]         reread_depth,
+  output wire [7:0]         issued,
+  output wire [7:0]         tokens,
+  output wire [7:0]         buffers_taken,
+  output wire [7:0]         taken,
+  output wire [7:0]         sram_writes,
+  output wire [7:0]         rows_out,
+  output wire [7:0]         sum_writes,
+  output wire [7:0]         sums_out,
+  output wire [7:0]         reread_issued,
+  output wire [7:0]         reread_tokens,
+  output wire [7:0]         norm_rows,        // rows the normalise unit took
+  output wire [7:0]         norm_rereads,     // re-read transactions it took
+  output reg  [7:0]         sram_reads,       // its replay reads
+  output wire [7:0]         outputs,          // its output writes
+  output wire [7:0]         buffers_back,
+  output wire               overflow,
+  output wire               port_full,
+  output wire [7:0]         port_done,
+  output wire [7:0]         sram_done
+);
+  localparam integer STATS = 1 << STATS_LOG2;
+  localparam integer RR = 1 << RR_LOG2;
+  localparam integer BUFS = 1 << BUF_LOG2;
+
+  // The normalise unit's requests and the ports' answers. The port answers
+  // a request from those ahead of it alone, and the normalise unit's are
+  // first: the loop Verilator sees through the port is not one.
+  /* verilator lint_off UNOPTFLAT */
+  wire [NW-1:0]            head_dram_valid;
+  wire [NW*BYTES_W-1:0]    head_dram_bytes;
+  wire [MAXCH-1:0]         head_sram_valid;
+  wire [MAXCH*BYTES_W-1:0] head_sram_bytes;
+  wire [MAXCH*64-1:0]      head_sram_not_before;
+  wire [7:0]               norm_back;
+  wire [7:0]               stats_free, reread_free;
+  wire [7:0]               norm_rows_taken, norm_rr_taken;
+  /* verilator lint_on UNOPTFLAT */
+  wire [NW*64-1:0]         head_dram_end;
+  wire [MAXCH*64-1:0]      head_sram_first, head_sram_end;
+  wire [TAKE*64-1:0]       rows_ready;
+  wire [(REREAD+1)*64-1:0] reread_end, reread_first;
+  wire [TAKE-1:0]          written_valid;
+  wire [TAKE*32-1:0]       written_row;
+  wire [TAKE*16-1:0]       written_chunk;
+  wire [TAKE*64-1:0]       written_end;
+  wire                     params_valid;
+  wire [63:0]              params_end;
+  wire                     streams_overflow, norm_overflow;
+  assign buffers_back = norm_back;
+
+  tb_streams #(.ISSUE(ISSUE), .TAKE(TAKE), .REREAD(REREAD), .HEAD_DRAM(NW), .HEAD_SRAM(MAXCH), .BYTES_W(BYTES_W),
+               .RATE_W(RATE_W), .LAT_W(LAT_W)) streams (
+    .clk(clk), .rst(rst), .rate_num(rate_num), .rate_den(rate_den), .latency(latency), .sram_rate(sram_rate),
+    .sram_latency(sram_latency), .rows(rows), .chunks(chunks), .chunk_elems(chunk_elems), .last_elems(last_elems),
+    .stored_elems(stored_elems), .elem_bytes(elem_bytes), .lanes(lanes), .stats_latency(stats_latency),
+    .param_bytes(param_bytes), .window_bytes(window_bytes), .row_buffers(row_buffers), .buffers_returned(norm_back),
+    .stats_free(stats_free), .residual_bytes(residual_bytes), .sum_all(sum_all), .reread_free(reread_free),
+    .issued(issued), .tokens(tokens), .buffers_taken(buffers_taken), .taken(taken), .sram_writes(sram_writes),
+    .rows_out(rows_out), .rows_ready(rows_ready), .overflow(streams_overflow), .port_full(port_full),
+    .port_done(port_done), .sram_done(sram_done), .sum_writes(sum_writes), .sums_out(sums_out),
+    .reread_issued(reread_issued), .reread_tokens(reread_tokens), .reread_end(reread_end),
+    .reread_first_out(reread_first), .head_dram_valid(head_dram_valid), .head_dram_bytes(head_dram_bytes),
+    .head_dram_end(head_dram_end), .head_sram_valid(head_sram_valid), .head_sram_bytes(head_sram_bytes),
+    .head_sram_not_before(head_sram_not_before), .head_sram_first(head_sram_first), .head_sram_end(head_sram_end),
+    .written_valid(written_valid), .written_row(written_row), .written_chunk(written_chunk),
+    .written_end(written_end), .params_valid(params_valid), .params_end(params_end));
+
+  // gamma/beta's end, from the input path's first request.
+  reg [63:0] params_done;
+  always @(posedge clk)
+    if (rst) params_done <= 0;
+    else if (params_valid) params_done <= params_end;
+
+  // The rows waiting for the normalise unit (registered: the lanes' slot is later).
+  reg [63:0]          stats_q [0:STATS-1];
+  reg [STATS_LOG2:0]  stats_count;
+  reg [STATS_LOG2-1:0] stats_head;
+  assign norm_rows = norm_rows_taken;
+  assign stats_free = row_buffers - ({{(7-STATS_LOG2){1'b0}}, stats_count} - norm_rows_taken);
+  // The re-read FIFO (registered: the re-read stream's slot is later).
+  reg [63:0]          rr_first [0:RR-1], rr_end [0:RR-1];
+  reg [RR_LOG2:0]     rr_count;
+  reg [RR_LOG2-1:0]   rr_head;
+  assign norm_rereads = norm_rr_taken;
+  assign reread_free = reread_depth - ({{(7-RR_LOG2){1'b0}}, rr_count} - norm_rr_taken);
+  reg [MAXCH*64-1:0]  rr_view_first, rr_view_end;
+  integer v;
+  always @* begin
+    rr_view_first = 0;
+    rr_view_end = 0;
+    for (v = 0; v < MAXCH; v = v + 1)
+      if (v < {{(31-RR_LOG2){1'b0}}, rr_count}) begin
+        rr_view_first[v*64 +: 64] = rr_first[rr_head + v[RR_LOG2-1:0]];
+        rr_view_end[v*64 +: 64] = rr_end[rr_head + v[RR_LOG2-1:0]];
+      end
+  end
+  // Where each row buffer's writes end: the generator's not-before times.
+  reg [63:0]          written_q [0:BUFS*MAXCH-1];
+  wire [31:0]         reading_row;
+  reg [MAXCH*64-1:0]  written_view;
+  // Rows take the row buffers in turn (taken and handed back in row order).
+  function [BUF_LOG2-1:0] buffer_of(input [31:0] row);
+    /* verilator lint_off WIDTH */
+    buffer_of = row % {24'd0, row_buffers};  // under BUFS
+    /* verilator lint_on WIDTH */
+  endfunction
+  wire [BUF_LOG2-1:0] reading_buffer = buffer_of(reading_row);
+  integer wv;
+  always @* begin
+    written_view = 0;
+    for (wv = 0; wv < MAXCH; wv = wv + 1)
+      written_view[wv*64 +: 64] = written_q[{{(31-BUF_LOG2){1'b0}}, reading_buffer} * MAXCH + wv];
+  end
+
+  normalize #(.MAXCH(MAXCH), .NW(NW), .BYTES_W(BYTES_W)) norm (
+    .clk(clk), .rst(rst), .unit_per_cycle({{(64-RATE_W){1'b0}}, rate_num} * {{(64-RATE_W){1'b0}}, sram_rate}),
+    .dram_scale({{(64-RATE_W){1'b0}}, sram_rate}), .rows(rows), .chunks(chunks), .chunk_elems(chunk_elems),
+    .last_elems(last_elems), .stored_elems(stored_elems), .elem_bytes(elem_bytes), .out_bytes(out_bytes),
+    .lanes(lanes), .sram_latency(sram_latency), .write_buffer_bytes(window_bytes), .stats_bytes(stats_bytes),
+    .params_done(params_done), .rows_avail({{(7-STATS_LOG2){1'b0}}, stats_count}), .row_ready(stats_q[stats_head]),
+    .rows_taken(norm_rows_taken), .reread_avail({{(7-RR_LOG2){1'b0}}, rr_count}), .reread_first(rr_view_first),
+    .reread_end(rr_view_end), .reread_taken(norm_rr_taken), .written(written_view), .reading_row(reading_row),
+    .sram_valid(head_sram_valid), .sram_bytes(head_sram_bytes), .sram_not_before(head_sram_not_before),
+    .sram_first(head_sram_first), .sram_end(head_sram_end), .dram_valid(head_dram_valid),
+    .dram_bytes(head_dram_bytes), .dram_end(head_dram_end), .outputs(outputs), .buffers_back(norm_back),
+    .overflow(norm_overflow));
+
+  assign overflow = streams_overflow || norm_overflow;
+  integer s;
+  always @* begin
+    sram_reads = 0;
+    for (s = 0; s < MAXCH; s = s + 1) sram_reads = sram_reads + {7'd0, head_sram_valid[s]};
+  end
+
+  integer j;
+  always @(posedge clk) begin
+    if (rst) begin
+      stats_count <= 0;
+      stats_head <= 0;
+      rr_count <= 0;
+      rr_head <= 0;
+    end else begin
+      for (j = 0; j < TAKE; j = j + 1)
+        if (j < {24'd0, rows_out})
+          stats_q[stats_head + stats_count[STATS_LOG2-1:0] + j[STATS_LOG2-1:0]] <= rows_ready[j*64 +: 64];
+      stats_head <= stats_head + norm_rows_taken[STATS_LOG2-1:0];
+      stats_count <= stats_count + rows_out[STATS_LOG2:0] - norm_rows_taken[STATS_LOG2:0];
+      for (j = 0; j <= REREAD; j = j + 1)
+        if (j < {24'd0, reread_tokens}) begin
+          rr_first[rr_head + rr_count[RR_LOG2-1:0] + j[RR_LOG2-1:0]] <= reread_first[j*64 +: 64];
+          rr_end[rr_head + rr_count[RR_LOG2-1:0] + j[RR_LOG2-1:0]] <= reread_end[j*64 +: 64];
+        end
+      rr_head <= rr_head + norm_rr_taken[RR_LOG2-1:0];
+      rr_count <= rr_count + reread_tokens[RR_LOG2:0] - norm_rr_taken[RR_LOG2:0];
+      for (j = 0; j < TAKE; j = j + 1)
+        if (written_valid[j])
+          written_q[{{(31-BUF_LOG2){1'b0}}, buffer_of(written_row[j*32 +: 32])} * MAXCH + {16'd0, written_chunk[j*16 +: 16]}]
+              <= written_end[j*64 +: 64];
+    end
+  end
+endmodule
