@@ -75,13 +75,7 @@ void NormalizeUnit::replay_generator() {
     }
     if (trigger_at(std::max(replay_issued_, generating_ready_ - sram->latency()))) return;
     Replay r{generating_, generating_ready_, std::vector<Grant>(static_cast<size_t>(g_.chunks))};
-    for (int k = 0; k < g_.chunks; ++k) {
-      const int64_t sb = g_.stored_in_chunk(k);
-      if (sb > 0) replay_issued_ = now_cycles();
-      r.sram[static_cast<size_t>(k)] =
-          sb > 0 ? sram->read(now_cycles(), static_cast<double>(sb * g_.row_elem_bytes()), generating_->sram_write[static_cast<size_t>(k)].done)
-                 : Grant{r.ready, r.ready, r.ready};
-    }
+    for (int k = 0; k < g_.chunks; ++k) r.sram[static_cast<size_t>(k)] = replay_read(*generating_, k, now_cycles(), r.ready);
     replays_.push_back(std::move(r));
     replay_issued_event_.notify(sc_core::SC_ZERO_TIME);
     generating_ = nullptr;
@@ -129,7 +123,7 @@ void NormalizeUnit::step() {
         // The stored part comes back from SRAM once it has been written; the
         // rest is already streaming in through the re-read FIFO.
         for (; k_ < g_.chunks; ++k_) {
-          const int64_t sb = g_.stored_in_chunk(k_), db = g_.reread_in_chunk(k_);
+          const int64_t db = g_.reread_in_chunk(k_);
           const auto k = static_cast<size_t>(k_);
           // The replay address generator runs ahead of the lanes: the row's
           // SRAM reads go out the SRAM's latency before the lanes are ready
@@ -137,11 +131,7 @@ void NormalizeUnit::step() {
           // is paid once, not per row -- it would otherwise bound short rows
           // on many datapaths, where a row takes about a cycle.
           if (phase_ == Phase::start && !g_whole_cycles) {
-            const double issue = std::max(replay_issued_, ready_ - sram->latency());
-            if (sb > 0) replay_issued_ = issue;
-            fetch_sram_[k] = sb > 0 ? sram->read(issue, static_cast<double>(sb * g_.row_elem_bytes()),
-                                                       slot_->sram_write[k].done)
-                                    : Grant{ready_, ready_, ready_};
+            fetch_sram_[k] = replay_read(*slot_, k_, std::max(replay_issued_, ready_ - sram->latency()), ready_);
           }
           phase_ = Phase::start;
           if (db > 0) {
@@ -180,6 +170,13 @@ void NormalizeUnit::step() {
         break;
     }
   }
+}
+
+Grant NormalizeUnit::replay_read(const RowSlot& row, int k, double at, double ready) {
+  const int64_t sb = g_.stored_in_chunk(k);
+  if (sb <= 0) return Grant{ready, ready, ready};  // nothing kept: the transaction is all re-read
+  replay_issued_ = at;
+  return sram->read(at, static_cast<double>(sb * g_.row_elem_bytes()), row.sram_write[static_cast<size_t>(k)].done);
 }
 
 void NormalizeUnit::schedule_chunk() {

@@ -51,6 +51,9 @@ struct NormalizeUnit : sc_core::sc_module, HasPeriodState, CycleSlot {
   /// before; it runs at most a row ahead (it takes a row once the row
   /// before has its end known). Fluid, step() dates the reads back instead.
   void replay_generator();
+  /// Row `row`'s transaction k back from its buffer, read at `at` (held
+  /// until its write has ended); `ready` when nothing of it is kept.
+  Grant replay_read(const RowSlot& row, int k, double at, double ready);
   /// Chunk k_'s compute and the cycle its output write is issued (issue_).
   void schedule_chunk();
   void write_chunk();
