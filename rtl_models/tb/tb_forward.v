@@ -7,6 +7,7 @@
 module tb_forward #(
   parameter integer ISSUE = 16,
   parameter integer TAKE = 16,
+  parameter integer FIFO_LOG2 = 5,  // the FIFO to the lanes: room for 32 transactions
   parameter integer REREAD = 24,
   parameter integer MAXCH = 16,     // transactions a row at most
   parameter integer NW = 18,        // the normalise unit's DRAM writes at one edge at most
@@ -37,6 +38,7 @@ module tb_forward #(
   input  wire [BYTES_W-1:0] param_bytes,
   input  wire [31:0]        window_bytes,
   input  wire [7:0]         row_buffers,
+  input  wire [7:0]         lanes_fifo,
   input  wire [7:0]         residual_bytes,
   input  wire               sum_all,
   input  wire [7:0]         reread_depth,
@@ -90,12 +92,12 @@ module tb_forward #(
   wire                     streams_overflow, norm_overflow;
   assign buffers_back = norm_back;
 
-  tb_streams #(.ISSUE(ISSUE), .TAKE(TAKE), .REREAD(REREAD), .HEAD_DRAM(NW), .HEAD_SRAM(MAXCH), .BYTES_W(BYTES_W),
+  tb_streams #(.ISSUE(ISSUE), .TAKE(TAKE), .FIFO_LOG2(FIFO_LOG2), .REREAD(REREAD), .HEAD_DRAM(NW), .HEAD_SRAM(MAXCH), .BYTES_W(BYTES_W),
                .RATE_W(RATE_W), .LAT_W(LAT_W)) streams (
     .clk(clk), .rst(rst), .rate_num(rate_num), .rate_den(rate_den), .latency(latency), .sram_rate(sram_rate),
     .sram_latency(sram_latency), .rows(rows), .chunks(chunks), .chunk_elems(chunk_elems), .last_elems(last_elems),
     .stored_elems(stored_elems), .elem_bytes(elem_bytes), .lanes(lanes), .stats_latency(stats_latency),
-    .param_bytes(param_bytes), .window_bytes(window_bytes), .row_buffers(row_buffers), .buffers_returned(norm_back),
+    .param_bytes(param_bytes), .window_bytes(window_bytes), .row_buffers(row_buffers), .lanes_fifo(lanes_fifo), .buffers_returned(norm_back),
     .stats_free(stats_free), .residual_bytes(residual_bytes), .sum_all(sum_all), .reread_free(reread_free),
     .issued(issued), .tokens(tokens), .buffers_taken(buffers_taken), .taken(taken), .sram_writes(sram_writes),
     .rows_out(rows_out), .rows_ready(rows_ready), .overflow(streams_overflow), .port_full(port_full),

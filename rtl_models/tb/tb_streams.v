@@ -15,7 +15,7 @@
 module tb_streams #(
   parameter integer ISSUE = 16,
   parameter integer TAKE = 16,
-  parameter integer FIFO_LOG2 = 5,  // the FIFO to the lanes: 32 transactions (netlist.cpp: input_to_lanes)
+  parameter integer FIFO_LOG2 = 5,  // the FIFO to the lanes: room for 32 transactions at most
   parameter integer REREAD = 24,    // re-read transactions an edge at most
   parameter integer SUMS_LOG2 = 3,  // the lanes' announcements FIFO: 8 rows
   parameter integer HEAD_DRAM = 1,  // request lanes ahead of the streams': the normalise unit's
@@ -42,6 +42,7 @@ module tb_streams #(
   input  wire [BYTES_W-1:0] param_bytes,
   input  wire [31:0]        window_bytes,
   input  wire [7:0]         row_buffers,
+  input  wire [7:0]         lanes_fifo,       // the FIFO to the lanes' depth (netlist.cpp: input_to_lanes), <= 2^FIFO_LOG2
   input  wire [7:0]         buffers_returned,
   input  wire [7:0]         stats_free,
   input  wire [7:0]         residual_bytes,   // r's bytes an element (0: not fused)
@@ -128,8 +129,7 @@ module tb_streams #(
   reg  [FIFO_LOG2-1:0]    fifo_head;
   reg  [63:0]             fifo_first [0:FIFO-1];
   reg  [63:0]             fifo_last [0:FIFO-1];
-  localparam [7:0]        FIFO_DEPTH = FIFO[7:0];
-  wire [7:0]              fifo_free = FIFO_DEPTH - {{(7-FIFO_LOG2){1'b0}}, fifo_count};
+  wire [7:0]              fifo_free = lanes_fifo - {{(7-FIFO_LOG2){1'b0}}, fifo_count};
 
   input_path #(.ISSUE(ISSUE), .BYTES_W(BYTES_W)) input_unit (
     .clk(clk), .rst(rst), .rows(rows), .chunks(chunks), .x_bytes(x_bytes), .x_last_bytes(x_last_bytes),

@@ -110,6 +110,12 @@ AsicConfig resolve(const config::Workload& w, const config::Arch& a, const AsicO
                               (c.past_fmax == config::PastFmax::refuse ? ", or asic.past_fmax: add_stages)" : ")"));
   c = rtl::with_closed_timing(c, closure);
   if (closure_out) *closure_out = closure;
+  // --rtl-full: the clocked model (the RTL is cycle-discrete), on a design the built RTL carries.
+  if (o.rtl_full) {
+    c.timing = config::UnitTiming::cycle;
+    if (const std::string why = rtl_unit_mismatch(make_run_geometry(w, a, c), c, a); !why.empty())
+      throw config::ConfigError(a.source + ": " + why);
+  }
   // A residual workload also holds r and z (the sum: stored in the input's type).
   const uint64_t residual_elem_bytes =
       w.residual ? static_cast<uint64_t>(core::elem_bytes(w.residual->tensor.dtype) + core::elem_bytes(w.input.dtype)) : 0;
@@ -136,6 +142,7 @@ AsicConfig resolve(const config::Workload& w, const config::Arch& a, const AsicO
 std::string fast_forward_refusal(const config::Workload& w, const AsicConfig& c, const AsicOptions& o) {
   if (!o.fast_forward) return "--no-fast-forward";
   if (o.rtl) return "--rtl: every row runs in lock step with the RTL";
+  if (o.rtl_full) return "--rtl-full: the RTL runs every row";
   if (w.is_backward() && c.param_grad_accumulator.path == config::ParamGradPath::partials)
     return "dgamma/dbeta partials close every partial_rows rows";
   return "";
@@ -236,14 +243,14 @@ class RunNumerics {
 
 // A further simulation in this process elaborates in a fresh SystemC
 // context (the last one's modules are gone; its kernel is left behind).
-void fresh_simulation_context(bool rtl, bool whole_cycles) {
+void fresh_simulation_context(bool whole_cycles) {
   static int simulations = 0;
   if (simulations++ > 0) {
     sc_core::sc_curr_simcontext = new sc_core::sc_simcontext;
     sc_core::sc_default_global_context = sc_core::sc_curr_simcontext;
   }
   sc_core::sc_report_handler::set_handler(systemc_reports_off_stdout);
-  set_cycle_resolution(rtl);
+  set_cycle_resolution();
   g_whole_cycles = whole_cycles;
 }
 
@@ -359,16 +366,24 @@ AsicResult run_asic(const config::Workload& w, const config::Arch& a, const Asic
   const core::MergeSchedule merge{a.lanes, a.merge.units};
 
   RunNumerics numerics(w, a, o, res);
-  fresh_simulation_context(o.rtl, res.cfg.timing == config::UnitTiming::cycle);
+  fresh_simulation_context(res.cfg.timing == config::UnitTiming::cycle);
   std::unique_ptr<RtlPipeline> rtl;
   if (o.rtl) {
     rtl = std::make_unique<RtlPipeline>(a, numerics.datapath(), numerics.gamma(), numerics.beta());
     numerics.check_against(rtl.get());
   }
   NormAccelerator top("norm_accelerator", w, a, geometry, res.cfg, merge, numerics.in_units(), o.rows_done);
+  // --rtl-full: the verilated unit elaborated beside the model, run on the model's design once it is done.
+  std::unique_ptr<RtlUnit> rtl_unit;
+  EdgeLog model_acts;
+  if (o.rtl_full) {
+    rtl_unit = std::make_unique<RtlUnit>(geometry, res.cfg);
+    top.log_edges(model_acts);
+  }
   simulate(top, w, o, res);
   if (rtl) res.rtl = rtl_check(*rtl, res.cfg, merge);
   assemble(top, geometry, w, a, res);
+  if (rtl_unit) res.rtl_full = rtl_unit->compare(model_acts);
   numerics.finish();
   return res;
 }

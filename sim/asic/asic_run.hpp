@@ -13,6 +13,7 @@
 #include "sim/asic/steady_state.hpp"
 #include "sim/asic/traffic_identity.hpp"
 #include "sim/config/arch.hpp"
+#include "sim/asic/rtl_unit.hpp"
 #include "sim/rtl/timing_closure.hpp"
 #include "sim/config/workload.hpp"
 #include "sim/core/backward_run.hpp"
@@ -36,6 +37,10 @@ struct AsicOptions {
   int64_t trace_rows = 8;    ///< rows the VCD covers (from the first)
   std::atomic<int64_t>* rows_done = nullptr;  ///< if set, the rows finished so far (a progress line reads it)
   bool rtl = false;          ///< lock-step the verilated norm_row_pipeline (rtl_pipeline.hpp)
+  /// Run the verilated forward unit's control on the same design after the
+  /// model, clocked (asic.timing: cycle, implied), and compare every act
+  /// edge for edge (rtl_unit.hpp).
+  bool rtl_full = false;
   /// Skip whole periods of the steady state (steady_state.hpp): the same
   /// report, bit for bit; false simulates every row.
   bool fast_forward = true;
@@ -65,6 +70,7 @@ struct AsicResult {
   double param_grads_done_cycle = 0;      ///< a backward: dgamma/dbeta's last byte in DRAM
   core::KeptOutputs outputs;      ///< AsicOptions::keep_outputs
   std::optional<RtlCheck> rtl;
+  std::optional<RtlFullCheck> rtl_full;
   AsicConfig cfg;      ///< with the path and algorithm actually simulated, and the latencies timing closure set
   rtl::TimingClosure timing_closure;  ///< each unit's depth and maximum frequency at the clock
   bool bit_accurate = true;  ///< AsicOptions::numerics: the arithmetic ran (false: timing only)

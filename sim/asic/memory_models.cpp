@@ -4,6 +4,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "sim/asic/edge_log.hpp"
 #include "sim/asic/sim_time.hpp"
 
 namespace normsim::asic {
@@ -34,12 +35,31 @@ const char* to_string(Traffic t) {
   return "?";
 }
 
+namespace {
+// "dram.<kind>": each DRAM request's stream in an edge log.
+const std::array<const char*, kTrafficKinds> kDramStreams = [] {
+  static std::array<std::string, kTrafficKinds> names;
+  std::array<const char*, kTrafficKinds> out{};
+  for (int k = 0; k < kTrafficKinds; ++k) {
+    names[static_cast<size_t>(k)] = std::string("dram.") + to_string(static_cast<Traffic>(k));
+    out[static_cast<size_t>(k)] = names[static_cast<size_t>(k)].c_str();
+  }
+  return out;
+}();
+}  // namespace
+
 void EdgeRequests::check(const char* memory, double now, const char* what) const {
   if (!on_ || now == now_cycles()) return;
   char line[160];
   std::snprintf(line, sizeof line, "%s: a %s request at cycle %.17g from a clocked unit acting at cycle %.17g", memory, what,
                 now, now_cycles());
   throw std::logic_error(line);
+}
+
+void EdgeRequests::logged(const char* stream, const char* done, double now, const Grant& g) const {
+  if (!log_) return;
+  log_->add(stream, static_cast<int64_t>(now));
+  log_->add(done, static_cast<int64_t>(edge_of(g.done)));
 }
 
 DramModel::DramModel(sc_core::sc_module_name n, const DramConfig& cfg, double clock_ghz)
@@ -56,14 +76,18 @@ Grant DramModel::read(double now, double bytes, Traffic kind) {
   check("dram", now, to_string(kind));
   bytes_[static_cast<int>(kind)] += static_cast<uint64_t>(bytes);
   read_bytes_ += static_cast<uint64_t>(bytes);
-  return port_.issue(now, bytes);
+  const Grant g = port_.issue(now, bytes);
+  logged(kDramStreams[static_cast<int>(kind)], "dram.done", now, g);
+  return g;
 }
 
 Grant DramModel::write(double now, double bytes, Traffic kind) {
   check("dram", now, to_string(kind));
   bytes_[static_cast<int>(kind)] += static_cast<uint64_t>(bytes);
   write_bytes_ += static_cast<uint64_t>(bytes);
-  return port_.issue(now, bytes);
+  const Grant g = port_.issue(now, bytes);
+  logged(kDramStreams[static_cast<int>(kind)], "dram.done", now, g);
+  return g;
 }
 
 uint64_t DramModel::bytes_read() const { return read_bytes_; }
@@ -84,13 +108,17 @@ SramModel::SramModel(sc_core::sc_module_name n, const SramConfig& cfg)
 Grant SramModel::read(double now, double bytes, double not_before) {
   check("sram", now, "read");
   read_bytes_ += static_cast<uint64_t>(bytes);
-  return read_port_.issue(now, bytes, not_before);
+  const Grant g = read_port_.issue(now, bytes, not_before);
+  logged("sram.read", "sram.done", now, g);
+  return g;
 }
 
 Grant SramModel::write(double now, double bytes) {
   check("sram", now, "write");
   write_bytes_ += static_cast<uint64_t>(bytes);
-  return (shared_ ? read_port_ : write_port_).issue(now, bytes);
+  const Grant g = (shared_ ? read_port_ : write_port_).issue(now, bytes);
+  logged("sram.write", "sram.done", now, g);
+  return g;
 }
 
 void SramModel::hold(int64_t delta) {

@@ -43,18 +43,25 @@ struct SramIf : virtual sc_core::sc_interface {
 using DramRequestPort = sc_core::sc_port<DramIf>;
 using SramRequestPort = sc_core::sc_port<SramIf>;
 
+class EdgeLog;
+
 /// The check that clocked units ask for memory at the edge they act on
 /// (asic.timing: cycle): a request at any other time has no place in the
-/// RTL port's order (docs/RTL.md, "The memory port").
+/// RTL port's order (docs/RTL.md, "The memory port"); and, when a log is
+/// given, each request's edge and its end's (edge_log.hpp).
 class EdgeRequests {
  public:
   void require_edges(bool on) { on_ = on; }
+  void log_edges(EdgeLog* log) { log_ = log; }
 
  protected:
   void check(const char* memory, double now, const char* what) const;
+  /// `stream` asked at `now`, its last byte at `g.done`; `done` names its ends' stream.
+  void logged(const char* stream, const char* done, double now, const Grant& g) const;
 
  private:
   bool on_ = false;
+  EdgeLog* log_ = nullptr;
 };
 
 struct DramModel : sc_core::sc_module, DramIf, EdgeRequests {

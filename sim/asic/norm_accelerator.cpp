@@ -1,5 +1,6 @@
 #include "sim/asic/norm_accelerator.hpp"
 
+#include <memory>
 #include <stdexcept>
 
 #include "sim/asic/sim_time.hpp"
@@ -180,6 +181,30 @@ void NormAccelerator::on_row_done() {
   const int64_t cut = detector_->observe(period_state(), counter_values(), counter_is_peak_, issued);
   if (cut >= 0) row_limit_.cut(cut);
   ff_result_ = detector_->result();
+}
+
+void NormAccelerator::log_edges(EdgeLog& log) {
+  if (!g_whole_cycles) throw std::logic_error("norm_accelerator: an edge log needs whole cycles (asic.timing: cycle)");
+  dram.log_edges(&log);
+  sram.log_edges(&log);
+  struct Counted {
+    const FifoState* fifo;
+    std::string in, out;
+    uint64_t writes = 0, reads = 0;
+  };
+  auto counted = std::make_shared<std::vector<Counted>>();
+  for (const Channel& c : channels_)
+    if (c.fifo) counted->push_back({c.fifo, std::string(c.decl->name) + ".write", std::string(c.decl->name) + ".read"});
+  edge_logger_ = std::make_unique<AfterUnits>("edge_log", [this, counted, &log] {
+    const auto edge = static_cast<int64_t>(now_cycles());
+    for (Counted& c : *counted) {
+      log.add(c.in, edge, static_cast<int64_t>(c.fifo->writes() - c.writes));
+      log.add(c.out, edge, static_cast<int64_t>(c.fifo->reads() - c.reads));
+      c.writes = c.fifo->writes();
+      c.reads = c.fifo->reads();
+    }
+    return output().rows_done() < row_limit();
+  });
 }
 
 void NormAccelerator::trace_channel(sc_core::sc_trace_file* tf, Channel& c) {

@@ -17,6 +17,7 @@
 
 #include "sim/asic/chan_merge_tree.hpp"
 #include "sim/asic/cycle_signal.hpp"
+#include "sim/asic/edge_log.hpp"
 #include "sim/asic/handshake_fifo.hpp"
 #include "sim/asic/netlist.hpp"
 #include "sim/asic/normalize_unit.hpp"
@@ -64,6 +65,12 @@ SC_MODULE(NormAccelerator) {
   /// counter_values()' names, in its order: "<unit>.<counter>", then
   /// "dram.total_bytes_read" and "dram.total_bytes_written".
   std::vector<std::string> counter_names() const;
+
+  /// Logs every act of the run's units into `log`, edge by edge, until the
+  /// last row is out (asic.timing: cycle; edge_log.hpp): the memories'
+  /// requests and their ends, and each FIFO's tokens in and out. Call
+  /// before sc_start.
+  void log_edges(EdgeLog& log);
 
   /// Adds the first `rows` rows to a VCD trace, sampled every cycle: a scope
   /// per unit with each of its ports' valid/ready and tokens moved (fire),
@@ -115,6 +122,7 @@ SC_MODULE(NormAccelerator) {
   const RunGeometry& g_;
   RowLimit row_limit_;
   std::unique_ptr<SteadyStateDetector> detector_;
+  std::unique_ptr<AfterUnits> edge_logger_;
   FastForward ff_result_;
   std::vector<bool> counter_is_peak_;
   // Traced values (sampled every cycle by trace_process while tracing).

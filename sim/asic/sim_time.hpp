@@ -15,9 +15,10 @@
 
 namespace normsim::asic {
 
-/// Kernel ticks a cycle: 10^6 (fs); 1000 (ps) in a run lock-stepped with the
-/// verilated RTL, whose SystemC model needs the kernel at the Verilog
-/// timeprecision (such a run simulates every row: no fast-forward).
+/// Kernel ticks a cycle: 10^6 (fs); 1000 (ps) in the co-simulation
+/// benches, whose verilated models keep Verilog's default timeprecision (a
+/// verilated model needs the kernel at its own). The RTL `normsim run`
+/// builds in is verilated at 1 fs, so a run with it is the same run.
 inline double g_ticks_per_cycle = 1e6;
 /// Cycle-discrete timing (asic.timing: cycle): a unit acts only at a whole
 /// cycle -- a wait for time t ends at the edge ceil(t) -- as clocked logic
@@ -35,9 +36,9 @@ inline double ticks_of(double t) {
 /// The edge a time t is seen at: t itself (fluid) or ceil(t) (whole cycles).
 inline double edge_of(double t) { return g_whole_cycles ? ticks_of(t) / g_ticks_per_cycle : t; }
 /// The kernel's resolution for these ticks: set once a simulation context, before any time exists.
-inline void set_cycle_resolution(bool rtl = false) {
-  g_ticks_per_cycle = rtl ? 1e3 : 1e6;
-  sc_core::sc_set_time_resolution(1, rtl ? sc_core::SC_PS : sc_core::SC_FS);
+inline void set_cycle_resolution(bool picoseconds = false) {
+  g_ticks_per_cycle = picoseconds ? 1e3 : 1e6;
+  sc_core::sc_set_time_resolution(1, picoseconds ? sc_core::SC_PS : sc_core::SC_FS);
 }
 /// The current cycle: the kernel's time (fluid), or the edge the units act
 /// at (whole cycles: a unit's slot within the cycle is not part of its time).

@@ -103,6 +103,17 @@ json asic_report_json(const asic::AsicResult& r) {
                 {"model_normalize_latency_cycles", r.rtl->model_normalize_latency_cycles},
                 {"bit_exact", true},
                 {"rtl_seconds", r.rtl->seconds}};
+  if (r.rtl_full) {
+    nlohmann::json acts = nlohmann::json::array();
+    for (const asic::RtlUnitActs& a : r.rtl_full->streams)
+      acts.push_back({{"unit", a.unit}, {"act", a.act}, {"stream", a.stream}, {"acts", a.acts}, {"last_cycle", a.last_cycle}});
+    j["rtl_full"] = {{"rows", r.rtl_full->rows},
+                     {"rtl_cycles", r.rtl_full->rtl_cycles},
+                     {"acts_compared", r.rtl_full->acts_compared},
+                     {"edge_exact", true},
+                     {"rtl_seconds", r.rtl_full->seconds},
+                     {"by_act", acts}};
+  }
   const auto& c = r.cfg;
   j["path"] = std::string(asic::to_string(c.path));
   // A residual workload: where its sum is made (docs/ASIC.md, "Fusion").
@@ -341,6 +352,10 @@ std::string asic_summary_table(const asic::AsicResult& r, const json& j) {
         "rows bit-exact against the verilated pipeline (" + std::to_string(r.rtl->rtl_cycles) +
             " RTL cycles; latencies " + std::to_string(r.rtl->stats_latency_cycles) + " / " +
             std::to_string(r.rtl->normalize_latency_cycles) + " cycles = the model's)");
+  if (r.rtl_full)
+    row("rtl_full", std::to_string(r.rtl_full->acts_compared),
+        "acts equal edge for edge in the verilated unit (" + std::to_string(r.rtl_full->rows) + " rows, " +
+            std::to_string(r.rtl_full->rtl_cycles) + " RTL cycles)");
   if (r.bit_accurate && r.backward) {
     o << "\n" << backward_numerics_table(r.workload, r.arch, *r.backward);
   } else if (r.bit_accurate) {

@@ -25,9 +25,6 @@
 
 namespace normsim::rtl_test {
 
-/// The FIFO from the input path to the lanes (netlist.cpp: input_to_lanes).
-inline constexpr int kLanesFifo = 32;
-
 struct UnitDesign : StreamDesign {
   uint32_t sram_rate = 16, sram_latency = 1;  // the SRAM port: banks x access bytes a cycle, cycles to the first
   int64_t stored_elems = 0;                   // the part of a row the replay path keeps
@@ -39,11 +36,12 @@ struct UnitDesign : StreamDesign {
   int out_bytes = 4;       // y's
   bool write_stats = false;
   int stats_bytes = 8;     // a row's statistics, when written
+  int lanes_fifo = 32;     // the FIFO from the input path to the lanes (netlist.cpp: input_to_lanes)
   std::string label() const {
     return StreamDesign::label() + ", " + std::to_string(stored_elems) + " elements kept, " + std::to_string(lanes) +
            " lanes, SRAM " + std::to_string(sram_rate) + " B/cycle latency " + std::to_string(sram_latency) +
            (residual_bytes ? sum_all ? ", fused (all of z written)" : ", fused" : "") + ", re-read FIFO of " +
-           std::to_string(reread_fifo) + ", y " + std::to_string(out_bytes) + " B" +
+           std::to_string(reread_fifo) + ", lanes' FIFO of " + std::to_string(lanes_fifo) + ", y " + std::to_string(out_bytes) + " B" +
            (write_stats ? ", statistics written" : "");
   }
   bool rereads() const { return stored_elems < hidden; }
@@ -79,6 +77,7 @@ struct UnitDesign : StreamDesign {
     out_bytes = rng() % 2 ? 2 : 4;
     write_stats = rng() % 2;
     row_buffers = std::min(row_buffers, 8);
+    lanes_fifo = 2 + static_cast<int>(mix(seed) % 31);  // from the seed: the other draws stay as they were
     // The port moves x, r and z (fused), x again (re-read) and y.
     const int port_bytes = in_bytes + 2 * residual_bytes + (rereads() ? in_bytes : 0) + out_bytes;
     rows = rows_within(edges, rows, chunks(), static_cast<uint64_t>(chunk_elems * port_bytes), window_bytes,
@@ -146,7 +145,7 @@ struct StreamUnits {
         reread(("reread_stream_" + tag).c_str(), g, limit),
         free_slots(("free_" + tag).c_str(), d.row_buffers),
         to_normalize(("to_normalize_" + tag).c_str(), d.row_buffers),
-        to_lanes(("to_lanes_" + tag).c_str(), kLanesFifo),
+        to_lanes(("to_lanes_" + tag).c_str(), d.lanes_fifo),
         sums(("sums_" + tag).c_str(), d.row_buffers),
         reread_fifo(("reread_fifo_" + tag).c_str(), d.reread_fifo),
         params(("params_" + tag).c_str()),
@@ -190,6 +189,7 @@ void write_unit_inputs(Bench& b, const UnitDesign& d) {
   b.param_bytes.write(static_cast<uint32_t>(2 * d.hidden * 4));
   b.window_bytes.write(static_cast<uint32_t>(d.window_bytes));
   b.row_buffers.write(static_cast<uint32_t>(d.row_buffers));
+  b.lanes_fifo.write(static_cast<uint32_t>(d.lanes_fifo));
   b.residual_bytes.write(static_cast<uint32_t>(d.residual_bytes));
   b.sum_all.write(d.sum_all);
 }

@@ -23,6 +23,7 @@
 #include <gtest/gtest.h>
 
 #include "sim/asic/bandwidth_server.hpp"
+#include "sim/asic/edge_log.hpp"
 #include "sim/asic/memory_models.hpp"
 #include "sim/asic/sim_time.hpp"
 #include "sim/asic/unit_registry.hpp"
@@ -256,7 +257,7 @@ struct Around : sc_core::sc_module, asic::CycleSlot {
     set_cycle_slot(slot);
     SC_METHOD(step);
   }
-  static constexpr int kAfterUnits = 16;
+  static constexpr int kAfterUnits = asic::AfterUnits::kSlot;
   void step() {
     if (await_slot()) return;
     if (act()) trigger_at(asic::now_cycles() + 1);

@@ -152,3 +152,28 @@ for name, sec, how in rows:
 print(f"  ({r['rtl']['rows_checked']} rows bit-exact, {r['rtl']['rtl_cycles']} RTL cycles, "
       f"{r['rtl']['rtl_cycles'] / rtl / 1e3:.0f} k RTL cycles/s)")
 PY
+
+# The verilated forward unit's control (`run --rtl-full`) against the
+# clocked SystemC model it is compared with (timing only, every row), on the
+# same rows: what --rtl-full adds to a run. The RTL's time is its own run
+# after the model's (rtl_seconds).
+echo
+echo "RTL forward unit vs the clocked SystemC model, $(basename "$W") x $rows rows, embedded default arch, partial-replay"
+{
+  "$N" run "$W" --set "workload.rows=$rows" --path partial-replay --rtl-full --no-numerics --json -q >"$tmp/full.json"
+  measure "clocked-timing-only" 21 run "$W" --set "workload.rows=$rows" --path partial-replay --set arch.asic.timing=cycle \
+    --no-fast-forward --no-numerics | awk '{print $1, $2}'
+} >"$tmp/full.txt"
+/usr/bin/python3 - "$tmp/full.txt" "$tmp/full.json" "$start" <<'PY'
+import json, sys
+t = {l.split()[0]: float(l.split()[1]) for l in open(sys.argv[1])}
+r = json.load(open(sys.argv[2]))
+f = r["rtl_full"]
+start = float(sys.argv[3])
+rtl, model = f["rtl_seconds"], t["clocked-timing-only"] - start
+rows = f["rows"]
+print(f"  {'mode':<36} {'seconds':>8} {'rows/s':>10} {'k cycles/s':>11}")
+for name, sec in (("verilated forward unit (tb_forward.v)", rtl), ("SystemC model, clocked, timing only", model)):
+    print(f"  {name:<36} {sec:>8.3f} {rows / sec:>10.0f} {f['rtl_cycles'] / sec / 1e3:>11.0f}")
+print(f"  the RTL takes {rtl / model:.0f}x the model's time ({f['acts_compared']} acts equal over {f['rtl_cycles']} cycles)")
+PY

@@ -95,7 +95,8 @@ void log_removed(const std::string& dir, const std::vector<std::string>& removed
 
 int run_asic_model(const RunArgs& a, const config::Workload& w, const config::Arch& arch, asic::AsicOptions o) {
   o.rows_done = ProgressLine::get().done_counter();
-  ProgressLine::get().phase(a.asic.rtl ? "simulating with the RTL in lock step" : "simulating", w.rows, "rows");
+  ProgressLine::get().phase(a.asic.rtl ? "simulating with the RTL in lock step" : a.asic.rtl_full ? "simulating (the RTL after)" : "simulating",
+                            w.rows, "rows");
   const auto t0 = std::chrono::steady_clock::now();
   const asic::AsicResult r = asic::run_asic(w, arch, o);
   const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -153,8 +154,8 @@ int run(RunArgs a) {
   if (arch.asic) {
     o = asic_options(a.asic);
     design = asic::resolve_asic_config(w, arch, *o);
-  } else if (!a.asic.path.empty() || a.asic.no_numerics || !a.asic.trace.empty() || a.asic.rtl) {
-    throw config::ConfigError(arch.source + ": key 'asic': missing: --path, --no-numerics, --trace and --rtl need the timing "
+  } else if (!a.asic.path.empty() || a.asic.no_numerics || !a.asic.trace.empty() || a.asic.rtl || a.asic.rtl_full) {
+    throw config::ConfigError(arch.source + ": key 'asic': missing: --path, --no-numerics, --trace, --rtl and --rtl-full need the timing "
                                             "model (allowed: an arch with an 'asic' section, e.g. workloads/arch/asic-default.yaml)");
   }
   spdlog::info("run: workload {} ({}), arch {} ({})", w.name, w.source, arch.name, arch.source);
@@ -232,6 +233,9 @@ Command add_run(CLI::App& app) {
   c->add_flag("--no-numerics", a->asic.no_numerics, "timing only: same cycles and traffic, no arithmetic");
   c->add_flag("--no-fast-forward", a->asic.no_fast_forward, kNoFastForwardHelp);
   c->add_flag("--rtl", a->asic.rtl, "lock-step the verilated RTL pipeline: statistics, y and latencies checked bit for bit");
+  c->add_flag("--rtl-full", a->asic.rtl_full,
+              "run the verilated forward unit's control (input path, lanes, re-read stream, normalise unit, memory ports) on the "
+              "same design, clocked (asic.timing: cycle), and compare every request, hand-over and take edge for edge");
   c->add_option("--trace", a->asic.trace,
                 "write a VCD of the first rows: a scope per unit (each port's valid/ready/fire), per FIFO (occupancy) and "
                 "per memory port (request/outstanding/grant)");

@@ -190,6 +190,7 @@ asic::AsicOptions asic_options(const AsicFlags& f) {
     throw config::ConfigError("--trace-rows: there is no trace without --trace FILE.vcd (allowed: both, or neither)");
   if (f.trace_rows) o.trace_rows = f.trace_rows;
   o.rtl = f.rtl;
+  o.rtl_full = f.rtl_full;
   o.fast_forward = !f.no_fast_forward;
   if (f.rtl && f.no_numerics)
     throw config::ConfigError("--rtl: the RTL computes the numerics (allowed: one of --rtl, --no-numerics)");

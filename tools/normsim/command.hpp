@@ -98,7 +98,7 @@ std::optional<config::InputPath> parse_path_flag(const std::string& p);
 struct AsicFlags {
   std::string path, trace;
   int64_t trace_rows = 0;  ///< 0: not given (the default, 8)
-  bool no_numerics = false, rtl = false, save_outputs = false, save_inputs = false, no_fast_forward = false;
+  bool no_numerics = false, rtl = false, rtl_full = false, save_outputs = false, save_inputs = false, no_fast_forward = false;
   int threads = 0;  ///< 0: every core
   std::optional<core::VarianceAlgorithm> algorithm;
 };

@@ -1,0 +1,313 @@
+#include "sim/asic/rtl_unit.hpp"
+
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <optional>
+#include <stdexcept>
+#include <utility>
+
+#include "sim/asic/netlist.hpp"
+#include "sim/asic/port_signal.hpp"
+#include "sim/asic/sim_time.hpp"
+#include "sim/config/config_error.hpp"
+#include "sim/core/merge_schedule.hpp"
+
+#ifdef NORMSIM_WITH_RTL_UNIT
+#include "Vrtl_unit.h"
+#endif
+
+namespace normsim::asic {
+
+namespace {
+
+// The built RTL's sizes (CMakeLists.txt verilates tb_forward.v with these).
+constexpr int kMaxTransactions = 16;  // MAXCH: transactions a row
+constexpr int kMaxRowBuffers = 8;     // BUF_LOG2 = 3 (and the rows waiting for the normalise unit)
+constexpr int kMaxLanesFifo = 64;     // FIFO_LOG2 = 6
+constexpr int kMaxRereadFifo = 32;    // RR_LOG2 = 5
+constexpr int64_t kMaxRequestBytes = (int64_t{1} << 24) - 1;  // BYTES_W = 24
+constexpr uint32_t kMaxRate = (1u << 24) - 1;                 // RATE_W = 24
+constexpr int64_t kMaxLatency = (1 << 16) - 1;                // LAT_W = 16
+
+// A port's rate as num/den in the RTL's fields: the continued fraction's
+// first convergent whose quotient is the model's double itself, so both
+// sides move the same bytes a cycle (none: the RTL cannot carry it).
+std::optional<std::pair<uint32_t, uint32_t>> exact_rate(double rate) {
+  if (!(rate > 0) || !std::isfinite(rate)) return std::nullopt;
+  uint64_t h_prev = 1, h_prev2 = 0, k_prev = 0, k_prev2 = 1;
+  double x = rate;
+  for (int i = 0; i < 64; ++i) {
+    const double a = std::floor(x);
+    if (a > static_cast<double>(kMaxRate)) return std::nullopt;
+    const auto ai = static_cast<uint64_t>(a);
+    const uint64_t h = ai * h_prev + h_prev2, k = ai * k_prev + k_prev2;
+    if (h > kMaxRate || k > kMaxRate) return std::nullopt;
+    if (static_cast<double>(h) / static_cast<double>(k) == rate)
+      return std::make_pair(static_cast<uint32_t>(h), static_cast<uint32_t>(k));
+    if (x == a) return std::nullopt;
+    h_prev2 = h_prev, h_prev = h, k_prev2 = k_prev, k_prev = k;
+    x = 1.0 / (x - a);
+  }
+  return std::nullopt;
+}
+
+bool whole(double v) { return v == std::floor(v); }
+
+std::string num(double v) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.17g", v);
+  return b;
+}
+
+// Cycles from a row's last element to its statistics: the lanes, a dedicated tree, the RSQRT unit.
+int stats_latency(const RunGeometry& g, const AsicConfig& c) {
+  return c.welford_lanes.latency_cycles + core::MergeSchedule{g.lanes, 0}.latency_cycles(c.chan_merge_tree.level_cycles) +
+         c.rsqrt.latency_cycles;
+}
+
+/// Each act both sides log, the unit that does it, and whether it comes a
+/// fixed number of times a row (a port's ends do not: they are in time order).
+struct ActDecl {
+  const char* stream;
+  const char* unit;
+  const char* act;
+  bool per_row;
+};
+constexpr ActDecl kActs[] = {
+    {"dram.input", "input_path", "x read issued", true},
+    {"free_row_buffers.read", "input_path", "row buffer taken", true},
+    {"input_to_lanes.write", "input_path", "transaction handed to the lanes", true},
+    {"input_to_lanes.read", "welford_lanes", "transaction taken", true},
+    {"sram.write", "welford_lanes", "row-buffer write", true},
+    {"dram.sum", "welford_lanes", "z write", true},
+    {"sum_in_dram.write", "welford_lanes", "z announced to the re-read stream", true},
+    {"stats_to_normalize.write", "welford_lanes", "row's statistics out", true},
+    {"dram.input_reread", "reread_stream", "re-read issued", true},
+    {"reread_fifo.write", "reread_stream", "re-read transaction into its FIFO", true},
+    {"stats_to_normalize.read", "normalize", "row taken", true},
+    {"reread_fifo.read", "normalize", "re-read transaction taken", true},
+    {"sram.read", "normalize", "replay read", true},
+    {"dram.output", "normalize", "output write", true},
+    {"free_row_buffers.write", "normalize", "row buffer handed back", true},
+    {"dram.done", "dram", "request's last byte", false},
+    {"sram.done", "sram", "request's last byte", false},
+};
+
+}  // namespace
+
+std::string rtl_unit_mismatch(const RunGeometry& g, const AsicConfig& c, const config::Arch& a) {
+  const std::string prefix = "--rtl-full: ";
+#ifndef NORMSIM_WITH_RTL_UNIT
+  (void)g, (void)c, (void)a;
+  return prefix + "this normsim was built without Verilator (tools/bootstrap.sh installs it; rebuild)";
+#else
+  if (g.backward) return prefix + "key 'pass': backward: the whole unit's RTL is the forward's so far (allowed: a forward workload)";
+  if (g.fusion == Fusion::separate_adder)
+    return prefix + "key 'fuse.mode': none with a residual (the separate adder's pass) is not in the RTL yet (allowed: residual, residual_dropout, or a workload without a residual)";
+  if (a.merge.units != 0)
+    return prefix + "key 'merge.units': " + std::to_string(a.merge.units) +
+           ": the RTL's lanes feed a dedicated tree (allowed: 0)";
+  if (c.datapaths != 1)
+    return prefix + "key 'asic.datapaths': " + std::to_string(c.datapaths) + " (allowed: 1: the RTL is one datapath)";
+  if (c.sram.ports != 1)
+    return prefix + "key 'asic.sram.ports': " + std::to_string(c.sram.ports) +
+           " (allowed: 1: the RTL's banks are single-ported so far)";
+  const DramPort port = c.dram.port(c.clock_ghz);
+  const double rate = port.sustained_bytes_per_cycle.value();
+  if (!exact_rate(rate))
+    return prefix + "key 'asic.dram.peak_bytes_per_s': " + num(rate) +
+           " bytes/cycle has no fraction num/den (each under 2^24) equal to it (allowed: a rate the RTL's port carries)";
+  const double latency = port.latency_cycles.value();
+  if (!whole(latency) || latency < 1 || latency > kMaxLatency)
+    return prefix + "key 'asic.dram.latency_ns': " + num(latency) + " cycles at the clock (allowed: a whole number of cycles, 1 to " +
+           std::to_string(kMaxLatency) + ")";
+  const double sram_rate = static_cast<double>(c.sram.banks) * c.sram.access_bytes;
+  if (!whole(sram_rate) || sram_rate > kMaxRate)
+    return prefix + "key 'asic.sram.access_bytes': " + num(sram_rate) + " bytes/cycle over the banks (allowed: whole, under 2^24)";
+  if (!whole(c.sram.latency_cycles) || c.sram.latency_cycles < 1 || c.sram.latency_cycles > kMaxLatency)
+    return prefix + "key 'asic.sram.latency_cycles': " + num(c.sram.latency_cycles) + " (allowed: whole, 1 to " +
+           std::to_string(kMaxLatency) + ")";
+  if (c.rows_in_flight > kMaxRowBuffers)
+    return prefix + "key 'asic.rows_in_flight': " + std::to_string(c.rows_in_flight) + " (allowed: 1 to " +
+           std::to_string(kMaxRowBuffers) + ": the RTL's row buffers)";
+  if (g.chunks > kMaxTransactions)
+    return prefix + "key 'asic.transaction_elems': transactions of " + std::to_string(g.chunk_elems) +
+           " elements (it, or the DRAM window max_outstanding x burst_bytes / 16 if fewer) make " + std::to_string(g.chunks) +
+           " a row of " + std::to_string(g.hidden) + " (allowed: at most " + std::to_string(kMaxTransactions) +
+           " a row in the RTL)";
+  const int lanes_fifo = accelerator_channel("input_to_lanes").depth(g, c);
+  if (lanes_fifo > kMaxLanesFifo)
+    return prefix + "key 'asic.rows_in_flight': " + std::to_string(c.rows_in_flight) + " rows of " + std::to_string(g.chunks) +
+           " transactions make a FIFO to the lanes of " + std::to_string(lanes_fifo) + " (allowed: at most " +
+           std::to_string(kMaxLanesFifo) + " in the RTL)";
+  if (g.reread_fifo_transactions > kMaxRereadFifo)
+    return prefix + "key 'asic.transaction_elems': " + std::to_string(g.chunk_elems) + " makes a re-read FIFO of " +
+           std::to_string(g.reread_fifo_transactions) + " transactions (allowed: at most " + std::to_string(kMaxRereadFifo) +
+           " in the RTL)";
+  const int64_t widest = g.chunk_elems * std::max({g.in_bytes + g.residual_bytes, g.out_bytes});
+  if (widest > kMaxRequestBytes || g.param_bytes > kMaxRequestBytes)
+    return prefix + "key 'asic.transaction_elems': " + std::to_string(g.chunk_elems) +
+           " makes requests over the RTL's 2^24 bytes (allowed: fewer elements a transaction, and gamma/beta under 16 MiB)";
+  if (c.dram.window_bytes() > static_cast<double>(std::numeric_limits<uint32_t>::max()))
+    return prefix + "key 'asic.dram.max_outstanding': a window of " + num(c.dram.window_bytes()) + " bytes (allowed: under 2^32)";
+  if (stats_latency(g, c) > kMaxLatency)
+    return prefix + "key 'asic.rsqrt.latency_cycles': the statistics' latency " + std::to_string(stats_latency(g, c)) +
+           " cycles (allowed: under 2^16)";
+  return {};
+#endif
+}
+
+RtlFullCheck compare_edge_logs(const EdgeLog& model, const EdgeLog& rtl, int64_t rows) {
+  RtlFullCheck out;
+  out.rows = static_cast<int64_t>(model.edges("free_row_buffers.write").size());
+  // The first act that differs, over every stream: the earliest.
+  struct Difference {
+    const ActDecl* decl = nullptr;
+    size_t index = 0, count = 0;
+    int64_t model = -1, rtl = -1;
+    int64_t when() const {
+      constexpr int64_t never = std::numeric_limits<int64_t>::max();
+      return std::min(model < 0 ? never : model, rtl < 0 ? never : rtl);
+    }
+  } first;
+  for (const ActDecl& d : kActs) {
+    const std::vector<int64_t>& m = model.edges(d.stream);
+    const std::vector<int64_t>& r = rtl.edges(d.stream);
+    size_t i = 0;
+    while (i < m.size() && i < r.size() && m[i] == r[i]) ++i;
+    if (i < m.size() || i < r.size()) {
+      Difference here{&d, i, m.size(), i < m.size() ? m[i] : -1, i < r.size() ? r[i] : -1};
+      if (!first.decl || here.when() < first.when()) first = here;
+      continue;
+    }
+    if (m.empty()) continue;
+    out.acts_compared += static_cast<int64_t>(m.size());
+    out.streams.push_back({d.unit, d.act, d.stream, static_cast<int64_t>(m.size()), m.back()});
+  }
+  if (first.decl) {
+    const ActDecl& d = *first.decl;
+    std::string where;
+    if (d.per_row && first.index < first.count && rows > 0 && first.count % static_cast<size_t>(rows) == 0)
+      where = "row " + std::to_string(first.index / (first.count / static_cast<size_t>(rows))) + ", ";
+    auto at = [](int64_t e) { return e < 0 ? std::string("never") : "at cycle " + std::to_string(e); };
+    throw config::CheckFailure("--rtl-full: " + where + d.unit + ": " + d.act + " #" + std::to_string(first.index + 1) +
+                             ": " + at(first.model) + " in the model, " + at(first.rtl) + " in the RTL");
+  }
+  return out;
+}
+
+#ifndef NORMSIM_WITH_RTL_UNIT
+
+struct RtlUnit::Impl {};
+RtlUnit::RtlUnit(const RunGeometry& g, const AsicConfig& c) {
+  throw config::ConfigError(rtl_unit_mismatch(g, c, {}));
+}
+RtlUnit::~RtlUnit() = default;
+RtlFullCheck RtlUnit::compare(const EdgeLog&) { return {}; }
+
+#else
+
+struct RtlUnit::Impl {
+  const RunGeometry g;
+  const AsicConfig c;
+  Vrtl_unit dut{"rtl_unit"};
+  sc_core::sc_signal<bool> clk;
+#define NORMSIM_PORT(p) decltype(bind_signal(dut.p))& p = bind_signal(dut.p);
+  NORMSIM_PORT(rst) NORMSIM_PORT(rate_num) NORMSIM_PORT(rate_den) NORMSIM_PORT(latency) NORMSIM_PORT(sram_rate)
+  NORMSIM_PORT(sram_latency) NORMSIM_PORT(rows) NORMSIM_PORT(chunks) NORMSIM_PORT(chunk_elems) NORMSIM_PORT(last_elems)
+  NORMSIM_PORT(stored_elems) NORMSIM_PORT(elem_bytes) NORMSIM_PORT(out_bytes) NORMSIM_PORT(lanes)
+  NORMSIM_PORT(stats_latency) NORMSIM_PORT(stats_bytes) NORMSIM_PORT(param_bytes) NORMSIM_PORT(window_bytes)
+  NORMSIM_PORT(row_buffers) NORMSIM_PORT(lanes_fifo) NORMSIM_PORT(residual_bytes) NORMSIM_PORT(sum_all)
+  NORMSIM_PORT(reread_depth) NORMSIM_PORT(issued) NORMSIM_PORT(tokens) NORMSIM_PORT(buffers_taken) NORMSIM_PORT(taken)
+  NORMSIM_PORT(sram_writes) NORMSIM_PORT(rows_out) NORMSIM_PORT(sum_writes) NORMSIM_PORT(sums_out)
+  NORMSIM_PORT(reread_issued) NORMSIM_PORT(reread_tokens) NORMSIM_PORT(norm_rows) NORMSIM_PORT(norm_rereads)
+  NORMSIM_PORT(sram_reads) NORMSIM_PORT(outputs) NORMSIM_PORT(buffers_back) NORMSIM_PORT(overflow)
+  NORMSIM_PORT(port_full) NORMSIM_PORT(port_done) NORMSIM_PORT(sram_done)
+#undef NORMSIM_PORT
+
+  Impl(const RunGeometry& geometry, const AsicConfig& cfg) : g(geometry), c(cfg) { dut.clk(clk); }
+
+  void settle() {
+    sc_core::sc_start(sc_core::sc_time::from_value(static_cast<sc_core::sc_time::value_type>(g_ticks_per_cycle / 2)));
+  }
+  void cycle() {  // a rising edge, then the registers' outputs settle
+    clk.write(false);
+    settle();
+    clk.write(true);
+    settle();
+  }
+
+  void start() {
+    const DramPort port = c.dram.port(c.clock_ghz);
+    const auto [rn, rd] = *exact_rate(port.sustained_bytes_per_cycle.value());
+    rate_num.write(rn);
+    rate_den.write(rd);
+    latency.write(static_cast<uint32_t>(port.latency_cycles.value()));
+    sram_rate.write(static_cast<uint32_t>(c.sram.banks * c.sram.access_bytes));
+    sram_latency.write(static_cast<uint32_t>(c.sram.latency_cycles));
+    rows.write(static_cast<uint32_t>(g.rows));
+    chunks.write(static_cast<uint32_t>(g.chunks));
+    chunk_elems.write(static_cast<uint32_t>(g.chunk_elems));
+    last_elems.write(static_cast<uint32_t>(g.chunk_size(g.chunks - 1)));
+    stored_elems.write(static_cast<uint32_t>(std::min(g.stored_elems, g.hidden)));
+    elem_bytes.write(static_cast<uint32_t>(g.in_bytes));
+    out_bytes.write(static_cast<uint32_t>(g.out_bytes));
+    lanes.write(static_cast<uint32_t>(g.lanes));
+    stats_latency.write(static_cast<uint32_t>(asic::stats_latency(g, c)));
+    stats_bytes.write(static_cast<uint32_t>(c.write_stats ? g.stats_bytes_per_row : 0));
+    param_bytes.write(static_cast<uint32_t>(g.param_bytes));
+    window_bytes.write(static_cast<uint32_t>(c.dram.window_bytes()));
+    row_buffers.write(static_cast<uint32_t>(c.rows_in_flight));
+    lanes_fifo.write(static_cast<uint32_t>(accelerator_channel("input_to_lanes").depth(g, c)));
+    residual_bytes.write(static_cast<uint32_t>(g.fusion == Fusion::fused ? g.residual_bytes : 0));
+    sum_all.write(g.sum_written_all);
+    reread_depth.write(static_cast<uint32_t>(g.reread_fifo_transactions));
+    rst.write(true);
+    cycle();
+    rst.write(false);
+  }
+
+  // The RTL's acts at the edge just settled, by the model's stream names.
+  void log_edge(EdgeLog& log, int64_t e) {
+    const std::pair<const char*, uint32_t> counts[] = {
+        {"dram.input", issued.read()},          {"free_row_buffers.read", buffers_taken.read()},
+        {"input_to_lanes.write", tokens.read()}, {"input_to_lanes.read", taken.read()},
+        {"sram.write", sram_writes.read()},     {"dram.sum", sum_writes.read()},
+        {"sum_in_dram.write", sums_out.read()}, {"stats_to_normalize.write", rows_out.read()},
+        {"dram.input_reread", reread_issued.read()}, {"reread_fifo.write", reread_tokens.read()},
+        {"stats_to_normalize.read", norm_rows.read()}, {"reread_fifo.read", norm_rereads.read()},
+        {"sram.read", sram_reads.read()},        {"dram.output", outputs.read()},
+        {"free_row_buffers.write", buffers_back.read()}, {"dram.done", port_done.read()},
+        {"sram.done", sram_done.read()}};
+    for (const auto& [stream, n] : counts) log.add(stream, e, n);
+  }
+};
+
+RtlUnit::RtlUnit(const RunGeometry& g, const AsicConfig& c) : impl_(std::make_unique<Impl>(g, c)) {}
+RtlUnit::~RtlUnit() = default;
+
+RtlFullCheck RtlUnit::compare(const EdgeLog& model) {
+  Impl& b = *impl_;
+  const auto t0 = std::chrono::steady_clock::now();
+  EdgeLog rtl;
+  b.start();
+  // Past the model's last act: an act the RTL makes later still shows.
+  const int64_t until = model.last_edge() + 2;
+  for (int64_t e = 0; e <= until; ++e) {
+    b.settle();
+    b.log_edge(rtl, e);
+    if (b.overflow.read() || b.port_full.read())
+      throw config::CheckFailure("--rtl-full: at cycle " + std::to_string(e) + " the RTL had more to do at one edge than it " +
+                               "was built for (" + (b.overflow.read() ? "a unit's lanes" : "a port's queue") + ")");
+    b.cycle();
+  }
+  RtlFullCheck out = compare_edge_logs(model, rtl, b.g.rows);
+  out.rtl_cycles = until + 1;
+  out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return out;
+}
+
+#endif
+
+}  // namespace normsim::asic
