@@ -1,12 +1,13 @@
 // The whole forward unit's control in RTL (rtl_models/tb/tb_forward.v: the
 // input path, the lanes, the re-read stream and the normalise unit with its
-// replay generator and write buffer, on one DRAM port and one SRAM port)
-// against the SystemC units (InputPathUnit, WelfordLaneArray with a
-// dedicated ChanMergeTree and the RsqrtUnit, RereadStream, NormalizeUnit)
-// clocked (asic.timing: cycle), edge for edge: random geometries, lane
-// counts, replay paths (all, none or part of a row kept), fused residuals,
-// ports, SRAMs, latencies, windows, re-read FIFOs and statistics written or
-// not. Nothing drives the units but each other. At every edge every unit's
+// replay generator and write buffer, and the separate adder's pass ahead of
+// them, on one DRAM port and the SRAM's ports) against the SystemC units
+// (InputPathUnit, WelfordLaneArray with a dedicated ChanMergeTree and the
+// RsqrtUnit, RereadStream, NormalizeUnit, SeparateAdderPass) clocked
+// (asic.timing: cycle), edge for edge: random geometries, lane counts,
+// replay paths (all, none or part of a row kept), fused residuals and
+// separate adders, ports, SRAMs of one and two ports a bank, latencies,
+// windows, FIFOs and statistics written or not. Nothing drives the units but each other. At every edge every unit's
 // requests, hand-overs and takes and both ports' completions must be
 // equal. The build whose normalise unit starts a row a cycle late
 // (NORMSIM_MUTATE_NORMALIZE) must disagree.
@@ -42,7 +43,7 @@ using Design = rtl_test::UnitDesign;
 struct Edge {
   int issued = 0, tokens = 0, buffers = 0, taken = 0, sram_writes = 0, rows = 0, sum_writes = 0, sums = 0;
   int reread_issued = 0, reread_tokens = 0, norm_rows = 0, norm_rereads = 0, sram_reads = 0, outputs = 0;
-  int buffers_back = 0, dram_done = 0, sram_done = 0;
+  int buffers_back = 0, dram_done = 0, sram_done = 0, adder_reads = 0, adder_writes = 0;
   bool operator==(const Edge&) const = default;
 };
 
@@ -96,6 +97,8 @@ struct ModelRun {
     fill(edges, units.dram, Traffic::sum, &Edge::sum_writes);
     fill(edges, units.dram, Traffic::input_reread, &Edge::reread_issued);
     fill(edges, units.dram, Traffic::output, &Edge::outputs);
+    fill(edges, units.dram, Traffic::adder_read, &Edge::adder_reads);
+    fill(edges, units.dram, Traffic::adder_write, &Edge::adder_writes);
     fill(edges, units.dram.done, &Edge::dram_done);
     fill(edges, units.sram.issued, &Edge::sram_writes);
     fill(edges, units.sram.reads, &Edge::sram_reads);
@@ -108,7 +111,7 @@ struct Rtl : rtl_test::ClockedBench {
   RTL_TOP dut{"forward"};
 #define NORMSIM_PORT(p) decltype(asic::bind_signal(dut.p))& p = asic::bind_signal(dut.p);
   NORMSIM_PORT(rst) NORMSIM_PORT(rate_num) NORMSIM_PORT(rate_den) NORMSIM_PORT(latency) NORMSIM_PORT(sram_rate)
-  NORMSIM_PORT(sram_latency) NORMSIM_PORT(rows) NORMSIM_PORT(chunks) NORMSIM_PORT(chunk_elems) NORMSIM_PORT(last_elems)
+  NORMSIM_PORT(sram_latency) NORMSIM_PORT(sram_dual) NORMSIM_PORT(rows) NORMSIM_PORT(chunks) NORMSIM_PORT(chunk_elems) NORMSIM_PORT(last_elems)
   NORMSIM_PORT(stored_elems) NORMSIM_PORT(elem_bytes) NORMSIM_PORT(out_bytes) NORMSIM_PORT(lanes)
   NORMSIM_PORT(stats_latency) NORMSIM_PORT(stats_bytes) NORMSIM_PORT(param_bytes) NORMSIM_PORT(window_bytes)
   NORMSIM_PORT(row_buffers) NORMSIM_PORT(lanes_fifo) NORMSIM_PORT(residual_bytes) NORMSIM_PORT(sum_all) NORMSIM_PORT(reread_depth)
@@ -116,7 +119,8 @@ struct Rtl : rtl_test::ClockedBench {
   NORMSIM_PORT(rows_out) NORMSIM_PORT(sum_writes) NORMSIM_PORT(sums_out) NORMSIM_PORT(reread_issued)
   NORMSIM_PORT(reread_tokens) NORMSIM_PORT(norm_rows) NORMSIM_PORT(norm_rereads) NORMSIM_PORT(sram_reads)
   NORMSIM_PORT(outputs) NORMSIM_PORT(buffers_back) NORMSIM_PORT(overflow) NORMSIM_PORT(port_full)
-  NORMSIM_PORT(port_done) NORMSIM_PORT(sram_done)
+  NORMSIM_PORT(port_done) NORMSIM_PORT(sram_done) NORMSIM_PORT(adder_r_bytes) NORMSIM_PORT(adder_reads)
+  NORMSIM_PORT(adder_writes)
 #undef NORMSIM_PORT
   Rtl() { dut.clk(clk); }
 };
@@ -126,6 +130,7 @@ std::vector<Edge> run_rtl(Rtl& b, const Design& d, int64_t max_edges, int64_t un
   b.out_bytes.write(static_cast<uint32_t>(d.out_bytes));
   b.stats_bytes.write(static_cast<uint32_t>(d.write_stats ? d.stats_bytes : 0));
   b.reread_depth.write(static_cast<uint32_t>(d.reread_fifo));
+  b.adder_r_bytes.write(static_cast<uint32_t>(d.adder_r_bytes));
   rtl_test::start_bench(b, d);
   std::vector<Edge> edges(static_cast<size_t>(max_edges));
   overflow = false;
@@ -138,6 +143,8 @@ std::vector<Edge> run_rtl(Rtl& b, const Design& d, int64_t max_edges, int64_t un
     x.sram_reads = static_cast<int>(b.sram_reads.read());
     x.outputs = static_cast<int>(b.outputs.read());
     x.buffers_back = static_cast<int>(b.buffers_back.read());
+    x.adder_reads = static_cast<int>(b.adder_reads.read());
+    x.adder_writes = static_cast<int>(b.adder_writes.read());
     overflow = overflow || b.overflow.read();
     EXPECT_FALSE(b.port_full.read()) << d.label() << ": a testbench port had no room at edge " << e;
     b.cycle();
@@ -147,10 +154,10 @@ std::vector<Edge> run_rtl(Rtl& b, const Design& d, int64_t max_edges, int64_t un
 
 TEST(RtlForward, EveryEdgeAsTheClockedModel) {
   constexpr int64_t kEdges = 80000;
-  const std::vector<Design> all = rtl_test::unit_designs(20261210, 24, kEdges);
-  int64_t rows = 0, all_rows = 0, outputs = 0, replays = 0, rereads = 0;
-  int fused = 0, with_stats = 0;
-  for (const Design& d : all) fused += d.residual_bytes != 0, with_stats += d.write_stats;
+  const std::vector<Design> all = rtl_test::unit_designs(20261210, 24, kEdges, true);
+  int64_t rows = 0, all_rows = 0, outputs = 0, replays = 0, rereads = 0, adder_writes = 0;
+  int fused = 0, with_stats = 0, separate = 0;
+  for (const Design& d : all) fused += d.residual_bytes != 0, with_stats += d.write_stats, separate += d.adder_r_bytes != 0;
   const rtl_test::EdgeComparison cmp = rtl_test::compare_clocked<ModelRun, Rtl>(
       all, kEdges, run_rtl,
       [&](const Design& d, const std::vector<Edge>& model) {
@@ -160,25 +167,29 @@ TEST(RtlForward, EveryEdgeAsTheClockedModel) {
           outputs += m.outputs;
           replays += m.sram_reads;
           rereads += m.norm_rereads;
+          adder_writes += m.adder_writes;
         }
         EXPECT_EQ(back, d.rows) << d.label() << ": the model did not finish in " << kEdges << " edges";
         rows += back;
         all_rows += d.rows;
       },
-      [](const Edge& m) { return m.taken + m.rows + m.norm_rows + m.outputs + m.reread_issued > 0; },
+      [](const Edge& m) { return m.taken + m.rows + m.norm_rows + m.outputs + m.reread_issued + m.adder_reads + m.adder_writes > 0; },
       [](const Edge& m, const Edge& r) {
         using rtl_test::both;
         return rtl_test::describe_streams(m, r) + "; normalise took rows " + both(m.norm_rows, r.norm_rows) +
                ", re-reads " + both(m.norm_rereads, r.norm_rereads) + ", replay reads " + both(m.sram_reads, r.sram_reads) +
-               ", outputs " + both(m.outputs, r.outputs) + ", buffers back " + both(m.buffers_back, r.buffers_back);
+               ", outputs " + both(m.outputs, r.outputs) + ", buffers back " + both(m.buffers_back, r.buffers_back) +
+               "; the separate adder's reads " + both(m.adder_reads, r.adder_reads) + ", z writes " +
+               both(m.adder_writes, r.adder_writes);
       });
   std::printf("%lld rows normalised: %lld output transactions, %lld replay reads, %lld re-read transactions; %d designs "
-              "fused, %d writing statistics\n",
+              "fused, %d with a separate adder's pass (%lld z writes), %d writing statistics\n",
               static_cast<long long>(rows), static_cast<long long>(outputs), static_cast<long long>(replays),
-              static_cast<long long>(rereads), fused, with_stats);
+              static_cast<long long>(rereads), fused, separate, static_cast<long long>(adder_writes), with_stats);
   EXPECT_EQ(rows, all_rows) << "every row of every design was normalised";
   EXPECT_GT(replays, 0) << "no replay read: the row buffers' path is not shown";
   EXPECT_GT(rereads, 0) << "no re-read: the re-read path is not shown";
+  EXPECT_GT(adder_writes, 0) << "no separate adder's pass: its RTL is not shown";
   cmp.finish(all.size(), "a normalise unit that starts a row a cycle late");
 }
 

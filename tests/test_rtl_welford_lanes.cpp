@@ -177,12 +177,12 @@ struct Rtl : rtl_test::ClockedBench {
   RTL_TOP dut{"streams"};
 #define NORMSIM_PORT(p) decltype(asic::bind_signal(dut.p))& p = asic::bind_signal(dut.p);
   NORMSIM_PORT(rst) NORMSIM_PORT(rate_num) NORMSIM_PORT(rate_den) NORMSIM_PORT(latency) NORMSIM_PORT(sram_rate)
-  NORMSIM_PORT(sram_latency) NORMSIM_PORT(rows) NORMSIM_PORT(chunks) NORMSIM_PORT(chunk_elems) NORMSIM_PORT(last_elems)
+  NORMSIM_PORT(sram_latency) NORMSIM_PORT(sram_dual) NORMSIM_PORT(rows) NORMSIM_PORT(chunks) NORMSIM_PORT(chunk_elems) NORMSIM_PORT(last_elems)
   NORMSIM_PORT(stored_elems) NORMSIM_PORT(elem_bytes) NORMSIM_PORT(lanes) NORMSIM_PORT(stats_latency)
   NORMSIM_PORT(param_bytes) NORMSIM_PORT(window_bytes) NORMSIM_PORT(row_buffers) NORMSIM_PORT(lanes_fifo) NORMSIM_PORT(buffers_returned)
   NORMSIM_PORT(stats_free) NORMSIM_PORT(issued) NORMSIM_PORT(tokens) NORMSIM_PORT(buffers_taken) NORMSIM_PORT(taken)
   NORMSIM_PORT(sram_writes) NORMSIM_PORT(rows_out) NORMSIM_PORT(rows_ready) NORMSIM_PORT(overflow) NORMSIM_PORT(port_full)
-  NORMSIM_PORT(port_done) NORMSIM_PORT(sram_done) NORMSIM_PORT(residual_bytes) NORMSIM_PORT(sum_all)
+  NORMSIM_PORT(port_done) NORMSIM_PORT(sram_done) NORMSIM_PORT(residual_bytes) NORMSIM_PORT(sum_all) NORMSIM_PORT(input_start)
   NORMSIM_PORT(reread_free) NORMSIM_PORT(sum_writes) NORMSIM_PORT(sums_out) NORMSIM_PORT(reread_issued)
   NORMSIM_PORT(reread_tokens) NORMSIM_PORT(reread_end) NORMSIM_PORT(reread_first_out) NORMSIM_PORT(head_dram_valid)
   NORMSIM_PORT(head_dram_bytes) NORMSIM_PORT(head_dram_end) NORMSIM_PORT(head_sram_valid) NORMSIM_PORT(head_sram_bytes)
@@ -196,6 +196,7 @@ struct Rtl : rtl_test::ClockedBench {
 /// The RTL, edge by edge, in the same surroundings.
 std::vector<Edge> run_rtl(Rtl& b, const Design& d, int64_t max_edges, int64_t until, bool& overflow) {
   rtl_test::write_unit_inputs(b, d);
+  b.input_start.write(true);  // no separate adder in these designs
   b.buffers_returned.write(0);
   b.stats_free.write(static_cast<uint32_t>(d.row_buffers));
   b.reread_free.write(static_cast<uint32_t>(d.reread_fifo));

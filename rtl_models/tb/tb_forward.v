@@ -3,7 +3,10 @@
 // and the normalise unit, which asks both ports first (the first slot of
 // the cycle), takes the rows and re-read transactions the streams handed
 // over at earlier edges, and hands row buffers back to the input path at
-// the same edge. The unit under test of tests/test_rtl_forward.cpp.
+// the same edge; and, for the unfused baseline of a residual, the separate
+// adder's pass ahead of them all (the first slot), which the input path
+// waits for. The unit under test of tests/test_rtl_forward.cpp and of
+// `normsim run --rtl-full`.
 module tb_forward #(
   parameter integer ISSUE = 16,
   parameter integer TAKE = 16,
@@ -11,6 +14,8 @@ module tb_forward #(
   parameter integer REREAD = 24,
   parameter integer MAXCH = 16,     // transactions a row at most
   parameter integer NW = 18,        // the normalise unit's DRAM writes at one edge at most
+  parameter integer AI = 16,        // the separate adder's transactions read at one edge at most
+  parameter integer AW = 8,         // ... and its z writes
   parameter integer STATS_LOG2 = 3, // the rows waiting for the normalise unit: 8 at most
   parameter integer RR_LOG2 = 5,    // the re-read FIFO: 32 transactions at most
   parameter integer BUF_LOG2 = 3,   // row buffers: 8 at most
@@ -25,6 +30,7 @@ module tb_forward #(
   input  wire [LAT_W-1:0]   latency,
   input  wire [RATE_W-1:0]  sram_rate,
   input  wire [LAT_W-1:0]   sram_latency,
+  input  wire               sram_dual,        // two ports a bank (tb_streams.v)
   input  wire [31:0]        rows,
   input  wire [15:0]        chunks,
   input  wire [31:0]        chunk_elems,
@@ -40,6 +46,7 @@ module tb_forward #(
   input  wire [7:0]         row_buffers,
   input  wire [7:0]         lanes_fifo,
   input  wire [7:0]         residual_bytes,
+  input  wire [7:0]         adder_r_bytes,    // r's bytes an element for a separate adder's pass (0: none)
   input  wire               sum_all,
   input  wire [7:0]         reread_depth,
   output wire [7:0]         issued,
@@ -57,6 +64,8 @@ module tb_forward #(
   output reg  [7:0]         sram_reads,       // its replay reads
   output wire [7:0]         outputs,          // its output writes
   output wire [7:0]         buffers_back,
+  output wire [7:0]         adder_reads,      // the separate adder's x and r reads
+  output wire [7:0]         adder_writes,     // ... its z writes
   output wire               overflow,
   output wire               port_full,
   output wire [7:0]         port_done,
@@ -70,8 +79,12 @@ module tb_forward #(
   // a request from those ahead of it alone, and the normalise unit's are
   // first: the loop Verilator sees through the port is not one.
   /* verilator lint_off UNOPTFLAT */
+  localparam integer AL = AW + 2 * AI;  // the adder's request lanes, ahead of the normalise unit's
+  localparam integer HD = AL + NW;
   wire [NW-1:0]            head_dram_valid;
   wire [NW*BYTES_W-1:0]    head_dram_bytes;
+  wire [AL-1:0]            adder_valid;
+  wire [AL*BYTES_W-1:0]    adder_bytes;
   wire [MAXCH-1:0]         head_sram_valid;
   wire [MAXCH*BYTES_W-1:0] head_sram_bytes;
   wire [MAXCH*64-1:0]      head_sram_not_before;
@@ -80,6 +93,8 @@ module tb_forward #(
   wire [7:0]               norm_rows_taken, norm_rr_taken;
   /* verilator lint_on UNOPTFLAT */
   wire [NW*64-1:0]         head_dram_end;
+  wire [HD*64-1:0]         all_head_end;
+  assign head_dram_end = all_head_end[AL*64 +: NW*64];
   wire [MAXCH*64-1:0]      head_sram_first, head_sram_end;
   wire [TAKE*64-1:0]       rows_ready;
   wire [(REREAD+1)*64-1:0] reread_end, reread_first;
@@ -92,22 +107,54 @@ module tb_forward #(
   wire                     streams_overflow, norm_overflow;
   assign buffers_back = norm_back;
 
-  tb_streams #(.ISSUE(ISSUE), .TAKE(TAKE), .FIFO_LOG2(FIFO_LOG2), .REREAD(REREAD), .HEAD_DRAM(NW), .HEAD_SRAM(MAXCH), .BYTES_W(BYTES_W),
+  tb_streams #(.ISSUE(ISSUE), .TAKE(TAKE), .FIFO_LOG2(FIFO_LOG2), .REREAD(REREAD), .HEAD_DRAM(HD), .HEAD_SRAM(MAXCH), .BYTES_W(BYTES_W),
                .RATE_W(RATE_W), .LAT_W(LAT_W)) streams (
     .clk(clk), .rst(rst), .rate_num(rate_num), .rate_den(rate_den), .latency(latency), .sram_rate(sram_rate),
-    .sram_latency(sram_latency), .rows(rows), .chunks(chunks), .chunk_elems(chunk_elems), .last_elems(last_elems),
+    .sram_latency(sram_latency), .sram_dual(sram_dual), .rows(rows), .chunks(chunks), .chunk_elems(chunk_elems), .last_elems(last_elems),
     .stored_elems(stored_elems), .elem_bytes(elem_bytes), .lanes(lanes), .stats_latency(stats_latency),
-    .param_bytes(param_bytes), .window_bytes(window_bytes), .row_buffers(row_buffers), .lanes_fifo(lanes_fifo), .buffers_returned(norm_back),
+    .param_bytes(param_bytes), .window_bytes(window_bytes), .row_buffers(row_buffers), .lanes_fifo(lanes_fifo), .input_start(input_start), .buffers_returned(norm_back),
     .stats_free(stats_free), .residual_bytes(residual_bytes), .sum_all(sum_all), .reread_free(reread_free),
     .issued(issued), .tokens(tokens), .buffers_taken(buffers_taken), .taken(taken), .sram_writes(sram_writes),
     .rows_out(rows_out), .rows_ready(rows_ready), .overflow(streams_overflow), .port_full(port_full),
     .port_done(port_done), .sram_done(sram_done), .sum_writes(sum_writes), .sums_out(sums_out),
     .reread_issued(reread_issued), .reread_tokens(reread_tokens), .reread_end(reread_end),
-    .reread_first_out(reread_first), .head_dram_valid(head_dram_valid), .head_dram_bytes(head_dram_bytes),
-    .head_dram_end(head_dram_end), .head_sram_valid(head_sram_valid), .head_sram_bytes(head_sram_bytes),
+    .reread_first_out(reread_first), .head_dram_valid({head_dram_valid, adder_valid}),
+    .head_dram_bytes({head_dram_bytes, adder_bytes}), .head_dram_end(all_head_end), .head_sram_valid(head_sram_valid), .head_sram_bytes(head_sram_bytes),
     .head_sram_not_before(head_sram_not_before), .head_sram_first(head_sram_first), .head_sram_end(head_sram_end),
     .written_valid(written_valid), .written_row(written_row), .written_chunk(written_chunk),
     .written_end(written_end), .params_valid(params_valid), .params_end(params_end));
+
+  // The separate adder's pass: first on the port; the input path starts at
+  // the edge its last z write has ended (the model's input path, a later
+  // slot, sees the announcement at the edge it is made and waits for that
+  // end).
+  wire        adder_on = adder_r_bytes != 0;
+  wire        adder_done, adder_overflow;
+  wire [63:0] adder_done_end;
+  reg  [63:0] now_units;
+  always @(posedge clk)
+    if (rst) now_units <= 0;
+    else now_units <= now_units + {{(64-RATE_W){1'b0}}, rate_num};
+  // Registered: at the edge the adder announces, its last write (issued
+  // then, a latency of at least a cycle) has not ended anyway.
+  reg         adder_done_q;
+  reg  [63:0] adder_end_q;
+  always @(posedge clk)
+    if (rst) adder_done_q <= 1'b0;
+    else begin
+      adder_done_q <= adder_done;
+      adder_end_q <= adder_done_end;
+    end
+  wire        input_start = !adder_on || (adder_done_q && adder_end_q <= now_units);
+  wire [BYTES_W-1:0] ax_bytes = chunk_elems[BYTES_W-1:0] * {{(BYTES_W-8){1'b0}}, elem_bytes};
+  wire [BYTES_W-1:0] ax_last = last_elems[BYTES_W-1:0] * {{(BYTES_W-8){1'b0}}, elem_bytes};
+  wire [BYTES_W-1:0] ar_bytes = chunk_elems[BYTES_W-1:0] * {{(BYTES_W-8){1'b0}}, adder_r_bytes};
+  wire [BYTES_W-1:0] ar_last = last_elems[BYTES_W-1:0] * {{(BYTES_W-8){1'b0}}, adder_r_bytes};
+  residual_adder_pass #(.ISSUE(AI), .WRITES(AW), .BYTES_W(BYTES_W)) adder (
+    .clk(clk), .rst(rst), .enable(adder_on), .rate_num({{(64-RATE_W){1'b0}}, rate_num}), .rows(rows), .chunks(chunks),
+    .x_bytes(ax_bytes), .x_last_bytes(ax_last), .r_bytes(ar_bytes), .r_last_bytes(ar_last), .window_bytes(window_bytes),
+    .grant_end(all_head_end[AL*64-1:0]), .req_valid(adder_valid), .req_bytes(adder_bytes), .reads(adder_reads),
+    .writes(adder_writes), .done(adder_done), .done_end(adder_done_end), .overflow(adder_overflow));
 
   // gamma/beta's end, from the input path's first request.
   reg [63:0] params_done;
@@ -169,7 +216,7 @@ module tb_forward #(
     .dram_bytes(head_dram_bytes), .dram_end(head_dram_end), .outputs(outputs), .buffers_back(norm_back),
     .overflow(norm_overflow));
 
-  assign overflow = streams_overflow || norm_overflow;
+  assign overflow = streams_overflow || norm_overflow || adder_overflow;
   integer s;
   always @* begin
     sram_reads = 0;

@@ -46,7 +46,7 @@ module tb_input_path #(
   input_path #(.ISSUE(ISSUE), .BYTES_W(BYTES_W)) unit (
     .clk(clk), .rst(rst), .rows(rows), .chunks(chunks), .x_bytes(x_bytes), .x_last_bytes(x_last_bytes),
     .r_bytes(r_bytes), .r_last_bytes(r_last_bytes), .param_bytes(param_bytes), .window_bytes(window_bytes),
-    .row_buffers(row_buffers), .buffers_returned(buffers_returned), .fifo_free(fifo_free), .port_done(port_done),
+    .row_buffers(row_buffers), .start(1'b1), .buffers_returned(buffers_returned), .fifo_free(fifo_free), .port_done(port_done),
     .grant_first(grant_first), .grant_end(grant_end), .req_valid(req_valid), .req_bytes(req_bytes), .issued(issued),
     .tokens(tokens), .token_first(token_first), .token_end(token_end), .buffers_taken(buffers_taken), .overflow(overflow));
 

@@ -12,6 +12,9 @@
 // The SRAM port counts time in 1/(rate_num x sram_rate) cycle, a unit the
 // DRAM port's times (1/rate_num) scale into by sram_rate: one unit for the
 // normalise unit, which weighs the two memories' grants against each other.
+// Banks of one port serve the reads and the writes on one port; banks of
+// two (sram_dual) the writes on a second port of their own, as the
+// model's SramModel does.
 module tb_streams #(
   parameter integer ISSUE = 16,
   parameter integer TAKE = 16,
@@ -31,6 +34,7 @@ module tb_streams #(
   input  wire [LAT_W-1:0]   latency,
   input  wire [RATE_W-1:0]  sram_rate,        // bytes a cycle (banks x access bytes)
   input  wire [LAT_W-1:0]   sram_latency,
+  input  wire               sram_dual,        // two ports a bank: the writes on a port of their own
   input  wire [31:0]        rows,
   input  wire [15:0]        chunks,
   input  wire [31:0]        chunk_elems,
@@ -43,6 +47,7 @@ module tb_streams #(
   input  wire [31:0]        window_bytes,
   input  wire [7:0]         row_buffers,
   input  wire [7:0]         lanes_fifo,       // the FIFO to the lanes' depth (netlist.cpp: input_to_lanes), <= 2^FIFO_LOG2
+  input  wire               input_start,      // the input path may start (a separate adder's z is in DRAM)
   input  wire [7:0]         buffers_returned,
   input  wire [7:0]         stats_free,
   input  wire [7:0]         residual_bytes,   // r's bytes an element (0: not fused)
@@ -134,7 +139,7 @@ module tb_streams #(
   input_path #(.ISSUE(ISSUE), .BYTES_W(BYTES_W)) input_unit (
     .clk(clk), .rst(rst), .rows(rows), .chunks(chunks), .x_bytes(x_bytes), .x_last_bytes(x_last_bytes),
     .r_bytes(r_bytes), .r_last_bytes(r_last_bytes), .param_bytes(param_bytes), .window_bytes(window_bytes),
-    .row_buffers(row_buffers), .buffers_returned(buffers_returned), .fifo_free(fifo_free), .port_done(input_done),
+    .row_buffers(row_buffers), .start(input_start), .buffers_returned(buffers_returned), .fifo_free(fifo_free), .port_done(input_done),
     .grant_first(grant_first[H*64 +: INPUT_REQS*64]), .grant_end(grant_end[H*64 +: INPUT_REQS*64]), .req_valid(input_valid),
     .req_bytes(input_bytes), .issued(issued),
     .tokens(tokens), .token_first(token_first), .token_end(token_end), .buffers_taken(buffers_taken),
@@ -226,19 +231,32 @@ module tb_streams #(
     .req_valid(reread_valid), .req_bytes(reread_bytes), .issued(reread_issued), .tokens(reread_tokens),
     .token_first(reread_first), .token_end(reread_end), .overflow(reread_overflow));
 
-  wire [SREQS-1:0] sreq_valid = {sram_valid, head_sram_valid};
+  wire [SREQS-1:0] sreq_valid = {sram_valid & {TAKE{!sram_dual}}, head_sram_valid};
   dram_port #(.REQS(SREQS), .BYTES_W(BYTES_W), .RATE_W(2 * RATE_W), .LAT_W(LAT_W), .DEPTH_LOG2(CNT_W - 1)) sram (
     .clk(clk), .rst(rst), .rate_num({{RATE_W{1'b0}}, rate_num} * {{RATE_W{1'b0}}, sram_rate}),
     .rate_den({{RATE_W{1'b0}}, rate_num}), .latency(sram_latency), .req_valid(sreq_valid & {SREQS{sram_ready}}),
     .req_bytes({sram_bytes, head_sram_bytes}), .req_not_before({{TAKE{64'd0}}, head_sram_not_before}),
     .req_ready(sram_ready), .done_count(sram_count), .grant_first(sram_first), .grant_end(sram_end));
+  // The write port of two-ported banks (idle with one port a bank).
+  wire [TAKE-1:0]        wreq_valid = sram_valid & {TAKE{sram_dual}};
+  wire                   wport_ready;
+  wire [TAKE*CNT_W-1:0]  wport_count;
+  /* verilator lint_off UNUSEDSIGNAL */
+  wire [TAKE*64-1:0]     wport_first;  // as the shared port's: no one waits for a write's first byte
+  /* verilator lint_on UNUSEDSIGNAL */
+  wire [TAKE*64-1:0]     wport_end;
+  dram_port #(.REQS(TAKE), .BYTES_W(BYTES_W), .RATE_W(2 * RATE_W), .LAT_W(LAT_W), .DEPTH_LOG2(CNT_W - 1)) sram_write (
+    .clk(clk), .rst(rst), .rate_num({{RATE_W{1'b0}}, rate_num} * {{RATE_W{1'b0}}, sram_rate}),
+    .rate_den({{RATE_W{1'b0}}, rate_num}), .latency(sram_latency), .req_valid(wreq_valid & {TAKE{wport_ready}}),
+    .req_bytes(sram_bytes), .req_not_before({TAKE{64'd0}}), .req_ready(wport_ready), .done_count(wport_count),
+    .grant_first(wport_first), .grant_end(wport_end));
   assign head_sram_first = sram_first[HEAD_SRAM*64-1:0];
   assign head_sram_end = sram_end[HEAD_SRAM*64-1:0];
   assign written_valid = sram_valid;
-  assign written_end = sram_end[HEAD_SRAM*64 +: TAKE*64];
+  assign written_end = sram_dual ? wport_end : sram_end[HEAD_SRAM*64 +: TAKE*64];
 
   assign overflow = input_overflow || lanes_overflow || reread_overflow;
-  assign port_full = (|req_valid && !req_ready) || (|sreq_valid && !sram_ready);
+  assign port_full = (|req_valid && !req_ready) || (|sreq_valid && !sram_ready) || (|wreq_valid && !wport_ready);
 
   integer r, j;
   reg [7:0] input_done;  // the input path's requests the port finished by this edge
@@ -252,6 +270,7 @@ module tb_streams #(
     sram_done = 0;
     sram_writes = 0;
     for (r = 0; r < SREQS; r = r + 1) sram_done = sram_done + sram_count[r*CNT_W +: 8];
+    for (r = 0; r < TAKE; r = r + 1) sram_done = sram_done + wport_count[r*CNT_W +: 8];
     for (r = 0; r < TAKE; r = r + 1) sram_writes = sram_writes + {7'd0, sram_valid[r]};
   end
 

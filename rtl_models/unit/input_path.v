@@ -14,6 +14,10 @@
 // complete in issue order (the port is a FIFO server), so a transaction is
 // done when the port has finished its last request.
 //
+// With a separate adder (the unfused baseline of a residual) it starts at
+// the edge the adder's last z write has ended (`start`), as the model's
+// unit waits for the adder's announcement.
+//
 // Request lanes, in the port's priority order: 0 the parameters (once),
 // then transaction t's x on 1 + 2t and its r on 2 + 2t. A transaction
 // handed to the lanes carries its grant -- x's first byte, the end of its
@@ -35,6 +39,7 @@ module input_path #(
   input  wire [BYTES_W-1:0]               param_bytes,        // gamma/beta
   input  wire [31:0]                      window_bytes,       // reads in flight at most (a read larger still goes alone)
   input  wire [7:0]                       row_buffers,        // the free pool at reset
+  input  wire                             start,              // it may start: a separate adder's z is in DRAM (or none is made)
   // This edge's surroundings.
   input  wire [7:0]                       buffers_returned,   // handed back by the normalise unit at this edge
   input  wire [7:0]                       fifo_free,          // room in the FIFO to the lanes
@@ -108,7 +113,7 @@ module input_path #(
         n_flight = n_flight - {{(63-BYTES_W){1'b0}}, queue_bytes[n_retired[QUEUE_LOG2-1:0]]};
         n_retired = n_retired + 64'd1;
       end
-    if (!rst && !n_params) begin  // gamma/beta first
+    if (!rst && start && !n_params) begin  // gamma/beta first
       req_valid[0] = 1'b1;
       req_bytes[0 +: BYTES_W] = param_bytes;
       n_params = 1'b1;
@@ -130,7 +135,7 @@ module input_path #(
           end
         end
       end
-      if (rst || stop || n_row == rows) stop = 1'b1;
+      if (rst || !start || stop || n_row == rows) stop = 1'b1;
       if (!stop && !n_has_buffer) begin  // a row starts in a free buffer
         if (n_pool == 0) begin
           stop = 1'b1;

@@ -75,6 +75,8 @@ struct ActDecl {
   bool per_row;
 };
 constexpr ActDecl kActs[] = {
+    {"dram.adder_read", "residual_adder_pass", "x or r read", true},
+    {"dram.adder_write", "residual_adder_pass", "z write", true},
     {"dram.input", "input_path", "x read issued", true},
     {"free_row_buffers.read", "input_path", "row buffer taken", true},
     {"input_to_lanes.write", "input_path", "transaction handed to the lanes", true},
@@ -103,16 +105,11 @@ std::string rtl_unit_mismatch(const RunGeometry& g, const AsicConfig& c, const c
   return prefix + "this normsim was built without Verilator (tools/bootstrap.sh installs it; rebuild)";
 #else
   if (g.backward) return prefix + "key 'pass': backward: the whole unit's RTL is the forward's so far (allowed: a forward workload)";
-  if (g.fusion == Fusion::separate_adder)
-    return prefix + "key 'fuse.mode': none with a residual (the separate adder's pass) is not in the RTL yet (allowed: residual, residual_dropout, or a workload without a residual)";
   if (a.merge.units != 0)
     return prefix + "key 'merge.units': " + std::to_string(a.merge.units) +
            ": the RTL's lanes feed a dedicated tree (allowed: 0)";
   if (c.datapaths != 1)
     return prefix + "key 'asic.datapaths': " + std::to_string(c.datapaths) + " (allowed: 1: the RTL is one datapath)";
-  if (c.sram.ports != 1)
-    return prefix + "key 'asic.sram.ports': " + std::to_string(c.sram.ports) +
-           " (allowed: 1: the RTL's banks are single-ported so far)";
   const DramPort port = c.dram.port(c.clock_ghz);
   const double rate = port.sustained_bytes_per_cycle.value();
   if (!exact_rate(rate))
@@ -215,7 +212,7 @@ struct RtlUnit::Impl {
   sc_core::sc_signal<bool> clk;
 #define NORMSIM_PORT(p) decltype(bind_signal(dut.p))& p = bind_signal(dut.p);
   NORMSIM_PORT(rst) NORMSIM_PORT(rate_num) NORMSIM_PORT(rate_den) NORMSIM_PORT(latency) NORMSIM_PORT(sram_rate)
-  NORMSIM_PORT(sram_latency) NORMSIM_PORT(rows) NORMSIM_PORT(chunks) NORMSIM_PORT(chunk_elems) NORMSIM_PORT(last_elems)
+  NORMSIM_PORT(sram_latency) NORMSIM_PORT(sram_dual) NORMSIM_PORT(rows) NORMSIM_PORT(chunks) NORMSIM_PORT(chunk_elems) NORMSIM_PORT(last_elems)
   NORMSIM_PORT(stored_elems) NORMSIM_PORT(elem_bytes) NORMSIM_PORT(out_bytes) NORMSIM_PORT(lanes)
   NORMSIM_PORT(stats_latency) NORMSIM_PORT(stats_bytes) NORMSIM_PORT(param_bytes) NORMSIM_PORT(window_bytes)
   NORMSIM_PORT(row_buffers) NORMSIM_PORT(lanes_fifo) NORMSIM_PORT(residual_bytes) NORMSIM_PORT(sum_all)
@@ -223,7 +220,8 @@ struct RtlUnit::Impl {
   NORMSIM_PORT(sram_writes) NORMSIM_PORT(rows_out) NORMSIM_PORT(sum_writes) NORMSIM_PORT(sums_out)
   NORMSIM_PORT(reread_issued) NORMSIM_PORT(reread_tokens) NORMSIM_PORT(norm_rows) NORMSIM_PORT(norm_rereads)
   NORMSIM_PORT(sram_reads) NORMSIM_PORT(outputs) NORMSIM_PORT(buffers_back) NORMSIM_PORT(overflow)
-  NORMSIM_PORT(port_full) NORMSIM_PORT(port_done) NORMSIM_PORT(sram_done)
+  NORMSIM_PORT(port_full) NORMSIM_PORT(port_done) NORMSIM_PORT(sram_done) NORMSIM_PORT(adder_r_bytes)
+  NORMSIM_PORT(adder_reads) NORMSIM_PORT(adder_writes)
 #undef NORMSIM_PORT
 
   Impl(const RunGeometry& geometry, const AsicConfig& cfg) : g(geometry), c(cfg) { dut.clk(clk); }
@@ -246,6 +244,7 @@ struct RtlUnit::Impl {
     latency.write(static_cast<uint32_t>(port.latency_cycles.value()));
     sram_rate.write(static_cast<uint32_t>(c.sram.banks * c.sram.access_bytes));
     sram_latency.write(static_cast<uint32_t>(c.sram.latency_cycles));
+    sram_dual.write(c.sram.ports == 2);
     rows.write(static_cast<uint32_t>(g.rows));
     chunks.write(static_cast<uint32_t>(g.chunks));
     chunk_elems.write(static_cast<uint32_t>(g.chunk_elems));
@@ -261,6 +260,7 @@ struct RtlUnit::Impl {
     row_buffers.write(static_cast<uint32_t>(c.rows_in_flight));
     lanes_fifo.write(static_cast<uint32_t>(accelerator_channel("input_to_lanes").depth(g, c)));
     residual_bytes.write(static_cast<uint32_t>(g.fusion == Fusion::fused ? g.residual_bytes : 0));
+    adder_r_bytes.write(static_cast<uint32_t>(g.fusion == Fusion::separate_adder ? g.residual_bytes : 0));
     sum_all.write(g.sum_written_all);
     reread_depth.write(static_cast<uint32_t>(g.reread_fifo_transactions));
     rst.write(true);
@@ -279,7 +279,8 @@ struct RtlUnit::Impl {
         {"stats_to_normalize.read", norm_rows.read()}, {"reread_fifo.read", norm_rereads.read()},
         {"sram.read", sram_reads.read()},        {"dram.output", outputs.read()},
         {"free_row_buffers.write", buffers_back.read()}, {"dram.done", port_done.read()},
-        {"sram.done", sram_done.read()}};
+        {"sram.done", sram_done.read()},        {"dram.adder_read", adder_reads.read()},
+        {"dram.adder_write", adder_writes.read()}};
     for (const auto& [stream, n] : counts) log.add(stream, e, n);
   }
 };

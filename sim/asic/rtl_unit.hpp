@@ -1,6 +1,7 @@
 // `normsim run --rtl-full`: the forward unit's control in RTL
-// (rtl_models/tb/tb_forward.v: the input path, the lanes, the re-read stream
-// and the normalise unit on the testbench's DRAM and SRAM ports), verilated
+// (rtl_models/tb/tb_forward.v: a separate adder's pass, the input path, the
+// lanes, the re-read stream and the normalise unit on the testbench's DRAM
+// and SRAM ports), verilated
 // into normsim and run on the design the SystemC model simulated, clocked
 // (asic.timing: cycle). Both sides log every act edge by edge
 // (edge_log.hpp); the two logs must be equal act for act, and the first

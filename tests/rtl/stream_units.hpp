@@ -19,6 +19,7 @@
 #include "sim/asic/input_path_unit.hpp"
 #include "sim/asic/reread_stream.hpp"
 #include "sim/asic/rsqrt_unit.hpp"
+#include "sim/asic/separate_adder_pass.hpp"
 #include "sim/asic/welford_lane_array.hpp"
 #include "sim/core/merge_schedule.hpp"
 #include "tests/rtl/unit_bench.hpp"
@@ -27,10 +28,12 @@ namespace normsim::rtl_test {
 
 struct UnitDesign : StreamDesign {
   uint32_t sram_rate = 16, sram_latency = 1;  // the SRAM port: banks x access bytes a cycle, cycles to the first
+  bool sram_dual = false;                     // two ports a bank: the writes on a port of their own
   int64_t stored_elems = 0;                   // the part of a row the replay path keeps
   int lanes = 16;
   int welford_latency = 1, level_cycles = 1, rsqrt_latency = 1;
   int residual_bytes = 0;  // r beside x: a fused residual (0: none)
+  int adder_r_bytes = 0;   // r's bytes for a separate adder's pass ahead of the rows (0: none)
   bool sum_all = false;    // fused: all of z written (else what is re-read)
   int reread_fifo = 1;     // the re-read FIFO's transactions
   int out_bytes = 4;       // y's
@@ -40,7 +43,9 @@ struct UnitDesign : StreamDesign {
   std::string label() const {
     return StreamDesign::label() + ", " + std::to_string(stored_elems) + " elements kept, " + std::to_string(lanes) +
            " lanes, SRAM " + std::to_string(sram_rate) + " B/cycle latency " + std::to_string(sram_latency) +
-           (residual_bytes ? sum_all ? ", fused (all of z written)" : ", fused" : "") + ", re-read FIFO of " +
+           (sram_dual ? " two ports a bank" : "") +
+           (residual_bytes ? sum_all ? ", fused (all of z written)" : ", fused" : "") +
+           (adder_r_bytes ? ", a separate adder's pass first" : "") + ", re-read FIFO of " +
            std::to_string(reread_fifo) + ", lanes' FIFO of " + std::to_string(lanes_fifo) + ", y " + std::to_string(out_bytes) + " B" +
            (write_stats ? ", statistics written" : "");
   }
@@ -57,10 +62,13 @@ struct UnitDesign : StreamDesign {
   }
   /// Random: the stream's (StreamDesign::randomise), 4 to 32 lanes, the
   /// whole row, none or part of it kept, SRAMs of 16 to 512 bytes a cycle
-  /// and 1 to 4 cycles, pipeline latencies of 4 to 41 cycles, a fused
-  /// residual in a third of the designs, re-read FIFOs of 1 to 16, y of 2
-  /// or 4 bytes, statistics written in half; as many rows as finish.
-  void randomise_unit(std::mt19937_64& rng, int index, int64_t edges) {
+  /// and 1 to 4 cycles (two ports a bank in half), pipeline latencies of 4
+  /// to 41 cycles, a fused residual in a third of the designs, FIFOs to the
+  /// lanes of 2 to 32 and re-read FIFOs of 1 to 16, y of 2 or 4 bytes,
+  /// statistics written in half; as many rows as finish. With
+  /// `separate_adders`, half of the unfused designs make z in a
+  /// separate adder's pass first.
+  void randomise_unit(std::mt19937_64& rng, int index, int64_t edges, bool separate_adders = false) {
     in_bytes = rng() % 2 ? 2 : 4;
     randomise(rng, index, edges);
     sram_rate = 16u << (rng() % 6);
@@ -78,18 +86,20 @@ struct UnitDesign : StreamDesign {
     write_stats = rng() % 2;
     row_buffers = std::min(row_buffers, 8);
     lanes_fifo = 2 + static_cast<int>(mix(seed) % 31);  // from the seed: the other draws stay as they were
+    sram_dual = mix(seed + 1) % 2;
+    adder_r_bytes = separate_adders && !residual_bytes && mix(seed + 2) % 2 == 0 ? in_bytes : 0;
     // The port moves x, r and z (fused), x again (re-read) and y.
-    const int port_bytes = in_bytes + 2 * residual_bytes + (rereads() ? in_bytes : 0) + out_bytes;
+    const int port_bytes = in_bytes + 2 * residual_bytes + (rereads() ? in_bytes : 0) + out_bytes + (adder_r_bytes ? 3 * in_bytes : 0);
     rows = rows_within(edges, rows, chunks(), static_cast<uint64_t>(chunk_elems * port_bytes), window_bytes,
                        bytes_per_cycle(), latency, row_buffers);
   }
 };
 
 /// `count` random designs from `seed`, each finishing within `edges`.
-inline std::vector<UnitDesign> unit_designs(uint64_t seed, int count, int64_t edges) {
+inline std::vector<UnitDesign> unit_designs(uint64_t seed, int count, int64_t edges, bool separate_adders = false) {
   std::mt19937_64 rng(seed);
   std::vector<UnitDesign> out(static_cast<size_t>(count));
-  for (int i = 0; i < count; ++i) out[static_cast<size_t>(i)].randomise_unit(rng, i, edges);
+  for (int i = 0; i < count; ++i) out[static_cast<size_t>(i)].randomise_unit(rng, i, edges, separate_adders);
   return out;
 }
 
@@ -104,8 +114,8 @@ inline asic::RunGeometry geometry_of(const UnitDesign& d) {
   g.out_bytes = d.out_bytes;
   g.stored_elems = d.stored_elems;
   g.param_bytes = 2 * d.hidden * 4;
-  g.residual_bytes = d.residual_bytes;
-  g.fusion = d.residual_bytes ? asic::Fusion::fused : asic::Fusion::none;
+  g.residual_bytes = d.adder_r_bytes ? d.adder_r_bytes : d.residual_bytes;
+  g.fusion = d.residual_bytes ? asic::Fusion::fused : d.adder_r_bytes ? asic::Fusion::separate_adder : asic::Fusion::none;
   g.sum_written_all = d.sum_all;
   g.reread_fifo_transactions = d.reread_fifo;
   g.stats_bytes_per_row = d.stats_bytes;
@@ -131,13 +141,14 @@ struct StreamUnits {
   asic::HandshakeFifo<asic::Grant> reread_fifo;
   asic::CycleSignal params, adder;
   std::vector<asic::RowSlot> slots;
+  std::unique_ptr<asic::SeparateAdderPass> adder_pass;  // the unfused baseline's (adder_r_bytes)
 
   explicit StreamUnits(const UnitDesign& d)
       : g(geometry_of(d)),
         limit(d.rows),
         tag(std::to_string(d.seed)),
         dram(("dram_" + tag).c_str(), d.bytes_per_cycle(), d.latency, asic::Traffic::input),
-        sram(("sram_" + tag).c_str(), d.sram_rate, d.sram_latency, asic::Traffic::input),
+        sram(("sram_" + tag).c_str(), d.sram_rate, d.sram_latency, asic::Traffic::input, d.sram_dual),
         input(("input_path_" + tag).c_str(), g, limit, static_cast<double>(d.window_bytes), d.row_buffers, nullptr),
         lanes(("welford_lanes_" + tag).c_str(), g, d.welford_latency, nullptr),
         tree(("tree_" + tag).c_str(), asic::ChanMergeTree::Config{core::MergeSchedule{d.lanes, 0}, d.level_cycles, 1}, nullptr),
@@ -172,6 +183,12 @@ struct StreamUnits {
     reread.sum_in_dram(sums);
     reread.dram(dram);
     for (asic::RowSlot& s : slots) free_slots.preload(&s);
+    if (d.adder_r_bytes) {
+      adder_pass = std::make_unique<asic::SeparateAdderPass>(("adder_pass_" + tag).c_str(), g, static_cast<double>(d.window_bytes));
+      adder_pass->set_cycle_slot(asic::cycle_slot("residual_adder_pass"));
+      adder_pass->done(adder);
+      adder_pass->dram(dram);
+    }
   }
 };
 
@@ -180,6 +197,7 @@ template <class Bench>
 void write_unit_inputs(Bench& b, const UnitDesign& d) {
   b.sram_rate.write(d.sram_rate);
   b.sram_latency.write(d.sram_latency);
+  b.sram_dual.write(d.sram_dual);
   b.chunk_elems.write(static_cast<uint32_t>(d.chunk_elems));
   b.last_elems.write(static_cast<uint32_t>(d.last_elems()));
   b.stored_elems.write(static_cast<uint32_t>(d.stored_elems));

@@ -5,13 +5,15 @@
 #
 # quick (make test): every shipped forward workload on the default arch,
 # 64 rows, on each input path -- SRAM replay, DRAM re-read, partial replay
-# -- and a residual workload fused (residual, and residual with dropout);
-# one with --rtl beside it. Each must agree, its account must add up, and
+# -- and a residual workload's sum made by a separate adder's pass and
+# fused (residual, and residual with dropout); one on SRAM banks of two
+# ports; one with --rtl beside it. Each must agree, its account must add up, and
 # the model's cycles must be a plain clocked run's. Designs the RTL does
 # not carry yet exit 2 with one line naming the key.
 #
 # full (label slow): the same on asic-fp32 and on a third design (two row
-# buffers, a 333-cycle DRAM, a 3-cycle SRAM, 8 lanes), and three workloads
+# buffers, a 333-cycle DRAM, 8 lanes, an SRAM of two banks of two ports
+# and 3 cycles), and three workloads
 # over every row (thousands: the fast-forward finds their steady state
 # within the first 32, and the RTL must match every row past it).
 set -u
@@ -57,9 +59,10 @@ PY
   runs=$((runs + 1))
 }
 
-# The fused mode a residual workload allows: with dropout only residual_dropout.
+# Where a residual workload's sum is made: a separate adder's pass (none),
+# or fused (with dropout, only residual_dropout applies it).
 fuse_modes() {
-  if grep -q 'dropout' "$1"; then echo residual_dropout; else echo "residual residual_dropout"; fi
+  if grep -q 'dropout' "$1"; then echo "none residual_dropout"; else echo "none residual residual_dropout"; fi
 }
 
 # Every forward workload on one arch (its name, then --set overrides for it).
@@ -79,7 +82,7 @@ matrix() {
       if grep -q '^residual:' "$w"; then
         for f in $(fuse_modes "$w"); do
           # shellcheck disable=SC2086
-          compare "$arch $name $p fused $f" "$w" --arch "$arch" $set_rows $extra "$@" --path "$p" --set arch.fuse.mode="$f"
+          compare "$arch $name $p fuse $f" "$w" --arch "$arch" $set_rows $extra "$@" --path "$p" --set arch.fuse.mode="$f"
         done
       else
         # shellcheck disable=SC2086
@@ -91,6 +94,8 @@ matrix() {
 
 if [ "$MODE" = quick ]; then
   matrix asic-default
+  compare "asic-default llama2-7b partial-replay, two ports a bank" llama2-7b --set workload.rows=64 --path partial-replay \
+    --set arch.asic.sram.ports=2
   # With the row pipeline's values beside it: both checks in one run.
   if "$N" run llama2-7b --set workload.rows=16 --rtl --rtl-full --json -q > "$T/both.json" 2> "$T/err"; then
     /usr/bin/python3 -c "
@@ -107,9 +112,7 @@ assert a['rtl']['rows_checked'] == 16 and a['rtl_full']['rows'] == 16, (a['rtl']
   }
   W="$S/workloads/gpt2-small.yaml"
   expect2 "--rtl-full on a backward" "$N" run llama2-7b-bwd --rtl-full
-  expect2 "--rtl-full on the separate adder" "$N" run llama2-7b-prenorm --rtl-full
   expect2 "--rtl-full on shared merge units" "$N" run "$W" --rtl-full --set arch.merge.units=2
-  expect2 "--rtl-full on two-ported banks" "$N" run "$W" --rtl-full --set arch.asic.sram.ports=2
   expect2 "--rtl-full on more row buffers than the RTL's" "$N" run "$W" --rtl-full --set arch.asic.rows_in_flight=9
   expect2 "--rtl-full on more transactions a row than the RTL's" "$N" run llama2-7b --rtl-full --set arch.asic.transaction_elems=128
   expect2 "--rtl-full on many datapaths" "$N" run "$W" --rtl-full --arch gpu-block
@@ -117,7 +120,8 @@ assert a['rtl']['rows_checked'] == 16 and a['rtl_full']['rows'] == 16, (a['rtl']
   grep -q "key 'asic'" "$T/err" || { echo "FAIL --rtl-full without a timing model: $(cat "$T/err")"; fail=1; }
 else
   matrix asic-fp32
-  matrix asic-default --set arch.asic.rows_in_flight=2 --set arch.asic.dram.latency_ns=333 --set arch.asic.sram.latency_cycles=3 --set arch.lanes=8
+  matrix asic-default --set arch.asic.rows_in_flight=2 --set arch.asic.dram.latency_ns=333 --set arch.asic.sram.latency_cycles=3 \
+    --set arch.lanes=8 --set arch.asic.sram.ports=2 --set arch.asic.sram.banks=2
   for w in gpt2-small bert-large cancellation; do
     compare "asic-default $w, every row" "$w" --path partial-replay
   done

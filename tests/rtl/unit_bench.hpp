@@ -198,10 +198,14 @@ struct RecordingMemory : sc_core::sc_module, asic::DramIf, asic::SramIf {
   asic::Traffic counted;
   std::map<int64_t, int> issued, done;
   std::map<std::pair<asic::Traffic, int64_t>, int> by_kind;  // (what it carries, edge) -> DRAM requests
-  RecordingMemory(sc_core::sc_module_name n, double bytes_per_cycle, double latency, asic::Traffic kind)
-      : sc_module(n), port(core::BytesPerCycle(bytes_per_cycle), core::Cycles(latency)), counted(kind) {}
-  asic::Grant request(double now, double bytes, double not_before, bool counts) {
-    const asic::Grant g = port.issue(now, bytes, not_before);
+  /// An SRAM of two ports a bank: its writes on a port of their own (SramModel's).
+  std::unique_ptr<asic::BandwidthServer> write_port;
+  RecordingMemory(sc_core::sc_module_name n, double bytes_per_cycle, double latency, asic::Traffic kind, bool two_ports = false)
+      : sc_module(n), port(core::BytesPerCycle(bytes_per_cycle), core::Cycles(latency)), counted(kind) {
+    if (two_ports) write_port = std::make_unique<asic::BandwidthServer>(core::BytesPerCycle(bytes_per_cycle), core::Cycles(latency));
+  }
+  asic::Grant request(double now, double bytes, double not_before, bool counts, asic::BandwidthServer* on = nullptr) {
+    const asic::Grant g = (on ? *on : port).issue(now, bytes, not_before);
     if (counts) ++issued[static_cast<int64_t>(now)];
     ++done[static_cast<int64_t>(asic::edge_of(g.done))];
     return g;
@@ -226,7 +230,7 @@ struct RecordingMemory : sc_core::sc_module, asic::DramIf, asic::SramIf {
     ++reads[static_cast<int64_t>(now)];
     return request(now, bytes, not_before, false);
   }
-  asic::Grant write(double now, double bytes) override { return request(now, bytes, 0, true); }
+  asic::Grant write(double now, double bytes) override { return request(now, bytes, 0, true, write_port.get()); }
   void hold(int64_t) override {}
   double latency() const override { return port.latency(); }
 };
