@@ -113,7 +113,8 @@ struct Rtl : rtl_test::ClockedBench {
   NORMSIM_PORT(rst) NORMSIM_PORT(rate_num) NORMSIM_PORT(rate_den) NORMSIM_PORT(latency) NORMSIM_PORT(sram_rate)
   NORMSIM_PORT(sram_latency) NORMSIM_PORT(sram_dual) NORMSIM_PORT(rows) NORMSIM_PORT(chunks) NORMSIM_PORT(chunk_elems) NORMSIM_PORT(last_elems)
   NORMSIM_PORT(stored_elems) NORMSIM_PORT(elem_bytes) NORMSIM_PORT(out_bytes) NORMSIM_PORT(lanes)
-  NORMSIM_PORT(stats_latency) NORMSIM_PORT(stats_bytes) NORMSIM_PORT(param_bytes) NORMSIM_PORT(window_bytes)
+  NORMSIM_PORT(lanes_latency) NORMSIM_PORT(merge_latency) NORMSIM_PORT(merge_occupancy)
+  NORMSIM_PORT(finish_latency) NORMSIM_PORT(stats_bytes) NORMSIM_PORT(param_bytes) NORMSIM_PORT(window_bytes)
   NORMSIM_PORT(row_buffers) NORMSIM_PORT(lanes_fifo) NORMSIM_PORT(residual_bytes) NORMSIM_PORT(sum_all) NORMSIM_PORT(reread_depth)
   NORMSIM_PORT(issued) NORMSIM_PORT(tokens) NORMSIM_PORT(buffers_taken) NORMSIM_PORT(taken) NORMSIM_PORT(sram_writes)
   NORMSIM_PORT(rows_out) NORMSIM_PORT(sum_writes) NORMSIM_PORT(sums_out) NORMSIM_PORT(reread_issued)
@@ -156,8 +157,9 @@ TEST(RtlForward, EveryEdgeAsTheClockedModel) {
   constexpr int64_t kEdges = 80000;
   const std::vector<Design> all = rtl_test::unit_designs(20261210, 24, kEdges, true);
   int64_t rows = 0, all_rows = 0, outputs = 0, replays = 0, rereads = 0, adder_writes = 0;
-  int fused = 0, with_stats = 0, separate = 0;
-  for (const Design& d : all) fused += d.residual_bytes != 0, with_stats += d.write_stats, separate += d.adder_r_bytes != 0;
+  int fused = 0, with_stats = 0, separate = 0, shared = 0;
+  for (const Design& d : all)
+    fused += d.residual_bytes != 0, with_stats += d.write_stats, separate += d.adder_r_bytes != 0, shared += d.merge_units != 0;
   const rtl_test::EdgeComparison cmp = rtl_test::compare_clocked<ModelRun, Rtl>(
       all, kEdges, run_rtl,
       [&](const Design& d, const std::vector<Edge>& model) {
@@ -183,13 +185,14 @@ TEST(RtlForward, EveryEdgeAsTheClockedModel) {
                both(m.adder_writes, r.adder_writes);
       });
   std::printf("%lld rows normalised: %lld output transactions, %lld replay reads, %lld re-read transactions; %d designs "
-              "fused, %d with a separate adder's pass (%lld z writes), %d writing statistics\n",
+              "fused, %d with a separate adder's pass (%lld z writes), %d on shared merge units, %d writing statistics\n",
               static_cast<long long>(rows), static_cast<long long>(outputs), static_cast<long long>(replays),
-              static_cast<long long>(rereads), fused, separate, static_cast<long long>(adder_writes), with_stats);
+              static_cast<long long>(rereads), fused, separate, static_cast<long long>(adder_writes), shared, with_stats);
   EXPECT_EQ(rows, all_rows) << "every row of every design was normalised";
   EXPECT_GT(replays, 0) << "no replay read: the row buffers' path is not shown";
   EXPECT_GT(rereads, 0) << "no re-read: the re-read path is not shown";
   EXPECT_GT(adder_writes, 0) << "no separate adder's pass: its RTL is not shown";
+  EXPECT_GT(shared, 0) << "no shared merge units: the lanes' wait for them is not shown";
   cmp.finish(all.size(), "a normalise unit that starts a row a cycle late");
 }
 

@@ -178,7 +178,8 @@ struct Rtl : rtl_test::ClockedBench {
 #define NORMSIM_PORT(p) decltype(asic::bind_signal(dut.p))& p = asic::bind_signal(dut.p);
   NORMSIM_PORT(rst) NORMSIM_PORT(rate_num) NORMSIM_PORT(rate_den) NORMSIM_PORT(latency) NORMSIM_PORT(sram_rate)
   NORMSIM_PORT(sram_latency) NORMSIM_PORT(sram_dual) NORMSIM_PORT(rows) NORMSIM_PORT(chunks) NORMSIM_PORT(chunk_elems) NORMSIM_PORT(last_elems)
-  NORMSIM_PORT(stored_elems) NORMSIM_PORT(elem_bytes) NORMSIM_PORT(lanes) NORMSIM_PORT(stats_latency)
+  NORMSIM_PORT(stored_elems) NORMSIM_PORT(elem_bytes) NORMSIM_PORT(lanes) NORMSIM_PORT(lanes_latency) NORMSIM_PORT(merge_latency) NORMSIM_PORT(merge_occupancy)
+  NORMSIM_PORT(finish_latency)
   NORMSIM_PORT(param_bytes) NORMSIM_PORT(window_bytes) NORMSIM_PORT(row_buffers) NORMSIM_PORT(lanes_fifo) NORMSIM_PORT(buffers_returned)
   NORMSIM_PORT(stats_free) NORMSIM_PORT(issued) NORMSIM_PORT(tokens) NORMSIM_PORT(buffers_taken) NORMSIM_PORT(taken)
   NORMSIM_PORT(sram_writes) NORMSIM_PORT(rows_out) NORMSIM_PORT(rows_ready) NORMSIM_PORT(overflow) NORMSIM_PORT(port_full)

@@ -39,7 +39,10 @@ module tb_forward #(
   input  wire [7:0]         elem_bytes,
   input  wire [7:0]         out_bytes,
   input  wire [15:0]        lanes,
-  input  wire [15:0]        stats_latency,
+  input  wire [15:0]        lanes_latency,    // the lanes' pipeline (cycles)
+  input  wire [15:0]        merge_latency,    // the merge tree, a row's lane states to its root
+  input  wire [15:0]        merge_occupancy,  // ... and until it takes the next row
+  input  wire [15:0]        finish_latency,   // the RSQRT unit
   input  wire [15:0]        stats_bytes,
   input  wire [BYTES_W-1:0] param_bytes,
   input  wire [31:0]        window_bytes,
@@ -111,7 +114,8 @@ module tb_forward #(
                .RATE_W(RATE_W), .LAT_W(LAT_W)) streams (
     .clk(clk), .rst(rst), .rate_num(rate_num), .rate_den(rate_den), .latency(latency), .sram_rate(sram_rate),
     .sram_latency(sram_latency), .sram_dual(sram_dual), .rows(rows), .chunks(chunks), .chunk_elems(chunk_elems), .last_elems(last_elems),
-    .stored_elems(stored_elems), .elem_bytes(elem_bytes), .lanes(lanes), .stats_latency(stats_latency),
+    .stored_elems(stored_elems), .elem_bytes(elem_bytes), .lanes(lanes), .lanes_latency(lanes_latency), .merge_latency(merge_latency),
+    .merge_occupancy(merge_occupancy), .finish_latency(finish_latency),
     .param_bytes(param_bytes), .window_bytes(window_bytes), .row_buffers(row_buffers), .lanes_fifo(lanes_fifo), .input_start(input_start), .buffers_returned(norm_back),
     .stats_free(stats_free), .residual_bytes(residual_bytes), .sum_all(sum_all), .reread_free(reread_free),
     .issued(issued), .tokens(tokens), .buffers_taken(buffers_taken), .taken(taken), .sram_writes(sram_writes),

@@ -42,7 +42,10 @@ module tb_streams #(
   input  wire [31:0]        stored_elems,
   input  wire [7:0]         elem_bytes,
   input  wire [15:0]        lanes,
-  input  wire [15:0]        stats_latency,
+  input  wire [15:0]        lanes_latency,    // the lanes' pipeline (cycles)
+  input  wire [15:0]        merge_latency,    // the merge tree, a row's lane states to its root
+  input  wire [15:0]        merge_occupancy,  // ... and until it takes the next row
+  input  wire [15:0]        finish_latency,   // the RSQRT unit
   input  wire [BYTES_W-1:0] param_bytes,
   input  wire [31:0]        window_bytes,
   input  wire [7:0]         row_buffers,
@@ -180,7 +183,8 @@ module tb_streams #(
   welford_lanes #(.TAKE(TAKE), .BYTES_W(BYTES_W)) lanes_unit (
     .clk(clk), .rst(rst), .rate_num({{(64-RATE_W){1'b0}}, rate_num}), .chunks(chunks), .chunk_elems(chunk_elems),
     .last_elems(last_elems), .stored_elems(stored_elems), .elem_bytes(elem_bytes), .lanes(lanes),
-    .stats_latency(stats_latency), .fused(fused), .sum_all(sum_all), .announce_sums(fused && rereads),
+    .lanes_latency(lanes_latency), .merge_latency(merge_latency),
+    .merge_occupancy(merge_occupancy), .finish_latency(finish_latency), .fused(fused), .sum_all(sum_all), .announce_sums(fused && rereads),
     .tok_avail({{(7-FIFO_LOG2){1'b0}}, fifo_count} + tokens), .tok_first(view_first),
     .tok_end(view_end), .tok_taken(taken), .stats_free(stats_free), .sram_valid(sram_valid), .sram_bytes(sram_bytes),
     .sram_row(written_row), .sram_chunk(written_chunk),

@@ -3,9 +3,11 @@
 // from its first byte, L elements a cycle, and done no sooner than its last
 // byte; the part of the row the replay path keeps goes into the row buffer
 // (an SRAM write at the edge the lanes start on it); a row's statistics
-// leave for the normalise unit `stats_latency` cycles after its last
-// element (the lanes' pipeline, a dedicated merge tree and the RSQRT unit),
-// through their FIFO.
+// leave for the normalise unit through their FIFO after the lanes'
+// pipeline, the merge tree and the RSQRT unit. A dedicated tree takes a row
+// a cycle; shared merge units (sim/asic/chan_merge_tree.cpp) take the next
+// row only `merge_occupancy` cycles after the last, and until then the
+// lanes hold the finished row and take no new element.
 //
 // Times are kept as the model's are, in the DRAM port's units (1/rate_num
 // cycle): a transaction's grant from the input path, the lanes' free time.
@@ -33,7 +35,10 @@ module welford_lanes #(
   input  wire [31:0]             stored_elems,    // elements of a row the replay path keeps
   input  wire [7:0]              elem_bytes,      // bytes an element the row buffer keeps
   input  wire [15:0]             lanes,           // elements a cycle
-  input  wire [15:0]             stats_latency,   // cycles from a row's last element to its statistics
+  input  wire [15:0]             lanes_latency,   // cycles from a row's last element to its lane states
+  input  wire [15:0]             merge_latency,   // ... from the merge units taking them to the row's root
+  input  wire [15:0]             merge_occupancy, // ... from the merge units taking a row to taking the next
+  input  wire [15:0]             finish_latency,  // ... from the root to the statistics (the RSQRT unit)
   input  wire                    fused,           // a residual's sum z is written to DRAM
   input  wire                    sum_all,         // ... all of it (else only what the re-read brings back)
   input  wire                    announce_sums,   // ... and each row's end announced (fused with a re-read)
@@ -61,6 +66,7 @@ module welford_lanes #(
   localparam [1:0] WAIT_TAKE = 2'd0, WAIT_EDGE = 2'd1, WAIT_ROOM = 2'd2;
   reg [1:0]  phase;
   reg [63:0] free_at, start_at, ready_at;  // units
+  reg [63:0] merge_free;                   // when the merge units can take a row (units)
   reg [15:0] chunk;                        // the transaction in (or next into) the lanes
   reg [31:0] row;                          // ... of this row
   reg [31:0] chunk_begin;                  // its first element in the row
@@ -71,7 +77,7 @@ module welford_lanes #(
 
   // The edge's work, as the model's loop.
   reg [1:0]  n_phase;
-  reg [63:0] n_free, n_start, n_ready, first, last_byte, work, after;
+  reg [63:0] n_free, n_start, n_ready, first, last_byte, work, after, n_merge, merge_start;
   reg [15:0] n_chunk;
   reg [31:0] n_row;
   reg [31:0] n_begin, size, kept;
@@ -86,6 +92,8 @@ module welford_lanes #(
     n_free = free_at;
     n_start = start_at;
     n_ready = ready_at;
+    n_merge = merge_free;
+    merge_start = 0;
     n_chunk = chunk;
     n_row = row;
     n_begin = chunk_begin;
@@ -189,7 +197,13 @@ module welford_lanes #(
         n_begin = finish_row ? 32'd0 : n_begin + chunk_elems;
       end
       if (finish_row) begin  // the row's statistics, then to the normalise unit
-        n_ready = n_free + {48'd0, stats_latency} * rate_num;
+        // Its lane states ready; the merge units take them once free (the
+        // lanes held meanwhile), then the tree and the RSQRT unit.
+        n_ready = n_free + {48'd0, lanes_latency} * rate_num;
+        merge_start = n_ready > n_merge ? n_ready : n_merge;
+        n_free = n_free + (merge_start - n_ready);
+        n_merge = merge_start + {48'd0, merge_occupancy} * rate_num;
+        n_ready = merge_start + ({48'd0, merge_latency} + {48'd0, finish_latency}) * rate_num;
         if (announce_sums) sums_out = sums_out + 8'd1;  // its z is in DRAM when its last write is
         if (room == 0) begin
           n_phase = WAIT_ROOM;
@@ -236,6 +250,7 @@ module welford_lanes #(
       free_at <= 0;
       start_at <= 0;
       ready_at <= 0;
+      merge_free <= 0;
       chunk <= 0;
       row <= 0;
       chunk_begin <= 0;
@@ -248,6 +263,7 @@ module welford_lanes #(
       free_at <= n_free;
       start_at <= n_start;
       ready_at <= n_ready;
+      merge_free <= n_merge;
       chunk <= n_chunk;
       row <= n_row;
       chunk_begin <= n_begin;

@@ -377,7 +377,7 @@ AsicResult run_asic(const config::Workload& w, const config::Arch& a, const Asic
   std::unique_ptr<RtlUnit> rtl_unit;
   EdgeLog model_acts;
   if (o.rtl_full) {
-    rtl_unit = std::make_unique<RtlUnit>(geometry, res.cfg);
+    rtl_unit = std::make_unique<RtlUnit>(geometry, res.cfg, merge);
     top.log_edges(model_acts);
   }
   simulate(top, w, o, res);

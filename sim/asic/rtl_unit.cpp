@@ -1,5 +1,6 @@
 #include "sim/asic/rtl_unit.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <limits>
@@ -60,10 +61,15 @@ std::string num(double v) {
   return b;
 }
 
-// Cycles from a row's last element to its statistics: the lanes, a dedicated tree, the RSQRT unit.
-int stats_latency(const RunGeometry& g, const AsicConfig& c) {
-  return c.welford_lanes.latency_cycles + core::MergeSchedule{g.lanes, 0}.latency_cycles(c.chan_merge_tree.level_cycles) +
-         c.rsqrt.latency_cycles;
+// The pipeline latencies the lanes' statistics go through (cycles): the
+// lanes, the merge tree (and how long it holds a row), the RSQRT unit.
+struct StatsLatencies {
+  int lanes, merge, merge_occupancy, finish;
+  int largest() const { return std::max({lanes, merge, merge_occupancy, finish}); }
+};
+StatsLatencies stats_latencies(const AsicConfig& c, const core::MergeSchedule& merge) {
+  return {c.welford_lanes.latency_cycles, merge.latency_cycles(c.chan_merge_tree.level_cycles),
+          merge.occupancy_cycles(c.chan_merge_tree.level_cycles), c.rsqrt.latency_cycles};
 }
 
 /// Each act both sides log, the unit that does it, and whether it comes a
@@ -105,9 +111,6 @@ std::string rtl_unit_mismatch(const RunGeometry& g, const AsicConfig& c, const c
   return prefix + "this normsim was built without Verilator (tools/bootstrap.sh installs it; rebuild)";
 #else
   if (g.backward) return prefix + "key 'pass': backward: the whole unit's RTL is the forward's so far (allowed: a forward workload)";
-  if (a.merge.units != 0)
-    return prefix + "key 'merge.units': " + std::to_string(a.merge.units) +
-           ": the RTL's lanes feed a dedicated tree (allowed: 0)";
   if (c.datapaths != 1)
     return prefix + "key 'asic.datapaths': " + std::to_string(c.datapaths) + " (allowed: 1: the RTL is one datapath)";
   const DramPort port = c.dram.port(c.clock_ghz);
@@ -148,9 +151,9 @@ std::string rtl_unit_mismatch(const RunGeometry& g, const AsicConfig& c, const c
            " makes requests over the RTL's 2^24 bytes (allowed: fewer elements a transaction, and gamma/beta under 16 MiB)";
   if (c.dram.window_bytes() > static_cast<double>(std::numeric_limits<uint32_t>::max()))
     return prefix + "key 'asic.dram.max_outstanding': a window of " + num(c.dram.window_bytes()) + " bytes (allowed: under 2^32)";
-  if (stats_latency(g, c) > kMaxLatency)
-    return prefix + "key 'asic.rsqrt.latency_cycles': the statistics' latency " + std::to_string(stats_latency(g, c)) +
-           " cycles (allowed: under 2^16)";
+  if (const int largest = stats_latencies(c, core::MergeSchedule{a.lanes, a.merge.units}).largest(); largest > kMaxLatency)
+    return prefix + "key 'asic.rsqrt.latency_cycles': a pipeline latency of " + std::to_string(largest) +
+           " cycles on the way to the statistics (allowed: under 2^16 each: the lanes', the merge tree's, the RSQRT unit's)";
   return {};
 #endif
 }
@@ -197,7 +200,7 @@ RtlFullCheck compare_edge_logs(const EdgeLog& model, const EdgeLog& rtl, int64_t
 #ifndef NORMSIM_WITH_RTL_UNIT
 
 struct RtlUnit::Impl {};
-RtlUnit::RtlUnit(const RunGeometry& g, const AsicConfig& c) {
+RtlUnit::RtlUnit(const RunGeometry& g, const AsicConfig& c, const core::MergeSchedule&) {
   throw config::ConfigError(rtl_unit_mismatch(g, c, {}));
 }
 RtlUnit::~RtlUnit() = default;
@@ -208,13 +211,15 @@ RtlFullCheck RtlUnit::compare(const EdgeLog&) { return {}; }
 struct RtlUnit::Impl {
   const RunGeometry g;
   const AsicConfig c;
+  const core::MergeSchedule merge;
   Vrtl_unit dut{"rtl_unit"};
   sc_core::sc_signal<bool> clk;
 #define NORMSIM_PORT(p) decltype(bind_signal(dut.p))& p = bind_signal(dut.p);
   NORMSIM_PORT(rst) NORMSIM_PORT(rate_num) NORMSIM_PORT(rate_den) NORMSIM_PORT(latency) NORMSIM_PORT(sram_rate)
   NORMSIM_PORT(sram_latency) NORMSIM_PORT(sram_dual) NORMSIM_PORT(rows) NORMSIM_PORT(chunks) NORMSIM_PORT(chunk_elems) NORMSIM_PORT(last_elems)
   NORMSIM_PORT(stored_elems) NORMSIM_PORT(elem_bytes) NORMSIM_PORT(out_bytes) NORMSIM_PORT(lanes)
-  NORMSIM_PORT(stats_latency) NORMSIM_PORT(stats_bytes) NORMSIM_PORT(param_bytes) NORMSIM_PORT(window_bytes)
+  NORMSIM_PORT(lanes_latency) NORMSIM_PORT(merge_latency) NORMSIM_PORT(merge_occupancy)
+  NORMSIM_PORT(finish_latency) NORMSIM_PORT(stats_bytes) NORMSIM_PORT(param_bytes) NORMSIM_PORT(window_bytes)
   NORMSIM_PORT(row_buffers) NORMSIM_PORT(lanes_fifo) NORMSIM_PORT(residual_bytes) NORMSIM_PORT(sum_all)
   NORMSIM_PORT(reread_depth) NORMSIM_PORT(issued) NORMSIM_PORT(tokens) NORMSIM_PORT(buffers_taken) NORMSIM_PORT(taken)
   NORMSIM_PORT(sram_writes) NORMSIM_PORT(rows_out) NORMSIM_PORT(sum_writes) NORMSIM_PORT(sums_out)
@@ -224,7 +229,9 @@ struct RtlUnit::Impl {
   NORMSIM_PORT(adder_reads) NORMSIM_PORT(adder_writes)
 #undef NORMSIM_PORT
 
-  Impl(const RunGeometry& geometry, const AsicConfig& cfg) : g(geometry), c(cfg) { dut.clk(clk); }
+  Impl(const RunGeometry& geometry, const AsicConfig& cfg, const core::MergeSchedule& m) : g(geometry), c(cfg), merge(m) {
+    dut.clk(clk);
+  }
 
   void settle() {
     sc_core::sc_start(sc_core::sc_time::from_value(static_cast<sc_core::sc_time::value_type>(g_ticks_per_cycle / 2)));
@@ -253,7 +260,11 @@ struct RtlUnit::Impl {
     elem_bytes.write(static_cast<uint32_t>(g.in_bytes));
     out_bytes.write(static_cast<uint32_t>(g.out_bytes));
     lanes.write(static_cast<uint32_t>(g.lanes));
-    stats_latency.write(static_cast<uint32_t>(asic::stats_latency(g, c)));
+    const StatsLatencies l = stats_latencies(c, merge);
+    lanes_latency.write(static_cast<uint32_t>(l.lanes));
+    merge_latency.write(static_cast<uint32_t>(l.merge));
+    merge_occupancy.write(static_cast<uint32_t>(l.merge_occupancy));
+    finish_latency.write(static_cast<uint32_t>(l.finish));
     stats_bytes.write(static_cast<uint32_t>(c.write_stats ? g.stats_bytes_per_row : 0));
     param_bytes.write(static_cast<uint32_t>(g.param_bytes));
     window_bytes.write(static_cast<uint32_t>(c.dram.window_bytes()));
@@ -285,7 +296,8 @@ struct RtlUnit::Impl {
   }
 };
 
-RtlUnit::RtlUnit(const RunGeometry& g, const AsicConfig& c) : impl_(std::make_unique<Impl>(g, c)) {}
+RtlUnit::RtlUnit(const RunGeometry& g, const AsicConfig& c, const core::MergeSchedule& merge)
+    : impl_(std::make_unique<Impl>(g, c, merge)) {}
 RtlUnit::~RtlUnit() = default;
 
 RtlFullCheck RtlUnit::compare(const EdgeLog& model) {

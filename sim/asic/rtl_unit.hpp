@@ -17,6 +17,7 @@
 #include "sim/asic/edge_log.hpp"
 #include "sim/asic/run_geometry.hpp"
 #include "sim/config/arch.hpp"
+#include "sim/core/merge_schedule.hpp"
 
 namespace normsim::asic {
 
@@ -52,7 +53,7 @@ RtlFullCheck compare_edge_logs(const EdgeLog& model, const EdgeLog& rtl, int64_t
 class RtlUnit {
  public:
   /// Elaborates the verilated unit for the design (before sc_start).
-  RtlUnit(const RunGeometry& g, const AsicConfig& c);
+  RtlUnit(const RunGeometry& g, const AsicConfig& c, const core::MergeSchedule& merge);
   ~RtlUnit();
   /// Runs the RTL past the model's last act and compares the two logs;
   /// throws config::CheckFailure at the first act that differs.

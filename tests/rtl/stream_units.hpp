@@ -32,6 +32,7 @@ struct UnitDesign : StreamDesign {
   int64_t stored_elems = 0;                   // the part of a row the replay path keeps
   int lanes = 16;
   int welford_latency = 1, level_cycles = 1, rsqrt_latency = 1;
+  int merge_units = 0;     // the merge tree's units (0: a dedicated tree)
   int residual_bytes = 0;  // r beside x: a fused residual (0: none)
   int adder_r_bytes = 0;   // r's bytes for a separate adder's pass ahead of the rows (0: none)
   bool sum_all = false;    // fused: all of z written (else what is re-read)
@@ -44,6 +45,7 @@ struct UnitDesign : StreamDesign {
     return StreamDesign::label() + ", " + std::to_string(stored_elems) + " elements kept, " + std::to_string(lanes) +
            " lanes, SRAM " + std::to_string(sram_rate) + " B/cycle latency " + std::to_string(sram_latency) +
            (sram_dual ? " two ports a bank" : "") +
+           (merge_units ? ", " + std::to_string(merge_units) + " shared merge units" : "") +
            (residual_bytes ? sum_all ? ", fused (all of z written)" : ", fused" : "") +
            (adder_r_bytes ? ", a separate adder's pass first" : "") + ", re-read FIFO of " +
            std::to_string(reread_fifo) + ", lanes' FIFO of " + std::to_string(lanes_fifo) + ", y " + std::to_string(out_bytes) + " B" +
@@ -56,15 +58,14 @@ struct UnitDesign : StreamDesign {
     for (int k = 0; k < chunks(); ++k) n += stored_elems < k * chunk_elems + chunk_size(k);
     return n;
   }
-  /// Cycles from a row's last element to its statistics: the lanes, a dedicated tree, the RSQRT unit.
-  int stats_latency() const {
-    return welford_latency + core::MergeSchedule{lanes, 0}.latency_cycles(level_cycles) + rsqrt_latency;
-  }
+  /// The merge tree's schedule: a dedicated tree, or shared merge units.
+  core::MergeSchedule merge() const { return core::MergeSchedule{lanes, merge_units}; }
   /// Random: the stream's (StreamDesign::randomise), 4 to 32 lanes, the
   /// whole row, none or part of it kept, SRAMs of 16 to 512 bytes a cycle
   /// and 1 to 4 cycles (two ports a bank in half), pipeline latencies of 4
   /// to 41 cycles, a fused residual in a third of the designs, FIFOs to the
-  /// lanes of 2 to 32 and re-read FIFOs of 1 to 16, y of 2 or 4 bytes,
+  /// lanes of 2 to 32 and re-read FIFOs of 1 to 16, shared merge units in
+  /// a third (1 to lanes - 2 of them), y of 2 or 4 bytes,
   /// statistics written in half; as many rows as finish. With
   /// `separate_adders`, half of the unfused designs make z in a
   /// separate adder's pass first.
@@ -87,6 +88,7 @@ struct UnitDesign : StreamDesign {
     row_buffers = std::min(row_buffers, 8);
     lanes_fifo = 2 + static_cast<int>(mix(seed) % 31);  // from the seed: the other draws stay as they were
     sram_dual = mix(seed + 1) % 2;
+    merge_units = mix(seed + 3) % 3 == 0 ? 1 + static_cast<int>(mix(seed + 4) % static_cast<uint64_t>(lanes - 2)) : 0;
     adder_r_bytes = separate_adders && !residual_bytes && mix(seed + 2) % 2 == 0 ? in_bytes : 0;
     // The port moves x, r and z (fused), x again (re-read) and y.
     const int port_bytes = in_bytes + 2 * residual_bytes + (rereads() ? in_bytes : 0) + out_bytes + (adder_r_bytes ? 3 * in_bytes : 0);
@@ -151,7 +153,7 @@ struct StreamUnits {
         sram(("sram_" + tag).c_str(), d.sram_rate, d.sram_latency, asic::Traffic::input, d.sram_dual),
         input(("input_path_" + tag).c_str(), g, limit, static_cast<double>(d.window_bytes), d.row_buffers, nullptr),
         lanes(("welford_lanes_" + tag).c_str(), g, d.welford_latency, nullptr),
-        tree(("tree_" + tag).c_str(), asic::ChanMergeTree::Config{core::MergeSchedule{d.lanes, 0}, d.level_cycles, 1}, nullptr),
+        tree(("tree_" + tag).c_str(), asic::ChanMergeTree::Config{d.merge(), d.level_cycles, 1}, nullptr),
         rsqrt(("rsqrt_" + tag).c_str(), d.rsqrt_latency, nullptr),
         reread(("reread_stream_" + tag).c_str(), g, limit),
         free_slots(("free_" + tag).c_str(), d.row_buffers),
@@ -203,7 +205,10 @@ void write_unit_inputs(Bench& b, const UnitDesign& d) {
   b.stored_elems.write(static_cast<uint32_t>(d.stored_elems));
   b.elem_bytes.write(static_cast<uint32_t>(d.in_bytes));
   b.lanes.write(static_cast<uint32_t>(d.lanes));
-  b.stats_latency.write(static_cast<uint32_t>(d.stats_latency()));
+  b.lanes_latency.write(static_cast<uint32_t>(d.welford_latency));
+  b.merge_latency.write(static_cast<uint32_t>(d.merge().latency_cycles(d.level_cycles)));
+  b.merge_occupancy.write(static_cast<uint32_t>(d.merge().occupancy_cycles(d.level_cycles)));
+  b.finish_latency.write(static_cast<uint32_t>(d.rsqrt_latency));
   b.param_bytes.write(static_cast<uint32_t>(2 * d.hidden * 4));
   b.window_bytes.write(static_cast<uint32_t>(d.window_bytes));
   b.row_buffers.write(static_cast<uint32_t>(d.row_buffers));

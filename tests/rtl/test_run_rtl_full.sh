@@ -7,7 +7,7 @@
 # 64 rows, on each input path -- SRAM replay, DRAM re-read, partial replay
 # -- and a residual workload's sum made by a separate adder's pass and
 # fused (residual, and residual with dropout); one on SRAM banks of two
-# ports; one with --rtl beside it. Each must agree, its account must add up, and
+# ports; two on shared merge units; one with --rtl beside it. Each must agree, its account must add up, and
 # the model's cycles must be a plain clocked run's. Designs the RTL does
 # not carry yet exit 2 with one line naming the key.
 #
@@ -23,7 +23,8 @@ trap 'rm -rf "$T"' EXIT
 fail=0
 runs=0
 
-# One comparison: name, then the run's arguments (rows included).
+# One comparison: name, then the run's arguments (rows included). With
+# STALL=<cause> set, the model must have stalled on it (the case shows it).
 compare() {
   local name=$1; shift
   if ! "$N" run "$@" --rtl-full --no-numerics --json -q > "$T/a.json" 2> "$T/err"; then
@@ -31,9 +32,9 @@ compare() {
   fi
   "$N" run "$@" --set arch.asic.timing=cycle --no-fast-forward --no-numerics --json -q > "$T/b.json" ||
     { echo "FAIL $name: the plain clocked run"; fail=1; return; }
-  /usr/bin/python3 - "$T/a.json" "$T/b.json" "$name" <<'PY' || { fail=1; return; }
+  /usr/bin/python3 - "$T/a.json" "$T/b.json" "$name" "${STALL:-}" <<'PY' || { fail=1; return; }
 import json, sys
-a, b, name = json.load(open(sys.argv[1])), json.load(open(sys.argv[2])), sys.argv[3]
+a, b, name, stall = json.load(open(sys.argv[1])), json.load(open(sys.argv[2])), sys.argv[3], sys.argv[4]
 r = a["rtl_full"]
 rows = a["workload"]["rows"]
 try:
@@ -51,6 +52,8 @@ try:
     assert a["arch"]["asic"]["timing"] == "cycle"
     assert a["timing"]["cycles"] == b["timing"]["cycles"], (a["timing"]["cycles"], b["timing"]["cycles"])
     assert a["traffic"] == b["traffic"]
+    if stall:
+        assert a["timing"]["stall_cycles"][stall] > 0, ("no stall on", stall, a["timing"]["stall_cycles"])
 except AssertionError as e:
     print(f"FAIL {name}: {e}")
     sys.exit(1)
@@ -96,6 +99,14 @@ if [ "$MODE" = quick ]; then
   matrix asic-default
   compare "asic-default llama2-7b partial-replay, two ports a bank" llama2-7b --set workload.rows=64 --path partial-replay \
     --set arch.asic.sram.ports=2
+  # Shared merge units: one and two; and rows short enough (8 cycles) that
+  # each waits for the one unit (24 cycles a row), holding the lanes.
+  for u in 1 2; do
+    compare "asic-default gpt2-small dram-reread, $u merge units" gpt2-small --set workload.batch=1 --set workload.seq=64 \
+      --path dram-reread --set arch.merge.units=$u
+  done
+  STALL=merge_unit compare "asic-default gpt2-small x 128, rows waiting for 1 merge unit" gpt2-small --set workload.batch=1 \
+    --set workload.seq=64 --set workload.hidden=128 --set arch.merge.units=1
   # With the row pipeline's values beside it: both checks in one run.
   if "$N" run llama2-7b --set workload.rows=16 --rtl --rtl-full --json -q > "$T/both.json" 2> "$T/err"; then
     /usr/bin/python3 -c "
@@ -112,7 +123,6 @@ assert a['rtl']['rows_checked'] == 16 and a['rtl_full']['rows'] == 16, (a['rtl']
   }
   W="$S/workloads/gpt2-small.yaml"
   expect2 "--rtl-full on a backward" "$N" run llama2-7b-bwd --rtl-full
-  expect2 "--rtl-full on shared merge units" "$N" run "$W" --rtl-full --set arch.merge.units=2
   expect2 "--rtl-full on more row buffers than the RTL's" "$N" run "$W" --rtl-full --set arch.asic.rows_in_flight=9
   expect2 "--rtl-full on more transactions a row than the RTL's" "$N" run llama2-7b --rtl-full --set arch.asic.transaction_elems=128
   expect2 "--rtl-full on many datapaths" "$N" run "$W" --rtl-full --arch gpu-block
