@@ -41,7 +41,9 @@ std::string unit_of(const std::string& path) {
       {"numerics.residual_add.dropped", "elements"}, {"numerics.residual_add.dropped_fraction", "fraction"},
       {"numerics.residual_add.dropout_p", "1"}, {"numerics.sample_rows", "rows"}, {"numerics.sample_groups", "count"},
       {"numerics.sample_rel_l2_error_min", "1"}, {"numerics.sample_rel_l2_error_max", "1"},
-      {"numerics.sample_max_ulp_error_min", "ulp"}, {"numerics.sample_max_ulp_error_max", "ulp"}};
+      {"numerics.sample_max_ulp_error_min", "ulp"}, {"numerics.sample_max_ulp_error_max", "ulp"},
+      {"rtl.rows_checked", "rows"}, {"rtl.rtl_seconds", "s"}, {"rtl_full.rows", "rows"},
+      {"rtl_full.acts_compared", "acts"}, {"rtl_full.rtl_seconds", "s"}};
   if (auto it = units.find(path); it != units.end()) return it->second;
   // A backward's parameter gradients: the same figures as dx's, in gradient units.
   if (path == "numerics.dbranch.dropped") return "elements";

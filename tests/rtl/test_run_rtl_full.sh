@@ -116,6 +116,16 @@ assert a['rtl']['rows_checked'] == 16 and a['rtl_full']['rows'] == 16, (a['rtl']
   else
     echo "FAIL --rtl with --rtl-full: $(cat "$T/err")"; fail=1
   fi
+  # The report's CSV names each of rtl_full's numbers with its unit.
+  if "$N" run llama2-7b --set workload.rows=8 --rtl-full --no-numerics --out "$T/out" -q > /dev/null 2> "$T/err"; then
+    head -1 "$T/out/report.csv" | tr ',' '\n' | grep '^rtl_full\.' > "$T/cols"
+    for c in "rtl_full.rows [rows]" "rtl_full.rtl_cycles [cycles]" "rtl_full.acts_compared [acts]" "rtl_full.rtl_seconds [s]"; do
+      grep -qxF "$c" "$T/cols" || { echo "FAIL report.csv: no column '$c' in: $(tr '\n' ' ' < "$T/cols")"; fail=1; }
+    done
+    echo "ok report.csv: $(tr '\n' ' ' < "$T/cols")"
+  else
+    echo "FAIL --rtl-full --out: $(cat "$T/err")"; fail=1
+  fi
   expect2() {  # description, command...
     local what=$1; shift
     "$@" -q > /dev/null 2> "$T/err"; local rc=$?
