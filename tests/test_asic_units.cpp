@@ -89,7 +89,7 @@ void expect_same_stats(const core::RowStats& got, const core::RowStats& want) {
 
 // Waits (a testbench thread) until cycle `t`, if it lies ahead.
 void wait_until(double t) {
-  if (t > now_cycles()) sc_core::wait(sc_core::sc_time((t - now_cycles()) * g_ticks_per_cycle, sc_core::SC_FS));
+  if (t > now_cycles()) sc_core::wait(sc_core::sc_time((t - now_cycles()) * kTicksPerCycle, sc_core::SC_FS));
 }
 
 // Writes `tokens` into its port in order, each not before its cycle.

@@ -19,6 +19,7 @@
 #include RTL_TOP_HEADER
 #include "sim/asic/bandwidth_server.hpp"
 #include "sim/asic/port_signal.hpp"
+#include "sim/asic/sim_time.hpp"
 #include "tests/rtl/clocked_bench.hpp"
 
 int sc_main(int, char**) { return 0; }  // libsystemc wants one; gtest's main runs the tests
@@ -175,6 +176,7 @@ int64_t run_stream(Bench& b, const Port& p, uint64_t seed, int64_t cycles, int64
 }
 
 TEST(RtlDramPort, EveryRequestDoneAtTheCeilingOfTheModelsTime) {
+  asic::set_cycle_resolution();  // the kernel at the port's 1 fs
   Bench b;
   // Whole, fractional and awkward rates; the default arch's 64 B/cycle DRAM
   // port, the gpu-warp arch's 2130.8 B/cycle, an SRAM's banks x access bytes.

@@ -234,7 +234,7 @@ struct RtlUnit::Impl {
   }
 
   void settle() {
-    sc_core::sc_start(sc_core::sc_time::from_value(static_cast<sc_core::sc_time::value_type>(g_ticks_per_cycle / 2)));
+    sc_core::sc_start(sc_core::sc_time::from_value(static_cast<sc_core::sc_time::value_type>(kTicksPerCycle / 2)));
   }
   void cycle() {  // a rising edge, then the registers' outputs settle
     clk.write(false);

@@ -15,11 +15,10 @@
 
 namespace normsim::asic {
 
-/// Kernel ticks a cycle: 10^6 (fs); 1000 (ps) in the co-simulation
-/// benches, whose verilated models keep Verilog's default timeprecision (a
-/// verilated model needs the kernel at its own). The RTL `normsim run`
-/// builds in is verilated at 1 fs, so a run with it is the same run.
-inline double g_ticks_per_cycle = 1e6;
+/// Kernel ticks a cycle: 10^6 (fs). Every verilated model is verilated at
+/// 1 fs (a verilated model needs the kernel at its own timeprecision), so a
+/// run with RTL beside it is the same run as one without.
+inline constexpr double kTicksPerCycle = 1e6;
 /// Cycle-discrete timing (asic.timing: cycle): a unit acts only at a whole
 /// cycle -- a wait for time t ends at the edge ceil(t) -- as clocked logic
 /// does, while a memory port keeps its byte-exact fluid time (the credit the
@@ -30,20 +29,19 @@ inline bool g_whole_cycles = false;
 /// double arithmetic's last bits), then up to the next edge when the units
 /// act at whole cycles.
 inline double ticks_of(double t) {
-  const double ticks = std::nearbyint(t * g_ticks_per_cycle);
-  return g_whole_cycles ? std::ceil(ticks / g_ticks_per_cycle) * g_ticks_per_cycle : ticks;
+  const double ticks = std::nearbyint(t * kTicksPerCycle);
+  return g_whole_cycles ? std::ceil(ticks / kTicksPerCycle) * kTicksPerCycle : ticks;
 }
 /// The edge a time t is seen at: t itself (fluid) or ceil(t) (whole cycles).
-inline double edge_of(double t) { return g_whole_cycles ? ticks_of(t) / g_ticks_per_cycle : t; }
+inline double edge_of(double t) { return g_whole_cycles ? ticks_of(t) / kTicksPerCycle : t; }
 /// The kernel's resolution for these ticks: set once a simulation context, before any time exists.
-inline void set_cycle_resolution(bool picoseconds = false) {
-  g_ticks_per_cycle = picoseconds ? 1e3 : 1e6;
-  sc_core::sc_set_time_resolution(1, picoseconds ? sc_core::SC_PS : sc_core::SC_FS);
+inline void set_cycle_resolution() {
+  sc_core::sc_set_time_resolution(1, sc_core::SC_FS);
 }
 /// The current cycle: the kernel's time (fluid), or the edge the units act
 /// at (whole cycles: a unit's slot within the cycle is not part of its time).
 inline double now_cycles() {
-  const double t = static_cast<double>(sc_core::sc_time_stamp().value()) / g_ticks_per_cycle;
+  const double t = static_cast<double>(sc_core::sc_time_stamp().value()) / kTicksPerCycle;
   return g_whole_cycles ? std::floor(t) : t;
 }
 /// A memory request made now for data of time `t` (<= now): at `t` itself
@@ -88,7 +86,7 @@ class CycleSlot {
   bool await_slot() const {
     if (!g_whole_cycles) return false;
     const auto now = sc_core::sc_time_stamp().value();
-    const auto per_cycle = static_cast<sc_core::sc_time::value_type>(g_ticks_per_cycle);
+    const auto per_cycle = static_cast<sc_core::sc_time::value_type>(kTicksPerCycle);
     const auto offset = now % per_cycle, slot = static_cast<sc_core::sc_time::value_type>(slot_);
     if (offset == slot) return false;
     sc_core::next_trigger(sc_core::sc_time::from_value(offset < slot ? slot - offset : per_cycle - offset + slot));

@@ -104,7 +104,7 @@ int64_t last_active(const std::vector<Edge>& edges) {
 
 /// Runs every model elaborated so far side by side for `edges` cycles.
 inline void run_models(int64_t edges) {
-  sc_core::sc_start(sc_core::sc_time::from_value(static_cast<sc_core::sc_time::value_type>(edges * asic::g_ticks_per_cycle)));
+  sc_core::sc_start(sc_core::sc_time::from_value(static_cast<sc_core::sc_time::value_type>(edges * asic::kTicksPerCycle)));
 }
 
 /// The edge-for-edge comparison of a bench: every design's edges, model
@@ -171,7 +171,7 @@ void start_bench(Bench& b, const Design& d) {
 template <class ModelRun, class Bench, class Design, class RunRtl, class Check, class Acting, class Describe>
 EdgeComparison compare_clocked(const std::vector<Design>& all, int64_t edges, RunRtl run_rtl, Check check, Acting acting,
                                Describe describe) {
-  asic::set_cycle_resolution(true);
+  asic::set_cycle_resolution();
   asic::g_whole_cycles = true;
   std::vector<std::unique_ptr<ModelRun>> runs;
   for (const Design& d : all) runs.push_back(std::make_unique<ModelRun>(d, edges));
