@@ -8,6 +8,9 @@
 
 #include <algorithm>
 #include <array>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <cmath>
 #include <set>
 #include <memory>
@@ -824,6 +827,35 @@ TEST(AsicUnits, EveryAreaUnitBelongsToExactlyOneRegistryEntry) {
   // ... and every area unit an entry names is built by one of those designs.
   for (const AsicUnitEntry& e : asic_units())
     for (const std::string_view u : e.area_units) EXPECT_TRUE(seen.count(std::string(u))) << e.name << ": " << u;
+}
+
+// A unit's Verilog (what `normsim netlist` and docs/RTL.md's block diagram
+// show): every file an entry names declares the module of its name, and
+// every module under rtl_models/ (the testbenches' tb/ aside) is some
+// unit's, or one of the helpers every unit instantiates, or the row
+// pipeline `run --rtl` assembles from the units' datapaths.
+TEST(AsicUnits, EveryRtlModuleBelongsToAUnit) {
+  namespace fs = std::filesystem;
+  const fs::path root = fs::path(src()) / "rtl_models";
+  std::set<std::string> named;
+  for (const AsicUnitEntry& e : asic_units())
+    for (const std::string_view stem : e.rtl) {
+      const fs::path file = root / (std::string(stem) + ".v");
+      std::ifstream in(file);
+      ASSERT_TRUE(in) << e.name << ": " << file << " does not exist";
+      const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+      EXPECT_NE(text.find("module " + file.stem().string() + " "), std::string::npos) << file << " declares no module " << file.stem();
+      named.insert(std::string(stem));
+    }
+  const std::set<std::string> helpers = {"fx_requant", "delay_line", "norm_row_pipeline"};
+  int files = 0;
+  for (const auto& f : fs::recursive_directory_iterator(root)) {
+    if (f.path().extension() != ".v" || f.path().parent_path().filename() == "tb") continue;
+    const std::string stem = fs::relative(f.path(), root).replace_extension().generic_string();
+    EXPECT_TRUE(named.count(stem) || helpers.count(stem)) << "rtl_models/" << stem << ".v is no unit's (unit_registry.cpp's rtl)";
+    ++files;
+  }
+  EXPECT_EQ(files, static_cast<int>(named.size() + helpers.size()));
 }
 
 // A unit's parameters are the arch's asic.<unit> section: every such section

@@ -101,7 +101,8 @@ const std::vector<AsicUnitEntry> kUnits = {
      {{"done", "adder_done", Out}, kDram}, stats_of<SeparateAdderPass>, no_period, nullptr,
      {Traffic::adder_read, Traffic::adder_write},
      {},
-     {}},  // another unit's (or a GPU kernel's) cost, not this design's
+     {},  // another unit's (or a GPU kernel's) cost, not this design's
+     {"unit/residual_adder_pass"}},
     // Its last transfers, after the lanes' last row, are its after-rows phase.
     // Built before the units that call it (a transport's far end).
     {"param_grad_accumulator",
@@ -111,7 +112,7 @@ const std::vector<AsicUnitEntry> kUnits = {
      {{"transport", "columns_to_accumulator", In}, {"transport", "input_to_accumulator", In}, kDram, kSram},
      stats_of<ParamGradAccumulator>, period_of<ParamGradAccumulator>, nullptr,
      {Traffic::grad_acc_read, Traffic::grad_acc_write, Traffic::partials, Traffic::partials_read, Traffic::param_grads}, {},
-     {"param_grad_lanes"},
+     {"param_grad_lanes"}, {"param_grad_acc"},
      [](sc_core::sc_module* unit, const RunGeometry&, DramModel&, const RowsDone& d) {
        return static_cast<ParamGradAccumulator&>(*unit).finish(d.lanes_cycle);
      }},
@@ -123,20 +124,22 @@ const std::vector<AsicUnitEntry> kUnits = {
       {"adder_done", "adder_done", In}, {"param_grads", "input_to_accumulator", Out}, kDram, kSram},
      stats_of<InputPathUnit>, period_of<InputPathUnit>, rows_issued_of<InputPathUnit>,
      {Traffic::params, Traffic::input, Traffic::residual, Traffic::grad, Traffic::saved_stats}, {},
-     {"residual_adder", "dropout_mask_generator"}},  // a fused unit's adder sits on the input path, in front of the lanes
+     {"residual_adder", "dropout_mask_generator"},  // a fused unit's adder sits on the input path, in front of the lanes
+     {"unit/input_path", "unit/handover_grants", "residual_add", "philox_mask"}},
     {"chan_merge_tree", "log2 L levels of Chan merges (adders for sums), dedicated or on shared merge units", forward,
      make_merge_tree, {{"transport", "row_to_merge", In}}, stats_of<ChanMergeTree>, period_of<ChanMergeTree>, nullptr, {},
      {Stage::sum, Stage::sumsq, Stage::mean, Stage::m2, Stage::variance},
-     {"chan_merge_tree", "adder_tree", "merge_tree_registers", "merge_sequencer"}},
+     {"chan_merge_tree", "adder_tree", "merge_tree_registers", "merge_sequencer"}, {"unit/welford_lanes", "chan_merge", "chan_merge_seq", "fx_add"}},
     {"row_sum_tree", "the backward's S1 and S2 summed over the lanes: log2 L adder levels on the merge units", backward,
      make_row_sum_tree, {{"transport", "row_to_row_sum", In}}, stats_of<ChanMergeTree>, period_of<ChanMergeTree>, nullptr, {},
-     {}, {"row_sum_tree", "row_sum_tree_registers"}},
+     {}, {"row_sum_tree", "row_sum_tree_registers"}, {"row_sum_node"}},
     // Its arithmetic is the arch's rsqrt.unit (sim/core/rsqrt_kind.hpp): the same pipeline to time.
     {"rsqrt", "variance + eps -> rstd, pipelined: normalise, a table seed, then the refinement of the unit arch.rsqrt.unit names", forward,
      make_rsqrt, {{"transport", "row_to_rsqrt", In}}, no_stats, no_period, nullptr, {}, {Stage::rsqrt_in, Stage::rsqrt_out},
-     {"variance_scale", "rsqrt_unit"}, nullptr, "rsqrt"},
+     {"variance_scale", "rsqrt_unit"}, {"unit/welford_lanes", "rsqrt_operand", "rsqrt_newton", "rsqrt_lut_step", "rsqrt_scale"}, nullptr,
+     "rsqrt"},
     {"row_mean", "the backward's S1/C and S2/C: a shift, or a multiply by the table's 1/C", backward, make_row_mean,
-     {{"transport", "row_to_row_mean", In}}, no_stats, no_period, nullptr, {}, {}, {"row_mean_unit"}},
+     {{"transport", "row_to_row_mean", In}}, no_stats, no_period, nullptr, {}, {}, {"row_mean_unit"}, {"row_mean"}},
     {"welford_lanes",
      "L Welford lanes, an element a lane a cycle; the kept part into the row buffer, a fused unit's z to DRAM", forward,
      make_lanes,
@@ -144,7 +147,7 @@ const std::vector<AsicUnitEntry> kUnits = {
       {"adder_done", "adder_done", In}, {"reduce", "row_to_merge", Out}, {"finish", "row_to_rsqrt", Out}, kDram, kSram},
      stats_of<WelfordLaneArray>, period_of<WelfordLaneArray>, nullptr, {Traffic::sum},
      {Stage::input, Stage::sum, Stage::sumsq, Stage::mean, Stage::m2, Stage::recip},
-     {"welford_lanes", "sum_lanes", "square_sum_lanes"}},
+     {"welford_lanes", "sum_lanes", "square_sum_lanes"}, {"unit/welford_lanes", "welford_lane", "welford_update", "sumsq_lane"}},
     {"row_sum_lanes",
      "L row-sum lanes (S1 += dy gamma, S2 += dy gamma x_hat), an element a lane a cycle; x and dy's kept part into the row "
      "buffer, each transaction's columns to the gradient accumulator",
@@ -152,13 +155,13 @@ const std::vector<AsicUnitEntry> kUnits = {
      {{"from_input", "input_to_lanes", In}, {"to_output", "means_to_dx", Out}, {"sum_in_dram", "sum_in_dram", Out},
       {"adder_done", "adder_done", In}, {"reduce", "row_to_row_sum", Out}, {"finish", "row_to_row_mean", Out},
       {"param_grads", "columns_to_accumulator", Out}, kDram, kSram},
-     stats_of<WelfordLaneArray>, period_of<WelfordLaneArray>, nullptr, {}, {}, {"row_sum_lanes"}},
+     stats_of<WelfordLaneArray>, period_of<WelfordLaneArray>, nullptr, {}, {}, {"row_sum_lanes"}, {"row_sum_lane", "backward_operands"}},
     {"normalize", "the row back from the row buffer and the re-read FIFO, L outputs a cycle, written through a write buffer",
      forward, make_normalize,
      {{"from_stats", "stats_to_normalize", In}, {"free_slots", "free_row_buffers", Out}, {"reread", "reread_fifo", In},
       {"params_on_chip", "params_on_chip", In}, kDram, kSram},
      stats_of<NormalizeUnit>, period_of<NormalizeUnit>, nullptr, {Traffic::output, Traffic::stats},
-     {Stage::xhat, Stage::gamma, Stage::beta, Stage::output}, {"normalize_affine"}},
+     {Stage::xhat, Stage::gamma, Stage::beta, Stage::output}, {"normalize_affine"}, {"unit/normalize", "normalize_affine"}},
     // A Post-Norm backward's branch gradient leaves beside dx when fused.
     {"dx_unit",
      "the backward's dx = rstd (g - S1/C - x_hat S2/C): x and dy back from the row buffer and the re-read FIFO, L a cycle, "
@@ -167,18 +170,19 @@ const std::vector<AsicUnitEntry> kUnits = {
      {{"from_stats", "means_to_dx", In}, {"free_slots", "free_row_buffers", Out}, {"reread", "reread_fifo", In},
       {"params_on_chip", "params_on_chip", In}, kDram, kSram},
      stats_of<NormalizeUnit>, period_of<NormalizeUnit>, nullptr, {Traffic::output, Traffic::branch_grad}, {},
-     {"dx_lanes", "branch_grad_scaler"}},
+     {"dx_lanes", "branch_grad_scaler"}, {"dx_unit", "backward_operands"}},
     {"reread_stream", "the part of each row not kept, re-read from DRAM in row order into the re-read FIFO",
      [](const RunGeometry& g) { return g.rereads(); }, make_reread,
      {{"to_output", "reread_fifo", Out}, {"sum_in_dram", "sum_in_dram", In}, kDram}, no_stats, period_of<RereadStream>,
      rows_issued_of<RereadStream>, {Traffic::input_reread, Traffic::grad_reread}, {},
-     {}},  // an address generator: its FIFO is SRAM, costed with it
+     {},  // an address generator: its FIFO is SRAM, costed with it
+     {"unit/reread_stream", "unit/handover_grants"}},
     // Its writes are the branch gradient (Traffic::branch_grad), the dx
     // unit's kind when the unit writes it fused.
     {"branch_grad_pass",
      "an unfused Post-Norm backward with dropout: dz read back after the last output, dz * mask / (1 - p) written",
      [](const RunGeometry& g) { return g.backward && g.branch_pass_bytes > 0; }, nullptr, {}, no_stats, no_period, nullptr,
-     {Traffic::branch_pass_read}, {}, {},
+     {Traffic::branch_pass_read}, {}, {}, {},
      [](sc_core::sc_module*, const RunGeometry& g, DramModel& dram, const RowsDone& d) {
        return finish_branch_pass(g, dram, d.output_cycle);
      }},

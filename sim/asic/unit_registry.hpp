@@ -71,6 +71,12 @@ struct AsicUnitEntry {
   std::vector<core::Stage> stages;    ///< the fixed-point stages it computes (core::NormDatapath)
   /// The sim/area units that cost its logic (area::estimate_area's names, whichever the arch's arithmetic builds).
   std::vector<std::string_view> area_units;
+  /// Its Verilog under rtl_models/, every variant an arch may pick (file
+  /// stems): "unit/..." the control `run --rtl-full` checks edge for edge
+  /// (the merge tree's and the RSQRT unit's is the lanes': their latencies,
+  /// the shared merge units' turns), the others datapath units checked bit
+  /// for bit. What `normsim netlist` and docs/RTL.md's block diagram show.
+  std::vector<std::string_view> rtl;
   /// An after-rows pass: issues its transfers; returns the cycle its last is
   /// done. `unit` is the module `make` built (null for a pass of its own).
   double (*after_rows)(sc_core::sc_module* unit, const RunGeometry& g, DramModel& dram, const RowsDone& done) = nullptr;

@@ -23,6 +23,16 @@ std::string kind_text(const nlohmann::json& c) {
     return c["token"] == "row" ? std::string("transport of a row") : "transport of " + c["token"].get<std::string>();
   return "FIFO " + std::to_string(c["depth_entries"].get<int>()) + " x " + c["token"].get<std::string>();
 }
+// A unit's Verilog, its rtl_models/ prefix dropped: "unit/input_path.v, residual_add.v".
+std::string rtl_text(const nlohmann::json& files, const char* sep) {
+  std::string out;
+  for (const auto& f : files) out += (out.empty() ? "" : sep) + f.get<std::string>().substr(std::string("rtl_models/").size());
+  return out;
+}
+// Whether its control is in RTL (rtl_models/unit/), checked edge for edge by `run --rtl-full`.
+bool control_in_rtl(const nlohmann::json& files) {
+  return std::any_of(files.begin(), files.end(), [](const auto& f) { return f.template get<std::string>().starts_with("rtl_models/unit/"); });
+}
 }  // namespace
 
 nlohmann::json netlist_report_json(const std::string& workload, const config::Arch& arch, const std::string& path,
@@ -44,7 +54,10 @@ nlohmann::json netlist_report_json(const std::string& workload, const config::Ar
     if (echo.contains(name) && echo[name].is_object())
       for (const auto& [key, value] : echo[name].items())
         params[key] = {{"value", value}, {"unit", config::asic_params().unit_of(name + "." + key)}};
-    nlohmann::json unit = {{"name", e->name}, {"phase", phase}, {"summary", e->summary}, {"params", params}, {"ports", ports}};
+    nlohmann::json rtl = nlohmann::json::array();
+    for (const std::string_view stem : e->rtl) rtl.push_back("rtl_models/" + std::string(stem) + ".v");
+    nlohmann::json unit = {{"name", e->name}, {"phase", phase},   {"summary", e->summary},
+                           {"params", params}, {"ports", ports}, {"rtl", rtl}};
     // Its arithmetic's section of the arch (absent where the arithmetic is fp32: the section is a fixed datapath's).
     const std::string section(e->arithmetic_section);
     if (!section.empty() && arch_echo.contains(section) && arch_echo[section].is_object() && !arch_echo[section].empty()) {
@@ -99,8 +112,8 @@ std::string netlist_report_text(const nlohmann::json& r) {
     if (u.contains("arithmetic"))
       o << "  " << std::string(w + 2, ' ') << u["arithmetic"]["section"].get<std::string>() << ": "
         << keys_text(u["arithmetic"]["params"]) << "\n";
-    if (u["params"].empty()) continue;
-    o << "  " << std::string(w + 2, ' ') << "asic." << name << ": " << keys_text(u["params"]) << "\n";
+    if (!u["params"].empty()) o << "  " << std::string(w + 2, ' ') << "asic." << name << ": " << keys_text(u["params"]) << "\n";
+    if (!u["rtl"].empty()) o << "  " << std::string(w + 2, ' ') << "rtl: " << rtl_text(u["rtl"], ", ") << "\n";
   }
   o << "\nchannels (writer -> reader):\n";
   size_t wn = 0, wk = 0;
@@ -121,9 +134,15 @@ std::string netlist_report_text(const nlohmann::json& r) {
 std::string netlist_report_dot(const nlohmann::json& r) {
   std::ostringstream o;
   o << "digraph netlist {\n  label=\"" << r["workload"].get<std::string>() << " on " << r["arch"].get<std::string>() << " ("
-    << r["path"].get<std::string>() << ", " << r["pass"].get<std::string>() << " pass)\";\n  rankdir=LR;\n"
+    << r["path"].get<std::string>() << ", " << r["pass"].get<std::string>() << " pass)\";\n  fontname=\"Helvetica\";\n  rankdir=LR;\n"
     << "  node [shape=box, fontname=\"Helvetica\"];\n  edge [fontname=\"Helvetica\", fontsize=10];\n";
-  for (const auto& u : r["units"]) o << "  \"" << u["name"].get<std::string>() << "\";\n";
+  // Each unit with its Verilog (rtl_models/); a unit whose control has no
+  // RTL yet (its datapath may) is drawn dashed.
+  for (const auto& u : r["units"]) {
+    const std::string name = u["name"];
+    o << "  \"" << name << "\" [label=\"" << name << (u["rtl"].empty() ? "" : "\\n" + rtl_text(u["rtl"], "\\n")) << "\""
+      << (control_in_rtl(u["rtl"]) ? "" : ", style=dashed") << "];\n";
+  }
   for (const auto& c : r["channels"]) {
     // A memory: a node of its own, an edge to each unit it serves.
     if (c["kind"] == "memory") {

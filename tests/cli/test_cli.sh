@@ -745,6 +745,11 @@ assert sorted(r["unit"] for r in sc["adder_done"]["readers"]) == ["input_path", 
 assert dot.startswith("digraph netlist {") and '"input_path" -> "welford_lanes"' in dot, dot
 assert "reread_stream" not in dot and "reread_stream" not in txt  # sram-replay: no re-read unit
 assert "input_to_lanes" in txt and "input_path.to_lanes -> welford_lanes.from_input" in txt, txt
+# Each unit's Verilog: the control the whole-unit RTL checks, the datapath beside it.
+rtl = {u["name"]: u["rtl"] for u in re_["units"]}
+assert rtl["input_path"][0] == "rtl_models/unit/input_path.v" and "rtl_models/normalize_affine.v" in rtl["normalize"], rtl
+assert "rtl: unit/input_path.v, unit/handover_grants.v, residual_add.v, philox_mask.v" in txt, txt
+assert '"normalize" [label="normalize\\nunit/normalize.v\\nnormalize_affine.v"];' in dot, dot
 PY
 "$N" netlist "$W/llama2-7b.yaml" --arch "$AD" --set arch.asic.rows_in_flight=3 --json -q | /usr/bin/python3 -c "
 import json, sys
