@@ -9,7 +9,8 @@
 // separate adders, ports, SRAMs of one and two ports a bank, latencies,
 // windows, FIFOs and statistics written or not. Nothing drives the units but each other. At every edge every unit's
 // requests, hand-overs and takes and both ports' completions must be
-// equal. The build whose normalise unit starts a row a cycle late
+// equal, and the bytes each kind of request asks for. The build whose
+// normalise unit starts a row a cycle late
 // (NORMSIM_MUTATE_NORMALIZE) must disagree.
 #include <gtest/gtest.h>
 #include <systemc.h>
@@ -44,6 +45,7 @@ struct Edge {
   int issued = 0, tokens = 0, buffers = 0, taken = 0, sram_writes = 0, rows = 0, sum_writes = 0, sums = 0;
   int reread_issued = 0, reread_tokens = 0, norm_rows = 0, norm_rereads = 0, sram_reads = 0, outputs = 0;
   int buffers_back = 0, dram_done = 0, sram_done = 0, adder_reads = 0, adder_writes = 0;
+  uint32_t bytes[11] = {};  // asked for, by kind: tb_forward.v's kind_bytes
   bool operator==(const Edge&) const = default;
 };
 
@@ -103,9 +105,26 @@ struct ModelRun {
     fill(edges, units.sram.issued, &Edge::sram_writes);
     fill(edges, units.sram.reads, &Edge::sram_reads);
     fill(edges, units.sram.done, &Edge::sram_done);
+    // Bytes by kind, in kind_bytes' order: the DRAM's kinds, the replay reads, the row-buffer writes.
+    constexpr Traffic kKinds[] = {Traffic::params, Traffic::input,  Traffic::residual,  Traffic::sum,        Traffic::input_reread,
+                                  Traffic::output, Traffic::stats,  Traffic::adder_read, Traffic::adder_write};
+    auto put = [this](int64_t e, int k, int64_t n) {
+      if (e < static_cast<int64_t>(edges.size())) edges[static_cast<size_t>(e)].bytes[k] = static_cast<uint32_t>(n);
+    };
+    for (const auto& [kind_edge, n] : units.dram.bytes_by_kind)
+      for (int k = 0; k < 9; ++k)
+        if (kKinds[k] == kind_edge.first) put(kind_edge.second, k, n);
+    for (const auto& [e, n] : units.sram.read_bytes) put(e, 9, n);
+    for (const auto& [e, n] : units.sram.write_bytes) put(e, 10, n);
     return edges;
   }
 };
+
+std::string bytes_text(const Edge& x) {
+  std::string out;
+  for (uint32_t n : x.bytes) out += (out.empty() ? "" : ",") + std::to_string(n);
+  return out;
+}
 
 struct Rtl : rtl_test::ClockedBench {
   RTL_TOP dut{"forward"};
@@ -122,6 +141,8 @@ struct Rtl : rtl_test::ClockedBench {
   NORMSIM_PORT(outputs) NORMSIM_PORT(buffers_back) NORMSIM_PORT(overflow) NORMSIM_PORT(port_full)
   NORMSIM_PORT(port_done) NORMSIM_PORT(sram_done) NORMSIM_PORT(adder_r_bytes) NORMSIM_PORT(adder_reads)
   NORMSIM_PORT(adder_writes)
+  // Compared by `run --rtl-full` (test_run_rtl_full.sh), bound here only.
+  NORMSIM_PORT(params_reads) NORMSIM_PORT(residual_reads) NORMSIM_PORT(stats_writes) NORMSIM_PORT(kind_bytes)
 #undef NORMSIM_PORT
   Rtl() { dut.clk(clk); }
 };
@@ -146,6 +167,8 @@ std::vector<Edge> run_rtl(Rtl& b, const Design& d, int64_t max_edges, int64_t un
     x.buffers_back = static_cast<int>(b.buffers_back.read());
     x.adder_reads = static_cast<int>(b.adder_reads.read());
     x.adder_writes = static_cast<int>(b.adder_writes.read());
+    const auto& by_kind = b.kind_bytes.read();
+    for (int k = 0; k < 11; ++k) x.bytes[k] = by_kind.range(32 * k + 31, 32 * k).to_uint();
     overflow = overflow || b.overflow.read();
     EXPECT_FALSE(b.port_full.read()) << d.label() << ": a testbench port had no room at edge " << e;
     b.cycle();
@@ -156,7 +179,7 @@ std::vector<Edge> run_rtl(Rtl& b, const Design& d, int64_t max_edges, int64_t un
 TEST(RtlForward, EveryEdgeAsTheClockedModel) {
   constexpr int64_t kEdges = 80000;
   const std::vector<Design> all = rtl_test::unit_designs(20261210, 24, kEdges, true);
-  int64_t rows = 0, all_rows = 0, outputs = 0, replays = 0, rereads = 0, adder_writes = 0;
+  int64_t rows = 0, all_rows = 0, outputs = 0, replays = 0, rereads = 0, adder_writes = 0, bytes[11] = {};
   int fused = 0, with_stats = 0, separate = 0, shared = 0;
   for (const Design& d : all)
     fused += d.residual_bytes != 0, with_stats += d.write_stats, separate += d.adder_r_bytes != 0, shared += d.merge_units != 0;
@@ -170,6 +193,7 @@ TEST(RtlForward, EveryEdgeAsTheClockedModel) {
           replays += m.sram_reads;
           rereads += m.norm_rereads;
           adder_writes += m.adder_writes;
+          for (int k = 0; k < 11; ++k) bytes[k] += m.bytes[k];
         }
         EXPECT_EQ(back, d.rows) << d.label() << ": the model did not finish in " << kEdges << " edges";
         rows += back;
@@ -182,7 +206,8 @@ TEST(RtlForward, EveryEdgeAsTheClockedModel) {
                ", re-reads " + both(m.norm_rereads, r.norm_rereads) + ", replay reads " + both(m.sram_reads, r.sram_reads) +
                ", outputs " + both(m.outputs, r.outputs) + ", buffers back " + both(m.buffers_back, r.buffers_back) +
                "; the separate adder's reads " + both(m.adder_reads, r.adder_reads) + ", z writes " +
-               both(m.adder_writes, r.adder_writes);
+               both(m.adder_writes, r.adder_writes) + "; bytes by kind (params, x, r, z, re-read, y, stats, adder reads, " +
+               "adder writes, replay reads, row-buffer writes) " + bytes_text(m) + " / " + bytes_text(r);
       });
   std::printf("%lld rows normalised: %lld output transactions, %lld replay reads, %lld re-read transactions; %d designs "
               "fused, %d with a separate adder's pass (%lld z writes), %d on shared merge units, %d writing statistics\n",
@@ -193,6 +218,8 @@ TEST(RtlForward, EveryEdgeAsTheClockedModel) {
   EXPECT_GT(rereads, 0) << "no re-read: the re-read path is not shown";
   EXPECT_GT(adder_writes, 0) << "no separate adder's pass: its RTL is not shown";
   EXPECT_GT(shared, 0) << "no shared merge units: the lanes' wait for them is not shown";
+  // Every kind of request moved bytes in some design: each kind's sizes are compared.
+  for (int k = 0; k < 11; ++k) EXPECT_GT(bytes[k], 0) << "no bytes of kind " << k << " (kind_bytes' order)";
   cmp.finish(all.size(), "a normalise unit that starts a row a cycle late");
 }
 

@@ -188,6 +188,7 @@ struct Rtl : rtl_test::ClockedBench {
   NORMSIM_PORT(reread_tokens) NORMSIM_PORT(reread_end) NORMSIM_PORT(reread_first_out) NORMSIM_PORT(head_dram_valid)
   NORMSIM_PORT(head_dram_bytes) NORMSIM_PORT(head_dram_end) NORMSIM_PORT(head_sram_valid) NORMSIM_PORT(head_sram_bytes)
   NORMSIM_PORT(head_sram_not_before) NORMSIM_PORT(head_sram_first) NORMSIM_PORT(head_sram_end)
+  NORMSIM_PORT(params_reads) NORMSIM_PORT(residual_reads) NORMSIM_PORT(stream_bytes)  // tb_forward's, compared by run --rtl-full
   NORMSIM_PORT(written_valid) NORMSIM_PORT(written_row) NORMSIM_PORT(written_chunk) NORMSIM_PORT(written_end)
   NORMSIM_PORT(params_valid) NORMSIM_PORT(params_end)
 #undef NORMSIM_PORT

@@ -69,6 +69,13 @@ module tb_forward #(
   output wire [7:0]         buffers_back,
   output wire [7:0]         adder_reads,      // the separate adder's x and r reads
   output wire [7:0]         adder_writes,     // ... its z writes
+  output wire [7:0]         params_reads,     // gamma/beta's read
+  output wire [7:0]         residual_reads,   // r's reads beside x's (fused)
+  output wire [7:0]         stats_writes,     // rows' statistics written
+  // Bytes asked for at this edge, by kind (32 bits each): gamma/beta, x, r,
+  // z written by the lanes, x re-read, y, the statistics, the adder's reads
+  // and writes, the SRAM's replay reads and row-buffer writes.
+  output reg  [11*32-1:0]   kind_bytes,
   output wire               overflow,
   output wire               port_full,
   output wire [7:0]         port_done,
@@ -108,6 +115,7 @@ module tb_forward #(
   wire                     params_valid;
   wire [63:0]              params_end;
   wire                     streams_overflow, norm_overflow;
+  wire [6*32-1:0]          stream_bytes;     // the streams' bytes by kind (tb_streams.v)
   assign buffers_back = norm_back;
 
   tb_streams #(.ISSUE(ISSUE), .TAKE(TAKE), .FIFO_LOG2(FIFO_LOG2), .REREAD(REREAD), .HEAD_DRAM(HD), .HEAD_SRAM(MAXCH), .BYTES_W(BYTES_W),
@@ -121,7 +129,8 @@ module tb_forward #(
     .issued(issued), .tokens(tokens), .buffers_taken(buffers_taken), .taken(taken), .sram_writes(sram_writes),
     .rows_out(rows_out), .rows_ready(rows_ready), .overflow(streams_overflow), .port_full(port_full),
     .port_done(port_done), .sram_done(sram_done), .sum_writes(sum_writes), .sums_out(sums_out),
-    .reread_issued(reread_issued), .reread_tokens(reread_tokens), .reread_end(reread_end),
+    .reread_issued(reread_issued), .params_reads(params_reads), .residual_reads(residual_reads), .stream_bytes(stream_bytes),
+    .reread_tokens(reread_tokens), .reread_end(reread_end),
     .reread_first_out(reread_first), .head_dram_valid({head_dram_valid, adder_valid}),
     .head_dram_bytes({head_dram_bytes, adder_bytes}), .head_dram_end(all_head_end), .head_sram_valid(head_sram_valid), .head_sram_bytes(head_sram_bytes),
     .head_sram_not_before(head_sram_not_before), .head_sram_first(head_sram_first), .head_sram_end(head_sram_end),
@@ -217,10 +226,35 @@ module tb_forward #(
     .reread_end(rr_view_end), .reread_taken(norm_rr_taken), .written(written_view), .reading_row(reading_row),
     .sram_valid(head_sram_valid), .sram_bytes(head_sram_bytes), .sram_not_before(head_sram_not_before),
     .sram_first(head_sram_first), .sram_end(head_sram_end), .dram_valid(head_dram_valid),
-    .dram_bytes(head_dram_bytes), .dram_end(head_dram_end), .outputs(outputs), .buffers_back(norm_back),
+    .dram_bytes(head_dram_bytes), .dram_end(head_dram_end), .outputs(outputs), .stats_writes(stats_writes), .buffers_back(norm_back),
     .overflow(norm_overflow));
 
   assign overflow = streams_overflow || norm_overflow || adder_overflow;
+
+  // Bytes by kind: the streams' (gamma/beta, x, r, z, x re-read and the
+  // row-buffer writes), the normalise unit's y and statistics (a row's
+  // statistics are stats_bytes each), the adder's (its z writes first,
+  // then its x and r reads) and the replay reads.
+  function [31:0] bytes32(input [BYTES_W-1:0] b);
+    bytes32 = {{(32-BYTES_W){1'b0}}, b};
+  endfunction
+  integer k;
+  always @* begin
+    kind_bytes = 0;
+    kind_bytes[0 +: 5*32] = stream_bytes[0 +: 5*32];
+    for (k = 0; k < NW; k = k + 1)
+      if (head_dram_valid[k]) kind_bytes[5*32 +: 32] = kind_bytes[5*32 +: 32] + bytes32(head_dram_bytes[k*BYTES_W +: BYTES_W]);
+    kind_bytes[6*32 +: 32] = {24'd0, stats_writes} * {16'd0, stats_bytes};
+    kind_bytes[5*32 +: 32] = kind_bytes[5*32 +: 32] - kind_bytes[6*32 +: 32];
+    for (k = 0; k < AL; k = k + 1)
+      if (adder_valid[k]) begin
+        if (k < AW) kind_bytes[8*32 +: 32] = kind_bytes[8*32 +: 32] + bytes32(adder_bytes[k*BYTES_W +: BYTES_W]);
+        else kind_bytes[7*32 +: 32] = kind_bytes[7*32 +: 32] + bytes32(adder_bytes[k*BYTES_W +: BYTES_W]);
+      end
+    for (k = 0; k < MAXCH; k = k + 1)
+      if (head_sram_valid[k]) kind_bytes[9*32 +: 32] = kind_bytes[9*32 +: 32] + bytes32(head_sram_bytes[k*BYTES_W +: BYTES_W]);
+    kind_bytes[10*32 +: 32] = stream_bytes[5*32 +: 32];
+  end
   integer s;
   always @* begin
     sram_reads = 0;

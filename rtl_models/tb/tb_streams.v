@@ -70,6 +70,11 @@ module tb_streams #(
   output reg  [7:0]         sum_writes,       // the lanes' z writes
   output wire [7:0]         sums_out,         // rows whose z the lanes announce
   output wire [7:0]         reread_issued,
+  output reg  [7:0]         params_reads,     // gamma/beta's read (the input path's first request)
+  output reg  [7:0]         residual_reads,   // r's reads beside x's (fused)
+  // Bytes asked for at this edge, by kind: gamma/beta, x, r, z written, x
+  // re-read, the row buffers' writes (32 bits each, in that order).
+  output reg  [6*32-1:0]    stream_bytes,
   output wire [7:0]         reread_tokens,    // re-read transactions into their FIFO
   output wire [(REREAD+1)*64-1:0] reread_end, // ... each one's end (units)
   output wire [(REREAD+1)*64-1:0] reread_first_out,
@@ -276,6 +281,33 @@ module tb_streams #(
     for (r = 0; r < SREQS; r = r + 1) sram_done = sram_done + sram_count[r*CNT_W +: 8];
     for (r = 0; r < TAKE; r = r + 1) sram_done = sram_done + wport_count[r*CNT_W +: 8];
     for (r = 0; r < TAKE; r = r + 1) sram_writes = sram_writes + {7'd0, sram_valid[r]};
+  end
+
+  // What each kind of request moves at this edge (the model's traffic
+  // kinds): the input path's request lanes are gamma/beta's, then each
+  // transaction's x and r.
+  function [31:0] bytes32(input [BYTES_W-1:0] b);
+    bytes32 = {{(32-BYTES_W){1'b0}}, b};
+  endfunction
+  integer k;
+  always @* begin
+    params_reads = {7'd0, input_valid[0]};
+    residual_reads = 0;
+    stream_bytes = 0;
+    if (input_valid[0]) stream_bytes[0 +: 32] = bytes32(input_bytes[0 +: BYTES_W]);
+    for (k = 0; k < ISSUE; k = k + 1) begin
+      if (input_valid[1 + 2*k]) stream_bytes[32 +: 32] = stream_bytes[32 +: 32] + bytes32(input_bytes[(1 + 2*k)*BYTES_W +: BYTES_W]);
+      if (input_valid[2 + 2*k]) begin
+        stream_bytes[64 +: 32] = stream_bytes[64 +: 32] + bytes32(input_bytes[(2 + 2*k)*BYTES_W +: BYTES_W]);
+        residual_reads = residual_reads + 8'd1;
+      end
+    end
+    for (k = 0; k < TAKE; k = k + 1) begin
+      if (sum_valid[k]) stream_bytes[96 +: 32] = stream_bytes[96 +: 32] + bytes32(sum_bytes[k*BYTES_W +: BYTES_W]);
+      if (sram_valid[k]) stream_bytes[160 +: 32] = stream_bytes[160 +: 32] + bytes32(sram_bytes[k*BYTES_W +: BYTES_W]);
+    end
+    for (k = 0; k < REREAD; k = k + 1)
+      if (reread_valid[k]) stream_bytes[128 +: 32] = stream_bytes[128 +: 32] + bytes32(reread_bytes[k*BYTES_W +: BYTES_W]);
   end
 
   // The FIFO's registers: this edge's transactions in, the lanes' out.

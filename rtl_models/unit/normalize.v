@@ -63,6 +63,7 @@ module normalize #(
   output reg  [NW*BYTES_W-1:0]    dram_bytes,
   input  wire [NW*64-1:0]         dram_end,        // DRAM units
   output reg  [7:0]               outputs,         // output transactions written at this edge
+  output reg  [7:0]               stats_writes,    // rows' statistics written at this edge
   output reg  [7:0]               buffers_back,    // row buffers handed back at this edge
   output reg                      overflow
 );
@@ -156,6 +157,7 @@ module normalize #(
     dram_valid = 0;
     dram_bytes = 0;
     outputs = 0;
+    stats_writes = 0;
     buffers_back = 0;
     overflow = 1'b0;
     writes_now = 0;
@@ -242,6 +244,7 @@ module normalize #(
                 dram_valid[writes_now[$clog2(NW)-1:0]] = 1'b1;
                 dram_bytes[writes_now*BYTES_W +: BYTES_W] = {{(BYTES_W-16){1'b0}}, stats_bytes};
                 writes_now = writes_now + 8'd1;
+                stats_writes = stats_writes + 8'd1;
               end
               buffers_back = buffers_back + 8'd1;
               n_phase = TAKE;

@@ -7,7 +7,8 @@
 //
 // Stream names: "dram.<traffic kind>" and "dram.done" (a request's last
 // byte), "sram.read", "sram.write", "sram.done", and "<channel>.write" /
-// "<channel>.read" for the netlist's FIFOs (netlist.cpp).
+// "<channel>.read" for the netlist's FIFOs (netlist.cpp). A memory
+// request's stream also logs its bytes, summed by edge.
 #pragma once
 
 #include <systemc.h>
@@ -33,6 +34,19 @@ class EdgeLog {
     if (it == streams_.end()) it = streams_.emplace(std::string(stream), std::vector<int64_t>{}).first;
     it->second.insert(it->second.end(), static_cast<size_t>(n), edge);
   }
+  /// `bytes` asked for by `stream` at `edge` (a memory request's size).
+  void add_bytes(std::string_view stream, int64_t edge, int64_t bytes) {
+    if (bytes <= 0) return;
+    auto it = bytes_.find(stream);
+    if (it == bytes_.end()) it = bytes_.emplace(std::string(stream), std::map<int64_t, int64_t>{}).first;
+    it->second[edge] += bytes;
+  }
+  /// The bytes `stream` asked for, edge by edge (empty for a stream that moved none).
+  const std::map<int64_t, int64_t>& bytes(std::string_view stream) const {
+    static const std::map<int64_t, int64_t> kNone;
+    const auto it = bytes_.find(stream);
+    return it == bytes_.end() ? kNone : it->second;
+  }
   /// The edges of `stream`'s acts, in order (empty for a stream that never acted).
   const std::vector<int64_t>& edges(std::string_view stream) const {
     static const std::vector<int64_t> kNone;
@@ -52,6 +66,7 @@ class EdgeLog {
  private:
   // Requests' ends are logged as they are granted, out of order: sorted when read.
   mutable std::map<std::string, std::vector<int64_t>, std::less<>> streams_;
+  std::map<std::string, std::map<int64_t, int64_t>, std::less<>> bytes_;
 };
 
 /// A process that acts at every edge after every clocked unit has

@@ -56,9 +56,10 @@ void EdgeRequests::check(const char* memory, double now, const char* what) const
   throw std::logic_error(line);
 }
 
-void EdgeRequests::logged(const char* stream, const char* done, double now, const Grant& g) const {
+void EdgeRequests::logged(const char* stream, const char* done, double now, double bytes, const Grant& g) const {
   if (!log_) return;
   log_->add(stream, static_cast<int64_t>(now));
+  log_->add_bytes(stream, static_cast<int64_t>(now), static_cast<int64_t>(bytes));
   log_->add(done, static_cast<int64_t>(edge_of(g.done)));
 }
 
@@ -77,7 +78,7 @@ Grant DramModel::read(double now, double bytes, Traffic kind) {
   bytes_[static_cast<int>(kind)] += static_cast<uint64_t>(bytes);
   read_bytes_ += static_cast<uint64_t>(bytes);
   const Grant g = port_.issue(now, bytes);
-  logged(kDramStreams[static_cast<int>(kind)], "dram.done", now, g);
+  logged(kDramStreams[static_cast<int>(kind)], "dram.done", now, bytes, g);
   return g;
 }
 
@@ -86,7 +87,7 @@ Grant DramModel::write(double now, double bytes, Traffic kind) {
   bytes_[static_cast<int>(kind)] += static_cast<uint64_t>(bytes);
   write_bytes_ += static_cast<uint64_t>(bytes);
   const Grant g = port_.issue(now, bytes);
-  logged(kDramStreams[static_cast<int>(kind)], "dram.done", now, g);
+  logged(kDramStreams[static_cast<int>(kind)], "dram.done", now, bytes, g);
   return g;
 }
 
@@ -109,7 +110,7 @@ Grant SramModel::read(double now, double bytes, double not_before) {
   check("sram", now, "read");
   read_bytes_ += static_cast<uint64_t>(bytes);
   const Grant g = read_port_.issue(now, bytes, not_before);
-  logged("sram.read", "sram.done", now, g);
+  logged("sram.read", "sram.done", now, bytes, g);
   return g;
 }
 
@@ -117,7 +118,7 @@ Grant SramModel::write(double now, double bytes) {
   check("sram", now, "write");
   write_bytes_ += static_cast<uint64_t>(bytes);
   const Grant g = (shared_ ? read_port_ : write_port_).issue(now, bytes);
-  logged("sram.write", "sram.done", now, g);
+  logged("sram.write", "sram.done", now, bytes, g);
   return g;
 }
 

@@ -56,8 +56,8 @@ class EdgeRequests {
 
  protected:
   void check(const char* memory, double now, const char* what) const;
-  /// `stream` asked at `now`, its last byte at `g.done`; `done` names its ends' stream.
-  void logged(const char* stream, const char* done, double now, const Grant& g) const;
+  /// `stream` asked for `bytes` at `now`, its last byte at `g.done`; `done` names its ends' stream.
+  void logged(const char* stream, const char* done, double now, double bytes, const Grant& g) const;
 
  private:
   bool on_ = false;

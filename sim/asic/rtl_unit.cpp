@@ -72,35 +72,49 @@ StatsLatencies stats_latencies(const AsicConfig& c, const core::MergeSchedule& m
           merge.occupancy_cycles(c.chan_merge_tree.level_cycles), c.rsqrt.latency_cycles};
 }
 
-/// Each act both sides log, the unit that does it, and whether it comes a
-/// fixed number of times a row (a port's ends do not: they are in time order).
+/// Each act both sides log, the unit that does it, whether it comes a
+/// fixed number of times a row (a port's ends do not: they are in time
+/// order), and for a memory request, whose bytes both sides log, its
+/// place in tb_forward.v's kind_bytes (-1: not a request).
 struct ActDecl {
   const char* stream;
   const char* unit;
   const char* act;
   bool per_row;
+  int kind_bytes = -1;
+  constexpr bool bytes() const { return kind_bytes >= 0; }
 };
 constexpr ActDecl kActs[] = {
-    {"dram.adder_read", "residual_adder_pass", "x or r read", true},
-    {"dram.adder_write", "residual_adder_pass", "z write", true},
-    {"dram.input", "input_path", "x read issued", true},
+    {"dram.adder_read", "residual_adder_pass", "x or r read", true, 7},
+    {"dram.adder_write", "residual_adder_pass", "z write", true, 8},
+    {"dram.params", "input_path", "gamma/beta read issued", false, 0},
+    {"dram.input", "input_path", "x read issued", true, 1},
+    {"dram.residual", "input_path", "r read issued", true, 2},
     {"free_row_buffers.read", "input_path", "row buffer taken", true},
     {"input_to_lanes.write", "input_path", "transaction handed to the lanes", true},
     {"input_to_lanes.read", "welford_lanes", "transaction taken", true},
-    {"sram.write", "welford_lanes", "row-buffer write", true},
-    {"dram.sum", "welford_lanes", "z write", true},
+    {"sram.write", "welford_lanes", "row-buffer write", true, 10},
+    {"dram.sum", "welford_lanes", "z write", true, 3},
     {"sum_in_dram.write", "welford_lanes", "z announced to the re-read stream", true},
     {"stats_to_normalize.write", "welford_lanes", "row's statistics out", true},
-    {"dram.input_reread", "reread_stream", "re-read issued", true},
+    {"dram.input_reread", "reread_stream", "re-read issued", true, 4},
     {"reread_fifo.write", "reread_stream", "re-read transaction into its FIFO", true},
     {"stats_to_normalize.read", "normalize", "row taken", true},
     {"reread_fifo.read", "normalize", "re-read transaction taken", true},
-    {"sram.read", "normalize", "replay read", true},
-    {"dram.output", "normalize", "output write", true},
+    {"sram.read", "normalize", "replay read", true, 9},
+    {"dram.output", "normalize", "output write", true, 5},
+    {"dram.stats", "normalize", "statistics write", true, 6},
     {"free_row_buffers.write", "normalize", "row buffer handed back", true},
     {"dram.done", "dram", "request's last byte", false},
     {"sram.done", "sram", "request's last byte", false},
 };
+// tb_forward.v's kind_bytes is 11 kinds x 32 bits: each one some act's.
+static_assert([] {
+  int seen = 0;
+  for (const ActDecl& d : kActs)
+    if (d.bytes()) seen |= 1 << d.kind_bytes;
+  return seen;
+}() == (1 << 11) - 1);
 
 }  // namespace
 
@@ -161,35 +175,62 @@ std::string rtl_unit_mismatch(const RunGeometry& g, const AsicConfig& c, const c
 RtlFullCheck compare_edge_logs(const EdgeLog& model, const EdgeLog& rtl, int64_t rows) {
   RtlFullCheck out;
   out.rows = static_cast<int64_t>(model.edges("free_row_buffers.write").size());
-  // The first act that differs, over every stream: the earliest.
+  // The first act that differs, over every stream: the earliest. An act at
+  // the same edge on both sides may still differ in its bytes.
   struct Difference {
     const ActDecl* decl = nullptr;
     size_t index = 0, count = 0;
-    int64_t model = -1, rtl = -1;
+    int64_t model = -1, rtl = -1;              ///< the act's edges
+    int64_t model_bytes = -1, rtl_bytes = -1;  ///< a size that differs (both at edge `model`)
     int64_t when() const {
       constexpr int64_t never = std::numeric_limits<int64_t>::max();
       return std::min(model < 0 ? never : model, rtl < 0 ? never : rtl);
     }
   } first;
+  auto keep = [&first](const Difference& here) {
+    if (!first.decl || here.when() < first.when()) first = here;
+  };
   for (const ActDecl& d : kActs) {
     const std::vector<int64_t>& m = model.edges(d.stream);
     const std::vector<int64_t>& r = rtl.edges(d.stream);
     size_t i = 0;
     while (i < m.size() && i < r.size() && m[i] == r[i]) ++i;
     if (i < m.size() || i < r.size()) {
-      Difference here{&d, i, m.size(), i < m.size() ? m[i] : -1, i < r.size() ? r[i] : -1};
-      if (!first.decl || here.when() < first.when()) first = here;
+      keep({&d, i, m.size(), i < m.size() ? m[i] : -1, i < r.size() ? r[i] : -1});
       continue;
     }
     if (m.empty()) continue;
+    int64_t bytes = 0;
+    if (d.bytes()) {
+      // Same edges: the bytes asked for at each must be the same too.
+      const std::map<int64_t, int64_t>& mb = model.bytes(d.stream);
+      const std::map<int64_t, int64_t>& rb = rtl.bytes(d.stream);
+      auto a = mb.begin(), b = rb.begin();
+      while (a != mb.end() && b != rb.end() && *a == *b) bytes += a->second, ++a, ++b;
+      if (a != mb.end() || b != rb.end()) {
+        const int64_t edge = std::min(a != mb.end() ? a->first : b->first, b != rb.end() ? b->first : a->first);
+        const auto size_at = [edge](const std::map<int64_t, int64_t>& by) {
+          const auto it = by.find(edge);
+          return it == by.end() ? int64_t{0} : it->second;
+        };
+        const size_t index = static_cast<size_t>(std::lower_bound(m.begin(), m.end(), edge) - m.begin());
+        keep({&d, index, m.size(), edge, edge, size_at(mb), size_at(rb)});
+        continue;
+      }
+      (std::string_view(d.stream).starts_with("sram.") ? out.sram_bytes_compared : out.dram_bytes_compared) += bytes;
+    }
     out.acts_compared += static_cast<int64_t>(m.size());
-    out.streams.push_back({d.unit, d.act, d.stream, static_cast<int64_t>(m.size()), m.back()});
+    out.streams.push_back({d.unit, d.act, d.stream, static_cast<int64_t>(m.size()), m.back(), bytes});
   }
   if (first.decl) {
     const ActDecl& d = *first.decl;
     std::string where;
     if (d.per_row && first.index < first.count && rows > 0 && first.count % static_cast<size_t>(rows) == 0)
       where = "row " + std::to_string(first.index / (first.count / static_cast<size_t>(rows))) + ", ";
+    if (first.model_bytes >= 0)
+      throw config::CheckFailure("--rtl-full: " + where + d.unit + ": " + d.act + " at cycle " + std::to_string(first.model) + ": " +
+                                 std::to_string(first.model_bytes) + " bytes in the model, " + std::to_string(first.rtl_bytes) +
+                                 " in the RTL");
     auto at = [](int64_t e) { return e < 0 ? std::string("never") : "at cycle " + std::to_string(e); };
     throw config::CheckFailure("--rtl-full: " + where + d.unit + ": " + d.act + " #" + std::to_string(first.index + 1) +
                              ": " + at(first.model) + " in the model, " + at(first.rtl) + " in the RTL");
@@ -226,7 +267,8 @@ struct RtlUnit::Impl {
   NORMSIM_PORT(reread_issued) NORMSIM_PORT(reread_tokens) NORMSIM_PORT(norm_rows) NORMSIM_PORT(norm_rereads)
   NORMSIM_PORT(sram_reads) NORMSIM_PORT(outputs) NORMSIM_PORT(buffers_back) NORMSIM_PORT(overflow)
   NORMSIM_PORT(port_full) NORMSIM_PORT(port_done) NORMSIM_PORT(sram_done) NORMSIM_PORT(adder_r_bytes)
-  NORMSIM_PORT(adder_reads) NORMSIM_PORT(adder_writes)
+  NORMSIM_PORT(adder_reads) NORMSIM_PORT(adder_writes) NORMSIM_PORT(params_reads) NORMSIM_PORT(residual_reads)
+  NORMSIM_PORT(stats_writes) NORMSIM_PORT(kind_bytes)
 #undef NORMSIM_PORT
 
   Impl(const RunGeometry& geometry, const AsicConfig& cfg, const core::MergeSchedule& m) : g(geometry), c(cfg), merge(m) {
@@ -291,8 +333,12 @@ struct RtlUnit::Impl {
         {"sram.read", sram_reads.read()},        {"dram.output", outputs.read()},
         {"free_row_buffers.write", buffers_back.read()}, {"dram.done", port_done.read()},
         {"sram.done", sram_done.read()},        {"dram.adder_read", adder_reads.read()},
-        {"dram.adder_write", adder_writes.read()}};
+        {"dram.adder_write", adder_writes.read()}, {"dram.params", params_reads.read()},
+        {"dram.residual", residual_reads.read()}, {"dram.stats", stats_writes.read()}};
     for (const auto& [stream, n] : counts) log.add(stream, e, n);
+    const auto& by_kind = kind_bytes.read();  // an sc_bv, 32 bits a request's kind
+    for (const ActDecl& d : kActs)
+      if (d.bytes()) log.add_bytes(d.stream, e, static_cast<int64_t>(by_kind.range(32 * d.kind_bytes + 31, 32 * d.kind_bytes).to_uint()));
   }
 };
 

@@ -28,6 +28,7 @@ struct RtlUnitActs {
   std::string stream;        ///< the edge log's stream (edge_log.hpp)
   int64_t acts = 0;          ///< how many, on each side
   int64_t last_cycle = -1;   ///< the edge of the last one (-1: none)
+  int64_t bytes = 0;         ///< a memory request's: the bytes asked for, on each side
 };
 
 /// What the comparison did (AsicOptions::rtl_full).
@@ -35,6 +36,8 @@ struct RtlFullCheck {
   int64_t rows = 0;            ///< rows both sides finished
   int64_t rtl_cycles = 0;      ///< clock edges the RTL simulated
   int64_t acts_compared = 0;   ///< acts equal on both sides, every stream together
+  int64_t dram_bytes_compared = 0;  ///< DRAM bytes asked for at the same edges by the same acts, every kind together
+  int64_t sram_bytes_compared = 0;  ///< ... SRAM bytes
   std::vector<RtlUnitActs> streams;
   double seconds = 0;          ///< wall time spent running the RTL
 };
@@ -47,7 +50,8 @@ std::string rtl_unit_mismatch(const RunGeometry& g, const AsicConfig& c, const c
 /// every act is at the same edge on both sides; else throws
 /// config::CheckFailure (exit 1) naming the earliest act that differs -- its row
 /// (where a stream acts a fixed number of times a row), its unit, which
-/// one it is and its edge on each side ("never" where one side lacks it).
+/// one it is and its edge on each side ("never" where one side lacks it),
+/// or for a memory request at the same edge, its bytes on each side.
 RtlFullCheck compare_edge_logs(const EdgeLog& model, const EdgeLog& rtl, int64_t rows);
 
 class RtlUnit {

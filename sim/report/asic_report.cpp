@@ -106,10 +106,12 @@ json asic_report_json(const asic::AsicResult& r) {
   if (r.rtl_full) {
     nlohmann::json acts = nlohmann::json::array();
     for (const asic::RtlUnitActs& a : r.rtl_full->streams)
-      acts.push_back({{"unit", a.unit}, {"act", a.act}, {"stream", a.stream}, {"acts", a.acts}, {"last_cycle", a.last_cycle}});
+      acts.push_back({{"unit", a.unit}, {"act", a.act}, {"stream", a.stream}, {"acts", a.acts}, {"last_cycle", a.last_cycle}, {"bytes", a.bytes}});
     j["rtl_full"] = {{"rows", r.rtl_full->rows},
                      {"rtl_cycles", r.rtl_full->rtl_cycles},
                      {"acts_compared", r.rtl_full->acts_compared},
+                     {"dram_bytes_compared", r.rtl_full->dram_bytes_compared},
+                     {"sram_bytes_compared", r.rtl_full->sram_bytes_compared},
                      {"edge_exact", true},
                      {"rtl_seconds", r.rtl_full->seconds},
                      {"by_act", acts}};
@@ -355,7 +357,8 @@ std::string asic_summary_table(const asic::AsicResult& r, const json& j) {
   if (r.rtl_full)
     row("rtl_full", std::to_string(r.rtl_full->acts_compared),
         "acts equal edge for edge in the verilated unit (" + std::to_string(r.rtl_full->rows) + " rows, " +
-            std::to_string(r.rtl_full->rtl_cycles) + " RTL cycles)");
+            std::to_string(r.rtl_full->rtl_cycles) + " RTL cycles; " + std::to_string(r.rtl_full->dram_bytes_compared) +
+            " DRAM and " + std::to_string(r.rtl_full->sram_bytes_compared) + " SRAM bytes equal by kind)");
   if (r.bit_accurate && r.backward) {
     o << "\n" << backward_numerics_table(r.workload, r.arch, *r.backward);
   } else if (r.bit_accurate) {

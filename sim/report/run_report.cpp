@@ -43,7 +43,8 @@ std::string unit_of(const std::string& path) {
       {"numerics.sample_rel_l2_error_min", "1"}, {"numerics.sample_rel_l2_error_max", "1"},
       {"numerics.sample_max_ulp_error_min", "ulp"}, {"numerics.sample_max_ulp_error_max", "ulp"},
       {"rtl.rows_checked", "rows"}, {"rtl.rtl_seconds", "s"}, {"rtl_full.rows", "rows"},
-      {"rtl_full.acts_compared", "acts"}, {"rtl_full.rtl_seconds", "s"}};
+      {"rtl_full.acts_compared", "acts"}, {"rtl_full.dram_bytes_compared", "bytes"}, {"rtl_full.sram_bytes_compared", "bytes"},
+      {"rtl_full.rtl_seconds", "s"}};
   if (auto it = units.find(path); it != units.end()) return it->second;
   // A backward's parameter gradients: the same figures as dx's, in gradient units.
   if (path == "numerics.dbranch.dropped") return "elements";

@@ -8,7 +8,8 @@
 # -- and a residual workload's sum made by a separate adder's pass and
 # fused (residual, and residual with dropout); one on SRAM banks of two
 # ports; three on shared merge units; one with --rtl beside it; report.csv's
-# units. Each must agree, its account must add up, and the model's cycles
+# units. Each must agree, its account must add up (the DRAM bytes compared
+# by kind are the run's traffic by kind), and the model's cycles
 # must be a plain clocked run's. Designs the RTL does not carry yet exit 2
 # with one line naming the key.
 #
@@ -48,6 +49,13 @@ try:
     path = a["path"]
     assert ("dram.input_reread" in acts) == (path != "sram-replay"), (path, sorted(acts))
     assert ("sram.read" in acts) == (path != "dram-reread"), (path, sorted(acts))
+    # Every DRAM byte of the run was asked for by the same act at the same
+    # edge on both sides; the SRAM's, its replay reads and row-buffer writes.
+    assert r["dram_bytes_compared"] == sum(a["traffic"]["dram_bytes_by_kind"].values()) > 0, r["dram_bytes_compared"]
+    assert r["dram_bytes_compared"] + r["sram_bytes_compared"] == sum(x["bytes"] for x in r["by_act"]), r
+    for kind, n in a["traffic"]["dram_bytes_by_kind"].items():
+        assert acts.get("dram." + kind, {"bytes": 0})["bytes"] == n, (kind, n, acts.get("dram." + kind))
+    assert (r["sram_bytes_compared"] > 0) == (path != "dram-reread"), (path, r["sram_bytes_compared"])
     # The RTL ran past the model's last act.
     assert r["rtl_cycles"] >= max(x["last_cycle"] for x in r["by_act"]) + 1, r
     assert a["arch"]["asic"]["timing"] == "cycle"

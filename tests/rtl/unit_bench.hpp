@@ -198,6 +198,8 @@ struct RecordingMemory : sc_core::sc_module, asic::DramIf, asic::SramIf {
   asic::Traffic counted;
   std::map<int64_t, int> issued, done;
   std::map<std::pair<asic::Traffic, int64_t>, int> by_kind;  // (what it carries, edge) -> DRAM requests
+  std::map<std::pair<asic::Traffic, int64_t>, int64_t> bytes_by_kind;  // ... -> their bytes
+  std::map<int64_t, int64_t> read_bytes, write_bytes;  // the SRAM's side: bytes by edge
   /// An SRAM of two ports a bank: its writes on a port of their own (SramModel's).
   std::unique_ptr<asic::BandwidthServer> write_port;
   RecordingMemory(sc_core::sc_module_name n, double bytes_per_cycle, double latency, asic::Traffic kind, bool two_ports = false)
@@ -213,10 +215,12 @@ struct RecordingMemory : sc_core::sc_module, asic::DramIf, asic::SramIf {
   // The DRAM's side.
   asic::Grant read(double now, double bytes, asic::Traffic kind) override {
     ++by_kind[{kind, static_cast<int64_t>(now)}];
+    bytes_by_kind[{kind, static_cast<int64_t>(now)}] += static_cast<int64_t>(bytes);
     return request(now, bytes, 0, kind == counted);
   }
   asic::Grant write(double now, double bytes, asic::Traffic kind) override {
     ++by_kind[{kind, static_cast<int64_t>(now)}];
+    bytes_by_kind[{kind, static_cast<int64_t>(now)}] += static_cast<int64_t>(bytes);
     return request(now, bytes, 0, kind == counted);
   }
   /// DRAM requests of `kind` at `edge`.
@@ -228,9 +232,13 @@ struct RecordingMemory : sc_core::sc_module, asic::DramIf, asic::SramIf {
   std::map<int64_t, int> reads;
   asic::Grant read(double now, double bytes, double not_before) override {
     ++reads[static_cast<int64_t>(now)];
+    read_bytes[static_cast<int64_t>(now)] += static_cast<int64_t>(bytes);
     return request(now, bytes, not_before, false);
   }
-  asic::Grant write(double now, double bytes) override { return request(now, bytes, 0, true, write_port.get()); }
+  asic::Grant write(double now, double bytes) override {
+    write_bytes[static_cast<int64_t>(now)] += static_cast<int64_t>(bytes);
+    return request(now, bytes, 0, true, write_port.get());
+  }
   void hold(int64_t) override {}
   double latency() const override { return port.latency(); }
 };

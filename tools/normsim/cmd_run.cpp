@@ -235,7 +235,7 @@ Command add_run(CLI::App& app) {
   c->add_flag("--rtl", a->asic.rtl, "lock-step the verilated RTL pipeline: statistics, y and latencies checked bit for bit");
   c->add_flag("--rtl-full", a->asic.rtl_full,
               "run the verilated forward unit's control (separate adder, input path, lanes, re-read stream, normalise unit, memory ports) on the "
-              "same design, clocked (asic.timing: cycle), and compare every request, hand-over and take edge for edge");
+              "same design, clocked (asic.timing: cycle), and compare every request, hand-over and take edge for edge, and each request's bytes");
   c->add_option("--trace", a->asic.trace,
                 "write a VCD of the first rows: a scope per unit (each port's valid/ready/fire), per FIFO (occupancy) and "
                 "per memory port (request/outstanding/grant)");
