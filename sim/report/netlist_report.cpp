@@ -137,11 +137,13 @@ std::string netlist_report_dot(const nlohmann::json& r) {
     << r["path"].get<std::string>() << ", " << r["pass"].get<std::string>() << " pass)\";\n  fontname=\"Helvetica\";\n  rankdir=LR;\n"
     << "  node [shape=box, fontname=\"Helvetica\"];\n  edge [fontname=\"Helvetica\", fontsize=10];\n";
   // Each unit with its Verilog (rtl_models/); a unit whose control has no
-  // RTL yet (its datapath may) is drawn dashed.
+  // RTL for this pass (its datapath may) is drawn dashed: the control's RTL
+  // is the forward's, a backward's is all dashed.
+  const bool backward = r["pass"].get<std::string>().ends_with("backward");
   for (const auto& u : r["units"]) {
     const std::string name = u["name"];
     o << "  \"" << name << "\" [label=\"" << name << (u["rtl"].empty() ? "" : "\\n" + rtl_text(u["rtl"], "\\n")) << "\""
-      << (control_in_rtl(u["rtl"]) ? "" : ", style=dashed") << "];\n";
+      << (control_in_rtl(u["rtl"]) && !backward ? "" : ", style=dashed") << "];\n";
   }
   for (const auto& c : r["channels"]) {
     // A memory: a node of its own, an edge to each unit it serves.

@@ -779,6 +779,12 @@ ch = {c['name']: c for c in r['channels']}
 assert ch['columns_to_accumulator']['writer'] == {'unit': 'row_sum_lanes', 'port': 'param_grads'}, ch['columns_to_accumulator']
 " && ok || bad "netlist of a backward: the after-rows passes"
 dot -Tsvg "$T/nl.dot" -o "$T/nl.svg" && grep -q "<svg" "$T/nl.svg" && ok || bad "netlist dot renders (graphviz)"
+# The control's RTL is the forward's: a backward's units (datapath RTL, no
+# control RTL yet) are drawn dashed, the forward's solid.
+"$N" netlist "$W/llama2-7b-bwd.yaml" --arch "$AD" --dot "$T/nl_bwd.dot" -q >/dev/null &&
+  grep -q '"row_sum_lanes" \[label="row_sum_lanes\\nrow_sum_lane.v\\nbackward_operands.v", style=dashed\]' "$T/nl_bwd.dot" &&
+  grep -q '"input_path" \[label="input_path\\nunit/input_path.v[^]]*style=dashed' "$T/nl_bwd.dot" &&
+  ! grep -v -- '->' "$T/nl.dot" | grep -q dashed && ok || bad "netlist --dot: dashed where the control has no RTL"
 expect_exit 2 "fp32.yaml: key 'asic': missing" -- netlist "$W/llama2-7b.yaml" --arch "$A/fp32.yaml" -q
 expect_exit 2 "--dot.*\.dot" -- netlist --dot "$T/nl.png" -q
 [ ! -e "$T/nl.png" ] && ok || bad "netlist --dot refused leaves no file"
