@@ -167,8 +167,8 @@ std::vector<Edge> run_rtl(Rtl& b, const Design& d, int64_t max_edges, int64_t un
     x.buffers_back = static_cast<int>(b.buffers_back.read());
     x.adder_reads = static_cast<int>(b.adder_reads.read());
     x.adder_writes = static_cast<int>(b.adder_writes.read());
-    const auto& by_kind = b.kind_bytes.read();
-    for (int k = 0; k < 11; ++k) x.bytes[k] = by_kind.range(32 * k + 31, 32 * k).to_uint();
+    const auto& by_kind = b.kind_bytes.read();  // registered: the edge before's
+    for (int k = 0; k < 11 && e > 0; ++k) edges[static_cast<size_t>(e - 1)].bytes[k] = by_kind.range(32 * k + 31, 32 * k).to_uint();
     overflow = overflow || b.overflow.read();
     EXPECT_FALSE(b.port_full.read()) << d.label() << ": a testbench port had no room at edge " << e;
     b.cycle();

@@ -72,9 +72,10 @@ module tb_forward #(
   output wire [7:0]         params_reads,     // gamma/beta's read
   output wire [7:0]         residual_reads,   // r's reads beside x's (fused)
   output wire [7:0]         stats_writes,     // rows' statistics written
-  // Bytes asked for at this edge, by kind (32 bits each): gamma/beta, x, r,
-  // z written by the lanes, x re-read, y, the statistics, the adder's reads
-  // and writes, the SRAM's replay reads and row-buffer writes.
+  // Bytes asked for at the edge before (registered), by kind (32 bits
+  // each): gamma/beta, x, r, z written by the lanes, x re-read, y, the
+  // statistics, the adder's reads and writes, the SRAM's replay reads and
+  // row-buffer writes.
   output reg  [11*32-1:0]   kind_bytes,
   output wire               overflow,
   output wire               port_full,
@@ -231,30 +232,36 @@ module tb_forward #(
 
   assign overflow = streams_overflow || norm_overflow || adder_overflow;
 
-  // Bytes by kind: the streams' (gamma/beta, x, r, z, x re-read and the
-  // row-buffer writes), the normalise unit's y and statistics (a row's
-  // statistics are stats_bytes each), the adder's (its z writes first,
-  // then its x and r reads) and the replay reads.
-  function [31:0] bytes32(input [BYTES_W-1:0] b);
-    bytes32 = {{(32-BYTES_W){1'b0}}, b};
+  // Bytes by kind, registered (the bytes asked for at the edge before):
+  // the streams' (gamma/beta, x, r, z, x re-read and the row-buffer writes),
+  // the normalise unit's y and statistics (a row's statistics are
+  // stats_bytes each), the adder's (its z writes first, then its x and r
+  // reads) and the replay reads.
+  // The bytes of `count` lanes from `first` that ask (of 64 at most).
+  function automatic [31:0] lanes_bytes(input [63:0] valid, input [64*BYTES_W-1:0] bytes, input integer first, input integer count);
+    integer i;
+    begin
+      lanes_bytes = 0;
+      for (i = 0; i < count; i = i + 1)
+        if (valid[first + i]) lanes_bytes = lanes_bytes + {{(32-BYTES_W){1'b0}}, bytes[(first + i)*BYTES_W +: BYTES_W]};
+    end
   endfunction
-  integer k;
-  always @* begin
-    kind_bytes = 0;
-    kind_bytes[0 +: 5*32] = stream_bytes[0 +: 5*32];
-    for (k = 0; k < NW; k = k + 1)
-      if (head_dram_valid[k]) kind_bytes[5*32 +: 32] = kind_bytes[5*32 +: 32] + bytes32(head_dram_bytes[k*BYTES_W +: BYTES_W]);
-    kind_bytes[6*32 +: 32] = {24'd0, stats_writes} * {16'd0, stats_bytes};
-    kind_bytes[5*32 +: 32] = kind_bytes[5*32 +: 32] - kind_bytes[6*32 +: 32];
-    for (k = 0; k < AL; k = k + 1)
-      if (adder_valid[k]) begin
-        if (k < AW) kind_bytes[8*32 +: 32] = kind_bytes[8*32 +: 32] + bytes32(adder_bytes[k*BYTES_W +: BYTES_W]);
-        else kind_bytes[7*32 +: 32] = kind_bytes[7*32 +: 32] + bytes32(adder_bytes[k*BYTES_W +: BYTES_W]);
-      end
-    for (k = 0; k < MAXCH; k = k + 1)
-      if (head_sram_valid[k]) kind_bytes[9*32 +: 32] = kind_bytes[9*32 +: 32] + bytes32(head_sram_bytes[k*BYTES_W +: BYTES_W]);
-    kind_bytes[10*32 +: 32] = stream_bytes[5*32 +: 32];
-  end
+  wire [31:0] stats_now = {24'd0, stats_writes} * {16'd0, stats_bytes};
+  reg  [4*32-1:0] unit_bytes;  // y, the statistics, the adder's reads and writes
+  reg  [31:0]     replay_bytes;
+  always @(posedge clk)
+    if (rst) begin
+      unit_bytes <= 0;
+      replay_bytes <= 0;
+    end else begin
+      unit_bytes[0 +: 32] <= lanes_bytes({{(64-NW){1'b0}}, head_dram_valid}, {{((64-NW)*BYTES_W){1'b0}}, head_dram_bytes}, 0, NW)
+                             - stats_now;
+      unit_bytes[32 +: 32] <= stats_now;
+      unit_bytes[64 +: 32] <= lanes_bytes({{(64-AL){1'b0}}, adder_valid}, {{((64-AL)*BYTES_W){1'b0}}, adder_bytes}, AW, 2 * AI);
+      unit_bytes[96 +: 32] <= lanes_bytes({{(64-AL){1'b0}}, adder_valid}, {{((64-AL)*BYTES_W){1'b0}}, adder_bytes}, 0, AW);
+      replay_bytes <= lanes_bytes({{(64-MAXCH){1'b0}}, head_sram_valid}, {{((64-MAXCH)*BYTES_W){1'b0}}, head_sram_bytes}, 0, MAXCH);
+    end
+  always @* kind_bytes = {stream_bytes[5*32 +: 32], replay_bytes, unit_bytes, stream_bytes[0 +: 5*32]};
   integer s;
   always @* begin
     sram_reads = 0;

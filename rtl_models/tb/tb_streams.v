@@ -72,8 +72,9 @@ module tb_streams #(
   output wire [7:0]         reread_issued,
   output reg  [7:0]         params_reads,     // gamma/beta's read (the input path's first request)
   output reg  [7:0]         residual_reads,   // r's reads beside x's (fused)
-  // Bytes asked for at this edge, by kind: gamma/beta, x, r, z written, x
-  // re-read, the row buffers' writes (32 bits each, in that order).
+  // Bytes asked for at the edge before (registered), by kind: gamma/beta,
+  // x, r, z written, x re-read, the row buffers' writes (32 bits each, in
+  // that order).
   output reg  [6*32-1:0]    stream_bytes,
   output wire [7:0]         reread_tokens,    // re-read transactions into their FIFO
   output wire [(REREAD+1)*64-1:0] reread_end, // ... each one's end (units)
@@ -283,32 +284,36 @@ module tb_streams #(
     for (r = 0; r < TAKE; r = r + 1) sram_writes = sram_writes + {7'd0, sram_valid[r]};
   end
 
-  // What each kind of request moves at this edge (the model's traffic
-  // kinds): the input path's request lanes are gamma/beta's, then each
-  // transaction's x and r.
-  function [31:0] bytes32(input [BYTES_W-1:0] b);
-    bytes32 = {{(32-BYTES_W){1'b0}}, b};
-  endfunction
+  // What each kind of request moves (the model's traffic kinds): the input
+  // path's request lanes are gamma/beta's, then each transaction's x and r.
+  // The counts at this edge; the bytes registered, an edge later (summed
+  // once an edge, not at every settling of the lanes).
   integer k;
   always @* begin
     params_reads = {7'd0, input_valid[0]};
     residual_reads = 0;
-    stream_bytes = 0;
-    if (input_valid[0]) stream_bytes[0 +: 32] = bytes32(input_bytes[0 +: BYTES_W]);
-    for (k = 0; k < ISSUE; k = k + 1) begin
-      if (input_valid[1 + 2*k]) stream_bytes[32 +: 32] = stream_bytes[32 +: 32] + bytes32(input_bytes[(1 + 2*k)*BYTES_W +: BYTES_W]);
-      if (input_valid[2 + 2*k]) begin
-        stream_bytes[64 +: 32] = stream_bytes[64 +: 32] + bytes32(input_bytes[(2 + 2*k)*BYTES_W +: BYTES_W]);
-        residual_reads = residual_reads + 8'd1;
-      end
-    end
-    for (k = 0; k < TAKE; k = k + 1) begin
-      if (sum_valid[k]) stream_bytes[96 +: 32] = stream_bytes[96 +: 32] + bytes32(sum_bytes[k*BYTES_W +: BYTES_W]);
-      if (sram_valid[k]) stream_bytes[160 +: 32] = stream_bytes[160 +: 32] + bytes32(sram_bytes[k*BYTES_W +: BYTES_W]);
-    end
-    for (k = 0; k < REREAD; k = k + 1)
-      if (reread_valid[k]) stream_bytes[128 +: 32] = stream_bytes[128 +: 32] + bytes32(reread_bytes[k*BYTES_W +: BYTES_W]);
+    for (k = 0; k < ISSUE; k = k + 1) residual_reads = residual_reads + {7'd0, input_valid[2 + 2*k]};
   end
+  // The bytes of `count` lanes from `first`, `stride` apart, that ask (of 64 at most).
+  function automatic [31:0] lanes_bytes(input [63:0] valid, input [64*BYTES_W-1:0] bytes, input integer first,
+                                        input integer count, input integer stride);
+    integer i;
+    begin
+      lanes_bytes = 0;
+      for (i = 0; i < count; i = i + 1)
+        if (valid[first + i*stride]) lanes_bytes = lanes_bytes + {{(32-BYTES_W){1'b0}}, bytes[(first + i*stride)*BYTES_W +: BYTES_W]};
+    end
+  endfunction
+  always @(posedge clk)
+    if (rst) stream_bytes <= 0;
+    else begin
+      stream_bytes[0 +: 32] <= lanes_bytes({{(64-INPUT_REQS){1'b0}}, input_valid}, {{((64-INPUT_REQS)*BYTES_W){1'b0}}, input_bytes}, 0, 1, 1);
+      stream_bytes[32 +: 32] <= lanes_bytes({{(64-INPUT_REQS){1'b0}}, input_valid}, {{((64-INPUT_REQS)*BYTES_W){1'b0}}, input_bytes}, 1, ISSUE, 2);
+      stream_bytes[64 +: 32] <= lanes_bytes({{(64-INPUT_REQS){1'b0}}, input_valid}, {{((64-INPUT_REQS)*BYTES_W){1'b0}}, input_bytes}, 2, ISSUE, 2);
+      stream_bytes[96 +: 32] <= lanes_bytes({{(64-TAKE){1'b0}}, sum_valid}, {{((64-TAKE)*BYTES_W){1'b0}}, sum_bytes}, 0, TAKE, 1);
+      stream_bytes[128 +: 32] <= lanes_bytes({{(64-REREAD){1'b0}}, reread_valid}, {{((64-REREAD)*BYTES_W){1'b0}}, reread_bytes}, 0, REREAD, 1);
+      stream_bytes[160 +: 32] <= lanes_bytes({{(64-TAKE){1'b0}}, sram_valid}, {{((64-TAKE)*BYTES_W){1'b0}}, sram_bytes}, 0, TAKE, 1);
+    end
 
   // The FIFO's registers: this edge's transactions in, the lanes' out.
   always @(posedge clk) begin

@@ -336,9 +336,11 @@ struct RtlUnit::Impl {
         {"dram.adder_write", adder_writes.read()}, {"dram.params", params_reads.read()},
         {"dram.residual", residual_reads.read()}, {"dram.stats", stats_writes.read()}};
     for (const auto& [stream, n] : counts) log.add(stream, e, n);
-    const auto& by_kind = kind_bytes.read();  // an sc_bv, 32 bits a request's kind
+    // The bytes are registered: those of the edge before (an sc_bv, 32 bits a kind).
+    const auto& by_kind = kind_bytes.read();
     for (const ActDecl& d : kActs)
-      if (d.bytes()) log.add_bytes(d.stream, e, static_cast<int64_t>(by_kind.range(32 * d.kind_bytes + 31, 32 * d.kind_bytes).to_uint()));
+      if (d.bytes() && e > 0)
+        log.add_bytes(d.stream, e - 1, static_cast<int64_t>(by_kind.range(32 * d.kind_bytes + 31, 32 * d.kind_bytes).to_uint()));
   }
 };
 
